@@ -1,0 +1,1 @@
+"""textfmt: small helpers for showing people's names."""

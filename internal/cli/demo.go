@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fixrail/fixrail/examples"
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/gitx"
+	"github.com/fixrail/fixrail/internal/pipeline"
+)
+
+var cmdDemo = &command{
+	Name:  "demo",
+	Usage: "[--dir DIR] [--json]",
+	Short: "run the whole pipeline on the bundled example, offline",
+	Long: `
+Demo copies the bundled example — a small Python library with a real bug, a
+bug report about it, and a scripted agent — into a fresh git repository, runs
+the pipeline on it, and prints the terminal state, the gates and the outbox.
+
+The scripted agent is not a model: it always writes the same failing test and
+the same fix. It stands in for one so the rails can be watched end to end with
+no credentials and no network. Needs git and python3.`,
+	Flags: func() *flag.FlagSet { fs, _ := demoFlags(); return fs },
+	Run:   runDemo,
+}
+
+type demoOpts struct {
+	dir  string
+	json bool
+}
+
+func demoFlags() (*flag.FlagSet, *demoOpts) {
+	o := &demoOpts{}
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.StringVar(&o.dir, "dir", "", "where to create the demo repository (default: a new temporary directory, kept)")
+	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
+	return fs, o
+}
+
+func runDemo(ctx context.Context, stdio Stdio, args []string) error {
+	fsys, o := demoFlags()
+	if err := parseFlags(fsys, stdio, args); err != nil {
+		return err
+	}
+	if fsys.NArg() > 0 {
+		return usagef("unexpected argument %q", fsys.Arg(0))
+	}
+	root := o.dir
+	if root == "" {
+		var err error
+		if root, err = os.MkdirTemp("", "fixrail-demo-"); err != nil {
+			return err
+		}
+	} else if entries, err := os.ReadDir(root); err == nil && len(entries) > 0 {
+		return usagef("--dir %s is not empty", root)
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	sub, err := fs.Sub(examples.FS, "textfmt")
+	if err != nil {
+		return err
+	}
+	if err := os.CopyFS(root, sub); err != nil {
+		return fmt.Errorf("copy example: %w", err)
+	}
+	repoDir := filepath.Join(root, "repo")
+	agent := filepath.Join(root, "agent", "scripted_agent.py")
+	cfgPath := filepath.Join(repoDir, "fixrail.yaml")
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(cfgPath, []byte(strings.ReplaceAll(string(cfg), "@AGENT@", agent)), 0o644); err != nil {
+		return err
+	}
+	if _, err := gitx.Init(ctx, repoDir, "main", gitx.Identity{Name: "fixrail demo", Email: "demo@localhost"}, "textfmt: initial import"); err != nil {
+		return fmt.Errorf("demo repository: %w", err)
+	}
+	fmt.Fprintf(stdio.Stderr, "fixrail demo: repository %s (kept; remove it when done)\n", repoDir)
+
+	fin, err := findings.ReadFile(filepath.Join(root, "report.json"))
+	if err != nil {
+		return err
+	}
+	setup, err := pipeline.Prepare(ctx, repoDir, "")
+	if err != nil {
+		return err
+	}
+	rep, err := pipeline.Run(ctx, setup, pipeline.Params{Finding: fin, Console: stdio.Stderr, Confirm: confirmer(stdio)})
+	if err != nil {
+		return err
+	}
+	if err := printReport(stdio.Stdout, rep, o.json); err != nil {
+		return err
+	}
+	if !o.json && rep.PR != "" {
+		fmt.Fprintf(stdio.Stdout, "\nThe draft PR is in %s:\n  pr.json    title, base, head, labels, draft: true\n  body.md    what was reproduced, the test, every gate\n  fix.patch  the change\n", rep.PR)
+	}
+	return &terminalError{rep.Terminal}
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/pipeline"
+)
+
+// Exit codes. This file is the only place outcomes become numbers; README's
+// table mirrors it and TestExitCode pins it.
+const (
+	exitOK       = 0 // success, or DRAFT-PR
+	exitInternal = 1 // a fixrail bug or an unusable environment
+	exitUsage    = 2 // bad flags, bad config, unreadable report
+	exitHalt     = 3 // HALT: a budget or a precondition stopped the run
+	exitNotRepro = 4 // NOT-REPRO: no reproduction
+	exitEscalate = 5 // ESCALATE: a human must look
+)
+
+// usageError is a mistake in how fixrail was called.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// terminalError carries a run's terminal state out of a command so that
+// exitCode can map it; its message was already printed with the report.
+type terminalError struct{ terminal pipeline.Terminal }
+
+func (e *terminalError) Error() string { return string(e.terminal) }
+
+// errHelpShown means -h was answered; it exits 0 and prints nothing more.
+var errHelpShown = errors.New("help shown")
+
+func exitCode(err error) int {
+	var te *terminalError
+	switch {
+	case err == nil, errors.Is(err, errHelpShown):
+		return exitOK
+	case errors.As(err, &te):
+		switch te.terminal {
+		case pipeline.DraftPR:
+			return exitOK
+		case pipeline.Halt:
+			return exitHalt
+		case pipeline.NotRepro:
+			return exitNotRepro
+		case pipeline.Escalate:
+			return exitEscalate
+		}
+		return exitInternal
+	case errors.As(err, new(*usageError)),
+		errors.Is(err, pipeline.ErrSetup),
+		errors.Is(err, findings.ErrBadReport):
+		return exitUsage
+	}
+	return exitInternal
+}
+
+// errorMessage is what Main prints for err; terminal outcomes and help were
+// already shown by the command.
+func errorMessage(err error) string {
+	if err == nil || errors.Is(err, errHelpShown) || errors.As(err, new(*terminalError)) {
+		return ""
+	}
+	return err.Error()
+}

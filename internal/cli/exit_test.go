@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/pipeline"
+)
+
+// TestExitCode pins the documented table: testscript can only say "non-zero".
+func TestExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"success", nil, 0},
+		{"help", errHelpShown, 0},
+		{"draft pr", &terminalError{pipeline.DraftPR}, 0},
+		{"halt", &terminalError{pipeline.Halt}, 3},
+		{"not repro", &terminalError{pipeline.NotRepro}, 4},
+		{"escalate", &terminalError{pipeline.Escalate}, 5},
+		{"unknown terminal", &terminalError{"FIFTH"}, 1},
+		{"usage", usagef("bad"), 2},
+		{"setup", fmt.Errorf("x: %w", pipeline.ErrSetup), 2},
+		{"bad report", fmt.Errorf("%w: nope", findings.ErrBadReport), 2},
+		{"internal", errors.New("disk on fire"), 1},
+	} {
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("%s: exitCode(%v) = %d, want %d", tc.name, tc.err, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/pipeline"
+)
+
+var cmdRun = &command{
+	Name:  "run",
+	Usage: "--report FILE [--repo DIR] [--base BRANCH] [--mode autonomous|interactive] [--json]",
+	Short: "take one finding through the five phases to a terminal state",
+	Long: `
+Run takes one finding (a bug report) through intake, investigate, reproduce,
+fix and terminal, and ends it in exactly one state:
+
+  DRAFT-PR   reproduced red, fixed green, every gate passed     exit 0
+  HALT       a budget, lock or precondition stopped the run      exit 3
+  NOT-REPRO  no plan, or the test is green or wrong on the base  exit 4
+  ESCALATE   a sensitive path, a bad fix or a failed check       exit 5
+
+The report is a JSON file {"id","title","body","labels","comments"} or a
+Markdown file whose first heading is the title (the id is the file name).
+Every field of it is untrusted. fixrail.yaml is read from the base branch's
+commit, never from the working tree. The run report is written to
+.fixrail/runs/<run-id>.json and its events to .fixrail/runs/<run-id>.ndjson;
+the local forge writes the draft PR to .fixrail/outbox/<id>/.`,
+	Flags: func() *flag.FlagSet { fs, _ := runFlags(); return fs },
+	Run:   runRun,
+}
+
+type runOpts struct {
+	repo, report, base, mode string
+	json                     bool
+}
+
+func runFlags() (*flag.FlagSet, *runOpts) {
+	o := &runOpts{}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.StringVar(&o.repo, "repo", ".", "the repository to fix (a git work tree)")
+	fs.StringVar(&o.report, "report", "", "the finding: a JSON or Markdown report `file` (required)")
+	fs.StringVar(&o.base, "base", "", "base `branch` (default: the repository's current branch)")
+	fs.StringVar(&o.mode, "mode", "", "autonomous or interactive (default: fixrail.yaml's mode)")
+	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
+	return fs, o
+}
+
+func runRun(ctx context.Context, stdio Stdio, args []string) error {
+	fs, o := runFlags()
+	if err := parseFlags(fs, stdio, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if o.report == "" {
+		return usagef("--report is required")
+	}
+	mode := config.Mode(o.mode)
+	if mode != "" && mode != config.Autonomous && mode != config.Interactive {
+		return usagef("--mode must be autonomous or interactive, not %q", o.mode)
+	}
+	fin, err := findings.ReadFile(o.report)
+	if err != nil {
+		return err
+	}
+	setup, err := pipeline.Prepare(ctx, o.repo, o.base)
+	if err != nil {
+		return err
+	}
+	rep, err := pipeline.Run(ctx, setup, pipeline.Params{
+		Finding: fin,
+		Mode:    mode,
+		Confirm: confirmer(stdio),
+		Console: stdio.Stderr,
+	})
+	if err != nil {
+		return err
+	}
+	if err := printReport(stdio.Stdout, rep, o.json); err != nil {
+		return err
+	}
+	return &terminalError{rep.Terminal}
+}
+
+// confirmer asks on the terminal in interactive mode. Anything but an
+// explicit yes — including end of input — is a no.
+func confirmer(stdio Stdio) func(context.Context, string) (bool, error) {
+	return func(ctx context.Context, q string) (bool, error) {
+		fmt.Fprintf(stdio.Stderr, "%s [y/N] ", q)
+		line, err := bufio.NewReader(stdio.Stdin).ReadString('\n')
+		if err != nil && err != io.EOF {
+			return false, err
+		}
+		a := strings.ToLower(strings.TrimSpace(line))
+		return a == "y" || a == "yes", nil
+	}
+}
+
+func printReport(w io.Writer, rep *pipeline.Report, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(w, "%s (%s)\n", rep.Terminal, rep.Reason)
+	if rep.Detail != "" {
+		fmt.Fprintf(w, "  %s\n", rep.Detail)
+	}
+	fmt.Fprintf(w, "finding  %s\n", rep.Finding.ID)
+	if rep.Branch != "" {
+		fmt.Fprintf(w, "branch   %s @ %.12s\n", rep.Branch, rep.Commit)
+	}
+	if rep.PR != "" {
+		fmt.Fprintf(w, "outbox   %s\n", rep.PR)
+	}
+	fmt.Fprintln(w, "gates")
+	for _, g := range rep.Gates {
+		fmt.Fprintf(w, "  %-5s %-3s %-17s %s\n", g.Verdict, g.Phase, g.Name, g.Detail)
+	}
+	fmt.Fprintf(w, "report   .fixrail/runs/%s.json (%s)\n", rep.RunID, rep.Duration)
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(w, "warning  %s\n", warn)
+	}
+	return nil
+}

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var update = flag.Bool("update", false, "rewrite testscript files whose cmp fails")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		// The same wiring as cmd/fixrail: signals cancel the run's context.
+		"fixrail": func() {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := Main(ctx, os.Args[1:], Stdio{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+			stop()
+			os.Exit(code)
+		},
+	})
+}
+
+// TestScript runs every CLI scenario in testdata/script through the real
+// binary, real git and real python3.
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
+		Setup:               setupScenario,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"initrepo":     cmdInitRepo,
+			"fixrail-exit": cmdFixrailExit,
+			"waitfile":     cmdWaitFile,
+			"noleftovers":  cmdNoLeftovers,
+		},
+	})
+}
+
+// setupScenario lays the base project under $WORK/repo (files the script
+// itself provides win) and the scenario agent at $WORK/scenario_agent.py.
+func setupScenario(env *testscript.Env) error {
+	env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+	if err := os.MkdirAll(filepath.Join(env.WorkDir, "home"), 0o755); err != nil {
+		return err
+	}
+	base := os.DirFS("testdata/base")
+	err := fs.WalkDir(base, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		dst := filepath.Join(env.WorkDir, "repo", p)
+		if _, err := os.Stat(dst); err == nil {
+			return nil
+		}
+		data, err := fs.ReadFile(base, p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		return err
+	}
+	agent, err := os.ReadFile("testdata/scenario_agent.py")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(env.WorkDir, "scenario_agent.py"), agent, 0o755)
+}
+
+// initrepo [dir]: replace @WORK@ in fixrail.yaml, then git init and commit
+// everything on main. Test code may call git directly; fixrail may not.
+func cmdInitRepo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("initrepo does not take !")
+	}
+	dir := ts.MkAbs("repo")
+	if len(args) > 0 {
+		dir = ts.MkAbs(args[0])
+	}
+	cfg := filepath.Join(dir, "fixrail.yaml")
+	if data, err := os.ReadFile(cfg); err == nil {
+		ts.Check(os.WriteFile(cfg, []byte(strings.ReplaceAll(string(data), "@WORK@", ts.Getenv("WORK"))), 0o644))
+	}
+	for _, argv := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "-A"},
+		{"-c", "user.name=test", "-c", "user.email=test@localhost", "commit", "-q", "-m", "initial"},
+	} {
+		cmd := exec.Command("git", argv...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+ts.Getenv("HOME"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			ts.Fatalf("git %v: %v\n%s", argv, err, out)
+		}
+	}
+}
+
+// fixrail-exit N args...: run fixrail and require exit code N exactly
+// (testscript's `! exec` only knows non-zero).
+func cmdFixrailExit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: fixrail-exit CODE [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec("fixrail", args[1:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("fixrail: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("fixrail exited %d, want %d", got, want)
+	}
+}
+
+// waitfile path: wait up to 30s for a file to appear.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile path")
+	}
+	p := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(p); err == nil {
+			return
+		}
+	}
+	ts.Fatalf("%s did not appear within 30s", p)
+}
+
+// noleftovers [dir]: no disposable run directory is left in $TMPDIR and the
+// repository has no worktree but its main one.
+func cmdNoLeftovers(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("noleftovers does not take !")
+	}
+	dir := ts.MkAbs("repo")
+	if len(args) > 0 {
+		dir = ts.MkAbs(args[0])
+	}
+	entries, err := os.ReadDir(ts.Getenv("TMPDIR"))
+	ts.Check(err)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "fixrail-run-") {
+			ts.Fatalf("disposable dir left behind: %s", e.Name())
+		}
+	}
+	cmd := exec.Command("git", "worktree", "list", "--porcelain")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	ts.Check(err)
+	if n := strings.Count(string(out), "worktree "); n != 1 {
+		ts.Fatalf("%d worktrees registered, want only the main one:\n%s", n, out)
+	}
+}

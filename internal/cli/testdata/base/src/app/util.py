@@ -1,0 +1,5 @@
+"""Unrelated helpers."""
+
+
+def clamp(x, lo, hi):
+    return max(lo, min(x, hi))

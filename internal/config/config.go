@@ -1,0 +1,239 @@
+// Package config owns fixrail.yaml: its schema, its defaults and the strict
+// parse that rejects unknown keys. fixrail reads the file from the base
+// branch, never from a working tree the agent could have written, so the
+// commands the harness executes are the operator's.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// FileName is the configuration file at the repository root.
+const FileName = "fixrail.yaml"
+
+// Config is the whole of fixrail.yaml.
+type Config struct {
+	Runner Runner `yaml:"runner"`
+	Test   Test   `yaml:"test"`
+	Suite  Suite  `yaml:"suite"`
+	Paths  Paths  `yaml:"paths"`
+	Budget Budget `yaml:"budget"`
+	Mode   Mode   `yaml:"mode"`
+}
+
+// Runner says which agent runs the two invocations.
+type Runner struct {
+	// Kind is the adapter: "command" runs Command with the runner contract.
+	Kind string `yaml:"kind"`
+	// Command is argv, run with the finding's worktree as its directory.
+	Command []string `yaml:"command"`
+	// Timeout bounds each invocation (the run's wall clock bounds both).
+	Timeout time.Duration `yaml:"timeout"`
+	// MaxTurns is passed to adapters that can cap turns; the command runner
+	// receives it as FIXRAIL_MAX_TURNS and cannot be held to it.
+	MaxTurns int `yaml:"max_turns"`
+}
+
+// Test is the reproducing test's oracle command.
+type Test struct {
+	// Command is argv; "{test_path}" and "{test_name}" are filled from PLAN.json.
+	Command []string `yaml:"command"`
+	// PathGlob is where phase 1 may write the reproducing test.
+	PathGlob string `yaml:"path_glob"`
+	// Timeout bounds each run of the test command.
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// Suite is the project's existing test suite, which must stay green.
+type Suite struct {
+	Command []string      `yaml:"command"`
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// Paths says where a fix may write.
+type Paths struct {
+	// Fixable globs: a path matching neither these nor the deny list is unknown,
+	// and unknown is treated as sensitive.
+	Fixable []string `yaml:"fixable"`
+	// Sensitive globs extend the built-in deny list; they cannot shrink it.
+	Sensitive []string `yaml:"sensitive"`
+}
+
+// Budget caps one run. An unreadable budget is an exceeded budget.
+type Budget struct {
+	MaxDiffLines int           `yaml:"max_diff_lines"`
+	WallClock    time.Duration `yaml:"wall_clock"`
+}
+
+// Mode is autonomous or interactive; they differ only by the confirm step.
+type Mode string
+
+// The two modes.
+const (
+	Autonomous  Mode = "autonomous"
+	Interactive Mode = "interactive"
+)
+
+// Defaults fill keys the file leaves out. Nothing here widens what a fix may
+// touch: paths.fixable has no default, so an unconfigured project escalates.
+func defaults() Config {
+	return Config{
+		Runner: Runner{Kind: "command", Timeout: 10 * time.Minute, MaxTurns: 40},
+		Test:   Test{Timeout: 5 * time.Minute},
+		Suite:  Suite{Timeout: 15 * time.Minute},
+		Budget: Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute},
+		Mode:   Autonomous,
+	}
+}
+
+// Error is a problem with the configuration file. It names the file and,
+// where known, the line.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Parse decodes and validates a fixrail.yaml. name is used in errors only.
+func Parse(name string, data []byte) (*Config, error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{File: name, Msg: "file is empty"}
+		}
+		return nil, &Error{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	doc := &root
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+		doc = doc.Content[0]
+	}
+	if doc.Kind != yaml.MappingNode {
+		return nil, &Error{File: name, Line: doc.Line, Msg: "top level must be a mapping of keys"}
+	}
+	if err := checkKeys(name, "", doc, reflect.TypeOf(Config{})); err != nil {
+		return nil, err
+	}
+	cfg := defaults()
+	if err := doc.Decode(&cfg); err != nil {
+		return nil, &Error{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, &Error{File: name, Msg: err.Error()}
+	}
+	return &cfg, nil
+}
+
+// checkKeys walks the YAML mapping against the struct's yaml tags so that an
+// unknown key is an error naming the key, its parent and its line: a typo in
+// a safety setting must not silently fall back to a default.
+func checkKeys(file, parent string, n *yaml.Node, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	fields := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := strings.Split(f.Tag.Get("yaml"), ",")[0]
+		if tag != "" && tag != "-" {
+			fields[tag] = f.Type
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		ft, ok := fields[k.Value]
+		if !ok {
+			where := "at top level"
+			if parent != "" {
+				where = "in " + parent
+			}
+			return &Error{File: file, Line: k.Line, Msg: fmt.Sprintf("unknown key %q %s (known: %s)", k.Value, where, strings.Join(sortedKeys(fields), ", "))}
+		}
+		key := k.Value
+		if parent != "" {
+			key = parent + "." + k.Value
+		}
+		if err := checkKeys(file, key, v, ft); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]reflect.Type) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+func (c *Config) validate() error {
+	switch c.Runner.Kind {
+	case "command":
+		if len(c.Runner.Command) == 0 || c.Runner.Command[0] == "" {
+			return errors.New("runner.command is required for runner.kind command")
+		}
+	case "":
+		return errors.New("runner.kind is required")
+	default:
+		return fmt.Errorf("runner.kind %q is not supported (supported: command)", c.Runner.Kind)
+	}
+	if len(c.Test.Command) == 0 || c.Test.Command[0] == "" {
+		return errors.New("test.command is required: it is the oracle that must be red before the fix and green after")
+	}
+	if !mentions(c.Test.Command, "{test_path}") && !mentions(c.Test.Command, "{test_name}") {
+		return errors.New("test.command must name {test_path} or {test_name}: running the whole suite is not a reproduction")
+	}
+	if c.Test.PathGlob == "" {
+		return errors.New("test.path_glob is required: it is the only place phase 1 may write")
+	}
+	if len(c.Suite.Command) == 0 || c.Suite.Command[0] == "" {
+		return errors.New("suite.command is required: the prior suite must stay green")
+	}
+	for _, d := range []struct {
+		key string
+		v   time.Duration
+	}{{"runner.timeout", c.Runner.Timeout}, {"test.timeout", c.Test.Timeout}, {"suite.timeout", c.Suite.Timeout}, {"budget.wall_clock", c.Budget.WallClock}} {
+		if d.v <= 0 {
+			return fmt.Errorf("%s must be a positive duration such as 10m", d.key)
+		}
+	}
+	if c.Runner.MaxTurns <= 0 {
+		return errors.New("runner.max_turns must be positive")
+	}
+	if c.Budget.MaxDiffLines <= 0 {
+		return errors.New("budget.max_diff_lines must be positive")
+	}
+	switch c.Mode {
+	case Autonomous, Interactive:
+	default:
+		return fmt.Errorf("mode %q is not valid (autonomous or interactive)", c.Mode)
+	}
+	return nil
+}
+
+func mentions(argv []string, placeholder string) bool {
+	for _, a := range argv {
+		if strings.Contains(a, placeholder) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,96 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const valid = `
+runner:  {kind: command, command: ["./agent.sh"], timeout: 10m, max_turns: 40}
+test:    {command: ["python3", "-m", "pytest", "-q", "{test_path}"], path_glob: "tests/**"}
+suite:   {command: ["python3", "-m", "pytest", "-q"]}
+paths:   {fixable: ["src/**", "lib/**"], sensitive: []}
+budget:  {max_diff_lines: 200, wall_clock: 30m}
+mode: autonomous
+`
+
+func TestParseValid(t *testing.T) {
+	got, err := Parse("fixrail.yaml", []byte(valid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{
+		Runner: Runner{Kind: "command", Command: []string{"./agent.sh"}, Timeout: 10 * time.Minute, MaxTurns: 40},
+		Test:   Test{Command: []string{"python3", "-m", "pytest", "-q", "{test_path}"}, PathGlob: "tests/**", Timeout: 5 * time.Minute},
+		Suite:  Suite{Command: []string{"python3", "-m", "pytest", "-q"}, Timeout: 15 * time.Minute},
+		Paths:  Paths{Fixable: []string{"src/**", "lib/**"}, Sensitive: []string{}},
+		Budget: Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute},
+		Mode:   Autonomous,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Parse (-want +got):\n%s", d)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml, want string
+	}{
+		{"unknown top key", valid + "modes: x\n", `fixrail.yaml:8: unknown key "modes" at top level`},
+		{"unknown nested key", strings.Replace(valid, "max_turns: 40", "max_turn: 40", 1), `fixrail.yaml:2: unknown key "max_turn" in runner`},
+		{"empty", "", "fixrail.yaml: file is empty"},
+		{"not a mapping", "- a\n- b\n", "top level must be a mapping"},
+		{"bad yaml", "runner: [\n", "fixrail.yaml: "},
+		{"bad duration", strings.Replace(valid, "timeout: 10m", "timeout: soon", 1), "fixrail.yaml: "},
+		{"negative duration", strings.Replace(valid, "wall_clock: 30m", "wall_clock: -1m", 1), "budget.wall_clock must be a positive duration"},
+		{"no runner command", strings.Replace(valid, `command: ["./agent.sh"], `, "", 1), "runner.command is required"},
+		{"unsupported runner", strings.Replace(valid, "kind: command", "kind: devin", 1), `runner.kind "devin" is not supported`},
+		{"test without placeholder", strings.Replace(valid, `"-q", "{test_path}"]`, `"-q"]`, 1), "must name {test_path} or {test_name}"},
+		{"no path glob", strings.Replace(valid, `, path_glob: "tests/**"`, "", 1), "test.path_glob is required"},
+		{"no suite", strings.Replace(valid, `suite:   {command: ["python3", "-m", "pytest", "-q"]}`, "", 1), "suite.command is required"},
+		{"bad mode", strings.Replace(valid, "mode: autonomous", "mode: yolo", 1), `mode "yolo" is not valid`},
+		{"zero diff budget", strings.Replace(valid, "max_diff_lines: 200", "max_diff_lines: 0", 1), "budget.max_diff_lines must be positive"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("fixrail.yaml", []byte(tc.yaml))
+			if err == nil {
+				t.Fatalf("Parse accepted:\n%s", tc.yaml)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDefaultsDoNotWidenPaths(t *testing.T) {
+	cfg, err := Parse("fixrail.yaml", []byte(`
+runner: {command: ["a"]}
+test: {command: ["t", "{test_path}"], path_glob: "tests/**"}
+suite: {command: ["s"]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Paths.Fixable) != 0 {
+		t.Errorf("default fixable = %v; an unconfigured project must fix nothing", cfg.Paths.Fixable)
+	}
+	if cfg.Mode != Autonomous || cfg.Budget.WallClock != 30*time.Minute || cfg.Runner.Kind != "command" {
+		t.Errorf("defaults not applied: %+v", cfg)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(valid))
+	f.Add([]byte("runner: {kind: command}\n"))
+	f.Add([]byte("a: [\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := Parse("f", data)
+		if err == nil && (cfg.Budget.WallClock <= 0 || len(cfg.Test.Command) == 0) {
+			t.Fatalf("accepted an invalid config: %+v", cfg)
+		}
+	})
+}

@@ -1,0 +1,110 @@
+// Package events records every state transition of a run: one NDJSON line
+// per event in the run's log, and a plain line on the console. Both go
+// through Emit, the one place a later redaction pass plugs in.
+package events
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// Event is one state transition.
+type Event struct {
+	Time    time.Time `json:"time"`
+	Run     string    `json:"run"`
+	Type    string    `json:"type"` // run-start, phase-start, phase-end, gate, terminal, note
+	Phase   string    `json:"phase,omitempty"`
+	Name    string    `json:"name,omitempty"`
+	Verdict string    `json:"verdict,omitempty"`
+	Reason  string    `json:"reason,omitempty"`
+	Detail  string    `json:"detail,omitempty"`
+}
+
+// Log writes events to an NDJSON file and a console.
+type Log struct {
+	mu      sync.Mutex
+	run     string
+	file    *os.File
+	console io.Writer
+	now     func() time.Time
+	err     error
+}
+
+// Open creates the NDJSON log at path (0600, must not exist) and echoes
+// events to console, which may be nil.
+func Open(path, run string, console io.Writer) (*Log, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open event log: %w", err)
+	}
+	return &Log{run: run, file: f, console: console, now: time.Now}, nil
+}
+
+// Emit records e, stamping its time and run. A write failure is kept and
+// reported by Err; the run goes on so that its terminal state is still
+// decided and reported.
+func (l *Log) Emit(e Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e.Time = l.now().UTC()
+	e.Run = l.run
+	b, err := json.Marshal(e)
+	if err == nil {
+		_, err = l.file.Write(append(b, '\n'))
+	}
+	if err != nil && l.err == nil {
+		l.err = fmt.Errorf("event log: %w", err)
+	}
+	if l.console != nil {
+		fmt.Fprintln(l.console, consoleLine(e))
+	}
+}
+
+// Err returns the first write error, if any.
+func (l *Log) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Close flushes and closes the file.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.file == nil {
+		return nil
+	}
+	err := l.file.Close()
+	l.file = nil
+	return err
+}
+
+func consoleLine(e Event) string {
+	s := "fixrail: "
+	if e.Phase != "" {
+		s += e.Phase + ": "
+	}
+	switch e.Type {
+	case "gate":
+		s += fmt.Sprintf("gate %s %s", e.Name, e.Verdict)
+	case "terminal":
+		s += fmt.Sprintf("%s (%s)", e.Verdict, e.Reason)
+	case "phase-start":
+		s += "start"
+	case "phase-end":
+		s += "done"
+	default:
+		s += e.Type
+		if e.Name != "" {
+			s += " " + e.Name
+		}
+	}
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}

@@ -1,0 +1,91 @@
+package findings
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, data string
+		want             *Finding
+		err              string
+	}{
+		{
+			name: "json", file: "r.json",
+			data: `{"id": "42", "title": "crash", "body": "b", "labels": ["bug"], "comments": ["c1"]}`,
+			want: &Finding{ID: "42", Title: "crash", Body: "b", Labels: []string{"bug"}, Comments: []string{"c1"}},
+		},
+		{
+			name: "numeric id", file: "r.json",
+			data: `{"id": 7, "title": "t"}`,
+			want: &Finding{ID: "7", Title: "t"},
+		},
+		{
+			name: "markdown", file: "issue-9.md",
+			data: "intro line\n\n## Crash on empty input\n\nsteps\n# second heading stays\n",
+			want: &Finding{ID: "issue-9", Title: "Crash on empty input", Body: "intro line\n\n\nsteps\n# second heading stays"},
+		},
+		{name: "unknown json key", file: "r.json", data: `{"id": "1", "title": "t", "assignee": "x"}`, err: `unknown field "assignee"`},
+		{name: "no id", file: "r.json", data: `{"title": "t"}`, err: "no id"},
+		{name: "traversal id", file: "r.json", data: `{"id": "../../x", "title": "t"}`, err: "not a safe name"},
+		{name: "dash id", file: "r.json", data: `{"id": "-rf", "title": "t"}`, err: "not a safe name"},
+		{name: "lock id", file: "r.json", data: `{"id": "a.lock", "title": "t"}`, err: "not a safe name"},
+		{name: "no title", file: "r.json", data: `{"id": "1", "title": "  "}`, err: "no title"},
+		{name: "markdown without heading", file: "x.md", data: "just text\n", err: "no title"},
+		{name: "trailing data", file: "r.json", data: `{"id": "1", "title": "t"} {}`, err: "trailing data"},
+		{name: "not utf8", file: "r.json", data: "{\"id\": \"1\", \"title\": \"\xff\"}", err: "not UTF-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Parse(tc.file, []byte(tc.data))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, ErrBadReport) {
+					t.Fatalf("err = %v, want ErrBadReport containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestReadFileLimits(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, make([]byte, MaxReportBytes+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(big); err == nil || !strings.Contains(err.Error(), "over the") {
+		t.Errorf("oversized report: err = %v", err)
+	}
+	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("directory as report: err = %v", err)
+	}
+	ok := filepath.Join(dir, "ok.json")
+	os.WriteFile(ok, []byte(`{"id":"1","title":"t"}`), 0o600)
+	f, err := ReadFile(ok)
+	if err != nil || f.Source != ok {
+		t.Errorf("ReadFile = %+v, %v", f, err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add("r.json", []byte(`{"id": "42", "title": "t"}`))
+	f.Add("r.md", []byte("# title\nbody"))
+	f.Fuzz(func(t *testing.T, name string, data []byte) {
+		fin, err := Parse(name, data)
+		if err == nil && !SafeID(fin.ID) {
+			t.Fatalf("accepted unsafe id %q", fin.ID)
+		}
+	})
+}

@@ -1,0 +1,291 @@
+package gitx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Repo is a non-bare repository, addressed through its top-level directory.
+// Every method runs git with cwd at that directory; the parent's GIT_DIR and
+// friends never reach git, so a Repo cannot be redirected elsewhere.
+//
+// A Repo holds no state that changes, so its methods may be called from
+// several goroutines; git's own lock files serialize writes, and a call
+// that loses a lock race fails rather than waits.
+type Repo struct {
+	top string
+}
+
+// Open returns the repository whose work tree contains dir. It fails for a
+// bare repository or a directory inside .git, since fixrail only ever works
+// on checked-out trees. Symlinks in the top-level path are evaluated so that
+// paths git reports can be compared with it.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	r := &Repo{}
+	out, err := r.run(ctx, invocation{dir: dir, args: []string{"rev-parse", "--is-inside-work-tree", "--show-toplevel"}})
+	if err != nil {
+		return nil, fmt.Errorf("open repository at %s: %w", dir, err)
+	}
+	inside, top, _ := strings.Cut(strings.TrimSuffix(string(out), "\n"), "\n")
+	if inside != "true" || top == "" {
+		return nil, fmt.Errorf("open repository at %s: not inside a work tree", dir)
+	}
+	top, err = filepath.EvalSymlinks(top)
+	if err != nil {
+		return nil, fmt.Errorf("open repository at %s: %w", dir, err)
+	}
+	r.top = top
+	return r, nil
+}
+
+// Top returns the absolute, symlink-free top-level directory of the work tree.
+func (r *Repo) Top() string { return r.top }
+
+// CurrentBranch returns the short name of the branch checked out at Top. A
+// detached HEAD is an error: callers use the answer as the base to branch
+// from, and a bare commit is not one.
+func (r *Repo) CurrentBranch(ctx context.Context) (string, error) {
+	out, err := r.run(ctx, invocation{dir: r.top, args: []string{"symbolic-ref", "--quiet", "--short", "HEAD"}})
+	if exitCode(err) == 1 {
+		return "", fmt.Errorf("current branch of %s: HEAD is detached", r.top)
+	}
+	if err != nil {
+		return "", fmt.Errorf("current branch of %s: %w", r.top, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// RevParse resolves rev to the full SHA of a commit. A rev that names no
+// commit (a tree, a blob, nothing) is an error.
+func (r *Repo) RevParse(ctx context.Context, rev string) (string, error) {
+	return r.revParse(ctx, r.top, rev)
+}
+
+// revParse is RevParse run from dir, so a worktree's HEAD is its own.
+func (r *Repo) revParse(ctx context.Context, dir, rev string) (string, error) {
+	if rev == "" {
+		return "", errors.New("rev-parse: empty revision")
+	}
+	out, err := r.run(ctx, invocation{dir: dir, args: []string{"rev-parse", "--verify", "--end-of-options", rev + "^{commit}"}})
+	if err != nil {
+		return "", fmt.Errorf("rev-parse %q: %w", rev, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// BranchExists reports whether refs/heads/<name> exists. An invalid branch
+// name is an error rather than false, so a typo cannot pass for "absent".
+func (r *Repo) BranchExists(ctx context.Context, name string) (bool, error) {
+	if err := r.checkBranch(ctx, name); err != nil {
+		return false, err
+	}
+	_, err := r.run(ctx, invocation{dir: r.top, args: []string{"show-ref", "--verify", "--quiet", "--", "refs/heads/" + name}})
+	switch {
+	case err == nil:
+		return true, nil
+	case exitCode(err) == 1:
+		return false, nil
+	default:
+		return false, fmt.Errorf("branch %q exists: %w", name, err)
+	}
+}
+
+// CommitsAhead counts the commits reachable from branch but not from base
+// (rev-list --count base..branch). Both are resolved to commits first, so a
+// revision can never be read as an option.
+func (r *Repo) CommitsAhead(ctx context.Context, branch, base string) (int, error) {
+	b, err := r.RevParse(ctx, branch)
+	if err != nil {
+		return 0, err
+	}
+	o, err := r.RevParse(ctx, base)
+	if err != nil {
+		return 0, err
+	}
+	out, err := r.run(ctx, invocation{dir: r.top, args: []string{"rev-list", "--count", o + ".." + b, "--"}})
+	if err != nil {
+		return 0, fmt.Errorf("count commits %s..%s: %w", base, branch, err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		return 0, fmt.Errorf("count commits %s..%s: %w", base, branch, err)
+	}
+	return n, nil
+}
+
+// ShowFile returns the blob at path in rev, byte for byte: no textconv, no
+// filters, no replace objects. A path that is missing, or is a directory or
+// submodule, yields an error wrapping ErrNotExist; a bad rev is a different
+// error, so a typo in a base branch is never mistaken for "file absent".
+func (r *Repo) ShowFile(ctx context.Context, rev, path string) ([]byte, error) {
+	if err := checkPath(path); err != nil {
+		return nil, fmt.Errorf("show %s:%s: %w", rev, path, err)
+	}
+	commit, err := r.RevParse(ctx, rev)
+	if err != nil {
+		return nil, fmt.Errorf("show %s:%s: %w", rev, path, err)
+	}
+	// With a commit that exists, exit 1 from a quiet --verify can only mean
+	// the path is not in its tree.
+	out, err := r.run(ctx, invocation{dir: r.top, args: []string{"rev-parse", "--verify", "--quiet", "--end-of-options", commit + ":" + path}})
+	if exitCode(err) == 1 {
+		return nil, fmt.Errorf("show %s:%s: %w", rev, path, ErrNotExist)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("show %s:%s: %w", rev, path, err)
+	}
+	oid := strings.TrimSpace(string(out))
+	typ, err := r.run(ctx, invocation{dir: r.top, args: []string{"cat-file", "-t", oid}})
+	if err != nil {
+		return nil, fmt.Errorf("show %s:%s: %w", rev, path, err)
+	}
+	if t := strings.TrimSpace(string(typ)); t != "blob" {
+		return nil, fmt.Errorf("show %s:%s: is a %s: %w", rev, path, t, ErrNotExist)
+	}
+	data, err := r.run(ctx, invocation{dir: r.top, args: []string{"cat-file", "blob", oid}})
+	if err != nil {
+		return nil, fmt.Errorf("show %s:%s: %w", rev, path, err)
+	}
+	return data, nil
+}
+
+// UpdateBranch points refs/heads/<name> at newSHA, but only if it currently
+// points at oldSHA; oldSHA "" means the branch must not exist yet. The
+// compare-and-swap is git's, done under the ref lock, so two runs racing for
+// one branch cannot both win. The ref itself is updated even if it is a
+// symbolic ref, so a planted symref cannot make us move another branch.
+func (r *Repo) UpdateBranch(ctx context.Context, name, newSHA, oldSHA string) error {
+	if err := r.checkBranch(ctx, name); err != nil {
+		return err
+	}
+	if err := checkSHA(newSHA); err != nil {
+		return fmt.Errorf("update branch %s: %w", name, err)
+	}
+	if oldSHA == "" {
+		oldSHA = strings.Repeat("0", len(newSHA)) // git's "must not exist"
+	} else if err := checkSHA(oldSHA); err != nil {
+		return fmt.Errorf("update branch %s: %w", name, err)
+	}
+	ref := "refs/heads/" + name
+	_, err := r.run(ctx, invocation{dir: r.top, args: []string{"update-ref", "--no-deref", "-m", "fixrail: update " + name, ref, newSHA, oldSHA}})
+	if err != nil {
+		return fmt.Errorf("update branch %s: %w", name, err)
+	}
+	return nil
+}
+
+// AddWorktree checks commit out, detached, into a new linked worktree at
+// path. Detached, so no branch is locked by the worktree and no upstream is
+// written to the shared config. path must not exist or must be an empty
+// directory, so we never check out over files we did not put there.
+func (r *Repo) AddWorktree(ctx context.Context, path, commit string) (*Worktree, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("add worktree %s: %w", path, err)
+	}
+	switch fi, err := os.Lstat(abs); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("add worktree %s: %w", path, err)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("add worktree %s: exists and is not a directory", path)
+	default:
+		ents, err := os.ReadDir(abs)
+		if err != nil {
+			return nil, fmt.Errorf("add worktree %s: %w", path, err)
+		}
+		if len(ents) > 0 {
+			return nil, fmt.Errorf("add worktree %s: directory is not empty", path)
+		}
+	}
+	sha, err := r.RevParse(ctx, commit)
+	if err != nil {
+		return nil, fmt.Errorf("add worktree %s: %w", path, err)
+	}
+	if _, err := r.run(ctx, invocation{dir: r.top, args: []string{"worktree", "add", "--quiet", "--detach", "--", abs, sha}}); err != nil {
+		return nil, fmt.Errorf("add worktree %s: %w", path, err)
+	}
+	dir, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("add worktree %s: %w", path, err)
+	}
+	return &Worktree{Dir: dir, repo: r}, nil
+}
+
+// RemoveWorktree deletes the linked worktree at path, with its uncommitted
+// and ignored files, even if it is locked, then prunes stale registrations.
+// Teardown must happen in all cases, so a worktree that is already gone is
+// not an error. A directory that is not one of this repository's linked
+// worktrees is refused rather than deleted.
+func (r *Repo) RemoveWorktree(ctx context.Context, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("remove worktree %s: %w", path, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	list, err := r.Worktrees(ctx)
+	if err != nil {
+		return fmt.Errorf("remove worktree %s: %w", path, err)
+	}
+	registered := false
+	for _, wt := range list {
+		if filepath.Clean(wt) == abs {
+			registered = true
+			break
+		}
+	}
+	_, statErr := os.Lstat(abs)
+	gone := errors.Is(statErr, fs.ErrNotExist)
+	switch {
+	case registered && !gone:
+		if _, err := r.run(ctx, invocation{dir: r.top, args: []string{"worktree", "remove", "--force", "--force", "--", abs}}); err != nil {
+			return fmt.Errorf("remove worktree %s: %w", path, err)
+		}
+	case !registered && !gone:
+		return fmt.Errorf("remove worktree %s: not a linked worktree of %s", path, r.top)
+	}
+	if err := r.Prune(ctx); err != nil {
+		return fmt.Errorf("remove worktree %s: %w", path, err)
+	}
+	return nil
+}
+
+// Worktrees lists the paths of the linked worktrees, as git recorded them,
+// leaving out the main one. Worktrees whose directory has vanished are
+// still listed until Prune runs.
+func (r *Repo) Worktrees(ctx context.Context) ([]string, error) {
+	out, err := r.run(ctx, invocation{dir: r.top, args: []string{"worktree", "list", "--porcelain", "-z"}})
+	if err != nil {
+		return nil, fmt.Errorf("list worktrees: %w", err)
+	}
+	var paths []string
+	first := true
+	for _, field := range strings.Split(string(out), "\x00") {
+		p, ok := strings.CutPrefix(field, "worktree ")
+		if !ok {
+			continue
+		}
+		if first { // git always lists the main worktree first
+			first = false
+			continue
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// Prune forgets linked worktrees whose directories no longer exist.
+func (r *Repo) Prune(ctx context.Context) error {
+	if _, err := r.run(ctx, invocation{dir: r.top, args: []string{"worktree", "prune"}}); err != nil {
+		return fmt.Errorf("prune worktrees: %w", err)
+	}
+	return nil
+}

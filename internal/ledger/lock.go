@@ -1,0 +1,52 @@
+// Package ledger holds the state that outlives one process: per-finding locks
+// now, budgets and in-flight records later. Locks are flock(2) locks on files
+// under the repository's .fixrail/locks directory, so a crashed run releases
+// its lock when the kernel closes its files; nothing has to be cleaned up.
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// ErrHeld means another live process holds the lock.
+var ErrHeld = errors.New("lock is held by another run")
+
+// Lock is a held per-finding lock.
+type Lock struct {
+	f *os.File
+}
+
+// TryLock takes the lock named name in dir without waiting. name must already
+// be a safe file name (the caller validated the finding id).
+func TryLock(dir, name string) (*Lock, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("lock dir: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrHeld
+		}
+		return nil, fmt.Errorf("flock: %w", err)
+	}
+	return &Lock{f: f}, nil
+}
+
+// Release drops the lock. The lock file stays: removing it would race a
+// process that opened it and is about to lock it.
+func (l *Lock) Release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}

@@ -1,0 +1,93 @@
+package pathguard
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestCleanRel(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"src/a.py", "src/a.py", true},
+		{"src/./b/../a.py", "src/a.py", false}, // ".." anywhere is refused, even when it cancels out
+		{"./tests/t.py", "tests/t.py", true},
+		{"../etc/passwd", "", false},
+		{"/etc/passwd", "", false},
+		{"a\\b", "", false},
+		{"a\x00b", "", false},
+		{"", "", false},
+		{".", "", false},
+		{"-rf", "", false},
+	} {
+		got, err := CleanRel(tc.in)
+		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
+			t.Errorf("CleanRel(%q) = %q, %v; want %q ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestResolveWithin(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "tests"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ResolveWithin(root, "tests/new_test.py"); err != nil {
+		t.Errorf("plain new file: %v", err)
+	}
+	if _, err := ResolveWithin(root, "tests/deep/new/x.py"); err != nil {
+		t.Errorf("new nested file: %v", err)
+	}
+	if _, err := ResolveWithin(root, "link/x.py"); !errors.Is(err, ErrEscape) {
+		t.Errorf("through a symlink out of root: got %v, want ErrEscape", err)
+	}
+	if _, err := ResolveWithin(root, "../x"); err == nil {
+		t.Error("dot-dot accepted")
+	}
+}
+
+func TestAssertDisposable(t *testing.T) {
+	parent := t.TempDir()
+	d, err := NewDisposable(parent, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := AssertDisposable(d); err != nil {
+		t.Fatalf("own dir refused: %v", err)
+	}
+	plain := filepath.Join(parent, TempPrefix+"plain")
+	os.Mkdir(plain, 0o755)
+	if AssertDisposable(plain) == nil {
+		t.Error("dir without marker accepted")
+	}
+	unnamed := filepath.Join(parent, "home")
+	os.Mkdir(unnamed, 0o755)
+	os.WriteFile(filepath.Join(unnamed, MarkerName), nil, 0o600)
+	if AssertDisposable(unnamed) == nil {
+		t.Error("marker planted in a dir with another name accepted")
+	}
+	link := filepath.Join(parent, TempPrefix+"link")
+	os.Symlink(d, link)
+	if AssertDisposable(link) == nil {
+		t.Error("symlink to a disposable dir accepted")
+	}
+	if AssertDisposable("relative/"+TempPrefix+"x") == nil {
+		t.Error("relative path accepted")
+	}
+	if err := RemoveDisposable(d); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("disposable dir still there: %v", err)
+	}
+	if err := RemoveDisposable(plain); err == nil {
+		t.Error("RemoveDisposable deleted an unmarked dir")
+	}
+}

@@ -1,0 +1,92 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/fixrail/fixrail/internal/events"
+	"github.com/fixrail/fixrail/internal/ledger"
+	"github.com/fixrail/fixrail/internal/pathguard"
+)
+
+// intake is P1: the wall clock is already armed; take the per-finding lock,
+// sweep what crashed runs left, and refuse to stack on work in flight.
+func (r *run) intake(ctx context.Context) *Outcome {
+	lock, err := ledger.TryLock(filepath.Join(r.stateDir, "locks"), r.fin.ID)
+	if errors.Is(err, ledger.ErrHeld) {
+		return stop(Halt, ReasonInFlight, "another fixrail run holds finding "+r.fin.ID)
+	}
+	if err != nil {
+		return stop(Halt, ReasonCheckError, "per-finding lock: "+err.Error())
+	}
+	r.lock = lock
+	r.gate("P1", "finding-lock", "pass", "finding "+r.fin.ID)
+
+	r.sweep(ctx)
+
+	exists, err := r.s.Repo.BranchExists(ctx, r.branch)
+	if err != nil {
+		return stop(Halt, ReasonCheckError, "in-flight check: "+err.Error())
+	}
+	if exists {
+		ahead, err := r.s.Repo.CommitsAhead(ctx, r.branch, r.s.BaseSHA)
+		if err != nil {
+			return stop(Halt, ReasonCheckError, "in-flight check: "+err.Error())
+		}
+		if ahead > 0 {
+			r.gate("P1", "in-flight", "fail", fmt.Sprintf("%s holds %d commit(s) not on %s", r.branch, ahead, r.s.Base))
+			return stop(Halt, ReasonInFlight, fmt.Sprintf("branch %s already holds %d commit(s) not on %s; review or delete it first", r.branch, ahead, r.s.Base))
+		}
+		if r.oldHead, err = r.s.Repo.RevParse(ctx, "refs/heads/"+r.branch); err != nil {
+			return stop(Halt, ReasonCheckError, "in-flight check: "+err.Error())
+		}
+	}
+	r.gate("P1", "in-flight", "pass", "no unmerged work on "+r.branch)
+	return nil
+}
+
+// sweep removes worktrees that earlier runs of this repository left behind
+// when they crashed. A directory is only touched when it carries fixrail's
+// marker and its finding's lock is free (its run is gone) or is ours.
+func (r *run) sweep(ctx context.Context) {
+	paths, err := r.s.Repo.Worktrees(ctx)
+	if err != nil {
+		r.note("sweep", "cannot list worktrees: "+err.Error())
+		return
+	}
+	for _, wt := range paths {
+		dir := filepath.Dir(wt)
+		if pathguard.AssertDisposable(dir) != nil {
+			continue
+		}
+		var m marker
+		data, err := os.ReadFile(filepath.Join(dir, pathguard.MarkerName))
+		if err != nil || json.Unmarshal(data, &m) != nil || m.Repo != r.s.Repo.Top() {
+			continue
+		}
+		if m.Finding != r.fin.ID {
+			l, err := ledger.TryLock(filepath.Join(r.stateDir, "locks"), m.Finding)
+			if err != nil {
+				continue // its run is alive, or we cannot tell: leave it
+			}
+			defer l.Release()
+		}
+		if err := r.s.Repo.RemoveWorktree(ctx, wt); err != nil {
+			r.note("sweep", "remove "+wt+": "+err.Error())
+			continue
+		}
+		if err := pathguard.RemoveDisposable(dir); err != nil {
+			r.note("sweep", err.Error())
+			continue
+		}
+		r.note("sweep", "removed worktree left by run "+m.Run)
+	}
+}
+
+func (r *run) note(name, detail string) {
+	r.log.Emit(events.Event{Type: "note", Name: name, Detail: detail})
+}

@@ -1,0 +1,93 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/fixrail/fixrail/internal/fixtype"
+	"github.com/fixrail/fixrail/internal/pathguard"
+	"github.com/fixrail/fixrail/internal/runner"
+	"github.com/fixrail/fixrail/internal/untrusted"
+)
+
+// investigate is P2: a worktree from the base in a disposable directory and
+// the agent's first, read-only invocation. It may write the reproducing test
+// and PLAN.json, and nothing else.
+func (r *run) investigate(ctx context.Context) *Outcome {
+	var err error
+	m := marker{Finding: r.fin.ID, Repo: r.s.Repo.Top(), Run: r.rep.RunID, PID: os.Getpid()}
+	if r.dir, err = pathguard.NewDisposable(r.p.TempDir, m.String()); err != nil {
+		return stop(Halt, ReasonCheckError, "disposable dir: "+err.Error())
+	}
+	if r.wt, err = r.s.Repo.AddWorktree(ctx, filepath.Join(r.dir, "wt"), r.s.BaseSHA); err != nil {
+		return stop(Halt, ReasonCheckError, "worktree: "+err.Error())
+	}
+	if r.fence, err = untrusted.NewFence(); err != nil {
+		return stop(Halt, ReasonCheckError, "fence nonce: "+err.Error())
+	}
+	if o := r.invoke(ctx, runner.Investigate, r.investigatePrompt()); o != nil {
+		return o
+	}
+	changes, err := r.wt.Changes(ctx, true)
+	if err != nil {
+		return stop(Escalate, ReasonCheckError, "worktree status: "+err.Error())
+	}
+	var outside []string
+	for _, c := range changes {
+		ok, err := doublestar.Match(r.cfg.Test.PathGlob, c.Path)
+		if err != nil || !ok {
+			outside = append(outside, c.Path)
+		}
+	}
+	if len(outside) > 0 {
+		r.gate("P2", "read-only", "fail", "written outside "+r.cfg.Test.PathGlob+": "+strings.Join(outside, ", "))
+		return stop(Escalate, ReasonWriteBeforeRepro, "the investigate phase wrote outside the test path: "+strings.Join(outside, ", "))
+	}
+	r.gate("P2", "read-only", "pass", fmt.Sprintf("%d file(s) written, all under %s", len(changes), r.cfg.Test.PathGlob))
+
+	r.plan, err = fixtype.ReadPlan(r.planPath())
+	if errors.Is(err, fixtype.ErrUnsafePath) {
+		r.gate("P2", "plan", "fail", err.Error())
+		return stop(Escalate, ReasonUnsafePath, err.Error())
+	}
+	if err != nil {
+		r.gate("P2", "plan", "fail", err.Error())
+		return stop(NotRepro, ReasonNoPlan, err.Error())
+	}
+	r.rep.Plan = &PlanRef{Files: r.plan.Files, TestPath: r.plan.Test.Path, TestName: r.plan.Test.Name, Symptom: r.plan.Test.Symptom}
+	r.gate("P2", "plan", "pass", fmt.Sprintf("%d planned file(s), test %s", len(r.plan.Files), r.plan.Test.Path))
+	return nil
+}
+
+func (r *run) planPath() string   { return filepath.Join(r.dir, "PLAN.json") }
+func (r *run) resultPath() string { return filepath.Join(r.dir, "result.json") }
+
+// invoke runs the agent once and maps a failed invocation to a HALT.
+func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt string) *Outcome {
+	timeout := r.cfg.Runner.Timeout
+	_, err := r.runner.Run(ctx, runner.Invocation{
+		Phase:      phase,
+		Worktree:   r.wt.Dir,
+		Prompt:     prompt,
+		PlanPath:   r.planPath(),
+		ResultPath: r.resultPath(),
+		Timeout:    timeout,
+		MaxTurns:   r.cfg.Runner.MaxTurns,
+	})
+	if err == nil {
+		return nil
+	}
+	if o := r.stopped(ctx); o != nil {
+		return o
+	}
+	if re, ok := runner.AsError(err); ok {
+		return stop(Halt, string(re.Kind), re.Detail)
+	}
+	return stop(Halt, string(runner.Unavailable), err.Error())
+}

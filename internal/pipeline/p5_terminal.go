@@ -1,0 +1,90 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/forge"
+)
+
+// terminal is P5: in interactive mode a human confirms (the only step the
+// modes differ by), then the branch is set to the harness's commit and the
+// draft PR goes to the forge.
+func (r *run) terminal(ctx context.Context) *Outcome {
+	if config.Mode(r.rep.Mode) == config.Interactive {
+		q := fmt.Sprintf("Open a draft PR for finding %s from %s (%d file(s), +%d -%d)?", r.fin.ID, r.branch, len(r.change.paths), r.change.diff.Added, r.change.diff.Deleted)
+		if r.p.Confirm == nil {
+			return stop(Halt, ReasonDeclined, "interactive mode with no way to ask")
+		}
+		ok, err := r.p.Confirm(ctx, q)
+		if err != nil {
+			return stop(Halt, ReasonDeclined, "no confirmation: "+err.Error())
+		}
+		if !ok {
+			r.gate("P5", "confirm", "fail", "declined")
+			return stop(Halt, ReasonDeclined, "the operator declined the draft PR")
+		}
+		r.gate("P5", "confirm", "pass", "confirmed")
+	}
+	if o := r.stopped(ctx); o != nil {
+		return o
+	}
+	// From here on the run is finishing its writes: a late signal must not
+	// leave a branch without its PR bundle.
+	wctx := context.WithoutCancel(ctx)
+	if err := r.s.Repo.UpdateBranch(wctx, r.branch, r.change.commit, r.oldHead); err != nil {
+		return stop(Halt, ReasonInFlight, "branch "+r.branch+" moved during the run: "+err.Error())
+	}
+	r.rep.Branch = r.branch
+	loc, err := r.forge.OpenDraft(wctx, forge.PR{
+		ID:     r.fin.ID,
+		Title:  r.prTitle(),
+		Base:   r.s.Base,
+		Head:   r.branch,
+		Labels: []string{"fixrail", "fix:bug"},
+		Draft:  true,
+		Commit: r.change.commit,
+		Body:   r.prBody(),
+		Patch:  r.change.diff.Patch,
+	})
+	if err != nil {
+		return stop(Escalate, ReasonForgeError, "draft PR: "+err.Error())
+	}
+	r.rep.PR = loc
+	return stop(DraftPR, ReasonFixed, "reproduced red on "+r.s.Base+", green after the fix; every gate passed")
+}
+
+func (r *run) prTitle() string {
+	t := strings.Join(strings.Fields(r.fin.Title), " ")
+	if len(t) > 72 {
+		t = strings.ToValidUTF8(t[:72], "") + "…"
+	}
+	return fmt.Sprintf("fixrail: %s: %s", r.fin.ID, t)
+}
+
+func (r *run) prBody() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Draft fix for finding %s\n\n", r.fin.ID)
+	b.WriteString("> Opened by fixrail for an unattended agent. It is a draft: a human reviews and merges; fixrail never merges.\n\n")
+	b.WriteString("### What was reproduced\n\n")
+	fmt.Fprintf(&b, "The harness ran `%s` on `%s` (%s) before any fix existed: it failed, and its output contained the reported symptom `%s`. ",
+		strings.Join(r.oracleArgv, " "), r.s.Base, short(r.s.BaseSHA), r.plan.Test.Symptom)
+	b.WriteString("After the fix, the same test, unchanged, passes.\n\n")
+	b.WriteString("### The test that proves it\n\n")
+	fmt.Fprintf(&b, "- `%s`", r.plan.Test.Path)
+	if r.plan.Test.Name != "" {
+		fmt.Fprintf(&b, " (`%s`)", r.plan.Test.Name)
+	}
+	b.WriteString("\n\n### Files changed\n\n")
+	for _, p := range r.change.paths {
+		fmt.Fprintf(&b, "- `%s`\n", p)
+	}
+	fmt.Fprintf(&b, "\n+%d −%d lines.\n\n### Gates run\n\n| phase | gate | verdict | detail |\n|---|---|---|---|\n", r.change.diff.Added, r.change.diff.Deleted)
+	for _, g := range r.rep.Gates {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.Phase, g.Name, g.Verdict, strings.ReplaceAll(g.Detail, "|", "\\|"))
+	}
+	fmt.Fprintf(&b, "\nRun `%s`, %s mode.\n", r.rep.RunID, r.rep.Mode)
+	return b.String()
+}

@@ -1,0 +1,304 @@
+// Package pipeline runs one finding through the five phases — intake,
+// investigate, reproduce, fix, terminal — and ends it in exactly one of four
+// terminal states. It owns the order of the rails, the run report and the
+// event log; the checks themselves live in gates, fixtype and the leaf
+// packages, and the agent is an opaque Runner.
+package pipeline
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/events"
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/fixtype"
+	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/gitx"
+	"github.com/fixrail/fixrail/internal/ledger"
+	"github.com/fixrail/fixrail/internal/runner"
+	"github.com/fixrail/fixrail/internal/sensitive"
+	"github.com/fixrail/fixrail/internal/untrusted"
+)
+
+// Runner is the agent seam: one call per invocation.
+type Runner interface {
+	Run(ctx context.Context, inv runner.Invocation) (runner.Result, error)
+}
+
+// Forge receives the finished fix.
+type Forge interface {
+	OpenDraft(ctx context.Context, pr forge.PR) (string, error)
+}
+
+// ErrSetup marks a problem found before a run could start (not a git
+// repository, no or bad fixrail.yaml): a usage error, not a terminal state.
+var ErrSetup = errors.New("cannot start a run")
+
+// StateDirName is the per-repository state directory.
+const StateDirName = ".fixrail"
+
+// Setup is what every run in a repository shares, read before any run starts.
+type Setup struct {
+	Repo    *gitx.Repo
+	Base    string
+	BaseSHA string
+	Config  *config.Config
+	Policy  *sensitive.Policy
+}
+
+// Prepare opens the repository and reads fixrail.yaml from the base branch.
+// base may be empty: the repository's current branch is the base.
+func Prepare(ctx context.Context, repoDir, base string) (*Setup, error) {
+	repo, err := gitx.Open(ctx, repoDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s is not a git work tree: %v", ErrSetup, repoDir, err)
+	}
+	if base == "" {
+		if base, err = repo.CurrentBranch(ctx); err != nil {
+			return nil, fmt.Errorf("%w: no base branch (pass --base): %v", ErrSetup, err)
+		}
+	}
+	sha, err := repo.RevParse(ctx, "refs/heads/"+base)
+	if err != nil {
+		return nil, fmt.Errorf("%w: base branch %q: %v", ErrSetup, base, err)
+	}
+	// The base branch's copy, never the working tree's: an agent or a
+	// checked-out PR could have rewritten the file on disk.
+	data, err := repo.ShowFile(ctx, sha, config.FileName)
+	if errors.Is(err, gitx.ErrNotExist) {
+		return nil, fmt.Errorf("%w: no %s committed on %s (run `fixrail init`, or commit one)", ErrSetup, config.FileName, base)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: read %s from %s: %v", ErrSetup, config.FileName, base, err)
+	}
+	cfg, err := config.Parse(config.FileName+" (on "+base+")", data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	pol, err := sensitive.New(cfg.Paths.Fixable, cfg.Paths.Sensitive, cfg.Test.PathGlob)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrSetup, config.FileName, err)
+	}
+	return &Setup{Repo: repo, Base: base, BaseSHA: sha, Config: cfg, Policy: pol}, nil
+}
+
+// Params are one run's inputs.
+type Params struct {
+	Finding *findings.Finding
+	// Mode overrides the configured mode when set.
+	Mode config.Mode
+	// Runner overrides the configured runner (tests, benchmarks).
+	Runner Runner
+	// Forge overrides the local forge.
+	Forge Forge
+	// Confirm asks the human in interactive mode.
+	Confirm func(ctx context.Context, question string) (bool, error)
+	// Console receives progress lines; nil discards them.
+	Console io.Writer
+	// TempDir is where disposable directories go; empty is os.TempDir().
+	TempDir string
+}
+
+type run struct {
+	s   *Setup
+	p   Params
+	cfg *config.Config
+	fin *findings.Finding
+
+	stateDir string
+	log      *events.Log
+	rep      *Report
+	runner   Runner
+	forge    Forge
+	fence    *untrusted.Fence
+
+	parent  context.Context // cancelled by SIGINT/SIGTERM
+	lock    *ledger.Lock
+	dir     string // the run's disposable directory
+	wt      *gitx.Worktree
+	branch  string
+	oldHead string // the branch's value before this run, "" if absent
+
+	plan        *fixtype.Plan
+	testWhenRed []byte
+	oracleArgv  []string
+	artifacts   map[string]string // path → hash of what the harness's test run left
+	change      *changeSet
+}
+
+// Run takes one finding to a terminal state. The error is non-nil only when
+// no run report could be produced at all (the state directory is unusable).
+func Run(ctx context.Context, s *Setup, p Params) (rep *Report, err error) {
+	r := &run{s: s, p: p, cfg: s.Config, fin: p.Finding, parent: ctx, branch: "fixrail/" + p.Finding.ID}
+	if err := r.open(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err2 := r.finish(); err == nil && err2 != nil {
+			err = err2
+		}
+	}()
+	wall, cancel := context.WithTimeout(ctx, r.cfg.Budget.WallClock)
+	defer cancel()
+	defer r.cleanup()
+	defer func() {
+		if v := recover(); v != nil {
+			r.end(stop(Halt, ReasonInternal, fmt.Sprintf("panic: %v", v)))
+			r.log.Emit(events.Event{Type: "note", Name: "panic", Detail: string(debug.Stack())})
+		}
+	}()
+	r.end(r.pipeline(wall))
+	return r.rep, nil
+}
+
+func (r *run) pipeline(ctx context.Context) *Outcome {
+	phases := []struct {
+		name string
+		f    func(context.Context) *Outcome
+	}{
+		{"P1 intake", r.intake},
+		{"P2 investigate", r.investigate},
+		{"P3 reproduce", r.reproduce},
+		{"P4 fix", r.fix},
+		{"P5 terminal", r.terminal},
+	}
+	for _, ph := range phases {
+		if o := r.phase(ctx, ph.name, ph.f); o != nil {
+			return o
+		}
+	}
+	return stop(Halt, ReasonInternal, "pipeline ended without a terminal state")
+}
+
+func (r *run) phase(ctx context.Context, name string, f func(context.Context) *Outcome) *Outcome {
+	if o := r.stopped(ctx); o != nil {
+		return o
+	}
+	r.log.Emit(events.Event{Type: "phase-start", Phase: name})
+	t0 := time.Now()
+	o := f(ctx)
+	r.rep.Phases = append(r.rep.Phases, PhaseTime{Phase: name, Duration: time.Since(t0).Round(time.Millisecond).String()})
+	r.log.Emit(events.Event{Type: "phase-end", Phase: name})
+	// A deadline or a signal that fired during the phase decides the outcome:
+	// whatever the phase concluded may be an artefact of the kill.
+	if o == nil || o.Terminal != DraftPR {
+		if so := r.stopped(ctx); so != nil {
+			return so
+		}
+	}
+	return o
+}
+
+// stopped reports a HALT when the run was interrupted or ran out of wall clock.
+func (r *run) stopped(ctx context.Context) *Outcome {
+	if r.parent.Err() != nil {
+		return stop(Halt, ReasonInterrupted, "stopped by a signal")
+	}
+	if ctx.Err() != nil {
+		return stop(Halt, ReasonWallClock, fmt.Sprintf("budget.wall_clock of %s exceeded", r.cfg.Budget.WallClock))
+	}
+	return nil
+}
+
+func (r *run) open() error {
+	r.stateDir = filepath.Join(r.s.Repo.Top(), StateDirName)
+	runs := filepath.Join(r.stateDir, "runs")
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
+	// The state directory ignores itself so it never shows up as a change.
+	ign := filepath.Join(r.stateDir, ".gitignore")
+	if _, err := os.Stat(ign); errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(ign, []byte("*\n"), 0o644); err != nil {
+			return fmt.Errorf("state dir: %w", err)
+		}
+	}
+	id, err := newRunID()
+	if err != nil {
+		return err
+	}
+	mode := r.cfg.Mode
+	if r.p.Mode != "" {
+		mode = r.p.Mode
+	}
+	r.rep = &Report{
+		RunID:   id,
+		Mode:    string(mode),
+		Finding: FindingRef{ID: r.fin.ID, Title: r.fin.Title, Source: r.fin.Source},
+		Base:    r.s.Base,
+		BaseSHA: r.s.BaseSHA,
+		Gates:   []GateResult{},
+		Started: time.Now().UTC(),
+		Log:     filepath.Join(runs, id+".ndjson"),
+	}
+	r.log, err = events.Open(r.rep.Log, id, r.p.Console)
+	if err != nil {
+		return err
+	}
+	r.runner = r.p.Runner
+	if r.runner == nil {
+		r.runner = &runner.Command{Argv: r.cfg.Runner.Command}
+	}
+	r.forge = r.p.Forge
+	if r.forge == nil {
+		r.forge = &forge.Local{Dir: filepath.Join(r.stateDir, "outbox")}
+	}
+	r.log.Emit(events.Event{Type: "run-start", Detail: fmt.Sprintf("finding %s, base %s, %s mode", r.fin.ID, r.s.Base, mode)})
+	return nil
+}
+
+func (r *run) end(o *Outcome) {
+	if r.rep.Terminal != "" {
+		return // the first terminal decision stands
+	}
+	r.rep.Terminal, r.rep.Reason, r.rep.Detail = o.Terminal, o.Reason, o.Detail
+	r.log.Emit(events.Event{Type: "terminal", Verdict: string(o.Terminal), Reason: o.Reason, Detail: o.Detail})
+}
+
+func (r *run) finish() error {
+	r.rep.Ended = time.Now().UTC()
+	r.rep.Duration = r.rep.Ended.Sub(r.rep.Started).Round(time.Millisecond).String()
+	if err := r.log.Err(); err != nil {
+		r.rep.Warnings = append(r.rep.Warnings, err.Error())
+	}
+	r.log.Close()
+	_, err := r.rep.write(filepath.Join(r.stateDir, "runs"))
+	return err
+}
+
+func (r *run) gate(phase, name, verdict, detail string) {
+	r.rep.Gates = append(r.rep.Gates, GateResult{Name: name, Phase: phase, Verdict: verdict, Detail: detail})
+	r.log.Emit(events.Event{Type: "gate", Phase: phase, Name: name, Verdict: verdict, Detail: detail})
+}
+
+func newRunID() (string, error) {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("run id: %w", err)
+	}
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:]), nil
+}
+
+// marker is written into each disposable directory so a later run can tell
+// whose it was.
+type marker struct {
+	Finding string `json:"finding"`
+	Repo    string `json:"repo"`
+	Run     string `json:"run"`
+	PID     int    `json:"pid"`
+}
+
+func (m marker) String() string {
+	b, _ := json.Marshal(m)
+	return string(b)
+}

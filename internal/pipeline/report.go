@@ -1,0 +1,78 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Report is the run report: what `--json` prints and what is kept under
+// .fixrail/runs/<run-id>.json.
+type Report struct {
+	RunID    string       `json:"run_id"`
+	Terminal Terminal     `json:"terminal"`
+	Reason   string       `json:"reason"`
+	Detail   string       `json:"detail,omitempty"`
+	Mode     string       `json:"mode"`
+	Finding  FindingRef   `json:"finding"`
+	Base     string       `json:"base"`
+	BaseSHA  string       `json:"base_sha"`
+	Branch   string       `json:"branch,omitempty"`
+	Commit   string       `json:"commit,omitempty"`
+	PR       string       `json:"pr,omitempty"`
+	Plan     *PlanRef     `json:"plan,omitempty"`
+	Gates    []GateResult `json:"gates"`
+	Phases   []PhaseTime  `json:"phases"`
+	Started  time.Time    `json:"started"`
+	Ended    time.Time    `json:"ended"`
+	Duration string       `json:"duration"`
+	Log      string       `json:"event_log"`
+	Warnings []string     `json:"warnings,omitempty"`
+}
+
+// FindingRef identifies the finding in the report.
+type FindingRef struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Source string `json:"source"`
+}
+
+// PlanRef is the part of PLAN.json the report keeps.
+type PlanRef struct {
+	Files    []string `json:"files"`
+	TestPath string   `json:"test_path"`
+	TestName string   `json:"test_name,omitempty"`
+	Symptom  string   `json:"symptom"`
+}
+
+// GateResult is one check and its verdict: pass, fail or error.
+type GateResult struct {
+	Name    string `json:"name"`
+	Phase   string `json:"phase"`
+	Verdict string `json:"verdict"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// PhaseTime is how long a phase took.
+type PhaseTime struct {
+	Phase    string `json:"phase"`
+	Duration string `json:"duration"`
+}
+
+func (r *Report) write(dir string) (string, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, r.RunID+".json")
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return "", fmt.Errorf("write run report: %w", err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		return "", fmt.Errorf("write run report: %w", err)
+	}
+	return p, nil
+}

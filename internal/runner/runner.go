@@ -1,0 +1,134 @@
+// Package runner adapts agent CLIs to fixrail's two-invocation contract. The
+// agent is an opaque step: it gets a prompt on stdin, a working directory and
+// an allowlisted environment, and leaves files behind; the harness decides
+// what those files are worth.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/fixrail/fixrail/internal/sandbox"
+)
+
+// Phase is which of the two invocations is running.
+type Phase string
+
+// The two invocations.
+const (
+	Investigate Phase = "investigate"
+	Fix         Phase = "fix"
+)
+
+// Invocation is one call of the agent.
+type Invocation struct {
+	Phase Phase
+	// Worktree is the finding's disposable worktree, the agent's cwd.
+	Worktree string
+	// Prompt goes on stdin, never argv: argv is world-readable in /proc and
+	// capped in length.
+	Prompt string
+	// PlanPath and ResultPath lie outside the worktree so nothing the agent
+	// writes there can end up in a commit.
+	PlanPath   string
+	ResultPath string
+	Timeout    time.Duration
+	MaxTurns   int
+}
+
+// Kind classifies why an invocation did not succeed; the pipeline maps each
+// to a HALT reason.
+type Kind string
+
+// The ways an invocation fails.
+const (
+	Crashed     Kind = "runner-crashed"     // ended by a signal it did not ask for
+	TimedOut    Kind = "runner-timeout"     // the invocation's own deadline fired
+	Failed      Kind = "runner-failed"      // exited non-zero
+	Unavailable Kind = "runner-unavailable" // could not be started
+	Canceled    Kind = "runner-canceled"    // the run was stopped (signal, wall clock)
+)
+
+// Error is an invocation that did not succeed.
+type Error struct {
+	Kind   Kind
+	Detail string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Kind, e.Detail) }
+
+// Result is what the invocation left besides files.
+type Result struct {
+	Duration time.Duration
+	// OutputTail is the end of the agent's stderr, for the run report.
+	OutputTail string
+}
+
+// baseEnvNames is the agent environment allowlist: names, never patterns.
+var baseEnvNames = []string{"PATH", "HOME", "LANG"}
+
+// Command runs an argv as the agent (runner.kind: command).
+type Command struct {
+	Argv []string
+	// Lookup reads the parent environment; nil means os.LookupEnv.
+	Lookup func(string) (string, bool)
+}
+
+// Run executes one invocation with the command runner contract: cwd is the
+// worktree, the prompt arrives on stdin, and FIXRAIL_PHASE, FIXRAIL_PLAN,
+// FIXRAIL_RESULT and FIXRAIL_MAX_TURNS are set.
+func (c *Command) Run(ctx context.Context, inv Invocation) (Result, error) {
+	lookup := c.Lookup
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	env := sandbox.Environ(lookup, baseEnvNames...)
+	env = sandbox.With(env, "FIXRAIL_PHASE", string(inv.Phase))
+	env = sandbox.With(env, "FIXRAIL_PLAN", inv.PlanPath)
+	env = sandbox.With(env, "FIXRAIL_RESULT", inv.ResultPath)
+	env = sandbox.With(env, "FIXRAIL_MAX_TURNS", fmt.Sprint(inv.MaxTurns))
+	res, err := sandbox.Run(ctx, sandbox.Cmd{
+		Args:    c.Argv,
+		Dir:     inv.Worktree,
+		Env:     env,
+		Stdin:   []byte(inv.Prompt),
+		Timeout: inv.Timeout,
+	})
+	out := Result{Duration: res.Duration, OutputTail: tail(res.Stderr, 2000)}
+	if err != nil {
+		return out, &Error{Kind: Unavailable, Detail: err.Error()}
+	}
+	return out, classify(ctx, res)
+}
+
+func classify(ctx context.Context, res sandbox.Result) error {
+	switch {
+	case res.Canceled || (res.TimedOut && ctx.Err() != nil):
+		// The run's own context ended it: the caller knows why (signal or wall clock).
+		return &Error{Kind: Canceled, Detail: "stopped with the run"}
+	case res.TimedOut:
+		return &Error{Kind: TimedOut, Detail: fmt.Sprintf("no result after %s", res.Duration.Round(time.Millisecond))}
+	case res.Signal != "":
+		return &Error{Kind: Crashed, Detail: "agent was " + res.Signal}
+	case res.ExitCode != 0:
+		return &Error{Kind: Failed, Detail: fmt.Sprintf("agent exited %d", res.ExitCode)}
+	}
+	return nil
+}
+
+// AsError returns the invocation error inside err, if any.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}

@@ -1,0 +1,255 @@
+// Package sandbox runs child processes under fixrail's containment: an exact
+// environment, their own process group, a deadline, and capped output.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultOutputCap is the number of bytes kept per stream when Cmd.OutputCap is 0.
+const DefaultOutputCap = 5 << 20
+
+// pipeGrace bounds how long Run waits for end-of-file on the output pipes after
+// the process group is dead. Only a process that left the group (setsid) can
+// still hold them, and it must not be able to keep Run from returning.
+const pipeGrace = time.Second
+
+// Cmd describes one child process.
+type Cmd struct {
+	// Args is the argv. Args[0] is looked up in the parent's PATH unless it
+	// contains a slash; a relative path with a slash is relative to Dir, as
+	// with os/exec.
+	Args []string
+	// Dir is the working directory; empty means the parent's.
+	Dir string
+	// Env is the child's whole environment (KEY=VALUE); nothing is inherited,
+	// so nil means an empty environment.
+	Env []string
+	// Stdin is written to the child's stdin after the deadline is armed, then
+	// stdin is closed. Empty means /dev/null.
+	Stdin []byte
+	// Timeout bounds the run; 0 means only ctx bounds it, and a negative value
+	// is already expired.
+	Timeout time.Duration
+	// OutputCap is the number of bytes kept per stream; 0 or less means
+	// DefaultOutputCap.
+	OutputCap int
+}
+
+// Result is what a finished child left behind. Timeouts, signals and non-zero
+// exits are all reported here, never as errors.
+type Result struct {
+	ExitCode      int           // exit status; -1 when ended by a signal or never started
+	Signal        string        // e.g. "killed", "terminated" when ended by a signal, else ""
+	TimedOut      bool          // Timeout or ctx's deadline fired and fixrail killed the group
+	Canceled      bool          // ctx was canceled (not a deadline) and fixrail killed the group
+	Stdout        string        // first OutputCap bytes, invalid UTF-8 replaced with U+FFFD
+	Stderr        string        // as Stdout
+	StdoutDropped int64         // bytes beyond the cap, counted not kept
+	StderrDropped int64         // as StdoutDropped
+	Duration      time.Duration // from start until the leader exited
+}
+
+// Output returns stdout and stderr joined, stdout first, for symptom matching.
+// A newline is put between them when stdout does not end with one, so that the
+// last stdout line and the first stderr line do not merge into one.
+func (r Result) Output() string {
+	if r.Stdout == "" || r.Stderr == "" || strings.HasSuffix(r.Stdout, "\n") {
+		return r.Stdout + r.Stderr
+	}
+	return r.Stdout + "\n" + r.Stderr
+}
+
+// Success reports whether the child exited 0 on its own.
+func (r Result) Success() bool {
+	return r.ExitCode == 0 && !r.TimedOut && !r.Canceled && r.Signal == ""
+}
+
+// Run starts c and waits for it and for its whole process group. The error is
+// non-nil only when the process could not be started (bad argv, missing
+// binary, bad Dir); a non-zero exit, a signal, a timeout are all data in
+// Result. If ctx is already done (or Timeout is negative), the child is not
+// started and the Result says TimedOut or Canceled with ExitCode -1.
+//
+// When the group leader exits, the rest of its group is killed: background
+// grandchildren never outlive Run.
+func Run(ctx context.Context, c Cmd) (Result, error) {
+	if len(c.Args) == 0 {
+		return Result{}, errors.New("start: empty argv")
+	}
+	limit := c.OutputCap
+	if limit <= 0 {
+		limit = DefaultOutputCap
+	}
+	if c.Timeout != 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+
+	cmd := exec.Command(c.Args[0], c.Args[1:]...)
+	if cmd.Err != nil {
+		return Result{}, fmt.Errorf("start %s: %w", c.Args[0], cmd.Err)
+	}
+	cmd.Dir = c.Dir
+	// A nil Env would make os/exec inherit ours.
+	cmd.Env = c.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.SysProcAttr = sysProcAttr()
+
+	if err := ctx.Err(); err != nil {
+		var r Result
+		r.ExitCode = -1
+		r.markInterrupted(err)
+		return r, nil
+	}
+
+	// Own pipes rather than io.Writers: os/exec would then wait for every
+	// holder of the write end, including grandchildren we have yet to kill.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return Result{}, fmt.Errorf("start %s: %w", c.Args[0], err)
+	}
+	defer outR.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outW.Close()
+		return Result{}, fmt.Errorf("start %s: %w", c.Args[0], err)
+	}
+	defer errR.Close()
+	cmd.Stdout, cmd.Stderr = outW, errW
+	var inR, inW *os.File
+	if len(c.Stdin) > 0 {
+		if inR, inW, err = os.Pipe(); err != nil {
+			outW.Close()
+			errW.Close()
+			return Result{}, fmt.Errorf("start %s: %w", c.Args[0], err)
+		}
+		defer inW.Close()
+		cmd.Stdin = inR
+	}
+
+	start := time.Now()
+	err = cmd.Start()
+	// The child has its own copies; ours would keep the pipes open forever.
+	outW.Close()
+	errW.Close()
+	if inR != nil {
+		inR.Close()
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("start %s: %w", c.Args[0], err)
+	}
+	pid := cmd.Process.Pid
+
+	exited := make(chan struct{})
+	go func() {
+		// An error here cannot be acted on; treating it as an exit errs on
+		// the side of killing the group.
+		_ = waitExited(pid)
+		close(exited)
+	}()
+
+	stdout, stderr := &capped{limit: limit}, &capped{limit: limit}
+	var readers sync.WaitGroup
+	readers.Go(func() { _, _ = io.Copy(stdout, outR) })
+	readers.Go(func() { _, _ = io.Copy(stderr, errR) })
+
+	stdinDone := make(chan struct{})
+	closeStdin := func() {}
+	if inW != nil {
+		var once sync.Once
+		closeStdin = func() { once.Do(func() { _ = inW.Close() }) }
+		go func() {
+			defer close(stdinDone)
+			// EPIPE (the child stopped reading) is the child's business.
+			_, _ = inW.Write(c.Stdin)
+			closeStdin()
+		}()
+	} else {
+		close(stdinDone)
+	}
+
+	var r Result
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		select {
+		case <-exited: // it finished on its own; the deadline ended nothing
+		default:
+			killGroup(pid)
+			r.markInterrupted(ctx.Err())
+			<-exited
+		}
+	}
+	r.Duration = time.Since(start)
+	// The leader is a zombie, not yet reaped, so its pid cannot have been
+	// reused as another group's id: this kills only what it left behind.
+	killGroup(pid)
+	// Unblocks a writer stuck on a pipe that only an escaped process holds.
+	closeStdin()
+	<-stdinDone
+
+	_ = cmd.Wait() // exit status is read from ProcessState below
+	r.ExitCode = cmd.ProcessState.ExitCode()
+	r.Signal = signalName(cmd.ProcessState)
+
+	drained := make(chan struct{})
+	go func() {
+		readers.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-time.After(pipeGrace):
+		// Closing interrupts the blocked reads; what was read so far is kept.
+		_ = outR.Close()
+		_ = errR.Close()
+		<-drained
+	}
+
+	r.Stdout, r.StdoutDropped = stdout.result()
+	r.Stderr, r.StderrDropped = stderr.result()
+	return r, nil
+}
+
+func (r *Result) markInterrupted(err error) {
+	if errors.Is(err, context.DeadlineExceeded) {
+		r.TimedOut = true
+	} else {
+		r.Canceled = true
+	}
+}
+
+// capped keeps the first limit bytes written and counts the rest. It never
+// fails a write, so the child is drained and never blocks on a full pipe.
+type capped struct {
+	limit   int
+	buf     []byte
+	dropped int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := c.limit - len(c.buf); room > 0 {
+		k := min(room, len(p))
+		c.buf = append(c.buf, p[:k]...)
+		p = p[k:]
+	}
+	c.dropped += int64(len(p))
+	return n, nil
+}
+
+func (c *capped) result() (string, int64) {
+	return strings.ToValidUTF8(string(c.buf), "\uFFFD"), c.dropped
+}

@@ -1,0 +1,64 @@
+package sensitive
+
+import (
+	"strings"
+	"testing"
+)
+
+func FuzzClassify(f *testing.F) {
+	f.Add("src/utils/format.py", "x", uint8(0))
+	f.Add("src/AuthService.java", "lib", uint8(1))
+	f.Add("../etc/passwd", "", uint8(2))
+	f.Add("a//./b", "Ünïcode/İ", uint8(200))
+	f.Add("", "\x00", uint8(7))
+	p := &Policy{Fixable: []string{"**"}, TestGlob: "**"}
+	f.Fuzz(func(t *testing.T, name, other string, pick uint8) {
+		v := p.Classify(name)
+		if v.Class != Fixable && v.Class != Denied && v.Class != Unknown {
+			t.Fatalf("Classify(%q) class %d", name, v.Class)
+		}
+		if v.Class == Unknown && v.Rule != "" || v.Class != Unknown && v.Rule == "" {
+			t.Fatalf("Classify(%q) = %+v: rule does not fit class", name, v)
+		}
+		// A deny word as a whole segment, in any case, anywhere in a path
+		// that is otherwise arbitrary, is never Fixable.
+		w := DenyWords[int(pick)%len(DenyWords)]
+		if pick&1 == 1 {
+			w = strings.ToUpper(w)
+		}
+		for _, path := range []string{
+			w,
+			name + "/" + w,
+			w + "/" + name,
+			name + "/" + w + "/" + other,
+		} {
+			if got := p.Classify(path); got.Class == Fixable {
+				t.Fatalf("Classify(%q) = %+v, want not fixable (deny word %q)", path, got, w)
+			}
+		}
+	})
+}
+
+func FuzzImportLines(f *testing.F) {
+	f.Add("a.py", "from auth import (x,\n y)\nimport os\n")
+	f.Add("a.go", "import (\n\"fmt\"\n")
+	f.Add("a.rs", "pub(")
+	f.Add("a.ts", "} from")
+	f.Add("a.cs", "global using")
+	f.Add("a.php", "<?php")
+	f.Add("a.c", "#")
+	p := &Policy{}
+	f.Fuzz(func(t *testing.T, name, src string) {
+		lines := ImportLines(name, []byte(src))
+		for _, l := range lines {
+			if l == "" || l != strings.TrimSpace(l) {
+				t.Fatalf("ImportLines returned untrimmed or empty line %q", l)
+			}
+		}
+		for _, v := range p.CheckImports(name, []byte(src)) {
+			if v.Class != Denied || !strings.HasPrefix(v.Rule, "import:") {
+				t.Fatalf("CheckImports verdict %+v", v)
+			}
+		}
+	})
+}
