@@ -126,7 +126,11 @@ func printReport(w io.Writer, rep *pipeline.Report, asJSON bool) error {
 	for _, g := range rep.Gates {
 		fmt.Fprintf(w, "  %-5s %-3s %-17s %s\n", g.Verdict, g.Phase, g.Name, g.Detail)
 	}
-	fmt.Fprintf(w, "report   .fixrail/runs/%s.json (%s)\n", rep.RunID, rep.Duration)
+	path := ".fixrail/runs/" + rep.RunID + ".json"
+	if rep.Log != "" {
+		path = strings.TrimSuffix(rep.Log, ".ndjson") + ".json"
+	}
+	fmt.Fprintf(w, "report   %s (%s)\n", path, rep.Duration)
 	for _, warn := range rep.Warnings {
 		fmt.Fprintf(w, "warning  %s\n", warn)
 	}
