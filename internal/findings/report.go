@@ -11,9 +11,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
 // MaxReportBytes bounds a report file; a larger one is refused rather than
@@ -21,7 +22,7 @@ import (
 const MaxReportBytes = 1 << 20
 
 // Finding is one thing to fix. Only ID is trusted, and only after it passed
-// the SafeID check, because it names a branch, a lock and a directory.
+// pathguard.SafeName, because it names a branch, a lock and a directory.
 type Finding struct {
 	ID       string   `json:"id"`
 	Title    string   `json:"title"`
@@ -34,15 +35,6 @@ type Finding struct {
 
 // ErrBadReport wraps every reason a report file cannot be read as a finding.
 var ErrBadReport = errors.New("bad report")
-
-var safeID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// SafeID reports whether id may name a branch, a lock file and an outbox
-// directory: a short run of letters, digits, '.', '_' and '-', not starting
-// with a dot or dash, with no "..".
-func SafeID(id string) bool {
-	return safeID.MatchString(id) && !strings.Contains(id, "..") && !strings.HasSuffix(id, ".lock") && !strings.HasSuffix(id, ".")
-}
 
 // ReadFile reads a report: JSON {"id","title","body","labels","comments"} when
 // the file starts with '{', otherwise Markdown whose first heading is the
@@ -86,7 +78,7 @@ func Parse(name string, data []byte) (*Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !SafeID(f.ID) {
+	if !pathguard.SafeName(f.ID) {
 		return nil, fmt.Errorf("%w: %s: id %q is not a safe name (letters, digits, '.', '_', '-'; at most 64; not starting with '.' or '-')", ErrBadReport, name, f.ID)
 	}
 	if strings.TrimSpace(f.Title) == "" {

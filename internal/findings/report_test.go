@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
 func TestParse(t *testing.T) {
@@ -84,7 +86,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("r.md", []byte("# title\nbody"))
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		fin, err := Parse(name, data)
-		if err == nil && !SafeID(fin.ID) {
+		if err == nil && !pathguard.SafeName(fin.ID) {
 			t.Fatalf("accepted unsafe id %q", fin.ID)
 		}
 	})

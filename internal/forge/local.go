@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
 // PR is a pull request to open. Draft must be true: fixrail never opens a
@@ -35,21 +37,28 @@ type Local struct {
 	Dir string
 }
 
+// bundleFiles are the only files a bundle holds; replacing a bundle deletes
+// exactly these, never recursively.
+var bundleFiles = []string{"pr.json", "body.md", "fix.patch"}
+
 // OpenDraft writes pr.json, body.md and fix.patch into Dir/<pr.ID>/ and
-// returns that directory. The bundle is built in a sibling temp directory and
-// renamed into place, so a reader never sees half a bundle.
+// returns that directory. The bundle is built in a marked disposable
+// directory and renamed into place, so a reader never sees half a bundle.
 func (l *Local) OpenDraft(_ context.Context, pr PR) (string, error) {
 	if !pr.Draft {
 		return "", ErrNotDraft
 	}
+	if !pathguard.SafeName(pr.ID) {
+		return "", fmt.Errorf("outbox: %q is not a safe directory name", pr.ID)
+	}
 	if err := os.MkdirAll(l.Dir, 0o755); err != nil {
 		return "", fmt.Errorf("outbox: %w", err)
 	}
-	tmp, err := os.MkdirTemp(l.Dir, ".tmp-"+pr.ID+"-")
+	tmp, err := pathguard.NewDisposable(l.Dir, "outbox bundle "+pr.ID)
 	if err != nil {
 		return "", fmt.Errorf("outbox: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer pathguard.RemoveDisposable(tmp) // a no-op once renamed into place
 	meta, err := json.MarshalIndent(struct {
 		PR
 		CreatedAt time.Time `json:"created_at"`
@@ -57,26 +66,42 @@ func (l *Local) OpenDraft(_ context.Context, pr PR) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for name, data := range map[string][]byte{
+	contents := map[string][]byte{
 		"pr.json":   append(meta, '\n'),
 		"body.md":   []byte(pr.Body),
 		"fix.patch": []byte(pr.Patch),
-	} {
-		if err := os.WriteFile(filepath.Join(tmp, name), data, 0o644); err != nil {
+	}
+	for _, name := range bundleFiles {
+		if err := os.WriteFile(filepath.Join(tmp, name), contents[name], 0o644); err != nil {
 			return "", fmt.Errorf("outbox: %w", err)
 		}
 	}
 	dst := filepath.Join(l.Dir, pr.ID)
-	// A bundle from an earlier run of the same finding is replaced whole.
-	if _, err := os.Lstat(dst); err == nil {
-		old := dst + ".old-" + filepath.Base(tmp)
-		if err := os.Rename(dst, old); err != nil {
-			return "", fmt.Errorf("outbox: %w", err)
-		}
-		defer os.RemoveAll(old)
+	if err := removeBundle(dst); err != nil {
+		return "", err
+	}
+	if err := os.Remove(filepath.Join(tmp, pathguard.MarkerName)); err != nil {
+		return "", fmt.Errorf("outbox: %w", err)
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		return "", fmt.Errorf("outbox: %w", err)
 	}
 	return dst, nil
+}
+
+// removeBundle deletes an earlier bundle file by file. A directory holding
+// anything else is not fixrail's to delete, and the error says so.
+func removeBundle(dir string) error {
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	for _, name := range bundleFiles {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("outbox: replace %s: %w", dir, err)
+		}
+	}
+	if err := os.Remove(dir); err != nil {
+		return fmt.Errorf("outbox: %s holds files fixrail did not write; move them away to let it write this bundle: %w", dir, err)
+	}
+	return nil
 }

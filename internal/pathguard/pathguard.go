@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -138,4 +139,15 @@ func RemoveDisposable(dir string) error {
 		return err
 	}
 	return os.RemoveAll(dir)
+}
+
+var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// SafeName reports whether s may be used as a single file or directory name,
+// a branch component or a lock name: 1 to 64 letters, digits, '.', '_' and
+// '-', starting with a letter or digit, with no "..", and not ending in '.'
+// or ".lock" (git refuses both in ref names).
+func SafeName(s string) bool {
+	return safeName.MatchString(s) && !strings.Contains(s, "..") &&
+		!strings.HasSuffix(s, ".") && !strings.HasSuffix(s, ".lock")
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -90,4 +91,42 @@ func TestAssertDisposable(t *testing.T) {
 	if err := RemoveDisposable(plain); err == nil {
 		t.Error("RemoveDisposable deleted an unmarked dir")
 	}
+}
+
+func TestSafeName(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"42", true}, {"GHSA-abcd-1234", true}, {"issue_9.v2", true},
+		{"", false}, {".hidden", false}, {"-rf", false}, {"a/b", false}, {"a..b", false},
+		{"x.lock", false}, {"trailing.", false}, {"sp ace", false}, {"ünï", false},
+		{strings.Repeat("a", 64), true}, {strings.Repeat("a", 65), false},
+	} {
+		if got := SafeName(tc.in); got != tc.ok {
+			t.Errorf("SafeName(%q) = %v, want %v", tc.in, got, tc.ok)
+		}
+	}
+}
+
+func FuzzResolveWithin(f *testing.F) {
+	root := f.TempDir()
+	outside := f.TempDir()
+	os.MkdirAll(filepath.Join(root, "a", "b"), 0o755)
+	os.Symlink(outside, filepath.Join(root, "a", "out"))
+	os.Symlink("../..", filepath.Join(root, "a", "b", "up"))
+	os.Symlink("/", filepath.Join(root, "rootlink"))
+	for _, s := range []string{"a/b/c", "a/out/x", "a/b/up/etc", "rootlink/etc/passwd", "../x", "a/../../x", "./a"} {
+		f.Add(s)
+	}
+	realRoot, _ := filepath.EvalSymlinks(root)
+	f.Fuzz(func(t *testing.T, p string) {
+		got, err := ResolveWithin(root, p)
+		if err != nil {
+			return
+		}
+		if got != realRoot && !strings.HasPrefix(got, realRoot+string(filepath.Separator)) {
+			t.Fatalf("ResolveWithin(%q) = %q, outside %q", p, got, realRoot)
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/sandbox"
@@ -130,5 +131,5 @@ func tail(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return "…" + s[len(s)-n:]
+	return "…" + strings.ToValidUTF8(s[len(s)-n:], "")
 }
