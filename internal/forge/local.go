@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/pathguard"
@@ -80,10 +81,12 @@ func (l *Local) OpenDraft(_ context.Context, pr PR) (string, error) {
 	if err := removeBundle(dst); err != nil {
 		return "", err
 	}
-	if err := os.Remove(filepath.Join(tmp, pathguard.MarkerName)); err != nil {
+	if err := os.Rename(tmp, dst); err != nil {
 		return "", fmt.Errorf("outbox: %w", err)
 	}
-	if err := os.Rename(tmp, dst); err != nil {
+	// The marker goes only once the bundle is in place: until then the
+	// deferred cleanup can still recognise tmp as ours.
+	if err := os.Remove(filepath.Join(dst, pathguard.MarkerName)); err != nil {
 		return "", fmt.Errorf("outbox: %w", err)
 	}
 	return dst, nil
@@ -92,8 +95,26 @@ func (l *Local) OpenDraft(_ context.Context, pr PR) (string, error) {
 // removeBundle deletes an earlier bundle file by file. A directory holding
 // anything else is not fixrail's to delete, and the error says so.
 func removeBundle(dir string) error {
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("outbox: %s is not a directory fixrail wrote; move it away to let it write this bundle", dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	// Look before deleting anything: a directory holding a file fixrail did not
+	// write keeps its whole earlier bundle.
+	for _, e := range entries {
+		if !slices.Contains(bundleFiles, e.Name()) || !e.Type().IsRegular() {
+			return fmt.Errorf("outbox: %s holds %s, which fixrail did not write; move it away to let it write this bundle", dir, e.Name())
+		}
 	}
 	for _, name := range bundleFiles {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -101,7 +122,7 @@ func removeBundle(dir string) error {
 		}
 	}
 	if err := os.Remove(dir); err != nil {
-		return fmt.Errorf("outbox: %s holds files fixrail did not write; move them away to let it write this bundle: %w", dir, err)
+		return fmt.Errorf("outbox: replace %s: %w", dir, err)
 	}
 	return nil
 }

@@ -6,9 +6,10 @@ import (
 )
 
 // DiffNonEmpty refuses a fix phase that changed nothing but the test.
+// Whether the other changes were planned is diff-within-plan's question.
 var DiffNonEmpty = &Gate{
 	Name:   "diff-nonempty",
-	Doc:    "the fix changes at least one planned source file",
+	Doc:    "the fix changes at least one file besides the reproducing test",
 	Reason: "empty-diff",
 	Run: func(_ context.Context, c *Change) (Verdict, error) {
 		n := 0
@@ -18,8 +19,8 @@ var DiffNonEmpty = &Gate{
 			}
 		}
 		if n == 0 {
-			return Verdict{Detail: "no source file changed"}, nil
+			return Verdict{Detail: "nothing changed besides the test"}, nil
 		}
-		return Verdict{Pass: true, Detail: fmt.Sprintf("%d source file(s) changed", n)}, nil
+		return Verdict{Pass: true, Detail: fmt.Sprintf("%d file(s) besides the test changed", n)}, nil
 	},
 }

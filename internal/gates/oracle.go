@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/fixrail/fixrail/internal/pathguard"
+	"github.com/fixrail/fixrail/internal/sandbox"
 )
 
 // TestUnchanged makes the red→green flip mean something: the reproducing
@@ -47,7 +48,7 @@ var OracleGreen = &Gate{
 			return Verdict{}, fmt.Errorf("oracle-green: %w", err)
 		}
 		if !res.Success() {
-			return Verdict{Detail: "test still fails: " + describe(res.ExitCode, res.Signal, res.TimedOut)}, nil
+			return Verdict{Detail: "test still fails: " + describe(res)}, nil
 		}
 		return Verdict{Pass: true, Detail: "test passes"}, nil
 	},
@@ -65,18 +66,20 @@ var SuiteGreen = &Gate{
 			return Verdict{}, fmt.Errorf("suite-green: %w", err)
 		}
 		if !res.Success() {
-			return Verdict{Detail: "suite fails: " + describe(res.ExitCode, res.Signal, res.TimedOut)}, nil
+			return Verdict{Detail: "suite fails: " + describe(res)}, nil
 		}
 		return Verdict{Pass: true, Detail: "suite passes"}, nil
 	},
 }
 
-func describe(code int, signal string, timedOut bool) string {
+func describe(res sandbox.Result) string {
 	switch {
-	case timedOut:
+	case res.TimedOut:
 		return "timed out"
-	case signal != "":
-		return "killed by " + signal
+	case res.Canceled:
+		return "canceled"
+	case res.Signal != "":
+		return "ended by signal (" + res.Signal + ")"
 	}
-	return fmt.Sprintf("exit %d", code)
+	return fmt.Sprintf("exit %d", res.ExitCode)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fixrail/fixrail/internal/pathguard"
+	"github.com/fixrail/fixrail/internal/sensitive"
 )
 
 // StageB is the binding sensitive-path check: it runs on the paths the fix
@@ -21,7 +22,7 @@ var StageB = &Gate{
 		var hits []string
 		for _, p := range c.Changed {
 			if v := c.Policy.Classify(p); c.Policy.Sensitive(v) {
-				hits = append(hits, fmt.Sprintf("%s (%s %s)", p, v.Class, v.Rule))
+				hits = append(hits, DescribeVerdict(p, v))
 				continue
 			}
 			full, err := pathguard.ResolveWithin(c.Worktree, p)
@@ -44,4 +45,13 @@ var StageB = &Gate{
 		}
 		return Verdict{Pass: true, Detail: fmt.Sprintf("%d path(s) clear", len(c.Changed))}, nil
 	},
+}
+
+// DescribeVerdict names a sensitive path and why: its class and, when there
+// is one, the rule that matched.
+func DescribeVerdict(p string, v sensitive.Verdict) string {
+	if v.Rule == "" {
+		return fmt.Sprintf("%s (%s)", p, v.Class)
+	}
+	return fmt.Sprintf("%s (%s %s)", p, v.Class, v.Rule)
 }

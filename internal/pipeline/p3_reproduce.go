@@ -11,6 +11,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/fixrail/fixrail/internal/fixtype"
+	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/sandbox"
 )
@@ -71,7 +72,7 @@ func (r *run) stageA() *Outcome {
 	var hits []string
 	for _, f := range append([]string{r.plan.Test.Path}, r.plan.Files...) {
 		if v := r.s.Policy.Classify(f); r.s.Policy.Sensitive(v) {
-			hits = append(hits, fmt.Sprintf("%s (%s %s)", f, v.Class, v.Rule))
+			hits = append(hits, gates.DescribeVerdict(f, v))
 		}
 	}
 	for _, f := range r.plan.Files {

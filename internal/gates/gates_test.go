@@ -1,0 +1,527 @@
+package gates_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fixrail/fixrail/internal/fixtype"
+	"github.com/fixrail/fixrail/internal/gates"
+	"github.com/fixrail/fixrail/internal/gitx"
+	"github.com/fixrail/fixrail/internal/sandbox"
+	"github.com/fixrail/fixrail/internal/sensitive"
+)
+
+const testPath = "tests/test_format.py"
+
+// verdict is what a gate returned, with the error reduced to whether there
+// was one, so one table column covers pass, fail and error.
+type verdict struct {
+	Pass   bool
+	Detail string
+	Err    bool
+}
+
+func run(t *testing.T, g *gates.Gate, c *gates.Change) verdict {
+	t.Helper()
+	v, err := g.Run(t.Context(), c)
+	if err != nil {
+		if v != (gates.Verdict{}) {
+			t.Errorf("%s returned verdict %+v with error %v; want the zero verdict", g.Name, v, err)
+		}
+		if !strings.HasPrefix(err.Error(), g.Name+": ") {
+			t.Errorf("%s error %q does not start with the gate's name", g.Name, err)
+		}
+		return verdict{Err: true}
+	}
+	return verdict{Pass: v.Pass, Detail: v.Detail}
+}
+
+func policy(t *testing.T) *sensitive.Policy {
+	t.Helper()
+	p, err := sensitive.New([]string{"src/**"}, []string{"src/billing/**"}, "tests/**")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// change is a Change whose plan fixes src/textfmt/format.py with testPath.
+func change(t *testing.T) *gates.Change {
+	t.Helper()
+	return &gates.Change{
+		Plan: &fixtype.Plan{
+			Summary: "guard None",
+			Files:   []string{"src/textfmt/format.py", "src/textfmt/util.py"},
+			Test:    fixtype.TestSpec{Path: testPath, Name: "test_none", Symptom: "AttributeError"},
+		},
+		Result:       &fixtype.Result{Summary: "fixed", FilesChanged: []string{"src/textfmt/format.py"}},
+		Worktree:     t.TempDir(),
+		Policy:       policy(t),
+		MaxDiffLines: 10,
+	}
+}
+
+// write creates the files of a worktree, parents included.
+func write(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		full := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestFixOrder(t *testing.T) {
+	// The documented order: cheap structural checks before any code runs.
+	want := []*gates.Gate{
+		gates.DiffNonEmpty, gates.DiffWithinPlan, gates.StageB, gates.DiffBudget,
+		gates.TestUnchanged, gates.OracleGreen, gates.SuiteGreen,
+	}
+	names := func(gs []*gates.Gate) []string {
+		var out []string
+		for _, g := range gs {
+			out = append(out, g.Name)
+		}
+		return out
+	}
+	if diff := cmp.Diff(names(want), names(gates.Fix)); diff != "" {
+		t.Fatalf("Fix order (-want +got):\n%s", diff)
+	}
+	for i := range want {
+		if gates.Fix[i] != want[i] {
+			t.Errorf("Fix[%d] is a copy of %s, not the exported gate", i, want[i].Name)
+		}
+	}
+}
+
+func TestCatalogue(t *testing.T) {
+	type entry struct {
+		Name, Reason string
+		Halt         bool
+	}
+	// Reasons are terminal reason codes from the README's table; only the
+	// budget gate HALTs, every other failure is evidence and ESCALATEs.
+	want := []entry{
+		{"diff-nonempty", "empty-diff", false},
+		{"diff-within-plan", "diff-outside-plan", false},
+		{"stage-b", "sensitive-path", false},
+		{"diff-budget", "diff-budget", true},
+		{"test-unchanged", "test-modified", false},
+		{"oracle-green", "oracle-still-red", false},
+		{"suite-green", "suite-red", false},
+	}
+	var got []entry
+	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	seen := map[string]bool{}
+	for _, g := range gates.Fix {
+		got = append(got, entry{g.Name, g.Reason, g.Halt})
+		if !kebab.MatchString(g.Name) {
+			t.Errorf("name %q is not kebab-case", g.Name)
+		}
+		if seen[g.Name] {
+			t.Errorf("name %q is used twice", g.Name)
+		}
+		seen[g.Name] = true
+		if strings.TrimSpace(g.Doc) == "" || strings.Contains(g.Doc, "\n") {
+			t.Errorf("%s: Doc %q must be one non-empty line", g.Name, g.Doc)
+		}
+		if !kebab.MatchString(g.Reason) {
+			t.Errorf("%s: Reason %q is not a kebab-case reason code", g.Name, g.Reason)
+		}
+		if g.Run == nil {
+			t.Errorf("%s: Run is nil", g.Name)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("catalogue (-want +got):\n%s", diff)
+	}
+}
+
+func TestDiffNonEmpty(t *testing.T) {
+	tests := []struct {
+		name    string
+		changed []string
+		want    verdict
+	}{
+		{"nothing changed", nil, verdict{Detail: "nothing changed besides the test"}},
+		{"only the test changed", []string{testPath}, verdict{Detail: "nothing changed besides the test"}},
+		{"one source file", []string{"src/textfmt/format.py"}, verdict{Pass: true, Detail: "1 file(s) besides the test changed"}},
+		{"source and test", []string{"src/textfmt/format.py", "src/textfmt/util.py", testPath},
+			verdict{Pass: true, Detail: "2 file(s) besides the test changed"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := change(t)
+			c.Changed = tc.changed
+			if diff := cmp.Diff(tc.want, run(t, gates.DiffNonEmpty, c)); diff != "" {
+				t.Errorf("verdict (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDiffWithinPlan(t *testing.T) {
+	tests := []struct {
+		name     string
+		changed  []string
+		declared []string
+		want     verdict
+	}{
+		{
+			name:     "planned and declared",
+			changed:  []string{"src/textfmt/format.py", testPath},
+			declared: []string{"src/textfmt/format.py"},
+			want:     verdict{Pass: true, Detail: "2 path(s), all planned and declared"},
+		},
+		{
+			name:     "declared but unchanged is fine",
+			changed:  []string{"src/textfmt/format.py"},
+			declared: []string{"src/textfmt/format.py", "src/textfmt/util.py"},
+			want:     verdict{Pass: true, Detail: "1 path(s), all planned and declared"},
+		},
+		{
+			name:     "the test needs no declaration",
+			changed:  []string{testPath},
+			declared: nil,
+			want:     verdict{Pass: true, Detail: "1 path(s), all planned and declared"},
+		},
+		{
+			name:     "unplanned path",
+			changed:  []string{"src/textfmt/format.py", "src/textfmt/other.py"},
+			declared: []string{"src/textfmt/format.py", "src/textfmt/other.py"},
+			want:     verdict{Detail: "not in PLAN.json: src/textfmt/other.py"},
+		},
+		{
+			name:     "build artefact left behind",
+			changed:  []string{"src/textfmt/__pycache__/format.cpython-312.pyc", "src/textfmt/format.py"},
+			declared: []string{"src/textfmt/format.py"},
+			want:     verdict{Detail: "not in PLAN.json: src/textfmt/__pycache__/format.cpython-312.pyc"},
+		},
+		{
+			name:     "planned but undeclared",
+			changed:  []string{"src/textfmt/format.py", "src/textfmt/util.py"},
+			declared: []string{"src/textfmt/format.py"},
+			want:     verdict{Detail: "not declared in files_changed: src/textfmt/util.py"},
+		},
+		{
+			name:     "both",
+			changed:  []string{"README.md", "src/textfmt/format.py", "src/textfmt/util.py"},
+			declared: nil,
+			want: verdict{Detail: "not in PLAN.json: README.md; " +
+				"not declared in files_changed: src/textfmt/format.py, src/textfmt/util.py"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := change(t)
+			c.Changed = tc.changed
+			c.Result.FilesChanged = tc.declared
+			if diff := cmp.Diff(tc.want, run(t, gates.DiffWithinPlan, c)); diff != "" {
+				t.Errorf("verdict (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestStageB(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   map[string]string // the worktree
+		links   map[string]string // symlinks in the worktree: name → target
+		changed []string
+		want    verdict
+	}{
+		{
+			name:    "fixable source and test",
+			files:   map[string]string{"src/textfmt/format.py": "import os\n", testPath: "from textfmt import format_name\n"},
+			changed: []string{"src/textfmt/format.py", testPath},
+			want:    verdict{Pass: true, Detail: "2 path(s) clear"},
+		},
+		{
+			name:    "nothing changed",
+			want:    verdict{Pass: true, Detail: "0 path(s) clear"},
+			changed: nil,
+		},
+		{
+			name:    "import of an auth module",
+			files:   map[string]string{"src/textfmt/format.py": "import os\nfrom app.auth.session import x\n"},
+			changed: []string{"src/textfmt/format.py"},
+			want:    verdict{Detail: `src/textfmt/format.py imports "from app.auth.session import x" (import:auth)`},
+		},
+		{
+			name:    "test that imports an auth module",
+			files:   map[string]string{testPath: "from app.auth.session import x\n"},
+			changed: []string{testPath},
+			want:    verdict{Detail: `tests/test_format.py imports "from app.auth.session import x" (import:auth)`},
+		},
+		{
+			name:    "deleted file has no imports to read",
+			changed: []string{"src/textfmt/gone.py"},
+			want:    verdict{Pass: true, Detail: "1 path(s) clear"},
+		},
+		{
+			name:    "denied path",
+			files:   map[string]string{"src/auth/session.py": "x = 1\n"},
+			changed: []string{"src/auth/session.py"},
+			want:    verdict{Detail: "src/auth/session.py (denied word:auth)"},
+		},
+		{
+			name: "denied path is not read",
+			// A directory where a file is expected would be a read error;
+			// a denied path is refused before any read.
+			files:   map[string]string{"src/secrets/x/keep": ""},
+			changed: []string{"src/secrets/x"},
+			want:    verdict{Detail: "src/secrets/x (denied word:secret)"},
+		},
+		{
+			name:    "project sensitive glob",
+			files:   map[string]string{"src/billing/invoice.py": "x = 1\n"},
+			changed: []string{"src/billing/invoice.py"},
+			want:    verdict{Detail: "src/billing/invoice.py (denied config:paths.sensitive[0] src/billing/**)"},
+		},
+		{
+			name:    "unknown path is sensitive",
+			files:   map[string]string{"docs/readme.md": "hi\n"},
+			changed: []string{"docs/readme.md"},
+			want:    verdict{Detail: "docs/readme.md (unknown)"},
+		},
+		{
+			name:    "unknown even when deleted",
+			changed: []string{"setup.py"},
+			want:    verdict{Detail: "setup.py (unknown)"},
+		},
+		{
+			name:  "every hit is listed",
+			files: map[string]string{"src/textfmt/format.py": "import app.crypto\n", "fixrail.yaml": "mode: x\n"},
+			changed: []string{
+				"fixrail.yaml", "src/textfmt/format.py",
+			},
+			want: verdict{Detail: `fixrail.yaml (denied glob:fixrail.yaml); src/textfmt/format.py imports "import app.crypto" (import:crypt)`},
+		},
+		{
+			name:    "unreadable changed path",
+			files:   map[string]string{"src/textfmt/pkg/x.py": ""},
+			changed: []string{"src/textfmt/pkg"},
+			want:    verdict{Err: true},
+		},
+		{
+			name:    "symlink out of the worktree",
+			links:   map[string]string{"src/textfmt": "/etc"},
+			changed: []string{"src/textfmt/hostname"},
+			want:    verdict{Err: true},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := change(t)
+			write(t, c.Worktree, tc.files)
+			for name, target := range tc.links {
+				full := filepath.Join(c.Worktree, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, full); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.Changed = tc.changed
+			if diff := cmp.Diff(tc.want, run(t, gates.StageB, c)); diff != "" {
+				t.Errorf("verdict (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDiffBudget(t *testing.T) {
+	tests := []struct {
+		name           string
+		added, deleted int
+		max            int
+		want           verdict
+	}{
+		{"well within", 3, 2, 10, verdict{Pass: true, Detail: "5 of 10 lines"}},
+		{"exactly at the budget", 6, 4, 10, verdict{Pass: true, Detail: "10 of 10 lines"}},
+		{"one over", 6, 5, 10, verdict{Detail: "11 of 10 lines"}},
+		{"deletions count", 0, 11, 10, verdict{Detail: "11 of 10 lines"}},
+		{"additions count", 11, 0, 10, verdict{Detail: "11 of 10 lines"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := change(t)
+			c.MaxDiffLines = tc.max
+			c.Diff = gitx.Diff{Added: tc.added, Deleted: tc.deleted}
+			if diff := cmp.Diff(tc.want, run(t, gates.DiffBudget, c)); diff != "" {
+				t.Errorf("verdict (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTestUnchanged(t *testing.T) {
+	const red = "def test_none():\n    assert format_name(None) == ''\n"
+	tests := []struct {
+		name     string
+		files    map[string]string
+		links    map[string]string
+		testPath string
+		want     verdict
+	}{
+		{
+			name:  "byte for byte the same",
+			files: map[string]string{testPath: red},
+			want:  verdict{Pass: true, Detail: testPath},
+		},
+		{
+			name:  "weakened",
+			files: map[string]string{testPath: "def test_none():\n    pass\n"},
+			want:  verdict{Detail: "the fix phase edited " + testPath},
+		},
+		{
+			name:  "trailing newline added",
+			files: map[string]string{testPath: red + "\n"},
+			want:  verdict{Detail: "the fix phase edited " + testPath},
+		},
+		{
+			name:  "emptied",
+			files: map[string]string{testPath: ""},
+			want:  verdict{Detail: "the fix phase edited " + testPath},
+		},
+		{
+			name: "deleted",
+			want: verdict{Detail: "the reproducing test was deleted"},
+		},
+		{
+			name:  "replaced by a directory",
+			files: map[string]string{testPath + "/x": ""},
+			want:  verdict{Err: true},
+		},
+		{
+			name:  "tests dir redirected out of the worktree",
+			links: map[string]string{"tests": "/etc"},
+			want:  verdict{Err: true},
+		},
+		{
+			name:     "unsafe test path",
+			testPath: "../outside.py",
+			want:     verdict{Err: true},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := change(t)
+			c.TestWhenRed = []byte(red)
+			if tc.testPath != "" {
+				c.Plan.Test.Path = tc.testPath
+			}
+			write(t, c.Worktree, tc.files)
+			for name, target := range tc.links {
+				if err := os.Symlink(target, filepath.Join(c.Worktree, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if diff := cmp.Diff(tc.want, run(t, gates.TestUnchanged, c)); diff != "" {
+				t.Errorf("verdict (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+type ctxKey struct{}
+
+// TestOracleAndSuite covers the two gates that run code: both take a fake
+// runner returning a sandbox.Result, and both pass only on a clean exit 0.
+func TestOracleAndSuite(t *testing.T) {
+	errStart := errors.New("start python3: executable file not found")
+	tests := []struct {
+		name      string
+		res       sandbox.Result
+		err       error
+		oracle    verdict
+		suite     verdict
+		wantCause error
+	}{
+		{
+			name:   "exit 0",
+			res:    sandbox.Result{ExitCode: 0, Stdout: "1 passed"},
+			oracle: verdict{Pass: true, Detail: "test passes"},
+			suite:  verdict{Pass: true, Detail: "suite passes"},
+		},
+		{
+			name:   "exit 1",
+			res:    sandbox.Result{ExitCode: 1, Stdout: "1 failed"},
+			oracle: verdict{Detail: "test still fails: exit 1"},
+			suite:  verdict{Detail: "suite fails: exit 1"},
+		},
+		{
+			name:   "timed out",
+			res:    sandbox.Result{ExitCode: -1, TimedOut: true, Signal: "killed"},
+			oracle: verdict{Detail: "test still fails: timed out"},
+			suite:  verdict{Detail: "suite fails: timed out"},
+		},
+		{
+			name:   "killed by a signal",
+			res:    sandbox.Result{ExitCode: -1, Signal: "segmentation fault"},
+			oracle: verdict{Detail: "test still fails: ended by signal (segmentation fault)"},
+			suite:  verdict{Detail: "suite fails: ended by signal (segmentation fault)"},
+		},
+		{
+			name:   "exit 0 but canceled is not green",
+			res:    sandbox.Result{ExitCode: 0, Canceled: true},
+			oracle: verdict{Detail: "test still fails: canceled"},
+			suite:  verdict{Detail: "suite fails: canceled"},
+		},
+		{
+			name:      "could not start",
+			err:       errStart,
+			oracle:    verdict{Err: true},
+			suite:     verdict{Err: true},
+			wantCause: errStart,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, g := range []struct {
+				gate *gates.Gate
+				want verdict
+			}{{gates.OracleGreen, tc.oracle}, {gates.SuiteGreen, tc.suite}} {
+				c := change(t)
+				calls := map[string]int{}
+				fake := func(which string) func(context.Context) (sandbox.Result, error) {
+					return func(ctx context.Context) (sandbox.Result, error) {
+						calls[which]++
+						if ctx.Value(ctxKey{}) != "run" {
+							t.Errorf("%s: %s runner did not get the gate's context", g.gate.Name, which)
+						}
+						return tc.res, tc.err
+					}
+				}
+				c.Oracle, c.Suite = fake("oracle"), fake("suite")
+				ctx := context.WithValue(t.Context(), ctxKey{}, "run")
+				v, err := g.gate.Run(ctx, c)
+				got := verdict{Pass: v.Pass, Detail: v.Detail, Err: err != nil}
+				if diff := cmp.Diff(g.want, got); diff != "" {
+					t.Errorf("%s verdict (-want +got):\n%s", g.gate.Name, diff)
+				}
+				if tc.wantCause != nil && !errors.Is(err, tc.wantCause) {
+					t.Errorf("%s error %v does not wrap %v", g.gate.Name, err, tc.wantCause)
+				}
+				// Each gate runs its own command, once, and never the other's.
+				own := map[*gates.Gate]string{gates.OracleGreen: "oracle", gates.SuiteGreen: "suite"}[g.gate]
+				if diff := cmp.Diff(map[string]int{own: 1}, calls); diff != "" {
+					t.Errorf("%s runner calls (-want +got):\n%s", g.gate.Name, diff)
+				}
+			}
+		})
+	}
+}
