@@ -1,0 +1,315 @@
+package approval
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Errors from Store.Take besides the verification errors.
+var (
+	ErrNoToken  = errors.New("no approval for this call")
+	ErrReplayed = errors.New("approval was already used")
+	ErrMismatch = errors.New("approval is for a different call")
+)
+
+// A Store keeps approval state under Dir ($FIXRAIL_HOME/approvals):
+//
+//	pending/<callkey>.json      the canonical request a denial printed: the exact bytes to sign
+//	pending/<callkey>.json.sig  an SSHSIG over that file, where `ssh-keygen -Y sign` writes it
+//	tokens/<callkey>.json       a signed token (see Token), written by `fixrail approve`
+//	spent/<nonce>               one file per used nonce; its existence is the single-use record
+//
+// Directories are 0700 and files 0600. Writes go to a temporary file that is
+// renamed into place, so a reader never sees half a file.
+type Store struct {
+	Dir string
+}
+
+// PendingPath is the file holding the pending request for callKey: the file
+// the owner signs.
+func (s *Store) PendingPath(callKey string) string {
+	return filepath.Join(s.Dir, "pending", callKey+".json")
+}
+
+// SigPath is where `ssh-keygen -Y sign -n fixrail-approval -f KEY <PendingPath>`
+// writes its signature. Take accepts a signature there as a token.
+func (s *Store) SigPath(callKey string) string { return s.PendingPath(callKey) + ".sig" }
+
+func (s *Store) tokenPath(callKey string) string {
+	return filepath.Join(s.Dir, "tokens", callKey+".json")
+}
+
+func checkCallKey(callKey string) error {
+	if !isLowerHex(callKey, 64) {
+		return fmt.Errorf("%w: call key %q is not 64 lowercase hex digits", ErrMalformed, callKey)
+	}
+	return nil
+}
+
+// SavePending records r as the request waiting for approval of its call and
+// returns the call key. The file holds exactly Canonical(r). It replaces any
+// earlier pending request for the call, so a hook that denies the same call
+// again should reuse an unexpired one (see Pending): a signature already made
+// over the old file would not verify over a new nonce.
+func (s *Store) SavePending(r *Request) (callKey string, err error) {
+	if err := r.validate(); err != nil {
+		return "", fmt.Errorf("save pending: %w", err)
+	}
+	c, err := r.Canonical()
+	if err != nil {
+		return "", fmt.Errorf("save pending: %w", err)
+	}
+	if callKey, err = r.CallKey(); err != nil {
+		return "", fmt.Errorf("save pending: %w", err)
+	}
+	if err := writeFileAtomic(s.PendingPath(callKey), c); err != nil {
+		return "", fmt.Errorf("save pending: %w", err)
+	}
+	return callKey, nil
+}
+
+// Pending returns the pending request for callKey. A missing one is an error
+// wrapping fs.ErrNotExist.
+func (s *Store) Pending(callKey string) (*Request, error) {
+	if err := checkCallKey(callKey); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(s.PendingPath(callKey))
+	if err != nil {
+		return nil, fmt.Errorf("pending request: %w", err)
+	}
+	var r Request
+	if err := json.Unmarshal(data, &r); err != nil {
+		if !errors.Is(err, ErrMalformed) {
+			err = fmt.Errorf("%w: %w", ErrMalformed, err)
+		}
+		return nil, fmt.Errorf("pending request %s: %w", callKey, err)
+	}
+	return &r, nil
+}
+
+// SaveToken stores t under its request's call key, replacing any earlier
+// token for the same call. It does not verify t; Take does.
+func (s *Store) SaveToken(t *Token) error {
+	if err := t.Request.validate(); err != nil {
+		return fmt.Errorf("save token: %w", err)
+	}
+	callKey, err := t.Request.CallKey()
+	if err != nil {
+		return fmt.Errorf("save token: %w", err)
+	}
+	data, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("save token: %w", err)
+	}
+	if err := writeFileAtomic(s.tokenPath(callKey), append(data, '\n')); err != nil {
+		return fmt.Errorf("save token: %w", err)
+	}
+	return nil
+}
+
+// Take finds the approval for the call with callKey, verifies it against k at
+// now, and spends its nonce. It returns the token only if the call may run.
+//
+// A token is taken at most once: Take first renames the token file to a
+// private name, so concurrent hooks cannot both read it, and that file is
+// removed whatever the outcome. An invalid, expired, mismatched or replayed
+// token is therefore deleted and cannot fire again. The nonce is spent by
+// creating spent/<nonce> with O_CREATE|O_EXCL, so a copy of a used token put
+// back in place fails with ErrReplayed.
+//
+// Take looks for tokens/<callkey>.json first, then for an ssh-keygen
+// signature at SigPath over the pending request. With neither it returns
+// ErrNoToken.
+func (s *Store) Take(callKey string, k *Keyring, now time.Time) (*Token, error) {
+	if err := checkCallKey(callKey); err != nil {
+		return nil, err
+	}
+	t, claimed, err := s.claim(callKey)
+	if claimed != "" {
+		defer os.Remove(claimed)
+	}
+	if err != nil {
+		return nil, err
+	}
+	got, err := t.Request.CallKey()
+	if err != nil {
+		return nil, err
+	}
+	if got != callKey {
+		return nil, fmt.Errorf("%w: token names call %s", ErrMismatch, got)
+	}
+	if err := k.Verify(t, now); err != nil {
+		return nil, err
+	}
+	if err := s.spend(&t.Request); err != nil {
+		return nil, err
+	}
+	// The pending request is answered; a later denial of the same call mints
+	// a new one.
+	os.Remove(s.PendingPath(callKey))
+	return t, nil
+}
+
+// claim moves the call's token (or ssh-keygen signature) to a private name
+// and parses it. It returns the claimed path, to be removed by the caller,
+// whenever a file was claimed, even if parsing failed.
+func (s *Store) claim(callKey string) (*Token, string, error) {
+	var suffix [8]byte
+	if _, err := rand.Read(suffix[:]); err != nil {
+		return nil, "", fmt.Errorf("take approval: %w", err)
+	}
+	private := "." + callKey + "." + hex.EncodeToString(suffix[:]) + ".taking"
+
+	tokenPath := s.tokenPath(callKey)
+	claimed := filepath.Join(filepath.Dir(tokenPath), private)
+	err := os.Rename(tokenPath, claimed)
+	if err == nil {
+		data, err := os.ReadFile(claimed)
+		if err != nil {
+			return nil, claimed, fmt.Errorf("take approval: %w", err)
+		}
+		var t Token
+		if err := json.Unmarshal(data, &t); err != nil {
+			if !errors.Is(err, ErrMalformed) {
+				err = fmt.Errorf("%w: token file: %w", ErrMalformed, err)
+			}
+			return nil, claimed, err
+		}
+		return &t, claimed, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, "", fmt.Errorf("take approval: %w", err)
+	}
+
+	sigPath := s.SigPath(callKey)
+	claimed = filepath.Join(filepath.Dir(sigPath), private)
+	if err := os.Rename(sigPath, claimed); errors.Is(err, fs.ErrNotExist) {
+		return nil, "", ErrNoToken
+	} else if err != nil {
+		return nil, "", fmt.Errorf("take approval: %w", err)
+	}
+	sig, err := os.ReadFile(claimed)
+	if err != nil {
+		return nil, claimed, fmt.Errorf("take approval: %w", err)
+	}
+	r, err := s.Pending(callKey)
+	if err != nil {
+		return nil, claimed, fmt.Errorf("%w: signature without its pending request: %w", ErrMalformed, err)
+	}
+	return &Token{Request: *r, Signature: sig, Kind: KindSSHSIG}, claimed, nil
+}
+
+// spend records r's nonce as used, durably, or fails with ErrReplayed.
+func (s *Store) spend(r *Request) error {
+	dir := filepath.Join(s.Dir, "spent")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("spend nonce: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, r.Nonce), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w: nonce %s", ErrReplayed, r.Nonce)
+	}
+	if err != nil {
+		return fmt.Errorf("spend nonce: %w", err)
+	}
+	_, werr := f.WriteString(r.expiry().Format(time.RFC3339) + "\n")
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr, syncDir(dir)); err != nil {
+		// The nonce file exists, so the nonce counts as spent; say so
+		// rather than let the call run on a record that may not survive.
+		return fmt.Errorf("spend nonce: %w", err)
+	}
+	return nil
+}
+
+// Prune removes spent-nonce records and pending requests whose expiry is
+// before cutoff, and leftover claimed files. A pruned nonce can only be
+// replayed by a token that has already expired, so pass a cutoff some margin
+// before now (a day, say) to allow for clock steps.
+func (s *Store) Prune(cutoff time.Time) error {
+	var errs []error
+	spent := filepath.Join(s.Dir, "spent")
+	entries, err := os.ReadDir(spent)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	for _, e := range entries {
+		p := filepath.Join(spent, e.Name())
+		data, err := os.ReadFile(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		exp, err := time.Parse(time.RFC3339, strings.TrimSpace(string(data)))
+		if err == nil && exp.Before(cutoff) {
+			errs = append(errs, os.Remove(p))
+		}
+	}
+	for _, sub := range []string{"pending", "tokens"} {
+		dir := filepath.Join(s.Dir, sub)
+		entries, err := os.ReadDir(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			switch {
+			case strings.HasSuffix(e.Name(), ".taking"):
+				if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+					errs = append(errs, os.Remove(p))
+				}
+			case sub == "pending" && strings.HasSuffix(e.Name(), ".json"):
+				r, err := s.Pending(strings.TrimSuffix(e.Name(), ".json"))
+				if err == nil && r.expiry().Before(cutoff) {
+					errs = append(errs, os.Remove(p))
+				}
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("prune approvals: %w", err)
+	}
+	return nil
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

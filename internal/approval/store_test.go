@@ -1,0 +1,362 @@
+package approval
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// setup returns a store, the owner's key, a keyring holding it, and the
+// pending request for a gated call with its call key.
+func setup(t *testing.T) (*Store, *Key, *Keyring, *Request, string) {
+	t.Helper()
+	key, pub := nativeKey(t)
+	ring := keyringDir(t, map[string]string{"owner.pub": pub})
+	s := &Store{Dir: filepath.Join(t.TempDir(), "approvals")}
+	r := testRequest(t)
+	ck, err := s.SavePending(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, key, ring, r, ck
+}
+
+func exists(t *testing.T, path string) bool {
+	t.Helper()
+	_, err := os.Stat(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+func TestPending(t *testing.T) {
+	s, _, _, r, ck := setup(t)
+	want, _ := r.CallKey()
+	if ck != want {
+		t.Errorf("SavePending call key %s, want %s", ck, want)
+	}
+	data, err := os.ReadFile(s.PendingPath(ck))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := r.Canonical(); string(data) != string(c) {
+		t.Errorf("pending file holds %q, want exactly the canonical request %q", data, c)
+	}
+	got, err := s.Pending(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r, got); diff != "" {
+		t.Errorf("Pending mismatch (-want +got):\n%s", diff)
+	}
+	if _, err := s.Pending(strings64('0')); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Pending of an unknown call = %v, want fs.ErrNotExist", err)
+	}
+	if _, err := s.Pending("../../etc/passwd"); !errors.Is(err, ErrMalformed) {
+		t.Errorf("Pending with a path as call key = %v, want ErrMalformed", err)
+	}
+	for _, dir := range []string{s.Dir, filepath.Dir(s.PendingPath(ck))} {
+		fi, err := os.Stat(dir)
+		if err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v, %v; want 0700", dir, fi.Mode().Perm(), err)
+		}
+	}
+}
+
+func strings64(c byte) string {
+	b := make([]byte, 64)
+	for i := range b {
+		b[i] = c
+	}
+	return string(b)
+}
+
+// TestTakeOnce: an approval lets exactly one call through; its replay is
+// refused.
+func TestTakeOnce(t *testing.T) {
+	s, key, ring, r, ck := setup(t)
+	if _, err := s.Take(ck, ring, t0); !errors.Is(err, ErrNoToken) {
+		t.Fatalf("Take before approval = %v, want ErrNoToken", err)
+	}
+	tok, err := key.Approve(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveToken(tok); err != nil {
+		t.Fatal(err)
+	}
+	tokenFile, _ := os.ReadFile(s.tokenPath(ck))
+
+	got, err := s.Take(ck, ring, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatalf("Take: %v", err)
+	}
+	if diff := cmp.Diff(tok, got); diff != "" {
+		t.Errorf("Take returned another token (-want +got):\n%s", diff)
+	}
+	if !exists(t, filepath.Join(s.Dir, "spent", r.Nonce)) {
+		t.Error("nonce not recorded as spent")
+	}
+	if exists(t, s.tokenPath(ck)) || exists(t, s.PendingPath(ck)) {
+		t.Error("token or pending file left behind after use")
+	}
+	if _, err := s.Take(ck, ring, t0.Add(time.Minute)); !errors.Is(err, ErrNoToken) {
+		t.Errorf("second Take = %v, want ErrNoToken", err)
+	}
+
+	// Replay: the agent puts a copy of the used token file back.
+	if err := os.WriteFile(s.tokenPath(ck), tokenFile, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Take(ck, ring, t0.Add(2*time.Minute)); !errors.Is(err, ErrReplayed) {
+		t.Errorf("replayed Take = %v, want ErrReplayed", err)
+	}
+	if exists(t, s.tokenPath(ck)) {
+		t.Error("replayed token not deleted")
+	}
+
+	// Replay with the nonce changed to dodge the spent record: only the
+	// signature stops this one.
+	var renonced Token
+	if err := json.Unmarshal(tokenFile, &renonced); err != nil {
+		t.Fatal(err)
+	}
+	renonced.Request.Nonce = "fedcba9876543210fedcba9876543210"
+	if err := s.SaveToken(&renonced); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Take(ck, ring, t0.Add(2*time.Minute)); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("replay with a new nonce: Take = %v, want ErrBadSignature", err)
+	}
+	if exists(t, s.tokenPath(ck)) {
+		t.Error("re-nonced token not deleted")
+	}
+}
+
+// TestTakeDeletesBadTokens: every failing token is deleted, so it cannot
+// fire (or be retried) on the next call.
+func TestTakeDeletesBadTokens(t *testing.T) {
+	stranger, _ := goSSHKey(t)
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, s *Store, key *Key, r *Request, ck string)
+		now     time.Time
+		wantErr error
+	}{
+		{
+			name: "expired",
+			now:  t0.Add(time.Hour),
+			prepare: func(t *testing.T, s *Store, key *Key, r *Request, ck string) {
+				saveApproved(t, s, key, r)
+			},
+			wantErr: ErrExpired,
+		},
+		{
+			name: "forged by a key outside the ring",
+			now:  t0,
+			prepare: func(t *testing.T, s *Store, _ *Key, r *Request, ck string) {
+				saveApproved(t, s, stranger, r)
+			},
+			wantErr: ErrNoKey,
+		},
+		{
+			name: "request edited after signing",
+			now:  t0,
+			prepare: func(t *testing.T, s *Store, key *Key, r *Request, ck string) {
+				tok, err := key.Approve(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tok.Request.Expires = tok.Request.Expires.Add(24 * time.Hour)
+				if err := s.SaveToken(tok); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantErr: ErrBadSignature,
+		},
+		{
+			name: "token for another call under this call's name",
+			now:  t0,
+			prepare: func(t *testing.T, s *Store, key *Key, _ *Request, ck string) {
+				other, err := NewRequest("Bash", json.RawMessage(`{"command":"echo harmless"}`), "/home/dev/repo", "push-force", time.Hour, t0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tok, err := key.Approve(other)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, _ := json.Marshal(tok)
+				writeToken(t, s, ck, data)
+			},
+			wantErr: ErrMismatch,
+		},
+		{
+			name: "garbage file",
+			now:  t0,
+			prepare: func(t *testing.T, s *Store, _ *Key, _ *Request, ck string) {
+				writeToken(t, s, ck, []byte("{not json"))
+			},
+			wantErr: ErrMalformed,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, key, ring, r, ck := setup(t)
+			tc.prepare(t, s, key, r, ck)
+			if _, err := s.Take(ck, ring, tc.now); !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Take = %v, want %v", err, tc.wantErr)
+			}
+			if exists(t, s.tokenPath(ck)) {
+				t.Error("bad token file was not deleted")
+			}
+			if left, _ := filepath.Glob(filepath.Join(s.Dir, "tokens", "*")); len(left) != 0 {
+				t.Errorf("files left in tokens/: %v", left)
+			}
+			if _, err := s.Take(ck, ring, tc.now); !errors.Is(err, ErrNoToken) {
+				t.Errorf("Take after deletion = %v, want ErrNoToken", err)
+			}
+			if exists(t, filepath.Join(s.Dir, "spent", r.Nonce)) {
+				t.Error("a refused token spent its nonce")
+			}
+		})
+	}
+}
+
+func saveApproved(t *testing.T, s *Store, key *Key, r *Request) {
+	t.Helper()
+	tok, err := key.Approve(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveToken(tok); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeToken(t *testing.T, s *Store, ck string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(s.tokenPath(ck)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.tokenPath(ck), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTakeSSHKeygenSignature is the no-fixrail-needed flow: the owner runs
+// ssh-keygen on the pending file and the next identical call goes through.
+func TestTakeSSHKeygenSignature(t *testing.T) {
+	priv, pub := genSSHKey(t, "ed25519")
+	ring := keyringDir(t, map[string]string{AllowedSignersFile: "owner@example " + pub})
+	s := &Store{Dir: t.TempDir()}
+	r := testRequest(t)
+	ck, err := s.SavePending(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runSSHKeygen(t, nil, "-Y", "sign", "-n", Namespace, "-f", priv, s.PendingPath(ck)); err != nil {
+		t.Fatal("ssh-keygen -Y sign failed")
+	}
+	if !exists(t, s.SigPath(ck)) {
+		t.Fatalf("ssh-keygen did not write %s", s.SigPath(ck))
+	}
+	// The retry computes the call key from the live call, not the request.
+	live, err := CallKey("Bash", json.RawMessage(`{"timeout":120000,"command":"git push --force origin main"}`), "/home/dev/repo", "push-force")
+	if err != nil || live != ck {
+		t.Fatalf("live call key %s, %v; want %s", live, err, ck)
+	}
+	tok, err := s.Take(live, ring, t0)
+	if err != nil {
+		t.Fatalf("Take: %v", err)
+	}
+	if tok.Kind != KindSSHSIG || tok.Request.Nonce != r.Nonce {
+		t.Errorf("Take returned kind %q nonce %q", tok.Kind, tok.Request.Nonce)
+	}
+	if exists(t, s.SigPath(ck)) || exists(t, s.PendingPath(ck)) {
+		t.Error("signature or pending file left behind")
+	}
+
+	// A signature in the wrong namespace is refused and deleted.
+	r2 := testRequest(t)
+	ck2, err := s.SavePending(r2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runSSHKeygen(t, nil, "-Y", "sign", "-n", "git", "-f", priv, s.PendingPath(ck2)); err != nil {
+		t.Fatal("ssh-keygen -Y sign failed")
+	}
+	if _, err := s.Take(ck2, ring, t0); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("Take with a git-namespace signature = %v, want ErrBadSignature", err)
+	}
+	if exists(t, s.SigPath(ck2)) {
+		t.Error("bad signature file not deleted")
+	}
+}
+
+// TestTakeConcurrent: many hooks racing for one approval; exactly one wins.
+func TestTakeConcurrent(t *testing.T) {
+	s, key, ring, r, ck := setup(t)
+	saveApproved(t, s, key, r)
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() { _, errs[i] = s.Take(ck, ring, t0) })
+	}
+	wg.Wait()
+	wins := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			wins++
+		case errors.Is(err, ErrNoToken), errors.Is(err, ErrReplayed):
+		default:
+			t.Errorf("unexpected error %v", err)
+		}
+	}
+	if wins != 1 {
+		t.Errorf("%d concurrent Takes succeeded, want exactly 1", wins)
+	}
+}
+
+func TestPrune(t *testing.T) {
+	s, key, ring, r, ck := setup(t)
+	saveApproved(t, s, key, r)
+	if _, err := s.Take(ck, ring, t0); err != nil {
+		t.Fatal(err)
+	}
+	later := testRequest(t)
+	later.Expires = t0.Add(48 * time.Hour)
+	laterKey, err := s.SavePending(later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := testRequest(t)
+	stale.Cwd = "/other"
+	staleKey, err := s.SavePending(stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := s.Prune(t0.Add(24 * time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if exists(t, filepath.Join(s.Dir, "spent", r.Nonce)) {
+		t.Error("expired spent nonce not pruned")
+	}
+	if exists(t, s.PendingPath(staleKey)) {
+		t.Error("expired pending request not pruned")
+	}
+	if !exists(t, s.PendingPath(laterKey)) {
+		t.Error("live pending request pruned")
+	}
+}

@@ -1,0 +1,244 @@
+package receipt
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// ErrTornTail means the log does not end with a newline: a write was cut
+// short (a crash or a full disk). Append refuses to extend such a log, since
+// it cannot tell what the last receipt was; `fixrail receipts verify` shows
+// the damaged line.
+var ErrTornTail = errors.New("receipt log ends in a partial line")
+
+// A Log is the receipt log at Path. The zero value is not usable; the file
+// and its directory are created on the first Append (0600 and 0700).
+type Log struct {
+	Path string
+}
+
+// hashLine is the chain hash of one line, given without its newline.
+func hashLine(line []byte) string {
+	sum := sha256.Sum256(line)
+	return hex.EncodeToString(sum[:])
+}
+
+// open opens the log and takes a flock of the given type (LOCK_EX to append,
+// LOCK_SH to read). Closing the file releases the lock.
+func (l *Log) open(how int) (*os.File, error) {
+	var f *os.File
+	var err error
+	if how == syscall.LOCK_EX {
+		if err := os.MkdirAll(filepath.Dir(l.Path), 0o700); err != nil {
+			return nil, fmt.Errorf("receipt log: %w", err)
+		}
+		f, err = os.OpenFile(l.Path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	} else {
+		f, err = os.Open(l.Path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("receipt log: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), how)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("receipt log: flock: %w", err)
+	}
+	return f, nil
+}
+
+// Append adds r to the log and returns it as written, with Seq, Prev and
+// (when r.Time is zero) Time filled in. The caller's Seq and Prev are
+// ignored. The line is on disk (fsync) when Append returns.
+func (l *Log) Append(r Receipt) (Receipt, error) {
+	if !kinds[r.Kind] {
+		return Receipt{}, fmt.Errorf("append receipt: unknown kind %q", r.Kind)
+	}
+	if (r.Kind == KindCheckpoint) != (r.Checkpoint != nil) {
+		return Receipt{}, fmt.Errorf("append receipt: a checkpoint field belongs on, and only on, a %s receipt", KindCheckpoint)
+	}
+	f, err := l.open(syscall.LOCK_EX)
+	if err != nil {
+		return Receipt{}, err
+	}
+	defer f.Close()
+
+	fi, err := f.Stat()
+	if err != nil {
+		return Receipt{}, fmt.Errorf("append receipt: %w", err)
+	}
+	last, err := lastLine(f, fi.Size())
+	if err != nil {
+		return Receipt{}, fmt.Errorf("append receipt: %w", err)
+	}
+	r.Seq, r.Prev = 1, ""
+	if last != nil {
+		var prev struct {
+			Seq int64 `json:"seq"`
+		}
+		if err := json.Unmarshal(last, &prev); err != nil {
+			return Receipt{}, fmt.Errorf("append receipt: last line is not a receipt: %w", err)
+		}
+		r.Seq, r.Prev = prev.Seq+1, hashLine(last)
+	}
+	if r.Time.IsZero() {
+		r.Time = time.Now().UTC()
+	}
+	// json.Marshal escapes newlines in strings and compacts RawMessage
+	// fields, so the receipt is one line.
+	line, err := json.Marshal(r)
+	if err != nil {
+		return Receipt{}, fmt.Errorf("append receipt: %w", err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		// Cut off whatever part was written, so the log stays whole.
+		return Receipt{}, errors.Join(fmt.Errorf("append receipt: %w", err), f.Truncate(fi.Size()))
+	}
+	if err := f.Sync(); err != nil {
+		return Receipt{}, fmt.Errorf("append receipt: fsync: %w", err)
+	}
+	return r, nil
+}
+
+// lastLine returns the last line of f (size bytes long) without its
+// newline, or nil for an empty file.
+func lastLine(f *os.File, size int64) ([]byte, error) {
+	if size == 0 {
+		return nil, nil
+	}
+	var b [1]byte
+	if _, err := f.ReadAt(b[:], size-1); err != nil {
+		return nil, err
+	}
+	if b[0] != '\n' {
+		return nil, ErrTornTail
+	}
+	const chunk = 64 << 10
+	end := size - 1 // the final newline
+	var tail []byte
+	for pos := end; pos > 0; {
+		n := min(int64(chunk), pos)
+		buf := make([]byte, n)
+		if _, err := f.ReadAt(buf, pos-n); err != nil {
+			return nil, err
+		}
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			return append(buf[i+1:], tail...), nil
+		}
+		tail = append(buf, tail...)
+		pos -= n
+	}
+	return tail, nil
+}
+
+// Head returns the seq and hash of the last line; 0 and "" for an empty or
+// missing log.
+func (l *Log) Head() (seq int64, head string, err error) {
+	f, err := l.open(syscall.LOCK_SH)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, "", nil
+	}
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, "", fmt.Errorf("receipt log head: %w", err)
+	}
+	last, err := lastLine(f, fi.Size())
+	if err != nil || last == nil {
+		return 0, "", err
+	}
+	var r struct {
+		Seq int64 `json:"seq"`
+	}
+	if err := json.Unmarshal(last, &r); err != nil {
+		return 0, "", fmt.Errorf("receipt log head: %w", err)
+	}
+	return r.Seq, hashLine(last), nil
+}
+
+// Checkpoint signs the current head with s and appends the checkpoint
+// receipt. Signing happens outside the lock (it may wait for a key touch),
+// so other receipts may land in between; the checkpoint names the line it
+// covers by Seq, and Verify checks it against that line.
+func (l *Log) Checkpoint(s Signer) (Receipt, error) {
+	seq, head, err := l.Head()
+	if err != nil {
+		return Receipt{}, err
+	}
+	if seq == 0 {
+		return Receipt{}, errors.New("checkpoint: the receipt log is empty")
+	}
+	c := &Checkpoint{Head: head, Seq: seq}
+	if c.Signature, c.Kind, err = s.SignCheckpoint(c.Message()); err != nil {
+		return Receipt{}, fmt.Errorf("checkpoint: %w", err)
+	}
+	return l.Append(Receipt{Kind: KindCheckpoint, Checkpoint: c})
+}
+
+// Read returns every receipt in the log, in order. It does not check the
+// chain; Verify does.
+func (l *Log) Read() ([]Receipt, error) {
+	f, err := l.open(syscall.LOCK_SH)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Receipt
+	err = eachLine(f, func(n int64, line []byte, complete bool) error {
+		if !complete {
+			return fmt.Errorf("line %d: %w", n, ErrTornTail)
+		}
+		var r Receipt
+		if err := json.Unmarshal(line, &r); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		out = append(out, r)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read receipts: %w", err)
+	}
+	return out, nil
+}
+
+// eachLine calls fn for each line (1-based n, without the newline); complete
+// is false for a final line with no newline.
+func eachLine(r io.Reader, fn func(n int64, line []byte, complete bool) error) error {
+	br := bufio.NewReader(r)
+	for n := int64(1); ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			complete := line[len(line)-1] == '\n'
+			if complete {
+				line = line[:len(line)-1]
+			}
+			if ferr := fn(n, line, complete); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
