@@ -1,0 +1,198 @@
+// Package policy decides which consequential actions a tool call takes: the
+// rules live in code, a policy file only sets each rule's mode.
+//
+// # Model
+//
+// Analyze turns one tool call (Bash, Write, Edit, MultiEdit, NotebookEdit,
+// Read, Grep, WebFetch, apply_patch, mcp__server__tool, ...) into Matches:
+// the rules it triggers, each with a one-line reason. A match is either
+// concrete or Unresolvable: the rule could apply but the deciding part of
+// the call is only known at run time. Decide applies the modes of a Policy:
+// any match of a gate-mode rule denies, else any match of a warn-mode rule
+// warns, else the call is allowed. Unresolvable counts as a match, so a gate
+// rule that cannot tell denies. Presenting an approval for a denied call is
+// the hook's business, not this package's.
+//
+// Rules and what they match:
+//
+//   - self-mod (default gate): writes to agent settings (~/.claude/**,
+//     ~/.claude.json, ~/.codex/**, ~/.gemini/**, any .claude/settings*.json,
+//     .claude/hooks/**, .codex/**, .gemini/**, .mcp.json, .cursor/hooks.json,
+//     the managed-settings directories /etc/claude-code, /etc/codex,
+//     /etc/gemini-cli and macOS /Library/Application Support/ClaudeCode),
+//     the global git configuration (~/.gitconfig and git config --global),
+//     $FIXRAIL_HOME/** (policy.json, keys, nonces, receipts) and the fixrail
+//     binary; any read of, or argument naming, a file under
+//     $FIXRAIL_HOME/keys; a recursive operation on a directory that contains
+//     any of these; a link to a protected file (a later edit of the link
+//     would change it); a write to a hard link of a protected file; fixrail
+//     approve, fixrail receipts checkpoint and ssh-keygen -Y sign -n
+//     fixrail-approval.
+//   - push-force: git push -f/--force/--force-with-lease/--force-if-includes
+//     (clustered -fu, abbreviated --forc), a +refspec, --mirror, --prune;
+//     gh api ref updates with force=true.
+//   - push-protected: a push whose destination is a protected branch
+//     (Env.ProtectedBranches, default main and master): main, HEAD:main,
+//     refs/heads/main, heads/main, :main and --delete main, matching
+//     refspecs ":" and wildcard destinations, --all, --mirror; a push with
+//     no refspec when HEAD (read from the repository) is a protected branch;
+//     gh api and MCP writes naming a protected branch.
+//   - publish: gh pr merge, gh release, gh repo delete/visibility changes,
+//     glab mr merge, npm/pnpm/yarn/bun publish and dist-tag, cargo publish,
+//     twine upload, poetry/uv/flit/hatch/pdm publish, gem push, mvn deploy,
+//     gradle publish*, dotnet nuget push, goreleaser release, helm push,
+//     vsce/ovsx publish, docker/podman push and build --push, git push
+//     --tags, pushing refs/tags/*, a version-like name (v1.2.3) or a tag
+//     created earlier in the same command. Scripts and make targets whose
+//     name contains publish/release/deploy/upload/ship are unresolvable.
+//   - egress-other: curl/wget/httpie with a body or a non-GET method to a
+//     host other than localhost, ssh/scp/sftp/rsync to another host,
+//     nc/socat/telnet/openssl s_client, mail senders, /dev/tcp redirections,
+//     cloud uploads (aws s3 cp to s3://, gsutil, rclone), gh gist/secret and
+//     file-body uploads, gh api writes, WebFetch with a non-GET method, DNS
+//     lookups of names built at run time, and MCP tools named for writing or
+//     sending (see mcp.go for the word lists).
+//   - destructive: recursive deletes (rm -r, find -delete, find -exec rm,
+//     rsync --delete, shred) whose target, after filepath.Clean, glob
+//     components that can match "..", and symbolic links followed the way
+//     the command follows them, lies outside Env.ScratchDirs; git clean -f,
+//     git reset --hard, git checkout/restore of ".", git switch/checkout -f,
+//     git stash drop/clear, git branch -D, git worktree remove --force
+//     (outside scratch); disk and partition tools; terraform destroy,
+//     kubectl delete, helm uninstall, docker system/volume prune, cloud
+//     bucket removal, destructive SQL passed on a client's command line; MCP
+//     tools named for deleting.
+//   - scope-escalation: crontab, at/batch, systemctl enable/start/...,
+//     loginctl enable-linger, launchctl load, service start, sudo/doas/su/
+//     pkexec/run0 running a command, nohup, setsid, disown, daemonize,
+//     systemd-run, tmux/screen detached sessions, pm2 start, docker run
+//     --restart, setuid modes (chmod u+s, install -m 4755), setcap, user and
+//     group administration, direnv allow, repository git config keys that
+//     run commands (alias.*, core.hooksPath, core.sshCommand, ...), starting
+//     another agent without its controls (claude
+//     --dangerously-skip-permissions/--bare/--settings, codex --yolo, gemini
+//     --yolo), Bash with dangerouslyDisableSandbox, Cron* tools, and writes to
+//     shell start-up files, ~/.ssh, systemd/launchd/autostart directories,
+//     ~/.local/bin, .git/hooks, .git/config, .envrc and system directories
+//     (/etc, /usr, /bin, /sbin, /lib*, /boot, /var/spool/cron).
+//   - spend: defined so a policy can name it, never matched: the cost of a
+//     call cannot be told from its shape.
+//
+// # Shell analysis
+//
+// A Bash command is parsed with mvdan.cc/sh/v3 (bash dialect) and every
+// command position is analysed: lists, pipes, subshells, blocks, if/while/
+// for/case bodies, function bodies (where declared), command and process
+// substitutions, and here-documents and here-strings fed to a shell. Words
+// are expanded with the expand package against a synthetic environment that
+// knows only HOME, TMPDIR (Env.TmpDir), PWD and variables assigned literally
+// earlier in the same command (VAR=$(mktemp) counts as a temporary path);
+// this canonicalises quote removal, ANSI-C quoting ($'\x72m'), escapes
+// (\rm), empty quotes inside a word (r""m) and brace expansion. Anything
+// else ($x, $IFS, $(...), $((...)), ~user) marks the word as run-time. A
+// run-time command name is unresolvable for every rule; a run-time argument
+// is unresolvable for the rules it matters to (a delete target, a write
+// target, a refspec, a method). "cd DIR" is followed so relative paths
+// resolve; an unknown directory leaves relative targets unresolvable. A
+// for loop over at most 8 literal words is analysed once per word with the
+// variable set. Branches that may not run (after || or a failed &&, inside
+// if, loops and functions) forget what they change.
+//
+// Wrappers are unwrapped by table, one nesting level each: sudo, doas, su
+// -c, runuser, pkexec, run0, env (assignments, -i, -u, -C, -S), command (not
+// -v), builtin, exec, time, nohup, nice, ionice, chrt, timeout, stdbuf,
+// setsid, flock, unbuffer, script -c, watch, xargs (read arguments become
+// run-time words), parallel, taskset, systemd-run, daemonize, caffeinate,
+// chronic, proxychains, torsocks, fakeroot, faketime, strace, ltrace,
+// ssh-agent, sg, busybox, chroot. Shell text is re-parsed and analysed from
+// bash/sh/zsh/... -c, eval, trap, alias bodies, heredocs and here-strings
+// into a shell, literal echo/printf/cat piped into a shell, env -S, find
+// -exec, git -c alias.x=!..., git submodule foreach, git rebase --exec,
+// tar --to-command, ssh's remote command (with paths taken as the remote
+// host's) and ssh -o ProxyCommand. Absolute program paths reduce to their
+// base name (/usr/bin/git, C:/Git/bin/git.exe). Nesting deeper than 8
+// levels is unresolvable; so is text that does not parse (bash runs the
+// lines before a syntax error, so a parse error is not "no match").
+//
+// A shell reading commands from the output of another command (curl ... |
+// sh, base64 -d | bash) is unresolvable for every rule. A shell script run
+// by path or by a shell is read when it is a regular file of at most 64 KiB,
+// and what it visibly does counts, labelled with the file ("in ./deploy.sh:
+// gh release create"); its own run-time values do not, because it is code
+// outside the call like a Makefile (otherwise every wrapper script such as
+// gradlew, which runs "$JAVACMD", would be unresolvable). A script written
+// earlier in the same command is unresolvable; a larger or missing script
+// is judged by its name like any program. source and . read the file (up to
+// 256 KiB) the same way and are unresolvable when it cannot be read, except
+// a virtualenv's bin/activate.
+//
+// git global options before the subcommand (-C, -c, --config-env,
+// --git-dir, --work-tree, --namespace, --no-pager, ...) and GIT_DIR,
+// GIT_WORK_TREE and GIT_CONFIG_COUNT/KEY/VALUE prefixes are understood;
+// aliases given with -c or GIT_CONFIG_* are expanded. A subcommand git does
+// not ship (it may be an alias from a config file) is unresolvable for
+// push-force, push-protected, publish and destructive. git push --dry-run
+// matches nothing.
+//
+// Interpreter one-liners (python -c, node -e, perl -e, ruby -e, php -r,
+// awk programs, osascript -e) are not parsed as programs: their text is
+// scanned for markers (subprocess, os.system, rmtree, requests.post, a
+// protected path next to a write, ...) that make the matching rules
+// unresolvable. perl -i, ruby -i and sed -i write their file operands.
+//
+// # Decisions
+//
+//   - The scratch allowlist (DefaultScratchDirs) is /tmp, /var/tmp, $TMPDIR
+//     and, relative to the call's working directory, node_modules,
+//     __pycache__, .pytest_cache, .mypy_cache, .ruff_cache and .tox. Build
+//     outputs such as build/ and dist/ are not scratch by default: a
+//     repository may keep sources there.
+//   - git reset --hard and friends are destructive: they discard work that
+//     no commit holds. git rm is not (the content stays in history).
+//   - sudo and its relatives are scope-escalation in themselves, in addition
+//     to whatever the command they run matches. A plain background job (&)
+//     is not: starting a dev server for a test is routine; nohup, setsid,
+//     disown and daemon managers are.
+//   - Requests to localhost are not egress.
+//   - A write target, delete target or script only known at run time is
+//     unresolvable (for self-mod this denies by default): cmd > "$out" needs
+//     an approval unless out was assigned a literal or $(mktemp) earlier in
+//     the command.
+//   - An unparseable Bash command is unresolvable for every rule but spend.
+//   - PowerShell commands are not parsed and are unresolvable for every rule.
+//
+// # Known limits
+//
+// This is a pattern matcher over the shape of a call, and patterns are
+// evadable; the threat it answers is an honest agent taking a consequential
+// step without sign-off, not an adversary engineering around it.
+//
+//   - Run-time values are not known: what a variable holds, what a program
+//     does, what a script fetched from the network contains. They surface as
+//     Unresolvable, which is noisy by design.
+//   - Code outside the call is trusted by name: make targets, npm scripts,
+//     git hooks, programs on PATH (including a shim someone placed earlier),
+//     aliases and functions from the user's shell profile (Claude Code
+//     sources it into every Bash call), git aliases from config files, and
+//     scripts larger than 64 KiB.
+//   - git push without a refspec is judged by the checked-out branch only;
+//     push.default, branch upstreams and remote.*.push from config files are
+//     not resolved, and a repository whose default branch is not in
+//     ProtectedBranches is not protected.
+//   - Interpreter one-liners are keyword-scanned, not understood.
+//   - Paths are compared as strings after Clean, symlink resolution of the
+//     existing prefix, and case folding; a file reached through a bind mount,
+//     /proc/self/root, or a hard link not made to one of the few files
+//     checked by inode is not recognised. The file system may change between
+//     the check and the run.
+//   - zsh-only syntax (=cmd, glob qualifiers that run code) is parsed as bash.
+//   - MCP tools are judged by their names.
+//
+// What a sandbox adds: this package decides intent before a call runs; it
+// cannot contain what the call does. An OS sandbox (Claude Code's sandbox,
+// bubblewrap, Seatbelt, a container) with writes limited to the project and
+// scratch directories and network egress limited to an allowlist enforces
+// at the system-call level whatever the command's spelling, so the two
+// compose: the sandbox bounds the damage, this package asks for approval of
+// the consequential steps the sandbox allows and leaves a receipt of each.
+package policy

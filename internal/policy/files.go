@@ -1,0 +1,660 @@
+package policy
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// rm: every operand is a write; with -r (or an option only known at run
+// time, which could be -r) every operand is a recursive delete checked
+// against the scratch allowlist.
+func (a *analyzer) rm(c *cmd) {
+	recursive, maybe := false, false
+	var ops []field
+	args := c.args
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		switch {
+		case f.s == "--" && !f.dyn:
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case f.dyn && f.optLike():
+			maybe = true
+			ops = append(ops, f)
+		case strings.HasPrefix(f.s, "--"):
+			// GNU rm accepts any unambiguous prefix: --rec, --recur, ...
+			name, _, _ := strings.Cut(f.s[2:], "=")
+			if name != "" && strings.HasPrefix("recursive", name) {
+				recursive = true
+			}
+		case strings.HasPrefix(f.s, "-") && f.s != "-":
+			if strings.ContainsAny(f.s[1:], "rR") {
+				recursive = true
+			}
+		default:
+			ops = append(ops, f)
+		}
+	}
+	for _, f := range ops {
+		a.removePath(f, c.st, "rm", recursive || maybe)
+	}
+	if !recursive && !maybe {
+		return
+	}
+	for _, f := range ops {
+		if recursive {
+			a.deleteTree(f, c.st, "rm -r")
+		} else if reason, _ := a.deleteVerdict(f, c.st, "rm"); reason != "" {
+			a.add(Destructive, true, "%s (an option only known at run time may be -r)", reason)
+		}
+	}
+}
+
+func (a *analyzer) shred(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "ns", long: []string{"iterations", "size", "random-source", "remove"}})
+	for _, f := range p.operands {
+		a.writePath(f, c.st, "shred")
+		if !f.dyn && strings.HasPrefix(f.s, "/dev/") {
+			a.device(f.s, "shred")
+			continue
+		}
+		a.deleteTree(f, c.st, "shred")
+	}
+}
+
+// find: -delete and -exec rm delete what lies below the starting points;
+// -exec/-execdir/-ok run a command for each file found, with {} standing for
+// a path below a starting point.
+func (a *analyzer) find(c *cmd) {
+	args := c.args
+	i := 0
+	for i < len(args) && !args[i].dyn {
+		s := args[i].s
+		if s == "-H" || s == "-L" || s == "-P" || strings.HasPrefix(s, "-O") {
+			i++
+			continue
+		}
+		if s == "-D" {
+			i += 2
+			continue
+		}
+		break
+	}
+	var starts []field
+	for i < len(args) {
+		s := args[i].s
+		if !args[i].dyn && (strings.HasPrefix(s, "-") || s == "(" || s == "!" || s == ",") {
+			break
+		}
+		starts = append(starts, args[i])
+		i++
+	}
+	if len(starts) == 0 {
+		starts = []field{word(".")}
+	}
+	for ; i < len(args); i++ {
+		f := args[i]
+		if f.dyn {
+			if f.optLike() {
+				a.add(Destructive, true, "find expression only known at run time")
+			}
+			continue
+		}
+		switch f.s {
+		case "-delete":
+			for _, s := range starts {
+				a.removePath(s, c.st, "find -delete", true)
+				a.deleteTree(s, c.st, "find -delete under")
+			}
+		case "-fprint", "-fprint0", "-fls", "-fprintf":
+			if i+1 < len(args) {
+				i++
+				a.writePath(args[i], c.st, "find "+f.s)
+			}
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(args) && args[j].s != ";" && args[j].s != "+" {
+				j++
+			}
+			inner := args[i+1 : j]
+			i = j
+			if len(inner) == 0 {
+				continue
+			}
+			name := progName(inner[0].s)
+			deletes := !inner[0].dyn && (name == "rm" || name == "unlink" || name == "shred" || name == "rmdir")
+			for _, s := range starts {
+				argv := make([]field, len(inner))
+				for k, w := range inner {
+					switch {
+					case w.s == "{}" && !w.dyn:
+						argv[k] = s
+					case strings.Contains(w.s, "{}"):
+						argv[k] = field{s: strings.ReplaceAll(w.s, "{}", dynMark), dyn: true}
+					default:
+						argv[k] = w
+					}
+				}
+				if deletes {
+					a.removePath(s, c.st, "find "+f.s+" "+name, true)
+					a.deleteTree(s, c.st, "find "+f.s+" "+name+" under")
+				}
+				a.command(argv, nil, c.st, input{}, c.depth+1)
+			}
+		}
+	}
+}
+
+// cp, mv and install write their destination; mv also removes its sources.
+func (a *analyzer) cp(c *cmd) {
+	sp := optSpec{short: "St", long: []string{"target-directory", "suffix"}}
+	if c.name == "install" {
+		sp = optSpec{short: "gmoSt", long: []string{"group", "mode", "owner", "target-directory", "suffix", "strip-program"}}
+	}
+	p := parseOpts(c.args, sp)
+	if p.dyn {
+		a.add(SelfMod, true, "%s options only known at run time", c.name)
+	}
+	if c.name == "install" {
+		if m, ok := p.value("-m", "--mode"); ok && setuidMode(m.s) {
+			a.add(ScopeEscalation, false, "install -m %s sets the setuid or setgid bit", m.s)
+		}
+	}
+	recursive := p.has("-r", "-R", "-a", "--recursive", "--archive")
+	ops := p.operands
+	dest, ok := p.value("-t", "--target-directory")
+	srcs := ops
+	if !ok {
+		if len(ops) < 2 {
+			if c.name == "install" && p.has("-d", "--directory") {
+				for _, f := range ops {
+					a.writePath(f, c.st, "install -d")
+				}
+			}
+			return
+		}
+		dest, srcs = ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	if c.name == "install" && p.has("-d", "--directory") {
+		for _, f := range ops {
+			a.writePath(f, c.st, "install -d")
+		}
+		return
+	}
+	if c.name == "mv" && !dest.dyn && dest.s == "/dev/null" {
+		for _, s := range srcs {
+			a.add(Destructive, false, "mv %s to /dev/null destroys it", s)
+		}
+	}
+	a.writeTree(dest, c.st, c.name, c.name == "mv" && recursive)
+	for _, s := range srcs {
+		if !dest.dyn && !s.dyn && !p.has("-T", "--no-target-directory") {
+			a.writePath(word(filepath.Join(dest.s, filepath.Base(s.s))), c.st, c.name)
+		}
+		if c.name == "mv" {
+			a.removePath(s, c.st, "mv", true)
+		} else {
+			a.readPath(s, c.st, c.name, recursive)
+		}
+	}
+}
+
+// setuidMode reports whether a chmod/install mode sets setuid or setgid.
+func setuidMode(m string) bool {
+	if isOctal(m) {
+		if len(m) >= 4 {
+			d := m[len(m)-4]
+			return d == '2' || d == '3' || d == '4' || d == '5' || d == '6' || d == '7'
+		}
+		return false
+	}
+	for _, clause := range strings.Split(m, ",") {
+		if i := strings.IndexAny(clause, "+="); i >= 0 && strings.ContainsRune(clause[i:], 's') {
+			return true
+		}
+	}
+	return false
+}
+
+func isOctal(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '7' {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *analyzer) ln(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "St", long: []string{"target-directory", "suffix"}})
+	ops := p.operands
+	var target, link field
+	if d, ok := p.value("-t", "--target-directory"); ok {
+		for _, t := range ops {
+			a.writePath(t, c.st, "ln (link target)")
+			a.lnLink(word(filepath.Join(d.s, filepath.Base(t.s))), d.dyn || t.dyn, c.st)
+		}
+		return
+	}
+	switch len(ops) {
+	case 0:
+		return
+	case 1:
+		target, link = ops[0], word(filepath.Base(ops[0].s))
+		link.dyn = ops[0].dyn
+	default:
+		target, link = ops[0], ops[len(ops)-1]
+	}
+	// A link to a protected file lets a later, innocent-looking edit of
+	// the link change it.
+	a.writePath(target, c.st, "ln (link target)")
+	a.lnLink(link, link.dyn, c.st)
+}
+
+func (a *analyzer) lnLink(link field, dyn bool, st *state) {
+	link.dyn = link.dyn || dyn
+	a.writePath(link, st, "ln")
+	if !link.dyn {
+		if p, ok := cleanAbs(st.cwd, link.s); ok {
+			a.links = append(a.links, p)
+		}
+	}
+}
+
+func (a *analyzer) touch(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "dtrsmZ", long: []string{"date", "reference", "time", "size", "mode", "context"}})
+	ops := p.operands
+	if c.name == "mknod" && len(ops) > 1 {
+		ops = ops[:1]
+	}
+	for _, f := range ops {
+		a.writePath(f, c.st, c.name)
+	}
+}
+
+// chmod: the first operand is the mode (modes like -x look like options).
+func (a *analyzer) chmod(c *cmd) {
+	recursive := false
+	mode := ""
+	haveMode := false
+	var files []field
+	for i, f := range c.args {
+		if f.s == "--" {
+			rest := c.args[i+1:]
+			if !haveMode && len(rest) > 0 {
+				mode, haveMode, rest = rest[0].s, true, rest[1:]
+			}
+			files = append(files, rest...)
+			break
+		}
+		switch {
+		case strings.HasPrefix(f.s, "--reference"):
+			haveMode = true
+		case strings.HasPrefix(f.s, "--recursive"):
+			recursive = true
+		case strings.HasPrefix(f.s, "--"):
+		case strings.HasPrefix(f.s, "-") && strings.Trim(f.s[1:], "rwxXstugoa") == "" && !haveMode:
+			mode, haveMode = f.s, true
+		case strings.HasPrefix(f.s, "-") && len(f.s) > 1:
+			recursive = recursive || strings.Contains(f.s, "R")
+		case !haveMode:
+			mode, haveMode = f.s, true
+		default:
+			files = append(files, f)
+		}
+	}
+	if setuidMode(mode) {
+		a.add(ScopeEscalation, false, "chmod %s sets the setuid or setgid bit", mode)
+	}
+	for _, f := range files {
+		a.writeTree(f, c.st, "chmod", recursive)
+	}
+}
+
+func (a *analyzer) chown(c *cmd) {
+	p := parseOpts(c.args, optSpec{long: []string{"from"}})
+	ops := p.operands
+	ref := false
+	for _, o := range p.opts {
+		ref = ref || strings.HasPrefix(o.name, "--reference")
+	}
+	if c.name == "chattr" {
+		var files []field
+		for _, f := range c.args {
+			if !strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "+") && !strings.HasPrefix(f.s, "=") {
+				files = append(files, f)
+			}
+		}
+		ops, ref = files, true
+	}
+	if !ref && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	recursive := p.has("-R", "--recursive")
+	for _, f := range ops {
+		a.writeTree(f, c.st, c.name, recursive)
+	}
+}
+
+func (a *analyzer) setfacl(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "mMxX", long: []string{"modify", "modify-file", "remove", "remove-file", "set", "set-file"}})
+	for _, f := range p.operands {
+		a.writeTree(f, c.st, "setfacl", p.has("-R", "--recursive"))
+	}
+}
+
+func (a *analyzer) dd(c *cmd) {
+	for _, f := range c.args {
+		if v, ok := strings.CutPrefix(f.s, "of="); ok {
+			a.writePath(field{s: v, dyn: f.dyn}, c.st, "dd of=")
+		}
+		if v, ok := strings.CutPrefix(f.s, "if="); ok {
+			a.readPath(field{s: v, dyn: f.dyn}, c.st, "dd if=", false)
+		}
+	}
+}
+
+// sed writes its file operands only with -i.
+func (a *analyzer) sed(c *cmd) {
+	inPlace, script := false, false
+	var ops []field
+	args := c.args
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		switch {
+		case f.s == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case f.dyn && f.optLike():
+			inPlace = true // could be -i, or a file
+			ops = append(ops, f)
+		case strings.HasPrefix(f.s, "--in-place"):
+			inPlace = true
+		case f.s == "--expression" || f.s == "--file":
+			script = true
+			i++
+		case strings.HasPrefix(f.s, "--expression=") || strings.HasPrefix(f.s, "--file="):
+			script = true
+		case strings.HasPrefix(f.s, "--"):
+		case strings.HasPrefix(f.s, "-") && len(f.s) > 1:
+			cl := f.s[1:]
+			for j := 0; j < len(cl); j++ {
+				switch cl[j] {
+				case 'i':
+					inPlace = true
+					j = len(cl)
+				case 'e', 'f':
+					script = true
+					if j == len(cl)-1 {
+						i++
+					}
+					j = len(cl)
+				case 'l':
+					if j == len(cl)-1 {
+						i++
+					}
+					j = len(cl)
+				}
+			}
+		default:
+			ops = append(ops, f)
+		}
+	}
+	if !script && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	if !inPlace {
+		return
+	}
+	for _, f := range ops {
+		a.writePath(f, c.st, "sed -i")
+	}
+}
+
+// tar: creating reads the operands and writes the archive; extracting
+// writes into -C; --to-command and friends run commands.
+func (a *analyzer) tar(c *cmd) {
+	args := c.args
+	if len(args) > 0 && !args[0].dyn && !strings.HasPrefix(args[0].s, "-") && strings.Trim(args[0].s, "AcdrtuxzjJvfpPkmOSWhlCZaB") == "" {
+		args = append([]field{word("-" + args[0].s)}, args[1:]...)
+	}
+	p := parseOpts(args, optSpec{short: "fCbHKLNTVgXI", long: []string{"file", "directory", "files-from", "exclude-from",
+		"format", "use-compress-program", "transform", "owner", "group", "mode", "label", "newer", "after-date",
+		"blocking-factor", "record-size", "tape-length", "volno-file", "info-script", "new-volume-script", "rsh-command", "to-command", "checkpoint-action"}})
+	for _, o := range p.opts {
+		if !o.has {
+			continue
+		}
+		switch o.name {
+		case "-I", "--use-compress-program", "--to-command", "--rsh-command", "--info-script", "--new-volume-script", "-F":
+			a.runsText(o.val, c, "tar "+o.name)
+		case "--checkpoint-action":
+			if v, ok := strings.CutPrefix(o.val.s, "exec="); ok {
+				a.runsText(field{s: v, dyn: o.val.dyn}, c, "tar --checkpoint-action=exec")
+			}
+		}
+	}
+	create := p.has("-c", "-r", "-u", "-A", "--create", "--append", "--update", "--catenate", "--concatenate")
+	extract := p.has("-x", "--extract", "--get")
+	if create {
+		if f, ok := p.value("-f", "--file"); ok && f.s != "-" {
+			a.writePath(f, c.st, "tar -f")
+		}
+		for _, f := range p.operands {
+			a.readPath(f, c.st, "tar", true)
+		}
+	}
+	if extract {
+		if d, ok := p.value("-C", "--directory"); ok {
+			a.writePath(d, c.st, "tar -x -C")
+		}
+	}
+}
+
+// runsText analyses text a command hands to a shell.
+func (a *analyzer) runsText(t field, c *cmd, how string) {
+	if t.dyn {
+		a.all(how + " runs text only known at run time")
+	}
+	a.script(dynText(t.s), a.childState(c.st), c.depth+1, how)
+}
+
+func (a *analyzer) zip(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "bnPtxiTZ", long: []string{"temp-path", "suffixes", "password", "from-date", "exclude", "include", "unzip-command"}})
+	if len(p.operands) == 0 {
+		return
+	}
+	a.writePath(p.operands[0], c.st, "zip")
+	for _, f := range p.operands[1:] {
+		a.readPath(f, c.st, "zip", p.has("-r", "--recurse-paths"))
+	}
+	if t, ok := p.value("-TT", "--unzip-command"); ok {
+		a.runsText(t, c, "zip --unzip-command")
+	}
+}
+
+func (a *analyzer) unzip(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "dxP"})
+	if d, ok := p.value("-d"); ok {
+		a.writePath(d, c.st, "unzip -d")
+	}
+}
+
+func (a *analyzer) yq(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "oIp", long: []string{"output-format", "input-format", "indent", "front-matter", "expression"}})
+	if !p.has("-i", "--inplace") {
+		return
+	}
+	ops := p.operands
+	if len(ops) > 0 && (ops[0].s == "eval" || ops[0].s == "e" || ops[0].s == "eval-all" || ops[0].s == "ea") {
+		ops = ops[1:]
+	}
+	if _, ok := p.value("--expression"); !ok && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	for _, f := range ops {
+		a.writePath(f, c.st, "yq -i")
+	}
+}
+
+// patch writes the files its patch names; a patch read from another
+// command's output cannot be checked.
+func (a *analyzer) patch(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "iodpBDFrVYz", long: []string{"input", "output", "directory", "strip", "prefix",
+		"ifdef", "fuzz", "reject-file", "version-control", "basename-prefix", "suffix", "backup-if-mismatch"}})
+	if p.has("--dry-run", "-C", "--check") {
+		return
+	}
+	st := c.st
+	if d, ok := p.value("-d", "--directory"); ok {
+		st = st.clone()
+		st.setCwd(dirOf(d, st))
+	}
+	if o, ok := p.value("-o", "--output"); ok {
+		a.writePath(o, st, "patch -o")
+		return
+	}
+	if len(p.operands) > 0 {
+		a.writePath(p.operands[0], st, "patch")
+		return
+	}
+	src := c.in
+	if f, ok := p.value("-i", "--input"); ok {
+		src = input{kind: inFile, file: f}
+	}
+	a.applyPatch(src, st, "patch")
+}
+
+// applyPatch checks the files a patch from src would write.
+func (a *analyzer) applyPatch(src input, st *state, how string) {
+	var text string
+	switch src.kind {
+	case inText:
+		text = src.text
+	case inFile:
+		if src.file.dyn {
+			a.add(SelfMod, true, "%s applies a patch named only at run time", how)
+			return
+		}
+		p, ok := cleanAbs(st.cwd, src.file.s)
+		if !ok {
+			return
+		}
+		b, ok := readSmall(p, 16*maxScript)
+		if !ok {
+			if a.written[p] {
+				a.add(SelfMod, true, "%s applies %s, which this command writes first", how, p)
+			}
+			return
+		}
+		text = string(b)
+	case inUnknown:
+		a.add(SelfMod, true, "%s applies a patch from the output of another command", how)
+		a.add(ScopeEscalation, true, "%s applies a patch from the output of another command", how)
+		return
+	default:
+		return
+	}
+	for _, f := range patchPaths(text) {
+		a.writePath(word(f), st, how)
+	}
+}
+
+func (a *analyzer) editor(c *cmd) {
+	valued := set("-c", "-S", "-u", "-i", "-s", "-w", "-W", "-T", "-t", "-q", "--cmd", "--eval", "-l", "-f", "--load", "--funcall", "--insert", "-L")
+	args := c.args
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		switch {
+		case f.s == "--":
+			for _, g := range args[i+1:] {
+				a.writePath(g, c.st, c.name)
+			}
+			return
+		case valued[f.s]:
+			i++
+		case strings.HasPrefix(f.s, "-") || strings.HasPrefix(f.s, "+"):
+		default:
+			a.writePath(f, c.st, c.name)
+		}
+	}
+}
+
+func (a *analyzer) terraform(c *cmd) {
+	i := firstOperand(c.args, "", nil)
+	if i < 0 {
+		return
+	}
+	switch c.args[i].s {
+	case "destroy":
+		a.add(Destructive, false, "%s destroy", c.name)
+	case "apply":
+		for _, f := range c.args[i+1:] {
+			if f.s == "-destroy" || f.s == "--destroy" {
+				a.add(Destructive, false, "%s apply -destroy", c.name)
+			}
+		}
+	}
+}
+
+func (a *analyzer) kubectl(c *cmd) {
+	i := firstOperand(c.args, "nsc", []string{"namespace", "context", "cluster", "kubeconfig", "server", "user", "token"})
+	if i >= 0 && (c.args[i].s == "delete" || c.args[i].s == "drain") {
+		a.add(Destructive, false, "kubectl %s", c.args[i].s)
+	}
+}
+
+func (a *analyzer) helm(c *cmd) {
+	i := firstOperand(c.args, "n", []string{"namespace", "kube-context", "kubeconfig"})
+	if i < 0 {
+		return
+	}
+	switch c.args[i].s {
+	case "uninstall", "delete", "del", "un":
+		a.add(Destructive, false, "helm %s", c.args[i].s)
+	case "push":
+		a.add(Publish, false, "helm push")
+	}
+}
+
+var destructiveSQL = regexp.MustCompile(`(?i)\b(drop\s+(table|database|schema|collection|index|view)|truncate\s+(table\s+)?\w|delete\s+from\b|flushall|flushdb|dropdatabase\s*\(|\.drop\s*\()`)
+
+// sql matches destructive statements given on the command line of a
+// database client (psql -c, mysql -e, sqlite3 db "...", redis-cli FLUSHALL).
+func (a *analyzer) sql(c *cmd) {
+	text := strings.Join(statics(c.args), " ")
+	if destructiveSQL.MatchString(text) {
+		a.add(Destructive, false, "%s runs a destructive statement", c.name)
+	}
+	if c.in.kind == inText && destructiveSQL.MatchString(c.in.text) {
+		a.add(Destructive, false, "%s reads a destructive statement", c.name)
+	}
+}
+
+// search handles grep -r, rg, ag and ack: a recursive search prints file
+// contents, so searching a directory that holds the approval keys reads
+// them. Only paths named on the command line are checked.
+func (a *analyzer) search(c *cmd) {
+	sp := optSpec{short: "efABCmdD", long: []string{"regexp", "file", "after-context", "before-context", "context",
+		"max-count", "directories", "devices", "include", "exclude", "exclude-dir", "label", "color", "colour"}}
+	if c.name != "grep" && c.name != "egrep" && c.name != "fgrep" {
+		sp = optSpec{short: "efgtTABCmMjrE", long: []string{"regexp", "file", "glob", "type", "type-not", "after-context",
+			"before-context", "context", "max-count", "max-depth", "threads", "replace", "encoding", "ignore-file", "pre", "sort", "sortr"}}
+	}
+	p := parseOpts(c.args, sp)
+	recursive := c.name != "grep" && c.name != "egrep" && c.name != "fgrep" || p.has("-r", "-R", "--recursive", "--dereference-recursive")
+	ops := p.operands
+	if !p.has("-e", "-f", "--regexp", "--file") && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	for _, f := range ops {
+		a.readPath(f, c.st, c.name, recursive)
+	}
+	if pre, ok := p.value("--pre"); ok {
+		a.runsText(pre, c, c.name+" --pre")
+	}
+}

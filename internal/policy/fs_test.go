@@ -1,0 +1,277 @@
+package policy
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// fsEnv builds a home, a repository and a scratch directory on disk. The
+// scratch directory is the only scratch entry, so that t.TempDir (itself
+// under /tmp) is not scratch as a whole.
+func fsEnv(t *testing.T) (env Env, home, repo, scratch string) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home = filepath.Join(root, "home")
+	repo = filepath.Join(home, "repo")
+	scratch = filepath.Join(root, "scratch")
+	for _, d := range []string{filepath.Join(home, ".claude"), repo, scratch} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(home, ".claude", "settings.json"), "{}")
+	env = Env{Home: home, ScratchDirs: []string{scratch}}
+	return env, home, repo, scratch
+}
+
+func write(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// D5: a link inside scratch that points out of it. With a trailing slash rm
+// deletes the target's contents; without one it removes only the link.
+func TestSymlinkOutOfScratch(t *testing.T) {
+	env, home, _, scratch := fsEnv(t)
+	symlink(t, home, filepath.Join(scratch, "link"))
+	for _, c := range []tc{
+		// Emptying the home directory also reaches the agent settings.
+		{id: "D5", in: "rm -rf " + scratch + "/link/", want: "self-mod destructive"},
+		{id: "D5", in: "rm -rf " + scratch + "/link/.", want: "self-mod destructive"},
+		{id: "D5", in: "rm -rf " + scratch + "/link/repo", want: "destructive"},
+		{id: "D5-sibling", in: "rm -rf " + scratch + "/link", want: ""},
+		{id: "D5-sibling", in: "rm -rf " + scratch + "/plain", want: ""},
+	} {
+		c.cwd = scratch
+		runCase(t, c, env)
+	}
+}
+
+// M6: an Edit of an innocent-looking file that is a symlink or a hard link
+// to the agent settings.
+func TestLinksToSettings(t *testing.T) {
+	env, home, repo, _ := fsEnv(t)
+	settings := filepath.Join(home, ".claude", "settings.json")
+	symlink(t, settings, filepath.Join(repo, "notes.txt"))
+	if err := os.Link(settings, filepath.Join(repo, "hard.txt")); err != nil {
+		t.Skip("hard links unsupported:", err)
+	}
+	in := func(p string) string {
+		b, _ := json.Marshal(map[string]string{"file_path": p, "old_string": "a", "new_string": "b"})
+		return string(b)
+	}
+	for _, c := range []tc{
+		{id: "M6-symlink", tool: "Edit", in: in(filepath.Join(repo, "notes.txt")), want: "self-mod"},
+		{id: "M6-hardlink", tool: "Edit", in: in(filepath.Join(repo, "hard.txt")), want: "self-mod"},
+		{id: "M6-bash", in: "echo x >> notes.txt", want: "self-mod"},
+		{id: "M6-glob", in: "cp x " + home + "/.cl*/settings.json", want: "self-mod"},
+		{id: "M6-plain", tool: "Edit", in: in(filepath.Join(repo, "plain.txt")), want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
+
+// A recursive delete of a project whose .claude holds settings tampers
+// with them.
+func TestRecursiveReachesProjectSettings(t *testing.T) {
+	env, _, _, scratch := fsEnv(t)
+	proj := filepath.Join(scratch, "proj")
+	write(t, filepath.Join(proj, ".claude", "settings.json"), "{}")
+	runCase(t, tc{id: "tree", in: "rm -rf " + proj, cwd: scratch, want: "self-mod"}, env)
+	runCase(t, tc{id: "tree-sibling", in: "rm -rf " + filepath.Join(scratch, "other"), cwd: scratch, want: ""}, env)
+}
+
+// PP5: a push without a refspec is judged by the checked-out branch, read
+// from the repository (a plain .git directory or a worktree's .git file).
+func TestPushCurrentBranch(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	wt := filepath.Join(filepath.Dir(repo), "wt")
+	write(t, filepath.Join(repo, ".git", "worktrees", "wt", "HEAD"), "ref: refs/heads/feat\n")
+	write(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(repo, ".git", "worktrees", "wt")+"\n")
+	sub := filepath.Join(repo, "src")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []tc{
+		{id: "PP5", in: "git push", cwd: repo, want: "push-protected"},
+		{id: "PP5", in: "git push origin", cwd: sub, want: "push-protected"},
+		{id: "PP5", in: "git push origin HEAD", cwd: repo, want: "push-protected"},
+		{id: "PP5", in: "git -C " + repo + " push", cwd: wt, want: "push-protected"},
+		{id: "PP6", in: "git push origin --tags && git push origin HEAD", cwd: repo, want: "push-protected publish"},
+		{id: "PP5-worktree", in: "git push", cwd: wt, want: ""},
+		{id: "PP5-feature", in: "git push -u origin HEAD", cwd: wt, want: ""},
+	} {
+		runCase(t, c, env)
+	}
+}
+
+// PP10: a repository whose protected branch is not main or master.
+func TestProtectedBranchesEnv(t *testing.T) {
+	env := tenv
+	env.ProtectedBranches = []string{"develop", "release/*"}
+	for _, c := range []tc{
+		{id: "PP10", in: "git push origin develop", want: "push-protected"},
+		{id: "PP10", in: "git push origin HEAD:release/*", want: "push-protected"},
+		{id: "PP10", in: "git push origin main", want: ""},
+	} {
+		runCase(t, c, env)
+	}
+}
+
+// O26: a script on disk is read and analysed; one written earlier in the
+// same command is unresolvable.
+func TestScriptFiles(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, "push.sh"), "#!/bin/sh\nset -e\ngit push --force origin feat\n")
+	write(t, filepath.Join(repo, "py.sh"), "#!/usr/bin/env python3\nimport os\n")
+	write(t, filepath.Join(repo, "env.sh"), "export X=1\n")
+	write(t, filepath.Join(repo, "deploy"), "#!/usr/bin/env bash\ngh release create v1\n")
+	if err := os.Chmod(filepath.Join(repo, "deploy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(repo, "gradlew"), "#!/bin/sh\nAPP_HOME=$(cd \"${0%/*}\" && pwd -P)\nexec \"$JAVACMD\" \"$@\"\n")
+	write(t, filepath.Join(repo, "dyn.sh"), "#!/bin/sh\n$TOOL --go\nrm -rf \"$OUT\"\ngit push origin main\n")
+	for _, c := range []tc{
+		{id: "O26", in: "bash push.sh", want: "push-force"},
+		// Run-time values inside a script on disk do not count; what it
+		// visibly does does.
+		{id: "O26", in: "./gradlew test", want: ""},
+		{id: "O26", in: "sh dyn.sh", want: "push-protected"},
+		{id: "O26", in: "sh < push.sh", want: "push-force"},
+		{id: "O26", in: "./deploy", want: "publish"},
+		{id: "O26", in: "source env.sh && make", want: ""},
+		{id: "O26", in: "./py.sh", want: ""},
+		{id: "O26", in: "source missing.sh", want: allQ},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
+
+// M3: git apply and patch write the files their patch names.
+func TestPatchFiles(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, "p.patch"), "diff --git a/.claude/settings.json b/.claude/settings.json\n--- a/.claude/settings.json\n+++ b/.claude/settings.json\n@@ -1 +1 @@\n-{}\n+{\"disableAllHooks\":true}\n")
+	write(t, filepath.Join(repo, "ok.patch"), "--- a/src/x.go\n+++ b/src/x.go\n@@ -1 +1 @@\n-a\n+b\n")
+	for _, c := range []tc{
+		{id: "M3", in: "git apply p.patch", want: "self-mod"},
+		{id: "M3", in: "patch -p1 < p.patch", want: "self-mod"},
+		{id: "M3", in: "patch -p1 -i p.patch", want: "self-mod"},
+		{id: "M3", in: "git apply --check p.patch", want: ""},
+		{id: "M3", in: "git apply ok.patch", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+	ap, _ := json.Marshal(map[string]string{"command": "*** Begin Patch\n*** Update File: .claude/settings.json\n@@\n-{}\n+{}\n*** End Patch\n"})
+	runCase(t, tc{id: "apply_patch", tool: "apply_patch", in: string(ap), cwd: repo, want: "self-mod"}, env)
+}
+
+// Relative scratch entries are taken relative to the call's cwd.
+func TestRelativeScratch(t *testing.T) {
+	env := tenv
+	env.ScratchDirs = []string{"/tmp", "build"}
+	runCase(t, tc{id: "scratch", in: "rm -rf build", want: ""}, env)
+	runCase(t, tc{id: "scratch", in: "rm -rf build/../src", want: "destructive"}, env)
+	runCase(t, tc{id: "scratch", in: "rm -rf node_modules", want: "destructive"}, env)
+}
+
+func TestOtherTools(t *testing.T) {
+	for _, c := range []tc{
+		{id: "mcp-shell", tool: "mcp__desktop__run_command", in: `{"command":"git push -f"}`, want: "push-force"},
+		{id: "mcp-shell-opaque", tool: "mcp__box__bash", in: `{"input":"x"}`, want: allQ},
+		{id: "mcp-fs-write", tool: "mcp__filesystem__write_file", in: `{"path":"/home/u/.claude/settings.json","content":"{}"}`, want: "self-mod"},
+		{id: "mcp-fs-write-ok", tool: "mcp__filesystem__write_file", in: `{"path":"/home/u/repo/x.txt","content":""}`, want: ""},
+		{id: "mcp-fs-read-key", tool: "mcp__filesystem__read_file", in: `{"path":"/home/u/.config/fixrail/keys/approval"}`, want: "self-mod"},
+		{id: "mcp-push-main", tool: "mcp__github__push_files", in: `{"branch":"main","files":[]}`, want: "push-protected egress-other"},
+		{id: "mcp-merge", tool: "mcp__github__merge_pull_request", in: `{"pull_number":1}`, want: "publish egress-other"},
+		{id: "mcp-delete", tool: "mcp__github__delete_file", in: `{"branch":"feat"}`, want: "egress-other destructive"},
+		{id: "mcp-read", tool: "mcp__github__get_file_contents", in: `{"path":"README.md"}`, want: ""},
+		{id: "mcp-camel", tool: "mcp__linear__createIssue", in: `{}`, want: "egress-other"},
+		{id: "powershell", tool: "PowerShell", in: `{"command":"Remove-Item -Recurse C:\\"}`, want: allQ},
+		{id: "cron", tool: "CronCreate", in: `{"cron":"* * * * *","prompt":"x"}`, want: "scope-escalation"},
+		{id: "cron-list", tool: "CronList", in: `{}`, want: ""},
+		{id: "unknown", tool: "TodoWrite", in: `{"todos":[]}`, want: ""},
+		{id: "webfetch", tool: "WebFetch", in: `{"url":"https://example.com","prompt":"p"}`, want: ""},
+		{id: "bash-argv", tool: "Bash", in: `{"command":["git","push","--force"]}`, want: "push-force"},
+		{id: "gemini-shell", tool: "run_shell_command", in: `{"command":"npm publish"}`, want: "publish"},
+		{id: "read-relative-key", tool: "Read", in: `{"file_path":"keys/approval"}`, cwd: "/home/u/.config/fixrail", want: "self-mod"},
+	} {
+		runCase(t, c, tenv)
+	}
+}
+
+func TestMalformedInput(t *testing.T) {
+	for _, c := range []Call{
+		{Tool: "Bash", Input: json.RawMessage(`{"command": 3}`)},
+		{Tool: "Bash", Input: json.RawMessage(`{}`)},
+		{Tool: "Bash", Input: json.RawMessage(`not json`)},
+		{Tool: "Bash", Input: json.RawMessage(`[]`)},
+		{Tool: "Write", Input: json.RawMessage(`{"content":"x"}`)},
+		{Tool: "Edit", Input: json.RawMessage(`{"file_path": ["a"]}`)},
+		{Tool: "Read", Input: json.RawMessage(``)},
+		{Tool: "WebFetch", Input: json.RawMessage(`{"prompt":"p"}`)},
+		{Tool: "NotebookEdit", Input: json.RawMessage(`null`)},
+	} {
+		_, err := Analyze(c, tenv)
+		if !errors.Is(err, errMalformed) {
+			t.Errorf("Analyze(%s %s) error = %v, want malformed", c.Tool, c.Input, err)
+		}
+	}
+	// Unknown tools and MCP tools with odd input are not errors.
+	for _, c := range []Call{
+		{Tool: "SomethingNew", Input: json.RawMessage(`not json`)},
+		{Tool: "mcp__x__y", Input: json.RawMessage(`[1,2]`)},
+	} {
+		if _, err := Analyze(c, tenv); err != nil {
+			t.Errorf("Analyze(%s) error = %v, want nil", c.Tool, err)
+		}
+	}
+}
+
+func TestEnvDefaults(t *testing.T) {
+	t.Setenv("HOME", "/home/x")
+	t.Setenv("FIXRAIL_HOME", "")
+	t.Setenv("TMPDIR", "/tmp/x-tmp")
+	e := DefaultEnv()
+	if e.Home != "/home/x" || e.TmpDir != "/tmp/x-tmp" || e.FixrailBinary == "" {
+		t.Errorf("DefaultEnv() = %+v", e)
+	}
+	// FixrailHome defaults to ~/.config/fixrail.
+	runCase(t, tc{id: "fxhome", in: "echo {} > ~/.config/fixrail/policy.json", want: "self-mod"}, Env{Home: "/home/x"})
+	// Without a home, ~ cannot be resolved and nothing under it is known.
+	runCase(t, tc{id: "nohome", in: "echo {} > /etc/claude-code/managed-settings.json", want: "self-mod scope-escalation"}, Env{})
+}
+
+// A glob too broad to expand is judged by whether it may reach a
+// protected path.
+func TestBroadGlob(t *testing.T) {
+	for _, c := range []tc{
+		{id: "glob", in: `cat /*/*/.*/*/keys/*`, want: "self-mod?"},
+		{id: "glob", in: `cat /*/*/*/*/*/keys/*`, want: ""}, // * skips .config, as in bash
+		{id: "glob", in: `rm -f /*/*/*/*/*/*.log`, want: "self-mod? scope-escalation?"},
+		{id: "glob", in: `rm -f /tmp/*/*/*/*/*.log`, want: ""},
+	} {
+		runCase(t, c, tenv)
+	}
+}

@@ -1,0 +1,92 @@
+package policy
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// FuzzAnalyze checks that no Bash command makes the analyser panic, return
+// an error, or take long. Panics are let through (analyze with
+// recoverPanics false) so that the fuzzer sees them.
+func FuzzAnalyze(f *testing.F) {
+	for _, c := range bypassCases {
+		if c.tool == "" {
+			f.Add(c.in)
+		}
+	}
+	for _, b := range benign[:40] {
+		f.Add(b.in)
+	}
+	for _, s := range []string{
+		"", "\x00", "$(", "<(", ">(rm -rf /)", "${", "${x/", "$((1+", "cat <<EOF", "a=(", "case x in", "'", "\"", "`",
+		"coproc x { y; }", "function f { g; }; f", "select x in a; do b; done", "[[ -f x ]] && y", "((x++))",
+		"let x=1", "declare -a a=(1 2)", "exec {fd}>/tmp/x", "time -p x", "! x | y |& z", "x &>> y", "{ a; } 2>&1 >f",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		in, err := json.Marshal(map[string]string{"command": cmd})
+		if err != nil {
+			return
+		}
+		type result struct {
+			ms  []Match
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			ms, err := analyze(Call{Tool: "Bash", Input: in, Cwd: tcwd}, tenv, false)
+			done <- result{ms, err}
+		}()
+		var r result
+		select {
+		case r = <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Analyze(%q) still running after 10s", cmd)
+		}
+		ms, err := r.ms, r.err
+		if err != nil {
+			t.Fatalf("Analyze(%q) error: %v", cmd, err)
+		}
+		for _, m := range ms {
+			if !knownRule(m.Rule) || m.Rule == Spend || m.Reason == "" || !utf8.ValidString(m.Reason) ||
+				strings.ContainsAny(m.Reason, "\n\r\x00") || len(m.Reason) > maxReason+len("…") {
+				t.Fatalf("Analyze(%q) returned a bad match %+v", cmd, m)
+			}
+		}
+	})
+}
+
+// TestPathologicalInputs bounds the time of inputs built to be expensive:
+// brace bombs, nested unrolled loops, thousands of globs, deep nesting.
+func TestPathologicalInputs(t *testing.T) {
+	for _, s := range []string{
+		"echo {1..10000000}",
+		"rm -rf " + strings.Repeat("{a,b}", 30),
+		strings.Repeat("for i in 1 2 3 4 5 6 7 8; do ", 6) + "cat /usr/lib/*" + strings.Repeat("; done", 6),
+		strings.Repeat("cat /usr/lib/* /etc/*;", 5000),
+		strings.Repeat("$(", 2000) + "x" + strings.Repeat(")", 2000),
+		strings.Repeat("bash -c 'eval ", 1) + strings.Repeat("x;", 50000) + "'",
+		strings.Repeat("f() { g; }; ", 20000),
+		strings.Repeat("a", maxInput+1),
+	} {
+		start := time.Now()
+		done := make(chan error, 1)
+		go func() {
+			_, err := analyze(Call{Tool: "Bash", Input: bashInput(t, s), Cwd: tcwd}, tenv, false)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%.40q: error %v", s, err)
+			}
+			t.Logf("%v for %.40q", time.Since(start), s)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%.40q: still running after 20s", s)
+		}
+	}
+}

@@ -1,0 +1,726 @@
+package policy
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// gitCtx is what git's global options establish before the subcommand.
+type gitCtx struct {
+	dir    string           // directory git works in; "" if unknown
+	gitDir string           // --git-dir / GIT_DIR
+	config map[string]field // -c key=value and GIT_CONFIG_KEY_n, keys lower-cased
+}
+
+func (a *analyzer) git(c *cmd) {
+	g := &gitCtx{dir: c.st.cwd, config: map[string]field{}}
+	for k, v := range c.env {
+		switch k {
+		case "GIT_DIR":
+			g.gitDir = dirOf(v, c.st)
+		case "GIT_WORK_TREE":
+			g.dir = dirOf(v, c.st)
+		case "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_PROXY_COMMAND":
+			a.runsText(v, c, "git with "+k)
+		case "GIT_CONFIG_PARAMETERS":
+			a.gitUnknown("git configuration passed in GIT_CONFIG_PARAMETERS is not analysed")
+		}
+	}
+	if n, ok := c.env["GIT_CONFIG_COUNT"]; ok {
+		count, err := strconv.Atoi(n.s)
+		if n.dyn || err != nil || count > 64 {
+			a.gitUnknown("git configuration count only known at run time")
+		}
+		for i := 0; i < min(count, 64); i++ {
+			k, kok := c.env[fmt.Sprintf("GIT_CONFIG_KEY_%d", i)]
+			v := c.env[fmt.Sprintf("GIT_CONFIG_VALUE_%d", i)]
+			if !kok || k.dyn {
+				a.gitUnknown("git configuration key only known at run time")
+				continue
+			}
+			g.config[strings.ToLower(k.s)] = v
+		}
+	}
+	a.gitArgs(c, c.args, g, c.depth)
+}
+
+// gitUnknown marks the rules a git command can trigger as unresolvable.
+func (a *analyzer) gitUnknown(reason string) {
+	for _, r := range []Rule{PushForce, PushProtected, Publish, Destructive} {
+		a.add(r, true, "%s", reason)
+	}
+}
+
+var gitCommands = set("add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle", "cat-file",
+	"check-attr", "check-ignore", "check-mailmap", "check-ref-format", "checkout", "checkout-index", "cherry",
+	"cherry-pick", "citool", "clean", "clone", "column", "commit", "commit-graph", "commit-tree", "config",
+	"count-objects", "credential", "describe", "diff", "diff-files", "diff-index", "diff-tree", "difftool",
+	"fast-export", "fast-import", "fetch", "fetch-pack", "filter-branch", "fmt-merge-msg", "for-each-ref",
+	"for-each-repo", "format-patch", "fsck", "gc", "get-tar-commit-id", "grep", "gui", "hash-object", "help",
+	"init", "instaweb", "interpret-trailers", "log", "ls-files", "ls-remote", "ls-tree", "mailinfo", "mailsplit",
+	"maintenance", "merge", "merge-base", "merge-file", "merge-index", "merge-tree", "mergetool", "mktag",
+	"mktree", "multi-pack-index", "mv", "name-rev", "notes", "pack-objects", "pack-refs", "patch-id", "prune",
+	"prune-packed", "pull", "push", "range-diff", "read-tree", "rebase", "reflog", "remote", "repack", "replace",
+	"request-pull", "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm", "send-email",
+	"shortlog", "show", "show-branch", "show-index", "show-ref", "sparse-checkout", "stage", "stash", "status",
+	"stripspace", "submodule", "switch", "symbolic-ref", "tag", "unpack-file", "unpack-objects", "update-index",
+	"update-ref", "update-server-info", "var", "verify-commit", "verify-pack", "verify-tag", "version",
+	"whatchanged", "worktree", "write-tree", "backfill", "replay", "refs", "init-db", "lfs", "diagnose",
+	"bugreport", "hook", "last-modified", "repo", "filter-repo")
+
+func (a *analyzer) gitArgs(c *cmd, args []field, g *gitCtx, depth int) {
+	if depth > maxDepth {
+		a.all(fmt.Sprintf("git aliases nested more than %d levels deep", maxDepth))
+		return
+	}
+	st := c.st
+	i := 0
+	for i < len(args) {
+		f := args[i]
+		if f.dyn && f.optLike() {
+			a.gitUnknown(fmt.Sprintf("git option %s only known at run time", f))
+			return
+		}
+		if !f.optLike() {
+			break
+		}
+		name, val, eq := strings.Cut(f.s, "=")
+		next := func() (field, bool) {
+			if eq {
+				return field{s: val, dyn: f.dyn}, true
+			}
+			if i+1 < len(args) {
+				i++
+				return args[i], true
+			}
+			return field{}, false
+		}
+		switch {
+		case f.s == "-C":
+			if d, ok := next(); ok {
+				if d.dyn || g.dir == "" {
+					g.dir = ""
+				} else if d.s != "" {
+					g.dir, _ = cleanAbs(g.dir, d.s)
+				}
+			}
+		case strings.HasPrefix(f.s, "-C"):
+			g.dir, _ = cleanAbs(g.dir, f.s[2:])
+		case f.s == "-c":
+			if kv, ok := next(); ok {
+				k, v, _ := strings.Cut(kv.s, "=")
+				if kv.dyn && strings.Contains(k, dynMark) {
+					a.gitUnknown("git -c with a key only known at run time")
+					continue
+				}
+				g.config[strings.ToLower(k)] = field{s: v, dyn: kv.dyn}
+			}
+		case name == "--config-env":
+			if kv, ok := next(); ok {
+				k, envName, _ := strings.Cut(kv.s, "=")
+				v, known := c.env[envName]
+				if !known {
+					v = field{s: dynMark, dyn: true}
+				}
+				g.config[strings.ToLower(k)] = v
+			}
+		case name == "--git-dir":
+			if d, ok := next(); ok {
+				g.gitDir = dirOf(d, &state{cwd: g.dir})
+			}
+		case name == "--work-tree":
+			if d, ok := next(); ok {
+				g.dir = dirOf(d, &state{cwd: g.dir})
+			}
+		case name == "--namespace" || name == "--super-prefix" || name == "--attr-source":
+			next()
+		case name == "--list-cmds" || (name == "--exec-path" && eq):
+		case f.s == "-v" || f.s == "--version" || f.s == "-h" || f.s == "--help" || f.s == "--html-path" ||
+			f.s == "--man-path" || f.s == "--info-path" || f.s == "--exec-path":
+			return
+		}
+		i++
+	}
+	for k, v := range g.config {
+		a.gitConfigExec(k, v, c)
+	}
+	if i >= len(args) {
+		return
+	}
+	sub := args[i]
+	rest := args[i+1:]
+	if sub.dyn {
+		a.gitUnknown(fmt.Sprintf("git subcommand %s only known at run time", sub))
+		return
+	}
+	if body, ok := g.config["alias."+strings.ToLower(sub.s)]; ok && !gitCommands[sub.s] {
+		a.gitAlias(c, sub.s, body, args[:i], rest, g, depth)
+		return
+	}
+	if !gitCommands[sub.s] {
+		a.gitUnknown(fmt.Sprintf("git %s is not a git command this analysis knows; it may be an alias", sub.s))
+		return
+	}
+	gst := st.clone()
+	gst.setCwd(g.dir)
+	switch sub.s {
+	case "push":
+		a.gitPush(rest, g, c, depth)
+	case "config":
+		a.gitConfig(rest, g, gst)
+	case "tag":
+		p := parseOpts(rest, optSpec{short: "mFu", long: []string{"message", "file", "local-user", "cleanup", "sort", "format", "contains", "no-contains", "merged", "no-merged", "points-at", "color", "column"}})
+		if !p.has("-d", "--delete", "-l", "--list", "-v", "--verify") && len(p.operands) > 0 && !p.operands[0].dyn {
+			a.tags = append(a.tags, p.operands[0].s)
+		}
+	case "clean":
+		p := parseOpts(rest, optSpec{short: "e", long: []string{"exclude"}})
+		if p.has("-n", "--dry-run") || !(p.has("-f", "--force") || p.dyn) {
+			return
+		}
+		a.gitDestroys(g, "git clean -f deletes untracked files", p.dyn)
+	case "reset":
+		p := parseOpts(rest, optSpec{})
+		if p.has("--hard") {
+			a.gitDestroys(g, "git reset --hard discards uncommitted changes", false)
+		} else if p.dyn {
+			a.gitDestroys(g, "git reset with options only known at run time", true)
+		}
+	case "checkout", "restore", "switch":
+		a.gitCheckout(sub.s, rest, g, gst)
+	case "stash":
+		p := parseOpts(rest, optSpec{})
+		if len(p.operands) > 0 && (p.operands[0].s == "drop" || p.operands[0].s == "clear") {
+			a.gitDestroys(g, "git stash "+p.operands[0].s+" deletes stashed changes", false)
+		}
+	case "branch":
+		p := parseOpts(rest, optSpec{short: "tu", long: []string{"track", "set-upstream-to", "contains", "no-contains", "merged", "no-merged", "points-at", "sort", "format", "color", "column"}})
+		if p.has("-D") || (p.has("-d", "--delete") && p.has("-f", "--force")) {
+			a.add(Destructive, false, "git branch -D deletes a branch that may not be merged")
+		}
+	case "worktree":
+		p := parseOpts(rest, optSpec{})
+		if len(p.operands) > 0 && p.operands[0].s == "remove" && p.has("-f", "--force") {
+			a.gitDestroys(g, "git worktree remove --force discards the worktree's changes", false)
+		}
+	case "rm", "mv", "add":
+		if sub.s == "add" {
+			return
+		}
+		p := parseOpts(rest, optSpec{long: []string{"pathspec-from-file"}})
+		for _, f := range p.operands {
+			if sub.s == "rm" {
+				if !p.has("--cached") {
+					a.removePath(f, gst, "git rm", p.has("-r"))
+				}
+				continue
+			}
+			a.writePath(f, gst, "git "+sub.s)
+		}
+	case "apply":
+		p := parseOpts(rest, optSpec{short: "pC", long: []string{"exclude", "include", "directory", "whitespace", "build-fake-ancestor"}})
+		if p.has("--cached") || (p.has("--check", "--stat", "--numstat", "--summary") && !p.has("--apply")) {
+			return
+		}
+		if len(p.operands) == 0 || (len(p.operands) == 1 && p.operands[0].s == "-") {
+			a.applyPatch(c.in, gst, "git apply")
+		}
+		for _, f := range p.operands {
+			if f.s != "-" {
+				a.applyPatch(input{kind: inFile, file: f}, gst, "git apply")
+			}
+		}
+	case "send-email":
+		a.add(EgressOther, false, "git send-email sends mail")
+	case "submodule":
+		p := parseOpts(rest, optSpec{posix: true})
+		if len(p.operands) > 1 && p.operands[0].s == "foreach" {
+			body := p.operands[1:]
+			if len(body) > 0 && body[0].s == "--recursive" {
+				body = body[1:]
+			}
+			if anyDyn(body) {
+				a.all("git submodule foreach runs text only known at run time")
+			}
+			a.script(dynText(strings.Join(rawStrings(body), " ")), a.childState(gst), depth+1, "git submodule foreach")
+		}
+	case "bisect":
+		if len(rest) > 1 && rest[0].s == "run" {
+			a.command(rest[1:], nil, gst, input{}, depth+1)
+		}
+	case "rebase":
+		p := parseOpts(rest, optSpec{short: "xXsS", long: []string{"exec", "onto", "strategy", "strategy-option", "gpg-sign", "whitespace", "empty"}})
+		for _, x := range p.values("-x", "--exec") {
+			a.runsText(x, &cmd{st: gst, depth: depth}, "git rebase --exec")
+		}
+	case "filter-branch":
+		p := parseOpts(rest, optSpec{long: []string{"env-filter", "tree-filter", "index-filter", "parent-filter", "msg-filter",
+			"commit-filter", "tag-name-filter", "subdirectory-filter", "prune-empty", "original", "state-branch", "setup"}})
+		for _, o := range p.opts {
+			if o.has && strings.HasSuffix(o.name, "-filter") && o.name != "--subdirectory-filter" || o.name == "--setup" {
+				a.runsText(o.val, &cmd{st: gst, depth: depth}, "git filter-branch "+o.name)
+			}
+		}
+	case "clone", "fetch", "pull", "ls-remote", "archive":
+		a.gitRemoteCmd(sub.s, rest, g, gst, c, depth)
+	}
+}
+
+// gitConfigExec analyses configuration given on the command line that makes
+// git run a command.
+func (a *analyzer) gitConfigExec(key string, v field, c *cmd) {
+	switch {
+	case key == "core.hookspath":
+		if v.s != "/dev/null" && v.s != "" {
+			a.all(fmt.Sprintf("git runs hooks from %s", v))
+		}
+	case key == "core.sshcommand" || key == "core.pager" || key == "core.editor" || key == "sequence.editor" ||
+		key == "diff.external" || key == "core.askpass" || key == "gpg.program" || key == "core.gitproxy" ||
+		key == "uploadpack.packobjectshook" || strings.HasPrefix(key, "pager.") ||
+		key == "core.fsmonitor" && v.s != "true" && v.s != "false":
+		a.runsText(v, c, "git -c "+key)
+	case key == "credential.helper" && strings.HasPrefix(v.s, "!"):
+		a.runsText(field{s: v.s[1:], dyn: v.dyn}, c, "git -c "+key)
+	}
+}
+
+// gitAlias expands an alias defined with -c alias.name=... or in
+// GIT_CONFIG_KEY_n: a "!" alias is shell text, any other is git arguments.
+func (a *analyzer) gitAlias(c *cmd, name string, body field, globals, rest []field, g *gitCtx, depth int) {
+	if body.dyn {
+		a.all(fmt.Sprintf("git alias %s is only known at run time", name))
+		return
+	}
+	if sh, ok := strings.CutPrefix(body.s, "!"); ok {
+		text := sh
+		if len(rest) > 0 {
+			text += " " + quoteJoin(rest)
+		}
+		st := a.childState(c.st)
+		st.setCwd(g.dir)
+		a.script(text, st, depth+1, "git alias "+name)
+		return
+	}
+	var words []field
+	for w, err := range syntax.NewParser(syntax.Variant(syntax.LangBash)).WordsSeq(strings.NewReader(body.s)) {
+		if err != nil {
+			a.all(fmt.Sprintf("git alias %s does not parse: %v", name, err))
+			return
+		}
+		words = append(words, a.fields([]*syntax.Word{w}, a.top())...)
+	}
+	argv := append(append(append([]field{}, globals...), words...), rest...)
+	delete(g.config, "alias."+strings.ToLower(name)) // git refuses recursive aliases
+	a.gitArgs(c, argv, &gitCtx{dir: c.st.cwd, gitDir: g.gitDir, config: g.config}, depth+1)
+}
+
+// gitDestroys reports a git command that discards work in the repository at
+// g.dir, unless that repository is scratch.
+func (a *analyzer) gitDestroys(g *gitCtx, why string, unresolvable bool) {
+	if g.dir == "" {
+		a.add(Destructive, true, "%s; the repository directory is unknown", why)
+		return
+	}
+	if a.inScratch(resolve(g.dir)) {
+		return
+	}
+	a.add(Destructive, unresolvable, "%s in %s", why, g.dir)
+}
+
+func (a *analyzer) gitCheckout(sub string, rest []field, g *gitCtx, st *state) {
+	p := parseOpts(rest, optSpec{short: "bBs", long: []string{"source", "pathspec-from-file", "orphan", "conflict", "track", "inter-hunk-context"}})
+	if sub == "switch" {
+		if p.has("-f", "--force", "--discard-changes") {
+			a.gitDestroys(g, "git switch --discard-changes discards uncommitted changes", false)
+		}
+		return
+	}
+	if p.has("-f", "--force") {
+		a.gitDestroys(g, "git "+sub+" --force discards uncommitted changes", false)
+	}
+	paths := p.operands
+	dashdash := false
+	for i, f := range rest {
+		if f.s == "--" {
+			dashdash = true
+			paths = rest[i+1:]
+			break
+		}
+	}
+	if sub == "checkout" && !dashdash && len(paths) > 0 {
+		// git checkout <branch> [<paths>]: the first word is a revision
+		// unless it is a path in the work tree.
+		first := paths[0]
+		if !(first.s == "." || first.s == ":/" || first.s == "*" || pathExists(first, st)) {
+			paths = paths[1:]
+		}
+	}
+	if sub == "restore" && p.has("--staged", "-S") && !p.has("--worktree", "-W") {
+		return
+	}
+	for _, f := range paths {
+		a.writePath(f, st, "git "+sub)
+		if f.s == "." || f.s == ":/" || f.s == "*" || f.s == ":" || f.dyn {
+			a.gitDestroys(g, "git "+sub+" "+f.String()+" discards uncommitted changes", f.dyn)
+		}
+	}
+}
+
+func pathExists(f field, st *state) bool {
+	if f.dyn {
+		return false
+	}
+	p, ok := cleanAbs(st.cwd, f.s)
+	if !ok {
+		return false
+	}
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func (a *analyzer) gitRemoteCmd(sub string, rest []field, g *gitCtx, st *state, c *cmd, depth int) {
+	p := parseOpts(rest, optSpec{short: "obucj", long: []string{"origin", "branch", "upload-pack", "reference", "reference-if-able",
+		"separate-git-dir", "depth", "shallow-since", "shallow-exclude", "config", "template", "jobs", "filter", "server-option",
+		"bundle-uri", "ref-format", "exec", "remote", "output", "prefix", "format", "recurse-submodules-default", "negotiation-tip", "refmap"}})
+	for _, v := range p.values("-u", "--upload-pack", "--exec") {
+		a.runsText(v, &cmd{st: st, depth: depth}, "git "+sub+" --upload-pack")
+	}
+	if sub == "clone" {
+		for _, kv := range p.values("-c", "--config") {
+			k, v, _ := strings.Cut(kv.s, "=")
+			if gitExecKey(strings.ToLower(k)) {
+				a.add(ScopeEscalation, false, "git clone -c %s sets a command git runs later", k)
+			}
+			a.gitConfigExec(strings.ToLower(k), field{s: v, dyn: kv.dyn}, c)
+		}
+		if len(p.operands) > 1 {
+			a.writePath(p.operands[1], st, "git clone")
+		}
+	}
+	if sub == "archive" {
+		if o, ok := p.value("-o", "--output"); ok {
+			a.writePath(o, st, "git archive --output")
+		}
+	}
+	for _, f := range p.operands {
+		if strings.HasPrefix(f.s, "ext::") {
+			a.all(fmt.Sprintf("git %s with an ext:: remote runs a command", sub))
+		}
+	}
+}
+
+var pushLong = []string{"all", "branches", "mirror", "tags", "follow-tags", "no-follow-tags", "dry-run", "porcelain", "delete",
+	"prune", "force", "force-with-lease", "no-force-with-lease", "force-if-includes", "no-force-if-includes", "repo",
+	"set-upstream", "thin", "no-thin", "quiet", "verbose", "progress", "no-progress", "recurse-submodules",
+	"no-recurse-submodules", "verify", "no-verify", "signed", "no-signed", "atomic", "no-atomic", "push-option",
+	"receive-pack", "exec", "ipv4", "ipv6"}
+
+func (a *analyzer) gitPush(args []field, g *gitCtx, c *cmd, depth int) {
+	var force, mirror, all, tags, del, prune, dry, dynOpt bool
+	var forceHow string
+	var ops []field
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		switch {
+		case f.dyn && f.optLike():
+			dynOpt = true
+		case f.s == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(f.s, "--"):
+			name, val, eq := strings.Cut(f.s[2:], "=")
+			cands := longPrefix(name, pushLong)
+			for _, k := range cands {
+				switch k {
+				case "force", "force-with-lease", "force-if-includes":
+					force, forceHow = true, f.s
+				case "mirror":
+					mirror = true
+				case "all", "branches":
+					all = true
+				case "tags":
+					tags = true
+				case "delete":
+					del = true
+				case "prune":
+					prune = true
+				}
+			}
+			if len(cands) == 1 {
+				switch cands[0] {
+				case "dry-run":
+					dry = true
+				case "repo", "push-option", "receive-pack", "exec":
+					v := field{s: val, dyn: f.dyn}
+					if !eq && i+1 < len(args) {
+						i++
+						v = args[i]
+					}
+					if cands[0] == "receive-pack" || cands[0] == "exec" {
+						// For a remote on this machine git runs it here.
+						a.runsText(v, &cmd{st: c.st, depth: depth}, "git push --receive-pack")
+					}
+				}
+			}
+		case strings.HasPrefix(f.s, "-") && len(f.s) > 1:
+			cl := f.s[1:]
+			for j := 0; j < len(cl); j++ {
+				switch cl[j] {
+				case 'f':
+					force, forceHow = true, f.s
+				case 'd':
+					del = true
+				case 'n':
+					dry = true
+				case 'o':
+					if j == len(cl)-1 {
+						i++
+					}
+					j = len(cl)
+				}
+			}
+		default:
+			ops = append(ops, f)
+		}
+	}
+	if dry {
+		return // a dry run transmits nothing
+	}
+	if dynOpt {
+		a.add(PushForce, true, "git push with options only known at run time")
+		a.add(PushProtected, true, "git push with options only known at run time")
+	}
+	if force {
+		a.add(PushForce, false, "git push %s", forceHow)
+	}
+	if mirror {
+		a.add(PushForce, false, "git push --mirror overwrites and deletes remote refs")
+		a.add(PushProtected, false, "git push --mirror includes the protected branches")
+	}
+	if prune {
+		a.add(PushForce, false, "git push --prune deletes remote branches")
+	}
+	if all {
+		a.add(PushProtected, false, "git push --all includes the protected branches")
+	}
+	if tags {
+		a.add(Publish, false, "git push --tags publishes tags")
+	}
+	var refspecs []field
+	if len(ops) > 0 {
+		refspecs = ops[1:]
+	}
+	if len(refspecs) == 0 && !all && !mirror && !tags && !del {
+		if br := a.currentBranch(g); br != "" && a.protectedBranch(br) {
+			a.add(PushProtected, false, "git push without a refspec pushes the current branch %s", br)
+		}
+	}
+	for _, r := range refspecs {
+		a.refspec(r, del, g)
+	}
+}
+
+var versionTag = regexp.MustCompile(`^v?[0-9]+(\.[0-9]+)+([-+][0-9A-Za-z.+-]+)?$|^v[0-9]+$`)
+
+// refspec judges one push refspec.
+func (a *analyzer) refspec(r field, del bool, g *gitCtx) {
+	if r.dyn {
+		a.add(PushProtected, true, "git push %s: the refspec is only known at run time", r)
+		a.add(PushForce, true, "git push %s: the refspec is only known at run time", r)
+		return
+	}
+	s := r.s
+	if rest, ok := strings.CutPrefix(s, "+"); ok {
+		a.add(PushForce, false, "git push %s (a leading + forces the update)", r.s)
+		s = rest
+	}
+	if s == ":" {
+		a.add(PushProtected, false, "git push %s pushes every matching branch", r.s)
+		return
+	}
+	src, dst, colon := strings.Cut(s, ":")
+	switch {
+	case del:
+		src, dst = "", s
+	case !colon:
+		dst = src
+	}
+	for _, t := range a.tags {
+		if src == t || src == "refs/tags/"+t {
+			a.add(Publish, false, "git push %s publishes a tag created in this command", r.s)
+		}
+	}
+	if strings.HasPrefix(src, "refs/tags/") || strings.HasPrefix(dst, "refs/tags/") || (!colon && versionTag.MatchString(src)) {
+		a.add(Publish, false, "git push %s publishes a tag", r.s)
+		return
+	}
+	if !colon && !del && (src == "HEAD" || src == "@") {
+		dst = a.currentBranch(g)
+		if dst == "" {
+			return
+		}
+	}
+	if strings.HasPrefix(dst, "refs/") && !strings.HasPrefix(dst, "refs/heads/") {
+		return // refs/for/main and other namespaces are not the branch
+	}
+	b := strings.TrimPrefix(strings.TrimPrefix(dst, "refs/heads/"), "heads/")
+	if !a.protectedBranch(b) {
+		return
+	}
+	if del || (colon && src == "") {
+		a.add(PushProtected, false, "git push %s deletes the protected branch %s", r.s, b)
+		return
+	}
+	a.add(PushProtected, false, "git push %s updates the protected branch %s", r.s, b)
+}
+
+func (a *analyzer) protectedBranch(b string) bool {
+	for _, p := range a.branches {
+		if strings.EqualFold(b, p) {
+			return true
+		}
+		if hasMeta(b) {
+			if ok, _ := path.Match(b, p); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// currentBranch reads HEAD of the repository git would use; "" when it is
+// unknown or detached.
+func (a *analyzer) currentBranch(g *gitCtx) string {
+	key := g.gitDir + "\x00" + g.dir
+	if b, ok := a.heads[key]; ok {
+		return b
+	}
+	b := ""
+	gitDir := g.gitDir
+	if gitDir == "" && g.dir != "" {
+		gitDir = findGitDir(g.dir)
+	}
+	if gitDir != "" {
+		if head, ok := readSmall(filepath.Join(gitDir, "HEAD"), 4096); ok {
+			if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: refs/heads/"); ok {
+				b = ref
+			}
+		}
+	}
+	a.heads[key] = b
+	return b
+}
+
+// findGitDir walks up from dir to the repository's git directory, following
+// the "gitdir:" file of a linked worktree or submodule.
+func findGitDir(dir string) string {
+	for range 64 {
+		dotgit := filepath.Join(dir, ".git")
+		if fi, err := os.Stat(dotgit); err == nil {
+			if fi.IsDir() {
+				return dotgit
+			}
+			if b, ok := readSmall(dotgit, 4096); ok {
+				if p, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); ok {
+					if !filepath.IsAbs(p) {
+						p = filepath.Join(dir, p)
+					}
+					return filepath.Clean(p)
+				}
+			}
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+	return ""
+}
+
+// gitExecKey reports whether a configuration key makes git run a command or
+// changes where it pushes.
+func gitExecKey(k string) bool {
+	switch k {
+	case "core.hookspath", "core.sshcommand", "core.fsmonitor", "core.pager", "core.editor", "core.askpass",
+		"core.gitproxy", "sequence.editor", "credential.helper", "diff.external", "gpg.program",
+		"uploadpack.packobjectshook", "include.path", "init.templatedir", "core.worktree":
+		return true
+	}
+	for _, pre := range []string{"alias.", "pager.", "filter.", "includeif.", "url."} {
+		if strings.HasPrefix(k, pre) {
+			return true
+		}
+	}
+	sec, rest, _ := strings.Cut(k, ".")
+	_, name := path.Split(strings.ReplaceAll(rest, ".", "/"))
+	switch sec {
+	case "diff":
+		return name == "textconv" || name == "command"
+	case "merge":
+		return name == "driver"
+	case "credential":
+		return name == "helper"
+	case "gpg":
+		return name == "program"
+	case "remote":
+		return name == "push" || name == "receivepack" || name == "uploadpack" || name == "pushurl" || name == "proxy"
+	}
+	return false
+}
+
+// gitConfig matches writes of git configuration: the global and system
+// files are self-mod (they reach every repository and every later session),
+// repository settings that run commands are scope-escalation.
+func (a *analyzer) gitConfig(args []field, g *gitCtx, st *state) {
+	p := parseOpts(args, optSpec{short: "f", long: []string{"file", "blob", "type", "default", "comment", "value"}})
+	ops := p.operands
+	sub := ""
+	if len(ops) > 0 {
+		switch ops[0].s {
+		case "get", "set", "unset", "list", "edit", "rename-section", "remove-section":
+			sub, ops = ops[0].s, ops[1:]
+		}
+	}
+	read := p.has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--get-color", "--get-colorbool") || sub == "get" || sub == "list"
+	write := p.has("--add", "--unset", "--unset-all", "--replace-all", "--rename-section", "--remove-section", "--edit", "-e") ||
+		sub == "set" || sub == "unset" || sub == "edit" || sub == "rename-section" || sub == "remove-section" ||
+		(!read && sub == "" && len(ops) >= 2)
+	if p.dyn {
+		a.add(SelfMod, true, "git config with options only known at run time")
+	}
+	if !write {
+		return
+	}
+	key := ""
+	if len(ops) > 0 {
+		key = strings.ToLower(ops[0].s)
+	}
+	switch {
+	case p.has("--global"):
+		a.add(SelfMod, false, "git config --global %s changes the user's git configuration", key)
+	case p.has("--system"):
+		a.add(SelfMod, false, "git config --system %s changes the system git configuration", key)
+	default:
+		if f, ok := p.value("-f", "--file"); ok {
+			a.writePath(f, st, "git config --file")
+		}
+		if gitExecKey(key) || (len(ops) > 0 && ops[0].dyn) {
+			a.add(ScopeEscalation, false, "git config %s sets a command or destination git uses later", key)
+		}
+		if strings.HasPrefix(key, "remote.") && strings.HasSuffix(key, ".push") && len(ops) > 1 {
+			_, dst, _ := strings.Cut(strings.TrimPrefix(ops[1].s, "+"), ":")
+			if a.protectedBranch(strings.TrimPrefix(dst, "refs/heads/")) {
+				a.add(PushProtected, false, "git config %s makes later pushes go to %s", key, dst)
+			}
+		}
+	}
+}

@@ -1,0 +1,559 @@
+package policy
+
+import (
+	"net"
+	"net/url"
+	"path"
+	"strings"
+)
+
+// loopbackURL reports whether a URL (with or without a scheme) names this
+// machine. Requests to it do not leave the box.
+func loopbackURL(u string) bool {
+	if strings.HasPrefix(u, ":") { // httpie's :3000/path shorthand
+		return true
+	}
+	if !strings.Contains(u, "://") {
+		u = "http://" + u
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	h := strings.ToLower(pu.Hostname())
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+}
+
+// publishURL reports whether a write to the URL publishes: package
+// registries' upload endpoints and GitHub's release and merge APIs.
+func publishURL(u string) bool {
+	if !strings.Contains(u, "://") {
+		u = "https://" + u
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(pu.Hostname()) {
+	case "registry.npmjs.org", "registry.yarnpkg.com", "upload.pypi.org", "test.pypi.org", "crates.io",
+		"rubygems.org", "www.nuget.org", "api.nuget.org", "uploads.github.com", "hub.docker.com":
+		return true
+	case "api.github.com":
+		return ghRelease.MatchString(pu.Path) || ghMerge.MatchString(pu.Path)
+	}
+	return false
+}
+
+var curlValued = []string{"data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "json", "form", "form-string",
+	"upload-file", "request", "url", "output", "output-dir", "dump-header", "cookie-jar", "cookie", "header", "user-agent",
+	"referer", "user", "proxy", "proxy-user", "config", "write-out", "max-time", "connect-timeout", "retry", "retry-delay",
+	"retry-max-time", "range", "cert", "key", "cacert", "capath", "resolve", "connect-to", "interface", "limit-rate",
+	"max-filesize", "oauth2-bearer", "proto", "proto-redir", "quote", "request-target", "time-cond", "trace",
+	"trace-ascii", "unix-socket", "variable", "expand-data", "expand-url", "expand-header", "libcurl", "etag-save",
+	"etag-compare", "alt-svc", "hsts", "stderr", "aws-sigv4", "ciphers", "max-redirs", "keepalive-time", "dns-servers",
+	"preproxy", "socks5", "socks5-hostname", "noproxy", "mail-from", "mail-rcpt", "form-escape", "url-query"}
+
+// curl sends data off the box when it has a body (-d, --json, -F, -T ...) or
+// a method other than GET/HEAD/OPTIONS; requests to localhost do not count.
+func (a *analyzer) curl(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "AbcCdDeEFHKmoPQrtTuUwxXyYz", long: curlValued})
+	st := c.st
+	urls := append([]field{}, p.operands...)
+	urls = append(urls, p.values("--url")...)
+	for _, o := range p.opts {
+		switch o.name {
+		case "-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--libcurl",
+			"--etag-save", "--stderr", "--hsts", "--alt-svc":
+			if o.has && o.val.s != "-" {
+				a.writePath(o.val, st, "curl "+o.name)
+			}
+		case "--output-dir":
+			if o.has {
+				a.writePath(o.val, st, "curl --output-dir")
+			}
+		case "-O", "--remote-name":
+			for _, u := range urls {
+				if !u.dyn {
+					if pu, err := url.Parse(u.s); err == nil && path.Base(pu.Path) != "/" && path.Base(pu.Path) != "." {
+						a.writePath(word(path.Base(pu.Path)), st, "curl -O")
+					}
+				}
+			}
+		case "-d", "--data", "--data-ascii", "--data-binary", "--data-urlencode", "--json", "-T", "--upload-file":
+			if o.has {
+				v := strings.TrimPrefix(o.val.s, "@")
+				if o.name == "--data-urlencode" {
+					if _, f, ok := strings.Cut(o.val.s, "@"); ok {
+						v = f
+					}
+				}
+				a.readPath(field{s: v, dyn: o.val.dyn}, st, "curl "+o.name, false)
+			}
+		case "-F", "--form":
+			if _, f, ok := strings.Cut(o.val.s, "@"); ok {
+				f, _, _ = strings.Cut(f, ";")
+				a.readPath(field{s: f, dyn: o.val.dyn}, st, "curl -F", false)
+			}
+		}
+	}
+	if p.has("-K", "--config") {
+		a.add(EgressOther, true, "curl reads further options from a config file")
+	}
+	if p.dyn {
+		a.add(EgressOther, true, "curl with options only known at run time")
+	}
+	method := ""
+	if m, ok := p.value("-X", "--request"); ok {
+		if m.dyn {
+			a.add(EgressOther, true, "curl -X %s: the method is only known at run time", m)
+			return
+		}
+		method = strings.ToUpper(m.s)
+	}
+	body := p.has("-d", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--json", "-F",
+		"--form", "--form-string", "--expand-data")
+	upload := p.has("-T", "--upload-file")
+	get := p.has("-G", "--get")
+	sends := upload || (body && !get) || (method != "" && !readMethod(method))
+	if !sends {
+		return
+	}
+	a.offBox(urls, "curl "+describeSend(method, body, upload))
+}
+
+func describeSend(method string, body, upload bool) string {
+	switch {
+	case method != "":
+		return "-X " + method
+	case upload:
+		return "--upload-file"
+	case body:
+		return "with a request body"
+	}
+	return ""
+}
+
+// offBox matches egress-other unless every URL is on this machine.
+func (a *analyzer) offBox(urls []field, how string) {
+	if len(urls) == 0 {
+		a.add(EgressOther, false, "%s", how)
+		return
+	}
+	for _, u := range urls {
+		if u.dyn {
+			a.add(EgressOther, true, "%s to %s, a URL only known at run time", how, u)
+			continue
+		}
+		if !loopbackURL(u.s) {
+			a.add(EgressOther, false, "%s to %s", how, u.s)
+		}
+		if publishURL(u.s) {
+			a.add(Publish, false, "%s to %s, a package registry or release API", how, u.s)
+		}
+	}
+}
+
+func (a *analyzer) wget(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "OoaPeitTwQUlARDIXB", long: []string{"output-document", "output-file", "append-output",
+		"directory-prefix", "execute", "input-file", "tries", "timeout", "wait", "quota", "user-agent", "level", "accept",
+		"reject", "domains", "include-directories", "exclude-directories", "base", "post-data", "post-file", "body-data",
+		"body-file", "method", "header", "user", "password", "http-user", "http-password", "load-cookies", "save-cookies",
+		"ca-certificate", "certificate", "private-key", "bind-address", "limit-rate", "referer", "config"}})
+	st := c.st
+	for _, o := range p.opts {
+		switch o.name {
+		case "-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "--save-cookies":
+			if o.has && o.val.s != "-" {
+				a.writePath(o.val, st, "wget "+o.name)
+			}
+		case "-P", "--directory-prefix":
+			if o.has {
+				a.writePath(o.val, st, "wget "+o.name)
+			}
+		case "--post-file", "--body-file":
+			if o.has {
+				a.readPath(o.val, st, "wget "+o.name, false)
+			}
+		}
+	}
+	sends := p.has("--post-data", "--post-file", "--body-data", "--body-file")
+	how := "wget with a request body"
+	if m, ok := p.value("--method"); ok {
+		if m.dyn {
+			a.add(EgressOther, true, "wget --method %s: the method is only known at run time", m)
+			return
+		}
+		if !readMethod(m.s) {
+			sends, how = true, "wget --method "+strings.ToUpper(m.s)
+		}
+	}
+	for _, e := range p.values("-e", "--execute") {
+		if e.dyn || strings.Contains(strings.ToLower(e.s), "post_") || strings.Contains(strings.ToLower(e.s), "method") || strings.Contains(strings.ToLower(e.s), "body_") {
+			sends, how = true, "wget -e "+e.String()
+		}
+	}
+	if sends {
+		a.offBox(p.operands, how)
+	}
+}
+
+// httpie (http, https, xh): METHOD URL ITEM...; data items or a body on
+// standard input make it a POST.
+func (a *analyzer) httpie(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "aAoslpPv", long: []string{"auth", "auth-type", "output", "session", "session-read-only",
+		"verify", "cert", "cert-key", "proxy", "timeout", "max-redirects", "pretty", "style", "print", "format-options",
+		"default-scheme", "ssl", "ciphers", "response-charset", "response-mime", "boundary", "raw", "unix-socket", "http-version"}})
+	if p.has("--offline") {
+		return
+	}
+	for _, o := range p.values("-o", "--output") {
+		a.writePath(o, c.st, c.name+" --output")
+	}
+	ops := p.operands
+	if len(ops) == 0 {
+		return
+	}
+	method := ""
+	if m := strings.ToUpper(ops[0].s); !ops[0].dyn && isHTTPMethod(m) {
+		method, ops = m, ops[1:]
+	} else if ops[0].dyn && len(ops) > 1 {
+		a.add(EgressOther, true, "%s %s: the method is only known at run time", c.name, ops[0])
+		return
+	}
+	if len(ops) == 0 {
+		return
+	}
+	target := ops[0]
+	data := p.has("--raw") || (c.in.kind != inNone && !p.has("-I", "--ignore-stdin"))
+	for _, it := range ops[1:] {
+		s := it.s
+		switch {
+		case strings.Contains(s, "=="):
+		case strings.Contains(s, ":=") || strings.Contains(s, "=") || strings.Contains(s, "@"):
+			data = true
+			if i := strings.Index(s, "@"); i >= 0 {
+				a.readPath(field{s: s[i+1:], dyn: it.dyn}, c.st, c.name, false)
+			}
+		}
+	}
+	if method == "" && data {
+		method = "POST"
+	}
+	if method == "" || readMethod(method) {
+		return
+	}
+	a.offBox([]field{target}, c.name+" "+method)
+}
+
+func isHTTPMethod(m string) bool {
+	switch m {
+	case "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "TRACE", "CONNECT":
+		return true
+	}
+	return false
+}
+
+func (a *analyzer) openssl(c *cmd) {
+	if len(c.args) > 0 && (c.args[0].s == "s_client" || c.args[0].s == "s_time") {
+		a.add(EgressOther, false, "openssl %s opens a connection to another host", c.args[0].s)
+	}
+}
+
+// ssh opens a connection (egress-other) and runs its command on the other
+// host; that command is analysed for the other rules, with paths taken as
+// remote paths.
+func (a *analyzer) ssh(c *cmd) {
+	sp := optSpec{short: "BbcDEeFIiJLlmOoPpQRSWw", posix: true}
+	p := parseOpts(c.args, sp)
+	if p.has("-V", "-G", "-Q") {
+		return
+	}
+	if len(p.operands) == 0 {
+		return
+	}
+	host := p.operands[0]
+	p2 := parseOpts(p.operands[1:], sp)
+	opts := append(p.opts, p2.opts...)
+	remote := p2.operands
+	var remoteCmd *field
+	for _, o := range opts {
+		if o.name != "-o" || !o.has {
+			continue
+		}
+		k, v, ok := strings.Cut(o.val.s, "=")
+		if !ok {
+			k, v, _ = strings.Cut(o.val.s, " ")
+		}
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "proxycommand", "localcommand", "knownhostscommand":
+			a.runsText(field{s: strings.TrimSpace(v), dyn: o.val.dyn}, c, "ssh -o "+k)
+		case "remotecommand":
+			rc := field{s: strings.TrimSpace(v), dyn: o.val.dyn}
+			remoteCmd = &rc
+		}
+	}
+	if host.dyn {
+		a.add(EgressOther, true, "ssh to a host only known at run time")
+	} else {
+		a.add(EgressOther, false, "ssh %s connects to another host", host.s)
+	}
+	rst := &state{vars: map[string]string{}, remote: true}
+	switch {
+	case len(remote) > 0:
+		if anyDyn(remote) {
+			a.all("ssh runs a remote command only known at run time")
+		}
+		a.script(dynText(strings.Join(rawStrings(remote), " ")), rst, c.depth+1, "ssh "+host.String())
+	case remoteCmd != nil:
+		a.script(dynText(remoteCmd.s), rst, c.depth+1, "ssh RemoteCommand")
+	case c.in.kind == inText:
+		if c.in.dyn {
+			a.all("ssh runs remote commands only known at run time")
+		}
+		a.script(dynText(c.in.text), rst, c.depth+1, "ssh "+host.String()+" stdin")
+	case c.in.kind == inUnknown:
+		a.all("ssh runs remote commands read from the output of another command")
+	}
+}
+
+// remoteOperand reports whether an scp/rsync operand names another host.
+func remoteOperand(f field) bool {
+	s := f.s
+	if strings.HasPrefix(s, "rsync://") || strings.HasPrefix(s, "scp://") || strings.HasPrefix(s, "sftp://") {
+		return true
+	}
+	if strings.HasPrefix(s, "/") || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "~") {
+		return false
+	}
+	i := strings.Index(s, ":")
+	if i <= 0 {
+		return false
+	}
+	if j := strings.Index(s, "/"); j >= 0 && j < i {
+		return false
+	}
+	return !(i == 1 && len(s) > 2 && (s[2] == '/' || s[2] == '\\')) // C:/path
+}
+
+func (a *analyzer) scp(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "cFiJlPoSDX"})
+	if len(p.operands) < 2 {
+		return
+	}
+	remote := false
+	for _, f := range p.operands {
+		if f.dyn {
+			a.add(EgressOther, true, "scp %s: operand only known at run time", f)
+		}
+		remote = remote || remoteOperand(f)
+	}
+	if remote {
+		a.add(EgressOther, false, "scp copies files between hosts")
+	}
+	dest := p.operands[len(p.operands)-1]
+	if !remoteOperand(dest) {
+		a.writeTree(dest, c.st, "scp", false)
+	}
+	for _, s := range p.operands[:len(p.operands)-1] {
+		if !remoteOperand(s) {
+			a.readPath(s, c.st, "scp", p.has("-r"))
+		}
+	}
+}
+
+var rsyncValued = []string{"rsh", "block-size", "filter", "temp-dir", "exclude", "include", "exclude-from", "include-from",
+	"files-from", "partial-dir", "backup-dir", "suffix", "log-file", "password-file", "port", "rsync-path", "chmod", "chown",
+	"usermap", "groupmap", "compare-dest", "copy-dest", "link-dest", "max-size", "min-size", "timeout", "contimeout",
+	"bwlimit", "info", "debug", "out-format", "log-file-format", "checksum-choice", "compress-choice", "sockopts",
+	"outbuf", "modify-window", "iconv", "max-delete", "remote-option", "stop-after", "stop-at", "write-batch",
+	"only-write-batch", "read-batch", "protocol", "address", "skip-compress", "compress-level", "checksum-seed"}
+
+func (a *analyzer) rsync(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "eBfTM", long: rsyncValued})
+	for _, e := range p.values("-e", "--rsh") {
+		a.runsText(e, c, "rsync -e")
+	}
+	ops := p.operands
+	if len(ops) < 2 {
+		return
+	}
+	remote := false
+	for _, f := range ops {
+		if f.dyn {
+			a.add(EgressOther, true, "rsync %s: operand only known at run time", f)
+		}
+		remote = remote || remoteOperand(f)
+	}
+	if remote {
+		a.add(EgressOther, false, "rsync copies files between hosts")
+	}
+	dest := ops[len(ops)-1]
+	recursive := p.has("-r", "-a", "--recursive", "--archive")
+	del := false
+	for _, o := range p.opts {
+		del = del || strings.HasPrefix(o.name, "--del") || o.name == "--remove-source-files"
+	}
+	if remoteOperand(dest) {
+		if del {
+			a.add(Destructive, false, "rsync --delete removes files on another host")
+		}
+	} else {
+		a.writeTree(dest, c.st, "rsync", false)
+		if del {
+			a.deleteTree(dest, c.st, "rsync --delete into")
+		}
+	}
+	for _, s := range ops[:len(ops)-1] {
+		if !remoteOperand(s) {
+			a.readPath(s, c.st, "rsync", recursive)
+		}
+	}
+}
+
+// lookup: a DNS query or ping carries its name to the resolver, so a name
+// built at run time can carry data out.
+func (a *analyzer) lookup(c *cmd) {
+	for _, f := range c.args {
+		if f.dyn {
+			a.add(EgressOther, true, "%s %s: a name only known at run time", c.name, f)
+			return
+		}
+	}
+}
+
+func (a *analyzer) aws(c *cmd) {
+	valued := []string{"profile", "region", "output", "endpoint-url", "query", "color", "cli-read-timeout",
+		"cli-connect-timeout", "ca-bundle", "cli-binary-format", "cli-input-json", "cli-input-yaml"}
+	i := firstOperand(c.args, "", valued)
+	if i < 0 || i+1 >= len(c.args) {
+		return
+	}
+	svc, verb := c.args[i].s, c.args[i+1].s
+	rest := c.args[i+2:]
+	switch {
+	case svc == "s3" && (verb == "cp" || verb == "mv" || verb == "sync"):
+		ops := parseOpts(rest, optSpec{long: []string{"exclude", "include", "acl", "storage-class", "sse", "content-type", "expires", "grants", "metadata", "region", "profile"}}).operands
+		if len(ops) > 0 && strings.HasPrefix(ops[len(ops)-1].s, "s3://") {
+			a.add(EgressOther, false, "aws s3 %s uploads to %s", verb, ops[len(ops)-1].s)
+		}
+		if verb == "sync" && hasField(rest, "--delete") {
+			a.add(Destructive, false, "aws s3 sync --delete removes files")
+		}
+	case svc == "s3" && verb == "rm" && (hasField(rest, "--recursive") || hasField(rest, "-r")):
+		a.add(Destructive, false, "aws s3 rm --recursive")
+	case svc == "s3" && verb == "rb":
+		a.add(Destructive, false, "aws s3 rb removes a bucket")
+	case svc == "s3api" && (verb == "put-object" || verb == "upload-part" || verb == "copy-object"):
+		a.add(EgressOther, false, "aws s3api %s uploads data", verb)
+	case strings.HasPrefix(verb, "delete-") || strings.HasPrefix(verb, "terminate-") || strings.HasPrefix(verb, "remove-"):
+		a.add(Destructive, false, "aws %s %s", svc, verb)
+	}
+}
+
+func hasField(fs []field, s string) bool {
+	for _, f := range fs {
+		if f.s == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analyzer) gsutil(c *cmd) {
+	i := firstOperand(c.args, "ohpu", nil)
+	if i < 0 {
+		return
+	}
+	verb, rest := c.args[i].s, c.args[i+1:]
+	ops := parseOpts(rest, optSpec{short: "pxz"}).operands
+	switch verb {
+	case "cp", "mv", "rsync":
+		if len(ops) > 0 && strings.HasPrefix(ops[len(ops)-1].s, "gs://") {
+			a.add(EgressOther, false, "gsutil %s uploads to %s", verb, ops[len(ops)-1].s)
+		}
+		if verb == "rsync" && hasField(rest, "-d") {
+			a.add(Destructive, false, "gsutil rsync -d removes files")
+		}
+	case "rm":
+		if hasField(rest, "-r") || hasField(rest, "-R") || hasField(rest, "-a") {
+			a.add(Destructive, false, "gsutil rm -r")
+		}
+	case "rb":
+		a.add(Destructive, false, "gsutil rb removes a bucket")
+	}
+}
+
+func (a *analyzer) gcloud(c *cmd) {
+	ops := parseOpts(c.args, optSpec{long: []string{"project", "account", "configuration", "format", "verbosity", "zone", "region"}}).operands
+	words := statics(ops)
+	for i, w := range words {
+		if w == "delete" {
+			a.add(Destructive, false, "gcloud %s", strings.Join(words[:i+1], " "))
+			return
+		}
+	}
+	if len(words) >= 2 && words[0] == "storage" && (words[1] == "cp" || words[1] == "mv" || words[1] == "rsync") {
+		if last := words[len(words)-1]; strings.HasPrefix(last, "gs://") {
+			a.add(EgressOther, false, "gcloud storage %s uploads to %s", words[1], last)
+		}
+	}
+	if len(words) >= 2 && words[0] == "storage" && words[1] == "rm" && (hasField(c.args, "-r") || hasField(c.args, "--recursive")) {
+		a.add(Destructive, false, "gcloud storage rm --recursive")
+	}
+}
+
+func (a *analyzer) az(c *cmd) {
+	words := statics(parseOpts(c.args, optSpec{}).operands)
+	for i, w := range words {
+		switch {
+		case w == "delete" || w == "purge":
+			a.add(Destructive, false, "az %s", strings.Join(words[:i+1], " "))
+			return
+		case strings.HasPrefix(w, "upload"):
+			a.add(EgressOther, false, "az %s", strings.Join(words[:i+1], " "))
+			return
+		}
+	}
+}
+
+func (a *analyzer) rclone(c *cmd) {
+	ops := parseOpts(c.args, optSpec{long: []string{"config", "transfers", "checkers", "include", "exclude", "filter", "bwlimit", "log-file", "log-level", "max-age", "min-age"}}).operands
+	if len(ops) == 0 {
+		return
+	}
+	verb := ops[0].s
+	switch verb {
+	case "copy", "copyto", "move", "moveto", "sync", "bisync", "copyurl":
+		if len(ops) > 2 && remoteOperand(ops[len(ops)-1]) {
+			a.add(EgressOther, false, "rclone %s uploads to %s", verb, ops[len(ops)-1].s)
+		}
+		if verb == "sync" && len(ops) > 2 {
+			if d := ops[len(ops)-1]; !remoteOperand(d) {
+				a.deleteTree(d, c.st, "rclone sync into")
+			} else {
+				a.add(Destructive, false, "rclone sync deletes files in %s that the source lacks", d.s)
+			}
+		}
+	case "purge", "delete", "deletefile", "rmdirs", "cleanup":
+		a.add(Destructive, false, "rclone %s", verb)
+	}
+}
+
+func (a *analyzer) s3cmd(c *cmd) {
+	ops := parseOpts(c.args, optSpec{}).operands
+	if len(ops) == 0 {
+		return
+	}
+	switch ops[0].s {
+	case "put", "sync", "cp", "mv":
+		if last := ops[len(ops)-1].s; strings.HasPrefix(last, "s3://") {
+			a.add(EgressOther, false, "s3cmd %s uploads to %s", ops[0].s, last)
+		}
+	case "del", "rm", "rb":
+		a.add(Destructive, false, "s3cmd %s", ops[0].s)
+	}
+}

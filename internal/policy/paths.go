@@ -1,0 +1,641 @@
+package policy
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// zone is a protected absolute path: a directory and everything below it, or
+// a single file.
+type zone struct {
+	rule  Rule
+	what  string
+	comps []string // lower-cased path components
+	file  bool     // only the path itself, not what lies below
+}
+
+// nameRule protects a run of path components wherever it occurs, for files
+// that live in every project (.claude/settings.json, .git/hooks/...).
+type nameRule struct {
+	rule  Rule
+	what  string
+	elems []nameElem
+	under bool // also everything below the run
+}
+
+type nameElem struct {
+	pat string // glob on a lower-cased component
+}
+
+func (a *analyzer) buildZones() {
+	dir := func(r Rule, what string, p ...string) {
+		a.zones = append(a.zones, zone{rule: r, what: what, comps: splitPath(filepath.Join(p...))})
+	}
+	file := func(r Rule, what string, p ...string) {
+		a.zones = append(a.zones, zone{rule: r, what: what, comps: splitPath(filepath.Join(p...)), file: true})
+	}
+	if h := a.home; h != "" {
+		dir(SelfMod, "agent settings", h, ".claude")
+		file(SelfMod, "agent settings", h, ".claude.json")
+		dir(SelfMod, "agent settings", h, ".codex")
+		dir(SelfMod, "agent settings", h, ".gemini")
+		file(SelfMod, "global git config", h, ".gitconfig")
+		file(SelfMod, "global git config", h, ".config", "git", "config")
+		for _, f := range []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+			".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc",
+			".tcshrc", ".xprofile", ".xsessionrc", ".pam_environment"} {
+			file(ScopeEscalation, "shell start-up file", h, f)
+		}
+		dir(ScopeEscalation, "ssh login configuration", h, ".ssh")
+		dir(ScopeEscalation, "user services", h, ".config", "systemd")
+		dir(ScopeEscalation, "autostart entries", h, ".config", "autostart")
+		dir(ScopeEscalation, "shell start-up file", h, ".config", "fish")
+		dir(ScopeEscalation, "session environment", h, ".config", "environment.d")
+		dir(ScopeEscalation, "launch agents", h, "Library", "LaunchAgents")
+		dir(ScopeEscalation, "a directory on PATH", h, ".local", "bin")
+	}
+	dir(SelfMod, "managed agent settings", "/etc/claude-code")
+	dir(SelfMod, "managed agent settings", "/Library/Application Support/ClaudeCode")
+	dir(SelfMod, "managed agent settings", "/etc/codex")
+	dir(SelfMod, "managed agent settings", "/etc/gemini-cli")
+	if a.fxHome != "" {
+		dir(SelfMod, "fixrail's policy, keys and receipts", a.fxHome)
+	}
+	if b := a.env.FixrailBinary; b != "" && filepath.IsAbs(b) {
+		file(SelfMod, "the fixrail binary", b)
+		if r := resolve(filepath.Clean(b)); r != filepath.Clean(b) {
+			file(SelfMod, "the fixrail binary", r)
+		}
+	}
+	for _, d := range []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/boot", "/System",
+		"/var/spool/cron", "/Library/LaunchAgents", "/Library/LaunchDaemons"} {
+		dir(ScopeEscalation, "system files", d)
+	}
+
+	el := func(pat string) nameElem { return nameElem{pat: pat} }
+	a.names = []nameRule{
+		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".claude"), el("settings*.json")}},
+		{rule: SelfMod, what: "project hook scripts", elems: []nameElem{el(".claude"), el("hooks")}, under: true},
+		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".codex")}, under: true},
+		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".gemini")}, under: true},
+		{rule: SelfMod, what: "project MCP servers", elems: []nameElem{el(".mcp.json")}},
+		{rule: SelfMod, what: "agent hooks", elems: []nameElem{el(".cursor"), el("hooks.json")}},
+		{rule: ScopeEscalation, what: "git hooks", elems: []nameElem{el(".git"), el("hooks")}, under: true},
+		{rule: ScopeEscalation, what: "repository git config", elems: []nameElem{el(".git"), el("config")}},
+		{rule: ScopeEscalation, what: "direnv start-up file", elems: []nameElem{el(".envrc")}},
+	}
+}
+
+// splitPath returns the lower-cased components of a cleaned absolute or
+// relative path.
+func splitPath(p string) []string {
+	p = strings.ToLower(filepath.ToSlash(p))
+	var out []string
+	for _, c := range strings.Split(p, "/") {
+		if c != "" && c != "." {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[`) }
+
+// compMatch compares a component of a path from the command with one of a
+// protected path. Globs were expanded against the disk before; a pattern
+// that matched nothing names a file literally.
+func compMatch(pc, zc string) bool { return pc == zc }
+
+// patternReaches reports whether a path pattern may name something in or
+// above the zone: its components match the zone's as far as both go.
+func patternReaches(p, z []string) bool {
+	for i := 0; i < len(p) && i < len(z); i++ {
+		if p[i] == z[i] {
+			continue
+		}
+		if !hasMeta(p[i]) || (strings.HasPrefix(z[i], ".") && !strings.HasPrefix(p[i], ".")) {
+			return false
+		}
+		if ok, _ := path.Match(p[i], z[i]); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// inside reports whether p lies in the zone; contains whether the zone lies
+// strictly inside p (so a recursive operation on p reaches it).
+func (z zone) inside(p []string) bool {
+	if len(p) < len(z.comps) || (z.file && len(p) != len(z.comps)) {
+		return false
+	}
+	for i, c := range z.comps {
+		if !compMatch(p[i], c) {
+			return false
+		}
+	}
+	return true
+}
+
+func (z zone) containedBy(p []string) bool {
+	if len(p) >= len(z.comps) {
+		return false
+	}
+	for i, c := range p {
+		if !compMatch(c, z.comps[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (e nameElem) match(c string) bool {
+	ok, _ := path.Match(e.pat, c)
+	return ok
+}
+
+func (n nameRule) match(p []string) bool {
+	for i := 0; i+len(n.elems) <= len(p); i++ {
+		ok := true
+		for j, e := range n.elems {
+			if !e.match(p[i+j]) {
+				ok = false
+				break
+			}
+		}
+		if ok && (n.under || i+len(n.elems) == len(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve follows symbolic links in p as far as the path exists and keeps
+// the rest as written, so a file that does not exist yet resolves through
+// its existing parent directories.
+func resolve(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	dir, base := filepath.Split(p)
+	dir = filepath.Clean(dir)
+	if dir == p || base == "" {
+		return p
+	}
+	return filepath.Join(resolve(dir), base)
+}
+
+// resolveParent resolves the directory of p but not p itself: the object an
+// operation that does not follow a final symlink acts on (rm, mv, ln).
+func resolveParent(p string) string {
+	dir, base := filepath.Split(p)
+	if base == "" {
+		return p
+	}
+	return filepath.Join(resolve(filepath.Clean(dir)), base)
+}
+
+// expandTilde expands ~ and ~/ in a path that did not go through a shell
+// (a tool's file_path).
+func (a *analyzer) expandTilde(p string) string {
+	if a.home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+		return a.home + p[1:]
+	}
+	return p
+}
+
+// candidates returns the path as written (cleaned) and as the file system
+// resolves it.
+func candidates(p string) []string {
+	if r := resolve(p); r != p {
+		return []string{p, r}
+	}
+	return []string{p}
+}
+
+// writePath checks a file the command creates or modifies; writeTree with
+// recursive set also checks what lies below it (chmod -R, cp into a
+// directory). Both follow a final symbolic link, as writing through a link
+// writes its target.
+func (a *analyzer) writePath(f field, st *state, how string) { a.touchPath(f, st, how, false, true) }
+
+func (a *analyzer) writeTree(f field, st *state, how string, recursive bool) {
+	a.touchPath(f, st, how, recursive, true)
+}
+
+// removePath checks a path the command removes or renames (rm, mv's
+// sources, find -delete). A final symbolic link is the object removed, not
+// its target, unless the operand ends in a slash.
+func (a *analyzer) removePath(f field, st *state, how string, recursive bool) {
+	a.touchPath(f, st, how, recursive, strings.HasSuffix(f.s, "/") || strings.HasSuffix(f.s, "/."))
+}
+
+func (a *analyzer) touchPath(f field, st *state, how string, recursive, follow bool) {
+	if f.dyn {
+		a.add(SelfMod, true, "%s writes %s, a path only known at run time", how, f)
+		a.add(ScopeEscalation, true, "%s writes %s, a path only known at run time", how, f)
+		return
+	}
+	if st.remote {
+		return
+	}
+	s := f.s
+	if st.vars == nil {
+		s = a.expandTilde(s)
+	}
+	p, ok := cleanAbs(st.cwd, s)
+	if !ok {
+		// The working directory is unknown: only the project-relative
+		// names can still be recognised.
+		a.checkNames(splitPath(filepath.Clean(s)), how, s)
+		return
+	}
+	if strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
+		a.device(p, how)
+		return
+	}
+	a.written[p] = true
+	gs, ok := a.globs(p)
+	if !ok {
+		comps := splitPath(p)
+		for _, z := range a.zones {
+			if patternReaches(comps, z.comps) {
+				a.add(z.rule, true, "%s writes %s, a pattern too broad to expand that may reach %s", how, p, z.what)
+			}
+		}
+		a.checkNames(comps, how, p)
+		return
+	}
+	for _, g := range gs {
+		if !a.step() {
+			return
+		}
+		cands := candidates(g)
+		if !follow {
+			cands = []string{g}
+			if r := resolveParent(g); r != g {
+				cands = append(cands, r)
+			}
+		}
+		a.writeOne(cands, how, recursive)
+		if follow {
+			a.checkHardlink(g, how)
+		}
+	}
+}
+
+// globs expands a path the way the shell would before the command runs: a
+// pattern that matches names on disk becomes those names (at most maxGlob),
+// one that matches nothing stays as written. It reads at most
+// maxGlobDirs directories; ok is false when the pattern needs more.
+func (a *analyzer) globs(p string) (out []string, ok bool) {
+	if !hasMeta(p) {
+		return []string{p}, true
+	}
+	prefixes := []string{"/"}
+	dirs := 0
+	for _, c := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+		if c == "" {
+			continue
+		}
+		var next []string
+		for _, pre := range prefixes {
+			if !hasMeta(c) {
+				next = append(next, filepath.Join(pre, c))
+				continue
+			}
+			if dirs++; dirs > maxGlobDirs {
+				return nil, false
+			}
+			for _, name := range a.readDir(pre) {
+				if strings.HasPrefix(name, ".") && !strings.HasPrefix(c, ".") {
+					continue // like bash, * does not match a leading dot
+				}
+				if m, _ := filepath.Match(c, name); m {
+					next = append(next, filepath.Join(pre, name))
+				}
+			}
+		}
+		if len(next) > maxGlob {
+			return nil, false
+		}
+		prefixes = next
+	}
+	for _, q := range prefixes {
+		if _, err := os.Lstat(q); err == nil {
+			out = append(out, q)
+		}
+	}
+	if len(out) == 0 {
+		return []string{p}, true
+	}
+	return out, true
+}
+
+// readDir lists a directory's names, once per call analysed.
+func (a *analyzer) readDir(dir string) []string {
+	if names, ok := a.dirs[dir]; ok {
+		return names
+	}
+	var names []string
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+	}
+	if a.dirs == nil {
+		a.dirs = map[string][]string{}
+	}
+	a.dirs[dir] = names
+	return names
+}
+
+const (
+	maxGlob     = 256
+	maxGlobDirs = 16
+)
+
+func (a *analyzer) writeOne(cands []string, how string, recursive bool) {
+	for _, c := range cands {
+		comps := splitPath(c)
+		var reached []string
+		for _, z := range a.zones {
+			switch {
+			case z.inside(comps):
+				a.add(z.rule, false, "%s writes %s (%s)", how, c, z.what)
+			case recursive && z.rule == SelfMod && z.containedBy(comps):
+				// Removing or moving a directory that holds the settings
+				// tampers with them; for the other rules only direct
+				// writes count.
+				if !slices.Contains(reached, z.what) {
+					reached = append(reached, z.what)
+				}
+			}
+		}
+		if len(reached) > 0 {
+			a.add(SelfMod, false, "%s %s reaches %s", how, c, strings.Join(reached, ", "))
+		}
+		a.checkNames(comps, how, c)
+		if recursive {
+			a.checkBelow(c, how)
+		}
+	}
+}
+
+func (a *analyzer) checkNames(comps []string, how, shown string) {
+	for _, n := range a.names {
+		if n.match(comps) {
+			a.add(n.rule, false, "%s writes %s (%s)", how, shown, n.what)
+		}
+	}
+}
+
+// checkBelow looks for project agent settings inside a directory that a
+// recursive operation reaches.
+func (a *analyzer) checkBelow(dir, how string) {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return
+	}
+	for _, rel := range []string{".claude/settings.json", ".claude/settings.local.json", ".claude/hooks", ".codex", ".gemini", ".mcp.json"} {
+		if _, err := os.Lstat(filepath.Join(dir, rel)); err == nil {
+			a.add(SelfMod, false, "%s reaches %s (project agent settings)", how, filepath.Join(dir, rel))
+		}
+	}
+}
+
+// fileID identifies a file across hard links.
+type fileID struct{ dev, ino uint64 }
+
+func statID(p string) (fileID, bool) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return fileID{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
+	}
+	return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)}, true
+}
+
+// checkHardlink catches a write to a hard link of a protected file, which no
+// path comparison can see.
+func (a *analyzer) checkHardlink(p, how string) {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || st.Nlink < 2 {
+		return
+	}
+	if a.inodes == nil {
+		a.inodes = map[fileID]string{}
+		var files []string
+		if a.home != "" {
+			for _, f := range []string{".claude/settings.json", ".claude/settings.local.json", ".claude.json",
+				".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json", ".gitconfig", ".bashrc", ".profile", ".zshrc", ".ssh/authorized_keys"} {
+				files = append(files, filepath.Join(a.home, f))
+			}
+		}
+		if a.cwd0 != "" {
+			files = append(files, filepath.Join(a.cwd0, ".claude/settings.json"), filepath.Join(a.cwd0, ".claude/settings.local.json"))
+		}
+		if a.fxHome != "" {
+			files = append(files, filepath.Join(a.fxHome, "policy.json"))
+		}
+		files = append(files, "/etc/claude-code/managed-settings.json")
+		if a.env.FixrailBinary != "" {
+			files = append(files, a.env.FixrailBinary)
+		}
+		for _, f := range files {
+			if id, ok := statID(f); ok {
+				a.inodes[id] = f
+			}
+		}
+	}
+	if id, ok := statID(p); ok {
+		if f, hit := a.inodes[id]; hit {
+			a.add(SelfMod, false, "%s writes %s, a hard link to %s", how, p, f)
+		}
+	}
+}
+
+// device handles writes to /dev and /proc paths: sockets are egress, disks
+// are destructive, the rest (null, stdout, ttys) are harmless.
+func (a *analyzer) device(p, how string) {
+	switch {
+	case strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/"):
+		a.add(EgressOther, false, "%s opens a network connection (%s)", how, p)
+	case blockDevice(p):
+		a.add(Destructive, false, "%s writes the disk device %s", how, p)
+	}
+}
+
+func blockDevice(p string) bool {
+	name, ok := strings.CutPrefix(p, "/dev/")
+	if !ok {
+		return false
+	}
+	for _, pre := range []string{"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "mapper/", "md", "dm-", "loop"} {
+		if strings.HasPrefix(name, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analyzer) deviceRead(f field) {
+	if !f.dyn && (strings.HasPrefix(f.s, "/dev/tcp/") || strings.HasPrefix(f.s, "/dev/udp/")) {
+		a.add(EgressOther, false, "< opens a network connection (%s)", f.s)
+	}
+}
+
+// redirectWrite checks the target of an output redirection.
+func (a *analyzer) redirectWrite(t field, st *state) {
+	if t.dyn {
+		a.writePath(t, st, ">")
+		return
+	}
+	if t.s == "" {
+		return
+	}
+	a.writePath(t, st, ">")
+}
+
+// readPath checks a file the command reads: reading the approval keys is
+// self-mod. recursive means the command reads everything below p.
+func (a *analyzer) readPath(f field, st *state, how string, recursive bool) {
+	if a.keys == "" || st.remote {
+		return
+	}
+	kz := zone{comps: splitPath(a.keys)}
+	if f.dyn {
+		return
+	}
+	s := f.s
+	if st.vars == nil {
+		s = a.expandTilde(s)
+	}
+	p, ok := cleanAbs(st.cwd, s)
+	if !ok {
+		return
+	}
+	gs, ok := a.globs(p)
+	if !ok {
+		if patternReaches(splitPath(p), kz.comps) {
+			a.add(SelfMod, true, "%s reads %s, a pattern too broad to expand that may reach the approval keys", how, p)
+		}
+		return
+	}
+	for _, g := range gs {
+		if !a.step() {
+			return
+		}
+		for _, c := range candidates(g) {
+			comps := splitPath(c)
+			if kz.inside(comps) || (recursive && kz.containedBy(comps)) {
+				a.add(SelfMod, false, "%s reads %s (fixrail approval keys)", how, c)
+			}
+		}
+	}
+}
+
+// toolState is the state for paths that come from a tool's input rather
+// than a shell: ~ is expanded by writeTree and readPath.
+func (a *analyzer) toolState() *state { return &state{cwd: a.cwd0} }
+
+// inScratch reports whether p is a scratch directory or lies below one.
+func (a *analyzer) inScratch(p string) bool {
+	for _, s := range a.scratch {
+		if p == s || strings.HasPrefix(p, s+string(filepath.Separator)) || s == "/" {
+			return true
+		}
+	}
+	return false
+}
+
+// deleteTree checks the target of a recursive delete against the scratch
+// allowlist. The target is cleaned, a glob component that can match ".." is
+// taken as "..", and symbolic links are followed the way the deleting command
+// would: through every parent, and through the last component only when the
+// operand ends in a slash.
+func (a *analyzer) deleteTree(f field, st *state, how string) {
+	if reason, unres := a.deleteVerdict(f, st, how); reason != "" {
+		a.add(Destructive, unres, "%s", reason)
+	}
+}
+
+// deleteVerdict returns why deleting f recursively is destructive ("" when
+// it is not) and whether that is only a possibility.
+func (a *analyzer) deleteVerdict(f field, st *state, how string) (string, bool) {
+	if f.dyn {
+		return fmt.Sprintf("%s %s: the target is only known at run time", how, f), true
+	}
+	s := f.s
+	followLast := strings.HasSuffix(s, "/") || strings.HasSuffix(s, "/.")
+	parts := strings.Split(s, "/")
+	for i, c := range parts {
+		if strings.HasPrefix(c, ".") && hasMeta(c) {
+			if ok, _ := path.Match(c, ".."); ok {
+				parts[i] = ".."
+			}
+		}
+	}
+	s = strings.Join(parts, "/")
+	if st.remote {
+		if !filepath.IsAbs(s) || !a.inScratch(filepath.Clean(s)) {
+			return fmt.Sprintf("%s %s on another host", how, f), false
+		}
+		return "", false
+	}
+	p, ok := cleanAbs(st.cwd, s)
+	if !ok {
+		return fmt.Sprintf("%s %s: relative target and the working directory is unknown", how, f), true
+	}
+	for _, l := range a.links {
+		if p == l || strings.HasPrefix(p, l+"/") {
+			return fmt.Sprintf("%s %s goes through a link created earlier in this command", how, p), false
+		}
+	}
+	r := resolveParent(p)
+	if followLast {
+		r = resolve(p)
+	}
+	switch {
+	case a.inScratch(r):
+		return "", false
+	case r != p:
+		return fmt.Sprintf("%s %s (resolves to %s) is outside the scratch directories", how, p, r), false
+	default:
+		return fmt.Sprintf("%s %s is outside the scratch directories", how, p), false
+	}
+}
+
+// readSmall returns the contents of a regular file of at most limit bytes.
+// It never blocks on a FIFO or device.
+func readSmall(p string, limit int64) ([]byte, bool) {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, false
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil || int64(len(b)) > limit {
+		return nil, false
+	}
+	return b, true
+}

@@ -1,0 +1,881 @@
+package policy
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxDepth bounds nesting: each wrapper unwrapped (sudo, env, timeout, ...)
+// and each re-parse of shell text (bash -c, eval, heredoc into a shell, ssh
+// payload, git alias) costs one level. Deeper input is unresolvable.
+const maxDepth = 8
+
+// maxSteps bounds the statements and commands analysed for one call.
+const maxSteps = 50000
+
+// dynMark stands in for text only known at run time. It is a private-use
+// rune rather than NUL because command substitution output drops NUL bytes.
+const dynMark = "\uE000"
+
+// field is one word of a command after shell expansion.
+type field struct {
+	s   string // the value; run-time parts are replaced by dynMark
+	dyn bool   // some part of the word is only known at run time
+	src string // for a run-time word, its source text, for reasons
+}
+
+func word(s string) field { return field{s: s} }
+
+// optLike reports whether the field is, or could be at run time, an option.
+func (f field) optLike() bool {
+	return (strings.HasPrefix(f.s, "-") && f.s != "-") || (f.dyn && strings.HasPrefix(f.s, dynMark))
+}
+
+func (f field) String() string {
+	if f.src != "" {
+		return f.src
+	}
+	return strings.ReplaceAll(f.s, dynMark, "$…")
+}
+
+// source prints a word as written, for reasons.
+func source(w *syntax.Word) string {
+	var sb strings.Builder
+	if err := syntax.NewPrinter().Print(&sb, w); err != nil || sb.Len() > 200 {
+		return ""
+	}
+	return sb.String()
+}
+
+// rawStrings returns the values of fields with their run-time parts still
+// marked, for re-parsing as shell text through dynText.
+func rawStrings(fs []field) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.s
+	}
+	return out
+}
+
+// state is what the analyser knows while walking one shell script.
+type state struct {
+	cwd    string            // working directory; "" when unknown
+	vars   map[string]string // variables whose value is known
+	remote bool              // the commands run on another host (ssh payload)
+}
+
+func (s *state) clone() *state {
+	c := *s
+	c.vars = maps.Clone(s.vars)
+	return &c
+}
+
+// merge folds a branch that may or may not have run (the right side of &&
+// or ||, a loop or if body, a function body) back into s: whatever the
+// branch changed becomes unknown.
+func (s *state) merge(b *state) {
+	for k, v := range s.vars {
+		if bv, ok := b.vars[k]; !ok || bv != v {
+			delete(s.vars, k)
+		}
+	}
+	if b.cwd != s.cwd {
+		s.setCwd("")
+	}
+}
+
+func (s *state) setCwd(dir string) {
+	s.cwd = dir
+	if dir == "" {
+		delete(s.vars, "PWD")
+	} else {
+		s.vars["PWD"] = dir
+	}
+}
+
+// input is what a command reads on standard input.
+type input struct {
+	kind int    // inNone, inText, inFile or inUnknown
+	text string // inText: the data
+	dyn  bool   // inText: the data is partly computed at run time
+	file field  // inFile: the file
+}
+
+const (
+	inNone    = iota
+	inText    // a heredoc, here-string or literal echo piped in
+	inFile    // < file
+	inUnknown // the output of another command
+)
+
+// analyzer collects the matches of one call.
+type analyzer struct {
+	env      Env
+	home     string
+	fxHome   string
+	keys     string
+	branches []string
+	scratch  []string
+	cwd0     string
+	zones    []zone
+	names    []nameRule
+	inodes   map[fileID]string
+	heads    map[string]string
+	dirs     map[string][]string // directory listings read for globs
+
+	ms        []Match
+	seen      map[Match]bool
+	steps     int
+	unrolling int      // for loops being unrolled
+	files     []string // script files being analysed, innermost last
+
+	written map[string]bool // absolute paths written earlier in this call
+	links   []string        // links created earlier in this call
+	tags    []string        // git tags created earlier in this call
+}
+
+func newAnalyzer(env Env, cwd string) *analyzer {
+	a := &analyzer{env: env, seen: map[Match]bool{}, written: map[string]bool{}, heads: map[string]string{}}
+	if env.Home != "" {
+		a.home = filepath.Clean(env.Home)
+	}
+	if cwd != "" && filepath.IsAbs(cwd) {
+		a.cwd0 = filepath.Clean(cwd)
+	}
+	switch {
+	case env.FixrailHome != "":
+		a.fxHome = filepath.Clean(env.FixrailHome)
+	case a.home != "":
+		a.fxHome = filepath.Join(a.home, ".config", "fixrail")
+	}
+	if a.fxHome != "" {
+		a.keys = filepath.Join(a.fxHome, "keys")
+	}
+	a.branches = env.ProtectedBranches
+	if a.branches == nil {
+		a.branches = []string{"main", "master"}
+	}
+	dirs := env.ScratchDirs
+	if dirs == nil {
+		dirs = DefaultScratchDirs()
+	}
+	if env.TmpDir != "" {
+		dirs = append(slices.Clone(dirs), env.TmpDir)
+	}
+	for _, d := range dirs {
+		p, ok := cleanAbs(a.cwd0, d)
+		if !ok {
+			continue
+		}
+		a.scratch = append(a.scratch, p)
+		if r := resolve(p); r != p {
+			a.scratch = append(a.scratch, r)
+		}
+	}
+	a.buildZones()
+	return a
+}
+
+// top returns the state a call starts in.
+func (a *analyzer) top() *state {
+	st := &state{vars: map[string]string{}}
+	if a.home != "" {
+		st.vars["HOME"] = a.home
+	}
+	if a.env.TmpDir != "" {
+		st.vars["TMPDIR"] = a.env.TmpDir
+	}
+	st.setCwd(a.cwd0)
+	return st
+}
+
+func (a *analyzer) add(r Rule, unresolvable bool, format string, args ...any) {
+	reason := fmt.Sprintf(format, args...)
+	if n := len(a.files); n > 0 {
+		// Inside a script read from disk only what it visibly does
+		// counts: its own run-time indirection is code outside the
+		// call, like a Makefile's, and judging it would make every
+		// wrapper script (gradlew, mvnw) unresolvable.
+		if unresolvable {
+			return
+		}
+		reason = "in " + a.files[n-1] + ": " + reason
+	}
+	m := Match{Rule: r, Reason: cleanReason(reason), Unresolvable: unresolvable}
+	if a.seen[m] {
+		return
+	}
+	a.seen[m] = true
+	a.ms = append(a.ms, m)
+}
+
+// maxReason bounds the length of a reason in bytes.
+const maxReason = 400
+
+// cleanReason makes a reason safe to print and to put in a receipt: valid
+// UTF-8, one line, no control characters, bounded length.
+func cleanReason(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) > maxReason {
+		cut := maxReason
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// all marks every rule a command can trigger as unresolvable.
+func (a *analyzer) all(reason string) {
+	for _, r := range Rules {
+		if r != Spend {
+			a.add(r, true, "%s", reason)
+		}
+	}
+}
+
+// step counts work and reports whether the budget allows more.
+func (a *analyzer) step() bool {
+	a.steps++
+	if a.steps == maxSteps {
+		files := a.files
+		a.files = nil
+		a.all("command too large to analyse completely")
+		a.files = files
+	}
+	return a.steps < maxSteps
+}
+
+// scriptFromFile analyses the contents of a script file; see add.
+func (a *analyzer) scriptFromFile(src, name string, st *state, depth int, via string) {
+	a.files = append(a.files, name)
+	defer func() { a.files = a.files[:len(a.files)-1] }()
+	a.script(src, st, depth, via)
+}
+
+// script parses src as bash and analyses every command in it. via names
+// where the text came from (bash -c, eval, heredoc) for the reasons.
+func (a *analyzer) script(src string, st *state, depth int, via string) {
+	if depth > maxDepth {
+		a.all(fmt.Sprintf("commands nested more than %d levels deep", maxDepth))
+		return
+	}
+	if len(src) > maxInput {
+		a.all("command text too long to analyse")
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		if via != "" {
+			a.all(fmt.Sprintf("%s text does not parse as shell: %v", via, err))
+		} else {
+			a.all(fmt.Sprintf("command does not parse as shell: %v", err))
+		}
+		return
+	}
+	w := &walker{a: a, src: src, depth: depth}
+	w.stmts(f.Stmts, st, input{})
+}
+
+// walker walks one parsed script.
+type walker struct {
+	a     *analyzer
+	src   string
+	depth int
+}
+
+func (w *walker) stmts(list []*syntax.Stmt, st *state, in input) {
+	for _, s := range list {
+		w.stmt(s, st, in)
+	}
+}
+
+func (w *walker) stmt(s *syntax.Stmt, st *state, in input) {
+	if s == nil || !w.a.step() {
+		return
+	}
+	in = w.redirects(s.Redirs, st, in)
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		w.call(c, st, in)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			// Each side of a pipe runs in a subshell.
+			w.stmt(c.X, st.clone(), in)
+			w.stmt(c.Y, st.clone(), w.pipeInput(c.X, st))
+		case syntax.AndStmt:
+			// a && b && c: each part runs only if the ones before it
+			// succeeded, so it sees their effects; after the chain,
+			// whatever b and c changed is uncertain.
+			chain := andChain(c)
+			w.stmt(chain[0], st, in)
+			b := st.clone()
+			for _, s := range chain[1:] {
+				w.stmt(s, b, in)
+			}
+			st.merge(b)
+		default: // ||: the right side may not run.
+			w.stmt(c.X, st, in)
+			b := st.clone()
+			w.stmt(c.Y, b, in)
+			st.merge(b)
+		}
+	case *syntax.Subshell:
+		w.stmts(c.Stmts, st.clone(), in)
+	case *syntax.Block:
+		w.stmts(c.Stmts, st, in)
+	case *syntax.IfClause:
+		b := st.clone()
+		for ic := c; ic != nil; ic = ic.Else {
+			w.stmts(ic.Cond, b, in)
+			w.stmts(ic.Then, b, in)
+		}
+		st.merge(b)
+	case *syntax.WhileClause:
+		b := st.clone()
+		w.stmts(c.Cond, b, in)
+		w.stmts(c.Do, b, in)
+		st.merge(b)
+	case *syntax.ForClause:
+		w.forClause(c, st, in)
+	case *syntax.CaseClause:
+		w.substs(c.Word, st)
+		b := st.clone()
+		for _, it := range c.Items {
+			for _, p := range it.Patterns {
+				w.substs(p, st)
+			}
+			w.stmts(it.Stmts, b, in)
+		}
+		st.merge(b)
+	case *syntax.FuncDecl:
+		// The body runs whenever the function is called; analyse it where
+		// it is declared, and forget whatever it may change.
+		b := st.clone()
+		w.stmt(c.Body, b, input{})
+		st.merge(b)
+	case *syntax.DeclClause:
+		w.decl(c, st)
+	case *syntax.TimeClause:
+		w.stmt(c.Stmt, st, in)
+	case *syntax.CoprocClause:
+		w.stmt(c.Stmt, st.clone(), input{})
+	case *syntax.TestDecl:
+		w.stmt(c.Body, st.clone(), in)
+	case *syntax.ArithmCmd, *syntax.LetClause, *syntax.TestClause:
+		w.substs(c, st)
+	}
+}
+
+// andChain flattens a && b && c (parsed as (a && b) && c) into its parts.
+func andChain(c *syntax.BinaryCmd) []*syntax.Stmt {
+	var out []*syntax.Stmt
+	if x, ok := c.X.Cmd.(*syntax.BinaryCmd); ok && x.Op == syntax.AndStmt && len(c.X.Redirs) == 0 && !c.X.Negated {
+		out = andChain(x)
+	} else {
+		out = []*syntax.Stmt{c.X}
+	}
+	return append(out, c.Y)
+}
+
+// maxUnroll bounds the items of a for loop whose body is analysed once per
+// item with the loop variable known; longer or computed lists leave the
+// variable unknown.
+const maxUnroll = 8
+
+func (w *walker) forClause(c *syntax.ForClause, st *state, in input) {
+	l, ok := c.Loop.(*syntax.WordIter)
+	if !ok {
+		w.substs(c.Loop, st)
+		b := st.clone()
+		w.stmts(c.Do, b, in)
+		st.merge(b)
+		return
+	}
+	for _, it := range l.Items {
+		w.substs(it, st)
+	}
+	name := l.Name.Value
+	items := w.a.fields(l.Items, st)
+	b := st.clone()
+	if l.InPos.IsValid() && len(items) <= maxUnroll && !anyDyn(items) && w.a.unrolling < 2 {
+		w.a.unrolling++
+		for _, it := range items {
+			b.vars[name] = it.s
+			w.stmts(c.Do, b, in)
+		}
+		w.a.unrolling--
+	} else {
+		delete(b.vars, name)
+		w.stmts(c.Do, b, in)
+	}
+	st.merge(b)
+	delete(st.vars, name)
+}
+
+// isNilNode reports a nil node, including a typed nil pointer in the
+// interface (an absent *Word or *ArrayExpr field).
+func isNilNode(n syntax.Node) bool {
+	switch n := n.(type) {
+	case nil:
+		return true
+	case *syntax.Word:
+		return n == nil
+	case *syntax.ArrayExpr:
+		return n == nil
+	case *syntax.CStyleLoop:
+		return n == nil
+	case *syntax.WordIter:
+		return n == nil
+	}
+	return false
+}
+
+// substs analyses the command and process substitutions inside node; they
+// run in subshells before the command that holds them.
+func (w *walker) substs(node syntax.Node, st *state) {
+	if isNilNode(node) {
+		return
+	}
+	syntax.Walk(node, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			w.stmts(n.Stmts, st.clone(), input{})
+			return false
+		case *syntax.ProcSubst:
+			w.stmts(n.Stmts, st.clone(), input{kind: inUnknown})
+			return false
+		}
+		return true
+	})
+}
+
+func (w *walker) call(c *syntax.CallExpr, st *state, in input) {
+	for _, as := range c.Assigns {
+		w.substs(as.Value, st)
+		w.substs(as.Array, st)
+	}
+	for _, arg := range c.Args {
+		w.substs(arg, st)
+	}
+	if len(c.Args) == 0 {
+		for _, as := range c.Assigns {
+			w.assign(as, st)
+		}
+		return
+	}
+	var env map[string]field
+	for _, as := range c.Assigns {
+		if as.Name == nil {
+			continue
+		}
+		if env == nil {
+			env = map[string]field{}
+		}
+		env[as.Name.Value] = w.a.literal(as.Value, st)
+	}
+	argv := w.a.fields(c.Args, st)
+	w.a.command(argv, env, st, in, w.depth)
+}
+
+// assign records a shell variable assignment.
+func (w *walker) assign(as *syntax.Assign, st *state) {
+	if as.Name == nil {
+		return
+	}
+	name := as.Name.Value
+	switch {
+	case as.Array != nil || as.Index != nil || name == "IFS":
+		delete(st.vars, name)
+	case as.Value == nil:
+		st.vars[name] = ""
+	case mktempWord(as.Value):
+		// VAR=$(mktemp) names a new file in the temporary directory.
+		dir := w.a.env.TmpDir
+		if dir == "" {
+			dir = "/tmp"
+		}
+		st.vars[name] = filepath.Join(dir, "tmp.XXXXXXXXXX")
+	default:
+		v := w.a.literal(as.Value, st)
+		old, known := st.vars[name]
+		switch {
+		case v.dyn || (as.Append && !known):
+			delete(st.vars, name)
+		case as.Append:
+			st.vars[name] = old + v.s
+		default:
+			st.vars[name] = v.s
+		}
+	}
+}
+
+// mktempWord reports whether w is exactly $(mktemp [-d] [-t] [-q] [-u]): a
+// fresh name under the temporary directory.
+func mktempWord(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	var cs *syntax.CmdSubst
+	switch p := w.Parts[0].(type) {
+	case *syntax.CmdSubst:
+		cs = p
+	case *syntax.DblQuoted:
+		if len(p.Parts) == 1 {
+			cs, _ = p.Parts[0].(*syntax.CmdSubst)
+		}
+	}
+	if cs == nil || len(cs.Stmts) != 1 || len(cs.Stmts[0].Redirs) > 0 {
+		return false
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(call.Args) == 0 || call.Args[0].Lit() != "mktemp" {
+		return false
+	}
+	for _, a := range call.Args[1:] {
+		switch a.Lit() {
+		case "-d", "-t", "-q", "-u", "-dt", "-td", "--directory", "--quiet", "--dry-run":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (w *walker) decl(c *syntax.DeclClause, st *state) {
+	for _, as := range c.Args {
+		w.substs(as.Value, st)
+		w.substs(as.Array, st)
+		if as.Naked {
+			continue
+		}
+		w.assign(as, st)
+	}
+}
+
+// redirects applies the redirections of one statement and returns its
+// standard input.
+func (w *walker) redirects(rs []*syntax.Redirect, st *state, in input) input {
+	a := w.a
+	for _, r := range rs {
+		w.substs(r.Word, st)
+		w.substs(r.Hdoc, st)
+		stdin := r.N == nil || r.N.Value == "0"
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
+			syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
+			if procSubstOnly(r.Word) {
+				continue // > >(cmd) writes to a pipe
+			}
+			a.redirectWrite(a.literal(r.Word, st), st)
+		case syntax.RdrInOut:
+			t := a.literal(r.Word, st)
+			a.redirectWrite(t, st)
+			if stdin {
+				in = input{kind: inFile, file: t}
+			}
+		case syntax.DplOut, syntax.DplIn:
+			t := a.literal(r.Word, st)
+			if t.dyn || t.s == "-" || isDigits(t.s) {
+				continue // an fd duplication or close
+			}
+			if r.Op == syntax.DplOut {
+				a.redirectWrite(t, st) // >&file is &>file
+			}
+		case syntax.RdrIn:
+			t := a.literal(r.Word, st)
+			a.readPath(t, st, "<", false)
+			a.deviceRead(t)
+			if stdin {
+				in = input{kind: inFile, file: t}
+			}
+		case syntax.Hdoc, syntax.DashHdoc:
+			if stdin {
+				in = w.heredoc(r, st)
+			}
+		case syntax.WordHdoc:
+			if stdin {
+				t := a.literal(r.Word, st)
+				in = input{kind: inText, text: t.s, dyn: t.dyn}
+			}
+		}
+	}
+	return in
+}
+
+func procSubstOnly(w *syntax.Word) bool {
+	if w == nil || len(w.Parts) != 1 {
+		return false
+	}
+	_, ok := w.Parts[0].(*syntax.ProcSubst)
+	return ok
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// heredoc returns the body of a here-document as the input it feeds.
+func (w *walker) heredoc(r *syntax.Redirect, st *state) input {
+	if r.Hdoc == nil {
+		return input{kind: inText}
+	}
+	quoted := false
+	for _, p := range r.Word.Parts {
+		switch p := p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			quoted = true
+		case *syntax.Lit:
+			quoted = quoted || strings.Contains(p.Value, `\`)
+		}
+	}
+	if quoted {
+		var sb strings.Builder
+		for _, p := range r.Hdoc.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				sb.WriteString(l.Value)
+			}
+		}
+		return input{kind: inText, text: sb.String()}
+	}
+	if w.a.wordDynamic(r.Hdoc, st) {
+		// The outer shell expands the body before the reader sees it. Hand
+		// the reader the unexpanded text so its own analysis sees $x and
+		// $(...) as run-time values.
+		start, end := r.Hdoc.Pos().Offset(), r.Hdoc.End().Offset()
+		if start <= end && int(end) <= len(w.src) {
+			return input{kind: inText, text: w.src[start:end], dyn: true}
+		}
+		return input{kind: inUnknown}
+	}
+	s, err := expand.Document(w.a.expandConfig(st), r.Hdoc)
+	if err != nil {
+		return input{kind: inUnknown}
+	}
+	return input{kind: inText, text: s}
+}
+
+// pipeInput describes what the left side of a pipe writes: literal text for
+// cat of a heredoc and echo or printf of literal words, unknown otherwise.
+func (w *walker) pipeInput(x *syntax.Stmt, st *state) input {
+	c, ok := x.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return input{kind: inUnknown}
+	}
+	argv := w.a.fields(c.Args, st)
+	if argv[0].dyn {
+		return input{kind: inUnknown}
+	}
+	switch progName(argv[0].s) {
+	case "cat":
+		if len(argv) == 1 || (len(argv) == 2 && argv[1].s == "-") {
+			return w.redirects(x.Redirs, st.clone(), input{kind: inUnknown})
+		}
+		if len(argv) == 2 && !argv[1].optLike() {
+			return input{kind: inFile, file: argv[1]}
+		}
+	case "echo":
+		args := argv[1:]
+		for len(args) > 0 && (args[0].s == "-n" || args[0].s == "-e" || args[0].s == "-E") {
+			args = args[1:]
+		}
+		return joinedText(args, " ")
+	case "printf":
+		if len(argv) == 2 && !strings.Contains(argv[1].s, "%") {
+			t := joinedText(argv[1:], "")
+			t.text = strings.ReplaceAll(t.text, `\n`, "\n")
+			return t
+		}
+		if len(argv) > 2 {
+			return joinedText(argv[2:], "\n")
+		}
+	}
+	return input{kind: inUnknown}
+}
+
+func joinedText(fs []field, sep string) input {
+	in := input{kind: inText}
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.s
+		in.dyn = in.dyn || f.dyn
+	}
+	in.text = strings.Join(parts, sep)
+	return in
+}
+
+// shellEnv is the environment expansion sees: known variables have their
+// value, IFS is unset (so the default applies), anything else is dynMark.
+type shellEnv struct{ vars map[string]string }
+
+func (e shellEnv) Get(name string) expand.Variable {
+	if name == "IFS" {
+		return expand.Variable{}
+	}
+	if v, ok := e.vars[name]; ok {
+		return expand.Variable{Set: true, Kind: expand.String, Str: v}
+	}
+	return expand.Variable{Set: true, Kind: expand.String, Str: dynMark}
+}
+
+func (e shellEnv) Each(f func(string, expand.Variable) bool) {
+	for k, v := range e.vars {
+		if !f(k, expand.Variable{Set: true, Kind: expand.String, Str: v}) {
+			return
+		}
+	}
+}
+
+func (a *analyzer) expandConfig(st *state) *expand.Config {
+	return &expand.Config{
+		Env: shellEnv{vars: st.vars},
+		CmdSubst: func(w io.Writer, _ *syntax.CmdSubst) error {
+			_, err := io.WriteString(w, dynMark)
+			return err
+		},
+		ProcSubst: func(*syntax.ProcSubst) (string, error) { return dynMark, nil },
+	}
+}
+
+// wordDynamic reports whether expanding w needs anything only known at run
+// time: an unknown variable (IFS included), a command, process or arithmetic
+// substitution, or another user's home directory.
+func (a *analyzer) wordDynamic(w *syntax.Word, st *state) bool {
+	if w == nil {
+		return false
+	}
+	dyn := false
+	if len(w.Parts) > 0 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(l.Value, "~") {
+			name, _, _ := strings.Cut(l.Value[1:], "/")
+			if name != "" || a.home == "" {
+				dyn = true
+			}
+		}
+	}
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.ParamExp:
+			if n.Param == nil || n.Excl || n.Index != nil || n.Names != 0 {
+				dyn = true
+			} else if _, ok := st.vars[n.Param.Value]; !ok {
+				dyn = true
+			}
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+			dyn = true
+		}
+		return !dyn
+	})
+	return dyn
+}
+
+// fields expands command words the way bash would with the known
+// variables: quote removal, ANSI-C quoting, escapes, brace and tilde
+// expansion. Globs are left as patterns.
+func (a *analyzer) fields(words []*syntax.Word, st *state) []field {
+	var out []field
+	for _, w := range words {
+		dyn := a.wordDynamic(w, st)
+		fs, err := expand.Fields(a.expandConfig(st), w)
+		if err != nil {
+			out = append(out, field{s: dynMark, dyn: true, src: source(w)})
+			continue
+		}
+		braces := hasBraces(w)
+		for _, f := range fs {
+			if braces && a.home != "" && (f == "~" || strings.HasPrefix(f, "~/")) {
+				// Bash expands a tilde that brace expansion put first.
+				f = a.home + f[1:]
+			}
+			fd := field{s: f, dyn: dyn || strings.Contains(f, dynMark)}
+			if fd.dyn && len(fs) == 1 {
+				fd.src = source(w)
+			}
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
+func hasBraces(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") {
+			return true
+		}
+	}
+	return false
+}
+
+// literal expands one word without field splitting, as in an assignment or a
+// redirection target.
+func (a *analyzer) literal(w *syntax.Word, st *state) field {
+	if w == nil {
+		return field{}
+	}
+	dyn := a.wordDynamic(w, st)
+	s, err := expand.Literal(a.expandConfig(st), w)
+	if err != nil {
+		return field{s: dynMark, dyn: true, src: source(w)}
+	}
+	f := field{s: s, dyn: dyn || strings.Contains(s, dynMark)}
+	if f.dyn {
+		f.src = source(w)
+	}
+	return f
+}
+
+// progName reduces a command word to the program's name: the base name,
+// lower-cased, without a Windows .exe suffix.
+func progName(s string) string {
+	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.ToLower(s)
+	return strings.TrimSuffix(s, ".exe")
+}
+
+// quoteJoin renders fields as shell words, for re-parsing argument lists
+// that a wrapper hands to a shell (watch, ssh, git ! aliases).
+func quoteJoin(fs []field) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		if f.dyn {
+			parts[i] = strings.ReplaceAll(f.s, dynMark, "${__fixrail_runtime__}")
+			continue
+		}
+		q, err := syntax.Quote(f.s, syntax.LangBash)
+		if err != nil {
+			q = "${__fixrail_runtime__}"
+		}
+		parts[i] = q
+	}
+	return strings.Join(parts, " ")
+}
+
+// dynText replaces run-time parts of text that is about to be re-parsed
+// with a variable the analysis does not know.
+func dynText(s string) string { return strings.ReplaceAll(s, dynMark, "${__fixrail_runtime__}") }
