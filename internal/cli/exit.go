@@ -16,7 +16,7 @@ const (
 	exitUsage    = 2 // bad flags, bad config, unreadable report
 	exitHalt     = 3 // HALT: a budget or a precondition stopped the run
 	exitNotRepro = 4 // NOT-REPRO: no reproduction
-	exitEscalate = 5 // ESCALATE: a human must look
+	exitEscalate = 5 // ESCALATE: a human must look; also redact --check found something
 )
 
 // usageError is a mistake in how fixrail was called.
@@ -52,6 +52,8 @@ func exitCode(err error) int {
 			return exitEscalate
 		}
 		return exitInternal
+	case errors.As(err, new(*errFound)):
+		return exitEscalate
 	case errors.As(err, new(*usageError)),
 		errors.Is(err, pipeline.ErrSetup),
 		errors.Is(err, findings.ErrBadReport):
@@ -63,7 +65,7 @@ func exitCode(err error) int {
 // errorMessage is what Main prints for err; terminal outcomes and help were
 // already shown by the command.
 func errorMessage(err error) string {
-	if err == nil || errors.Is(err, errHelpShown) || errors.As(err, new(*terminalError)) {
+	if err == nil || errors.Is(err, errHelpShown) || errors.As(err, new(*terminalError)) || errors.As(err, new(*errFound)) {
 		return ""
 	}
 	return err.Error()

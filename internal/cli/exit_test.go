@@ -26,6 +26,7 @@ func TestExitCode(t *testing.T) {
 		{"usage", usagef("bad"), 2},
 		{"setup", fmt.Errorf("x: %w", pipeline.ErrSetup), 2},
 		{"bad report", fmt.Errorf("%w: nope", findings.ErrBadReport), 2},
+		{"redact check found", &errFound{2}, 5},
 		{"internal", errors.New("disk on fire"), 1},
 	} {
 		if got := exitCode(tc.err); got != tc.want {

@@ -30,7 +30,7 @@ type command struct {
 }
 
 func commands() []*command {
-	return []*command{cmdRun, cmdDemo, cmdVersion}
+	return []*command{cmdRun, cmdDemo, cmdRedact, cmdVersion}
 }
 
 // Main runs fixrail with args (without the program name) and returns the

@@ -21,7 +21,7 @@ func TestPrintReportGolden(t *testing.T) {
 		rep  *pipeline.Report
 	}{
 		{"draft_pr", &pipeline.Report{
-			RunID: "20261130T120000Z-0badcafe", Terminal: pipeline.DraftPR, Reason: "fixed",
+			RunID: "20261130-120000-0badcafe", Terminal: pipeline.DraftPR, Reason: "fixed",
 			Detail:  "reproduced red on main, green after the fix; every gate passed",
 			Finding: pipeline.FindingRef{ID: "42"}, Branch: "fixrail/42", Commit: "6d6553773dda7d9c92fb947e8a679c9861fdb160",
 			PR: "/repo/.fixrail/outbox/42", Duration: "735ms", Started: t0, Ended: t0.Add(735 * time.Millisecond),
@@ -31,7 +31,7 @@ func TestPrintReportGolden(t *testing.T) {
 			},
 		}},
 		{"escalate", &pipeline.Report{
-			RunID: "20261130T120000Z-0badcafe", Terminal: pipeline.Escalate, Reason: "sensitive-path",
+			RunID: "20261130-120000-0badcafe", Terminal: pipeline.Escalate, Reason: "sensitive-path",
 			Detail:  "the plan touches sensitive or unknown paths: src/auth/session.py (denied word:auth)",
 			Finding: pipeline.FindingRef{ID: "7"}, Duration: "210ms",
 			Gates: []pipeline.GateResult{

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -23,12 +24,29 @@ const FileName = "fixrail.yaml"
 
 // Config is the whole of fixrail.yaml.
 type Config struct {
-	Runner Runner `yaml:"runner"`
-	Test   Test   `yaml:"test"`
-	Suite  Suite  `yaml:"suite"`
-	Paths  Paths  `yaml:"paths"`
-	Budget Budget `yaml:"budget"`
-	Mode   Mode   `yaml:"mode"`
+	Runner    Runner    `yaml:"runner"`
+	Test      Test      `yaml:"test"`
+	Suite     Suite     `yaml:"suite"`
+	Paths     Paths     `yaml:"paths"`
+	Budget    Budget    `yaml:"budget"`
+	Untrusted Untrusted `yaml:"untrusted"`
+	Redact    Redact    `yaml:"redact"`
+	Mode      Mode      `yaml:"mode"`
+}
+
+// Untrusted bounds the attacker-controllable text that reaches a prompt.
+type Untrusted struct {
+	// FieldCap is the most bytes of one field (title, body, each comment)
+	// a prompt carries; the cut is marked.
+	FieldCap int `yaml:"field_cap"`
+}
+
+// Redact configures what is scrubbed besides the harness's own secrets.
+type Redact struct {
+	// CustomerIDsFile names a file on the operator's machine, outside the
+	// repository, listing customer identifiers one per line. They are
+	// redacted from prompts and block any outbound text that carries them.
+	CustomerIDsFile string `yaml:"customer_ids_file"`
 }
 
 // Runner says which agent runs the two invocations.
@@ -88,11 +106,12 @@ const (
 // touch: paths.fixable has no default, so an unconfigured project escalates.
 func defaults() Config {
 	return Config{
-		Runner: Runner{Kind: "command", Timeout: 10 * time.Minute, MaxTurns: 40},
-		Test:   Test{Timeout: 5 * time.Minute},
-		Suite:  Suite{Timeout: 15 * time.Minute},
-		Budget: Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute},
-		Mode:   Autonomous,
+		Runner:    Runner{Kind: "command", Timeout: 10 * time.Minute, MaxTurns: 40},
+		Test:      Test{Timeout: 5 * time.Minute},
+		Suite:     Suite{Timeout: 15 * time.Minute},
+		Budget:    Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute},
+		Untrusted: Untrusted{FieldCap: 4096},
+		Mode:      Autonomous,
 	}
 }
 
@@ -217,6 +236,12 @@ func (c *Config) validate() error {
 	}
 	if c.Runner.MaxTurns <= 0 {
 		return errors.New("runner.max_turns must be positive")
+	}
+	if c.Untrusted.FieldCap < 256 || c.Untrusted.FieldCap > 1<<20 {
+		return errors.New("untrusted.field_cap must be between 256 and 1048576 bytes")
+	}
+	if f := c.Redact.CustomerIDsFile; f != "" && !filepath.IsAbs(f) {
+		return fmt.Errorf("redact.customer_ids_file %q must be an absolute path outside the repository", f)
 	}
 	if c.Budget.MaxDiffLines <= 0 {
 		return errors.New("budget.max_diff_lines must be positive")

@@ -23,12 +23,13 @@ func TestParseValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Config{
-		Runner: Runner{Kind: "command", Command: []string{"./agent.sh"}, Timeout: 10 * time.Minute, MaxTurns: 40},
-		Test:   Test{Command: []string{"python3", "-m", "pytest", "-q", "{test_path}"}, PathGlob: "tests/**", Timeout: 5 * time.Minute},
-		Suite:  Suite{Command: []string{"python3", "-m", "pytest", "-q"}, Timeout: 15 * time.Minute},
-		Paths:  Paths{Fixable: []string{"src/**", "lib/**"}, Sensitive: []string{}},
-		Budget: Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute},
-		Mode:   Autonomous,
+		Runner:    Runner{Kind: "command", Command: []string{"./agent.sh"}, Timeout: 10 * time.Minute, MaxTurns: 40},
+		Test:      Test{Command: []string{"python3", "-m", "pytest", "-q", "{test_path}"}, PathGlob: "tests/**", Timeout: 5 * time.Minute},
+		Suite:     Suite{Command: []string{"python3", "-m", "pytest", "-q"}, Timeout: 15 * time.Minute},
+		Paths:     Paths{Fixable: []string{"src/**", "lib/**"}, Sensitive: []string{}},
+		Budget:    Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute},
+		Untrusted: Untrusted{FieldCap: 4096},
+		Mode:      Autonomous,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Parse (-want +got):\n%s", d)
@@ -52,6 +53,8 @@ func TestParseErrors(t *testing.T) {
 		{"no path glob", strings.Replace(valid, `, path_glob: "tests/**"`, "", 1), "test.path_glob is required"},
 		{"no suite", strings.Replace(valid, `suite:   {command: ["python3", "-m", "pytest", "-q"]}`, "", 1), "suite.command is required"},
 		{"bad mode", strings.Replace(valid, "mode: autonomous", "mode: yolo", 1), `mode "yolo" is not valid`},
+		{"tiny field cap", valid + "untrusted: {field_cap: 10}\n", "untrusted.field_cap must be between"},
+		{"relative customer ids", valid + "redact: {customer_ids_file: ids.txt}\n", "must be an absolute path"},
 		{"zero diff budget", strings.Replace(valid, "max_diff_lines: 200", "max_diff_lines: 0", 1), "budget.max_diff_lines must be positive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

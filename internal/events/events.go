@@ -24,24 +24,31 @@ type Event struct {
 	Detail  string    `json:"detail,omitempty"`
 }
 
+// Scrub is the redaction chokepoint every event passes: it returns the text
+// to write and whether it had to remove anything.
+type Scrub func(string) (string, bool)
+
 // Log writes events to an NDJSON file and a console.
 type Log struct {
 	mu      sync.Mutex
 	run     string
 	file    *os.File
 	console io.Writer
+	scrub   Scrub
 	now     func() time.Time
 	err     error
+	hit     bool
 }
 
 // Open creates the NDJSON log at path (0600, must not exist) and echoes
-// events to console, which may be nil.
-func Open(path, run string, console io.Writer) (*Log, error) {
+// events to console, which may be nil. Every text field of every event goes
+// through scrub first; nil means no redaction (tests only).
+func Open(path, run string, console io.Writer, scrub Scrub) (*Log, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open event log: %w", err)
 	}
-	return &Log{run: run, file: f, console: console, now: time.Now}, nil
+	return &Log{run: run, file: f, console: console, scrub: scrub, now: time.Now}, nil
 }
 
 // Emit records e, stamping its time and run. A write failure is kept and
@@ -50,6 +57,13 @@ func Open(path, run string, console io.Writer) (*Log, error) {
 func (l *Log) Emit(e Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.scrub != nil {
+		for _, f := range []*string{&e.Type, &e.Phase, &e.Name, &e.Verdict, &e.Reason, &e.Detail} {
+			var hit bool
+			*f, hit = l.scrub(*f)
+			l.hit = l.hit || hit
+		}
+	}
 	e.Time = l.now().UTC()
 	e.Run = l.run
 	b, err := json.Marshal(e)
@@ -69,6 +83,14 @@ func (l *Log) Err() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err
+}
+
+// Redacted reports whether the chokepoint removed anything from any event:
+// something secret reached the run's own text, and the run must not send it.
+func (l *Log) Redacted() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.hit
 }
 
 // Close flushes and closes the file.

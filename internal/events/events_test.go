@@ -29,9 +29,9 @@ func open(t *testing.T, console *bytes.Buffer) (*Log, string) {
 	var l *Log
 	var err error
 	if console == nil {
-		l, err = Open(path, "r-1", nil)
+		l, err = Open(path, "r-1", nil, nil)
 	} else {
-		l, err = Open(path, "r-1", console)
+		l, err = Open(path, "r-1", console, nil)
 	}
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -44,7 +44,7 @@ func open(t *testing.T, console *bytes.Buffer) (*Log, string) {
 func TestOpen(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "run.ndjson")
-	l, err := Open(path, "r-1", nil)
+	l, err := Open(path, "r-1", nil, nil)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -73,7 +73,7 @@ func TestOpen(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before, beforeErr := os.ReadFile(tc.path)
-			l, err := Open(tc.path, "r-2", nil)
+			l, err := Open(tc.path, "r-2", nil, nil)
 			if err == nil {
 				l.Close()
 				t.Fatalf("Open(%s) succeeded, want an error", tc.path)
@@ -213,7 +213,7 @@ func readLines(t *testing.T, path string) []string {
 
 func TestEmitStampsRealTime(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.ndjson")
-	l, err := Open(path, "r-9", nil)
+	l, err := Open(path, "r-9", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,5 +404,40 @@ func TestEmitConcurrent(t *testing.T) {
 	}
 	if got := strings.Count(console.String(), "\n"); got != n {
 		t.Errorf("%d console lines, want %d", got, n)
+	}
+}
+
+// TestScrubChokepoint: every text field passes the scrubber before it is
+// written or echoed, and a hit is remembered.
+func TestScrubChokepoint(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.ndjson")
+	var console strings.Builder
+	scrub := func(s string) (string, bool) {
+		if strings.Contains(s, "hunter2-secret") {
+			return strings.ReplaceAll(s, "hunter2-secret", "[REDACTED]"), true
+		}
+		return s, false
+	}
+	l, err := Open(path, "r-s", &console, scrub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Emit(Event{Type: "note", Name: "plain"})
+	if l.Redacted() {
+		t.Fatal("Redacted after a clean event")
+	}
+	l.Emit(Event{Type: "gate", Name: "g", Verdict: "fail", Detail: "token hunter2-secret in body"})
+	if !l.Redacted() {
+		t.Error("Redacted = false after a hit")
+	}
+	l.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"log": string(data), "console": console.String()} {
+		if strings.Contains(text, "hunter2-secret") || !strings.Contains(text, "[REDACTED]") {
+			t.Errorf("%s was not scrubbed:\n%s", name, text)
+		}
 	}
 }

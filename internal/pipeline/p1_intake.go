@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/fixrail/fixrail/internal/events"
 	"github.com/fixrail/fixrail/internal/ledger"
@@ -16,6 +17,28 @@ import (
 // intake is P1: the wall clock is already armed; take the per-finding lock,
 // sweep what crashed runs left, and refuse to stack on work in flight.
 func (r *run) intake(ctx context.Context) *Outcome {
+	// Redact first: every later use of the report — prompts, PR title, the
+	// run report — sees only the scrubbed text.
+	fin := *r.fin
+	fin.Labels, fin.Comments = slices.Clone(fin.Labels), slices.Clone(fin.Comments)
+	for _, f := range []*string{&fin.Title, &fin.Body} {
+		v, err := r.scrubInbound(*f)
+		if err != nil {
+			return stop(Escalate, ReasonLeak, err.Error())
+		}
+		*f = v
+	}
+	for _, list := range [][]string{fin.Labels, fin.Comments} {
+		for i := range list {
+			v, err := r.scrubInbound(list[i])
+			if err != nil {
+				return stop(Escalate, ReasonLeak, err.Error())
+			}
+			list[i] = v
+		}
+	}
+	r.fin = &fin
+	r.rep.Finding.Title = fin.Title
 	lock, err := ledger.TryLock(filepath.Join(r.stateDir, "locks"), r.fin.ID)
 	if errors.Is(err, ledger.ErrHeld) {
 		return stop(Halt, ReasonInFlight, "another fixrail run holds finding "+r.fin.ID)

@@ -27,6 +27,10 @@ var identity = gitx.Identity{Name: "fixrail", Email: "fixrail@localhost"}
 // fix is P4: the agent's second invocation, then every fix gate in order, then
 // the harness-owned commit of exactly the declared files.
 func (r *run) fix(ctx context.Context) *Outcome {
+	var err error
+	if r.planSummary, err = r.scrubInbound(r.plan.Summary); err != nil {
+		return stop(Escalate, ReasonLeak, err.Error())
+	}
 	if o := r.invoke(ctx, runner.Fix, r.fixPrompt()); o != nil {
 		return o
 	}
@@ -82,7 +86,13 @@ func (r *run) fix(ctx context.Context) *Outcome {
 		}
 		r.gate("P4", g.Name, "pass", v.Detail)
 	}
-	sha, err := r.wt.Commit(ctx, c.Changed, r.commitMessage(), identity)
+	msg := r.commitMessage()
+	if err := r.checkOutbound([2]string{"commit message", msg}, [2]string{"the fix's added lines", addedLines(c.Diff.Patch)}); err != nil {
+		r.gate("P4", "leak-scan", "fail", err.Error())
+		return stop(Escalate, ReasonLeak, "outbound text blocked: "+err.Error())
+	}
+	r.gate("P4", "leak-scan", "pass", "commit message and added lines clean")
+	sha, err := r.wt.Commit(ctx, c.Changed, msg, identity)
 	if err != nil {
 		return stop(Escalate, ReasonCheckError, "commit: "+err.Error())
 	}

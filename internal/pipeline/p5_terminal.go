@@ -31,14 +31,7 @@ func (r *run) terminal(ctx context.Context) *Outcome {
 	if o := r.stopped(ctx); o != nil {
 		return o
 	}
-	// From here on the run is finishing its writes: a late signal must not
-	// leave a branch without its PR bundle.
-	wctx := context.WithoutCancel(ctx)
-	if err := r.s.Repo.UpdateBranch(wctx, r.branch, r.change.commit, r.oldHead); err != nil {
-		return stop(Halt, ReasonInFlight, "branch "+r.branch+" moved during the run: "+err.Error())
-	}
-	r.rep.Branch = r.branch
-	loc, err := r.forge.OpenDraft(wctx, forge.PR{
+	pr := forge.PR{
 		ID:     r.fin.ID,
 		Title:  r.prTitle(),
 		Base:   r.s.Base,
@@ -48,7 +41,26 @@ func (r *run) terminal(ctx context.Context) *Outcome {
 		Commit: r.change.commit,
 		Body:   r.prBody(),
 		Patch:  r.change.diff.Patch,
-	})
+	}
+	// Everything that leaves goes through the leak scan first; the event
+	// log's chokepoint having had to redact anything counts as a hit too.
+	texts := [][2]string{{"PR title", pr.Title}, {"PR body", pr.Body}, {"branch name", pr.Head}, {"PR labels", strings.Join(pr.Labels, "\n")}}
+	if err := r.checkOutbound(texts...); err != nil {
+		return r.leakOutcome(err)
+	}
+	if r.log.Redacted() {
+		r.gate("P5", "leak-scan", "fail", "the event log had to redact run text")
+		return stop(Escalate, ReasonLeak, "outbound text blocked: secret material reached the run's own text")
+	}
+	r.gate("P5", "leak-scan", "pass", "PR title, body, labels and branch clean")
+	// From here on the run is finishing its writes: a late signal must not
+	// leave a branch without its PR bundle.
+	wctx := context.WithoutCancel(ctx)
+	if err := r.s.Repo.UpdateBranch(wctx, r.branch, r.change.commit, r.oldHead); err != nil {
+		return stop(Halt, ReasonInFlight, "branch "+r.branch+" moved during the run: "+err.Error())
+	}
+	r.rep.Branch = r.branch
+	loc, err := r.forge.OpenDraft(wctx, pr)
 	if err != nil {
 		return stop(Escalate, ReasonForgeError, "draft PR: "+err.Error())
 	}
@@ -85,6 +97,18 @@ func (r *run) prBody() string {
 	for _, g := range r.rep.Gates {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.Phase, g.Name, g.Verdict, strings.ReplaceAll(g.Detail, "|", "\\|"))
 	}
+	b.WriteString("\n### The agent's own words (unverified)\n\n")
+	b.WriteString(quoteBlock("plan: " + r.planSummary + "\nresult: " + r.change.result.Summary))
 	fmt.Fprintf(&b, "\nRun `%s`, %s mode.\n", r.rep.RunID, r.rep.Mode)
 	return b.String()
+}
+
+// quoteBlock renders untrusted text as a code block whose fence is longer than
+// any backtick run inside it, so the text cannot close it and add markup.
+func quoteBlock(s string) string {
+	fence := "```"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
 }

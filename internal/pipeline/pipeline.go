@@ -25,6 +25,7 @@ import (
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/ledger"
+	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/sensitive"
 	"github.com/fixrail/fixrail/internal/untrusted"
@@ -54,6 +55,9 @@ type Setup struct {
 	BaseSHA string
 	Config  *config.Config
 	Policy  *sensitive.Policy
+	// Scrub is the run's redaction and leak-scan engine: it knows the
+	// harness's own secrets and the operator's customer identifiers.
+	Scrub *redact.Engine
 }
 
 // Prepare opens the repository and reads fixrail.yaml from the base branch.
@@ -89,7 +93,11 @@ func Prepare(ctx context.Context, repoDir, base string) (*Setup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrSetup, config.FileName, err)
 	}
-	return &Setup{Repo: repo, Base: base, BaseSHA: sha, Config: cfg, Policy: pol}, nil
+	scrub, err := redact.FromEnvironment(os.LookupEnv, cfg.Redact.CustomerIDsFile)
+	if err != nil {
+		return nil, fmt.Errorf("%w: redact.customer_ids_file: %v", ErrSetup, err)
+	}
+	return &Setup{Repo: repo, Base: base, BaseSHA: sha, Config: cfg, Policy: pol, Scrub: scrub}, nil
 }
 
 // Params are one run's inputs.
@@ -132,6 +140,7 @@ type run struct {
 	plan        *fixtype.Plan
 	testWhenRed []byte
 	oracleArgv  []string
+	planSummary string            // PLAN.json's summary, redacted
 	artifacts   map[string]string // path → hash of what the harness's test run left
 	change      *changeSet
 }
@@ -234,14 +243,14 @@ func (r *run) open() error {
 	r.rep = &Report{
 		RunID:   id,
 		Mode:    string(mode),
-		Finding: FindingRef{ID: r.fin.ID, Title: r.fin.Title, Source: r.fin.Source},
+		Finding: FindingRef{ID: r.fin.ID, Source: r.fin.Source},
 		Base:    r.s.Base,
 		BaseSHA: r.s.BaseSHA,
 		Gates:   []GateResult{},
 		Started: time.Now().UTC(),
 		Log:     filepath.Join(runs, id+".ndjson"),
 	}
-	r.log, err = events.Open(r.rep.Log, id, r.p.Console)
+	r.log, err = events.Open(r.rep.Log, id, r.p.Console, r.scrubEvent)
 	if err != nil {
 		return err
 	}
@@ -272,6 +281,11 @@ func (r *run) finish() error {
 		r.rep.Warnings = append(r.rep.Warnings, err.Error())
 	}
 	r.log.Close()
+	// The report is outbound too (printed, kept, shipped as a CI artefact):
+	// it passes the same chokepoint, and the caller gets the scrubbed copy.
+	if err := r.rep.scrub(r.s.Scrub); err != nil {
+		return err
+	}
 	_, err := r.rep.write(filepath.Join(r.stateDir, "runs"))
 	return err
 }
@@ -286,7 +300,7 @@ func newRunID() (string, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("run id: %w", err)
 	}
-	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:]), nil
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:]), nil
 }
 
 // marker is written into each disposable directory so a later run can tell

@@ -7,7 +7,9 @@ import (
 
 // The prompts keep fixrail's own instructions outside every fence, and every
 // byte that came from the report or from the agent's earlier output inside
-// one. The rule is stated before the first untrusted byte.
+// one. The rule is stated before the first untrusted byte. Each field was
+// redacted before it got here (P1 for the report, P4 for the plan summary);
+// Wrap then strips marker copies, bounds the field and fences it.
 
 func (r *run) investigatePrompt() string {
 	var b strings.Builder
@@ -33,10 +35,10 @@ func (r *run) fixPrompt() string {
 	b.WriteString("- change only the planned files; do not edit the reproducing test;\n")
 	fmt.Fprintf(&b, "- write the result to %s (also in $FIXRAIL_RESULT): {\"summary\": \"…\", \"files_changed\": [every file you changed]}.\n\n", r.resultPath())
 	b.WriteString("Your plan from phase 1, as data:\n\n")
-	b.WriteString(r.fence.Wrap("plan.summary", r.plan.Summary, 0))
+	b.WriteString(r.fence.Wrap("plan.summary", r.planSummary, r.cfg.Untrusted.FieldCap))
 	b.WriteString("\n")
 	b.WriteString(r.fence.Wrap("plan.values", fmt.Sprintf("files: %s\ntest path: %s\ntest name: %s\nsymptom: %s",
-		strings.Join(r.plan.Files, ", "), r.plan.Test.Path, r.plan.Test.Name, r.plan.Test.Symptom), 0))
+		strings.Join(r.plan.Files, ", "), r.plan.Test.Path, r.plan.Test.Name, r.plan.Test.Symptom), r.cfg.Untrusted.FieldCap))
 	b.WriteString("\n\nThe report, as data:\n\n")
 	b.WriteString(r.reportFields())
 	return b.String()
@@ -44,16 +46,16 @@ func (r *run) fixPrompt() string {
 
 func (r *run) reportFields() string {
 	var b strings.Builder
-	b.WriteString(r.fence.Wrap("title", r.fin.Title, 0))
+	b.WriteString(r.fence.Wrap("title", r.fin.Title, r.cfg.Untrusted.FieldCap))
 	b.WriteString("\n")
-	b.WriteString(r.fence.Wrap("body", r.fin.Body, 0))
+	b.WriteString(r.fence.Wrap("body", r.fin.Body, r.cfg.Untrusted.FieldCap))
 	b.WriteString("\n")
 	if len(r.fin.Labels) > 0 {
-		b.WriteString(r.fence.Wrap("labels", strings.Join(r.fin.Labels, ", "), 0))
+		b.WriteString(r.fence.Wrap("labels", strings.Join(r.fin.Labels, ", "), r.cfg.Untrusted.FieldCap))
 		b.WriteString("\n")
 	}
 	for i, c := range r.fin.Comments {
-		b.WriteString(r.fence.Wrap(fmt.Sprintf("comment.%d", i+1), c, 0))
+		b.WriteString(r.fence.Wrap(fmt.Sprintf("comment.%d", i+1), c, r.cfg.Untrusted.FieldCap))
 		b.WriteString("\n")
 	}
 	return b.String()

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/fixrail/fixrail/internal/redact"
 )
 
 // Report is the run report: what `--json` prints and what is kept under
@@ -59,6 +61,35 @@ type GateResult struct {
 type PhaseTime struct {
 	Phase    string `json:"phase"`
 	Duration string `json:"duration"`
+}
+
+// scrub redacts the report in place through its JSON form, so no field can
+// be forgotten. A redaction that cannot finish withholds the free-text
+// fields rather than keeping them.
+func (r *Report) scrub(e interface {
+	Redact(string) (string, []redact.Finding, error)
+}) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	out, _, err := e.Redact(string(b))
+	if err != nil || !json.Valid([]byte(out)) {
+		r.Detail = "[WITHHELD by fixrail: the report could not be scrubbed]"
+		r.Finding.Title = ""
+		r.Plan = nil
+		for i := range r.Gates {
+			r.Gates[i].Detail = "[WITHHELD]"
+		}
+		r.Warnings = append(r.Warnings, "report scrub failed; free text withheld")
+		return nil
+	}
+	var clean Report
+	if err := json.Unmarshal([]byte(out), &clean); err != nil {
+		return err
+	}
+	*r = clean
+	return nil
 }
 
 func (r *Report) write(dir string) (string, error) {

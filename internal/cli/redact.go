@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/fixrail/fixrail/internal/redact"
+)
+
+var cmdRedact = &command{
+	Name:  "redact",
+	Usage: "[--check] [--json] [--customer-ids FILE] [FILE|-]",
+	Short: "scrub secrets and customer data from text (the engine behind the leak scan)",
+	Long: `
+Redact reads text (a file, or standard input for - or no argument) and writes
+it with every secret and customer identifier replaced by [REDACTED:<rule>].
+It uses the same engine as fixrail's leak scan: exact values of the
+credentials in this process's environment (GITHUB_TOKEN, ANTHROPIC_API_KEY and
+the like) in plain, base64, hex and URL-encoded forms, then shapes — provider
+token formats, private keys, credentials in URLs, credential-named
+assignments, random-looking tokens, card numbers.
+
+With --check nothing is written but the findings: each rule and byte offset,
+never the value; it exits 5 when anything would be redacted, 0 when not.
+Input over the scan limit is withheld behind a marker, never passed on
+unscanned.`,
+	Flags: func() *flag.FlagSet { fs, _ := redactFlags(); return fs },
+	Run:   runRedact,
+}
+
+type redactOpts struct {
+	check, json bool
+	customerIDs string
+}
+
+func redactFlags() (*flag.FlagSet, *redactOpts) {
+	o := &redactOpts{}
+	fs := flag.NewFlagSet("redact", flag.ContinueOnError)
+	fs.BoolVar(&o.check, "check", false, "report findings (rule and offset) instead of writing the text; exit 5 if any")
+	fs.BoolVar(&o.json, "json", false, "print findings as JSON")
+	fs.StringVar(&o.customerIDs, "customer-ids", "", "a `file` of customer identifiers to redact, one per line")
+	return fs, o
+}
+
+// errFound is --check's "something would be redacted".
+type errFound struct{ n int }
+
+func (e *errFound) Error() string { return fmt.Sprintf("%d finding(s)", e.n) }
+
+func runRedact(_ context.Context, stdio Stdio, args []string) error {
+	fs, o := redactFlags()
+	if err := parseFlags(fs, stdio, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usagef("redact takes at most one file")
+	}
+	var in io.Reader = stdio.Stdin
+	if name := fs.Arg(0); name != "" && name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	data, err := io.ReadAll(in)
+	if err != nil {
+		return err
+	}
+	eng, err := redact.FromEnvironment(os.LookupEnv, o.customerIDs)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	out, findings, err := eng.Redact(string(data))
+	if err != nil {
+		return fmt.Errorf("redaction failed; nothing was written: %w", err)
+	}
+	if o.json {
+		type row struct {
+			Rule  string `json:"rule"`
+			Start int    `json:"start"`
+			End   int    `json:"end"`
+		}
+		rows := []row{}
+		for _, f := range findings {
+			rows = append(rows, row{f.Rule, f.Start, f.End})
+		}
+		enc := json.NewEncoder(stdio.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			return err
+		}
+	} else if o.check {
+		for _, f := range findings {
+			fmt.Fprintf(stdio.Stdout, "%s\tbytes %d-%d\n", f.Rule, f.Start, f.End)
+		}
+	} else {
+		if _, err := io.WriteString(stdio.Stdout, out); err != nil {
+			return err
+		}
+	}
+	if o.check && len(findings) > 0 {
+		return &errFound{len(findings)}
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Two chokepoints guard text. Inbound, every report field is redacted (by
+// exact value and by shape) before it is bounded and fenced into a prompt.
+// Outbound, every text that leaves the run — commit message, PR title, body,
+// labels, branch name, the patch's added lines, events, the run report — is
+// scanned, and a hit, or a scanner error, is a leak: the text is not sent and
+// the run escalates.
+
+// ReasonLeak is the reason code of a blocked outbound text.
+const ReasonLeak = "leak"
+
+// leakError is an outbound text that must not be sent.
+type leakError struct {
+	what  string
+	rules []string
+	err   error
+}
+
+func (e *leakError) Error() string {
+	if e.err != nil {
+		return fmt.Sprintf("%s: the leak scan failed, so the text is treated as leaking: %v", e.what, e.err)
+	}
+	return fmt.Sprintf("%s carries %s", e.what, strings.Join(e.rules, ", "))
+}
+
+// checkOutbound scans each named text; the first hit or scanner error wins.
+// It never returns the matched value, only the rules that matched.
+func (r *run) checkOutbound(texts ...[2]string) error {
+	for _, t := range texts {
+		fs, err := r.s.Scrub.Detect(t[1])
+		if err != nil {
+			return &leakError{what: t[0], err: err}
+		}
+		if len(fs) > 0 {
+			var rules []string
+			for _, f := range fs {
+				if !slices.Contains(rules, f.Rule) {
+					rules = append(rules, f.Rule)
+				}
+			}
+			return &leakError{what: t[0], rules: rules}
+		}
+	}
+	return nil
+}
+
+// leakOutcome turns a failed check into the run's terminal outcome.
+func (r *run) leakOutcome(err error) *Outcome {
+	var le *leakError
+	if errors.As(err, &le) {
+		r.gate("P5", "leak-scan", "fail", le.Error())
+		return stop(Escalate, ReasonLeak, "outbound text blocked: "+le.Error())
+	}
+	return nil
+}
+
+// scrubInbound redacts one untrusted field before it is bounded and fenced.
+// A redaction that cannot finish is treated as a leak: the field is not sent.
+func (r *run) scrubInbound(s string) (string, error) {
+	out, _, err := r.s.Scrub.Redact(s)
+	if err != nil {
+		return "", &leakError{what: "report text", err: err}
+	}
+	return out, nil
+}
+
+// scrubEvent is the event log's chokepoint: it redacts and reports a hit.
+func (r *run) scrubEvent(s string) (string, bool) {
+	out, fs, err := r.s.Scrub.Redact(s)
+	if err != nil {
+		return "[WITHHELD by fixrail: the redaction of this text failed]", true
+	}
+	return out, len(fs) > 0
+}
+
+// addedLines is the part of a patch the fix wrote: its added lines.
+func addedLines(patch string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(patch, "\n") {
+		if strings.HasPrefix(line, "+") && !strings.HasPrefix(line, "+++ ") {
+			b.WriteString(line[1:])
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,608 @@
+package redact
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Credential-named assignments: KEY=value, KEY: value, "key": "value",
+// key => value, key := value, --key value. The scan finds operators and
+// reads the key backwards (at most maxKeyLen bytes) and the value forwards
+// (at most maxValueLen bytes), by hand: a look-ahead regexp over
+// "a=a=a=…" is what made earlier redactors quadratic.
+
+const (
+	maxKeyLen   = 64
+	maxValueLen = 4096
+	minValueLen = 8
+)
+
+var keyChar = makeCharset("A-Za-z0-9_.-")
+
+// unquotedStop ends an unquoted value.
+var unquotedStop = makeCharset(" \t\n\r\f\v\"'`,;&)]}<>")
+
+// credentialWords are matched in the key lower-cased with separators
+// removed, so API_KEY, api-key and apiKey all read "apikey".
+var credentialWords = []string{"password", "passwd", "secret", "token", "apikey", "accesskey", "privatekey", "auth", "credential"}
+
+// metaWords, as the key's last word, name something about a credential
+// rather than the credential: token_url, password_file, secret_name.
+var metaWords = map[string]bool{
+	"url": true, "uri": true, "endpoint": true, "path": true, "file": true, "dir": true, "name": true,
+	"type": true, "count": true, "length": true, "len": true, "size": true, "limit": true, "env": true,
+	"header": true, "prefix": true, "format": true, "mode": true, "ttl": true, "timeout": true,
+	"expiry": true, "expires": true, "expiration": true, "id": true, "ids": true, "enabled": true,
+	"required": true, "field": true, "label": true, "hint": true, "description": true, "regex": true,
+	"pattern": true, "kind": true, "version": true, "scope": true, "scopes": true, "method": true,
+}
+
+// credentialName reports whether key names a credential.
+func credentialName(key string) bool {
+	var buf [maxKeyLen + 8]byte
+	n := 0
+	for i := 0; i < len(key) && n < len(buf); i++ {
+		b := key[i]
+		switch {
+		case b >= 'A' && b <= 'Z':
+			buf[n] = b + 'a' - 'A'
+			n++
+		case b >= 'a' && b <= 'z' || b >= '0' && b <= '9':
+			buf[n] = b
+			n++
+		}
+	}
+	k := buf[:n]
+	for j := 0; j+4 <= len(k); j++ {
+		switch k[j] {
+		case 'p', 's', 't', 'a', 'c':
+		default:
+			continue
+		}
+		for _, w := range credentialWords {
+			if w[0] != k[j] || !bytes.HasPrefix(k[j:], []byte(w)) {
+				continue
+			}
+			rest, before := k[j+len(w):], k[:j]
+			switch w {
+			case "auth":
+				// author, authority, authored; not authorization
+				if bytes.HasPrefix(rest, []byte("or")) && !bytes.HasPrefix(rest, []byte("oriz")) {
+					continue
+				}
+			case "token":
+				// tokenizer, max_tokens, next_page_token: counts and cursors
+				if bytes.HasPrefix(rest, []byte("iz")) || notCredentialToken(before) {
+					continue
+				}
+			}
+			lw := lastWord(key)
+			return !foldIn(metaWords, lw) && !strings.EqualFold(lw, "tokens")
+		}
+	}
+	return false
+}
+
+// tokenQualifiers, just before "token" in a key, make it a count or a
+// cursor, not a credential: max_tokens, output_tokens, next_page_token.
+var tokenQualifiers = []string{"max", "num", "total", "input", "output", "prompt", "completion", "usage",
+	"page", "continuation", "pagination", "cursor", "sync", "cancel", "cancellation"}
+
+func notCredentialToken(before []byte) bool {
+	for _, q := range tokenQualifiers {
+		if bytes.HasSuffix(before, []byte(q)) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastWord is the key's last word: TOKEN_FILE gives FILE, tokenFile gives
+// File.
+func lastWord(key string) string {
+	i := len(key)
+	for i > 0 && !csAlnum[key[i-1]] {
+		i--
+	}
+	end := i
+	if i == 0 {
+		return ""
+	}
+	switch b := key[i-1]; {
+	case b >= 'a' && b <= 'z' || b >= '0' && b <= '9':
+		for i > 0 && (key[i-1] >= 'a' && key[i-1] <= 'z' || key[i-1] >= '0' && key[i-1] <= '9') {
+			i--
+		}
+		if i > 0 && key[i-1] >= 'A' && key[i-1] <= 'Z' {
+			i--
+		}
+	default:
+		for i > 0 && (key[i-1] >= 'A' && key[i-1] <= 'Z' || key[i-1] >= '0' && key[i-1] <= '9') {
+			i--
+		}
+	}
+	return key[i:end]
+}
+
+// foldIn reports whether a lower-case key of m equals s, ignoring case,
+// without allocating.
+func foldIn(m map[string]bool, s string) bool {
+	var buf [16]byte
+	if len(s) > len(buf) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b >= 'A' && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		buf[i] = b
+	}
+	return m[string(buf[:len(s)])]
+}
+
+func wordSet(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+func isQuote(b byte) bool { return b == '"' || b == '\'' || b == '`' }
+
+// keyBefore reads the key that ends before the operator at o.
+func keyBefore(t string, o int) (key string, start int, ok bool) {
+	j := o
+	for k := 0; j > 0 && (t[j-1] == ' ' || t[j-1] == '\t') && k < 16; k++ {
+		j--
+	}
+	if j > 0 && t[j-1] == '?' {
+		j--
+	}
+	if j > 0 && t[j-1] == ']' {
+		j--
+	}
+	if j > 0 && isQuote(t[j-1]) {
+		q, end := t[j-1], j-1
+		lo := max(0, end-maxKeyLen)
+		k := strings.LastIndexByte(t[lo:end], q)
+		if k < 0 || strings.IndexByte(t[lo+k:end], '\n') >= 0 {
+			return "", 0, false
+		}
+		return t[lo+k+1 : end], lo + k, true
+	}
+	end := j
+	lo := max(0, end-maxKeyLen)
+	k := end
+	for k > lo && keyChar[t[k-1]] {
+		k--
+	}
+	if k == end {
+		return "", 0, false
+	}
+	return t[k:end], k, true
+}
+
+// envStyle reports whether a key at start begins its line, alone or after
+// indentation, a list or diff marker, or export/set/ENV/ARG: then KEY=value
+// (as in a .env file, a shell script or a Dockerfile) and key: value (as in
+// YAML) hold literals, never variable references. A Python field annotated
+// with a type name reads the same way and is over-redacted; that is the
+// accepted direction.
+func envStyle(t string, start int) bool {
+	ls := strings.LastIndexByte(t[max(0, start-32):start], '\n')
+	var pre string
+	if ls >= 0 {
+		pre = t[max(0, start-32)+ls+1 : start]
+	} else if start <= 32 {
+		pre = t[:start]
+	} else {
+		return false
+	}
+	pre = strings.TrimLeft(pre, " \t+-")
+	pre = strings.TrimRight(pre, " \t")
+	switch pre {
+	case "", "export", "set", "ENV", "ARG", "setenv":
+		return true
+	}
+	return false
+}
+
+func scanAssignments(t string, c *collector) {
+	for i := 0; i < len(t); {
+		j := strings.IndexAny(t[i:], "=:")
+		if j < 0 {
+			return
+		}
+		o := i + j
+		vs := o + 1
+		switch t[o] {
+		case ':':
+			if o+1 < len(t) && t[o+1] == ':' || o > 0 && t[o-1] == ':' {
+				i = o + 1
+				continue
+			}
+			if strings.HasPrefix(t[o+1:], "//") {
+				i = o + 3
+				continue
+			}
+			if o+1 < len(t) && t[o+1] == '=' {
+				vs = o + 2
+			}
+		case '=':
+			if o+1 < len(t) && (t[o+1] == '=' || t[o+1] == '~') {
+				i = o + 2
+				continue
+			}
+			if o > 0 && strings.IndexByte("=!<>+-*/%&|^~", t[o-1]) >= 0 {
+				i = o + 1
+				continue
+			}
+			if o+1 < len(t) && t[o+1] == '>' {
+				vs = o + 2
+			}
+		}
+		key, ks, ok := keyBefore(t, o)
+		if !ok || !credentialName(key) {
+			i = o + 1
+			continue
+		}
+		env := envStyle(t, ks) && (t[o] == ':' || ks+len(key) == o)
+		op := t[o]
+		if vs == o+2 && op == ':' {
+			op = '=' // := is an assignment in code, not a YAML key
+			env = false
+		}
+		if s, e, ok := assignedValue(t, vs, op, env); ok && !sameName(key, t[s:e]) {
+			if !c.add(ruleAssignment, s, e) {
+				return
+			}
+			i = max(e, o+1)
+			continue
+		}
+		i = o + 1
+	}
+}
+
+// scanFlags finds --password value (the --password=value form is an
+// assignment).
+func scanFlags(t string, c *collector) {
+	for pos := 0; ; {
+		j := strings.Index(t[pos:], "--")
+		if j < 0 {
+			return
+		}
+		i := pos + j
+		pos = i + 2
+		if i > 0 && !isSpace(t[i-1]) && !isQuote(t[i-1]) {
+			continue
+		}
+		k := i + 2
+		for k < len(t) && k-i < 42 && (csB64URL[t[k]]) {
+			k++
+		}
+		if k == i+2 || k+1 >= len(t) || t[k] != ' ' || t[k+1] == '-' || !credentialName(t[i+2:k]) {
+			continue
+		}
+		if s, e, ok := assignedValue(t, k+1, ' ', false); ok {
+			if !c.add(ruleAssignment, s, e) {
+				return
+			}
+			pos = e
+		}
+	}
+}
+
+// assignedValue reads the value after an operator, starting at vs, and
+// reports its span when it is a literal worth redacting.
+func assignedValue(t string, vs int, op byte, env bool) (int, int, bool) {
+	return readValue(t, vs, op, env, true)
+}
+
+// readValue is assignedValue; with refs false it keeps bare identifiers,
+// for a snippet already known to hold a secret.
+func readValue(t string, vs int, op byte, env, refs bool) (int, int, bool) {
+	p := vs
+	for p < len(t) && (t[p] == ' ' || t[p] == '\t') && p-vs < 16 {
+		p++
+	}
+	if p >= len(t) || t[p] == '\n' || t[p] == '\r' {
+		return 0, 0, false
+	}
+	if (t[p] == 'b' || t[p] == 'r' || t[p] == 'B' || t[p] == 'R') && p+1 < len(t) && isQuote(t[p+1]) {
+		p++
+	}
+	if isQuote(t[p]) {
+		s := p + 1
+		if e := closingQuote(t, s, t[p]); e >= 0 {
+			if literal(t[s:e]) {
+				return s, e, true
+			}
+			return 0, 0, false
+		}
+		p = s // unterminated: read it as unquoted
+	}
+	if codeAt(t, p) {
+		return 0, 0, false
+	}
+	s, e := p, unquotedEnd(t, p)
+	if authScheme(t[s:e]) && e+1 < len(t) && t[e] == ' ' {
+		s = e + 1
+		e = unquotedEnd(t, s)
+	}
+	v := t[s:e]
+	if env && e < len(t) && (t[e] == ',' || t[e] == ')') {
+		env = false // a keyword argument on its own line, not a .env entry
+	}
+	if !literal(v) || refs && (!env && (reference(v, op) || expression(t, e)) || op == ':' && typeAnnotation(v, t, e)) {
+		return 0, 0, false
+	}
+	return s, e, true
+}
+
+func unquotedEnd(t string, p int) int {
+	lim := min(len(t), p+maxValueLen)
+	e := p
+	for e < lim && !unquotedStop[t[e]] {
+		e++
+	}
+	for e > p && strings.IndexByte(".:", t[e-1]) >= 0 {
+		e--
+	}
+	return e
+}
+
+// closingQuote finds the quote that closes a literal opened before s, on
+// the same line and within maxValueLen, honouring backslash escapes.
+func closingQuote(t string, s int, q byte) int {
+	lim := min(len(t), s+maxValueLen)
+	for i := s; i < lim; i++ {
+		switch t[i] {
+		case q:
+			return i
+		case '\\':
+			i++
+		case '\n':
+			return -1
+		}
+	}
+	return -1
+}
+
+var authSchemes = wordSet("bearer", "basic", "token", "digest", "bot")
+
+func authScheme(v string) bool { return foldIn(authSchemes, v) }
+
+// codeAt reports whether the text at p is code rather than a literal: a
+// template or variable expansion, an environment lookup, or a call or
+// index expression.
+func codeAt(t string, p int) bool {
+	rest := t[p:min(len(t), p+maxValueLen)]
+	for _, pre := range []string{"${", "{{", "$(", "%(", "#{", "<%", "{%", "process.env", "os.environ", "import.meta.env", "ENV[", "ENV.", "System.getenv", "Deno.env", "env(", "env."} {
+		if strings.HasPrefix(rest, pre) {
+			return true
+		}
+	}
+	n := identPathLen(rest)
+	if n > 0 && n < len(rest) && (rest[n] == '(' || rest[n] == '[') {
+		return true
+	}
+	return false
+}
+
+// identPathLen is the length of an identifier path (a.b.c, a->b, a::b) at
+// the start of s.
+func identPathLen(s string) int {
+	i := 0
+	for {
+		if i >= len(s) || !(csAlnum[s[i]] && !(s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '$') {
+			return max(0, i-sepLen(s, i))
+		}
+		for i < len(s) && (csWord[s[i]] || s[i] == '$') {
+			i++
+		}
+		switch {
+		case i < len(s) && s[i] == '.':
+			i++
+		case strings.HasPrefix(s[i:], "->") || strings.HasPrefix(s[i:], "::"):
+			i += 2
+		default:
+			return i
+		}
+	}
+}
+
+func sepLen(s string, i int) int {
+	if i >= 2 && (s[i-2:i] == "->" || s[i-2:i] == "::") {
+		return 2
+	}
+	if i >= 1 && s[i-1] == '.' {
+		return 1
+	}
+	return 0
+}
+
+// literal reports whether v is long enough and not a placeholder.
+func literal(v string) bool {
+	return len(v) >= minValueLen && !placeholder(v)
+}
+
+var placeholderWords = wordSet("changeme", "change-me", "change_me", "password", "passwd", "secret", "redacted", "hidden",
+	"undefined", "required", "optional", "example", "placeholder", "null", "none", "true", "false")
+
+// placeholder reports whether v is a masked, templated or stand-in value
+// rather than a credential. Matching is by whole shape, never by substring,
+// so appending a word to a secret cannot make it a placeholder.
+func placeholder(v string) bool {
+	if v == "" || strings.HasPrefix(v, "[REDACTED") || strings.HasPrefix(v, "[WITHHELD") {
+		return true
+	}
+	if masked(v) || partlyMasked(v) || envName(v) && !strings.ContainsAny(v, "0123456789") || interpolates(v) {
+		return true
+	}
+	first, last := v[0], v[len(v)-1]
+	switch {
+	case first == '<' && last == '>',
+		strings.HasPrefix(v, "${") && last == '}',
+		strings.HasPrefix(v, "{{") && strings.HasSuffix(v, "}}"),
+		first == '{' && last == '}' && identPathLen(v[1:]) == len(v)-2,
+		first == '%' && last == '%' && len(v) > 2 && identPathLen(v[1:]) == len(v)-2,
+		first == '$' && identPathLen(v[1:]) == len(v)-1,
+		printfName(v):
+		return true
+	}
+	if foldIn(placeholderWords, v) {
+		return true
+	}
+	// your-api-key, YOUR_TOKEN_HERE: stand-in words, no digits
+	if len(v) > 5 && strings.EqualFold(v[:4], "your") && strings.IndexByte("-_ ", v[4]) >= 0 {
+		for i := 5; i < len(v); i++ {
+			if b := v[i]; !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '-' || b == '_' || b == ' ') {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// interpolates reports a template that a program fills in: `Bearer
+// ${token}`, "{{ .Values.password }}", "token %s".
+func interpolates(v string) bool {
+	for _, m := range []string{"${", "{{", "%s", "%v", "%("} {
+		if strings.Contains(v, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// printfName reports a named format verb such as %(secret)s.
+func printfName(v string) bool {
+	if !strings.HasPrefix(v, "%(") {
+		return false
+	}
+	n := identPathLen(v[2:])
+	return n > 0 && len(v) == n+4 && v[n+2] == ')' && (v[n+3] >= 'a' && v[n+3] <= 'z')
+}
+
+// partlyMasked reports a value a scanner or a writer has elided: it ends
+// in an ellipsis or in xxx, or holds **** or xxxx (sk-live-…, sk-ant-xxx,
+// Nil1Jii…). Such text is an example, not a credential.
+func partlyMasked(v string) bool {
+	if strings.HasSuffix(v, "…") || strings.HasSuffix(v, "...") || strings.Contains(v, "****") || strings.Contains(v, "…") {
+		return true
+	}
+	run := 0
+	for i := 0; i < len(v); i++ {
+		if v[i] == 'x' || v[i] == 'X' {
+			run++
+			if run >= 4 || run >= 3 && i == len(v)-1 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+// masked reports whether v is made only of masking characters (****,
+// xxxx-xxxx, ####, ……), the form a scanner shows instead of a value.
+func masked(v string) bool {
+	n := 0
+	for _, r := range v {
+		switch r {
+		case '*', 'x', 'X', '#', '.', '•', '●', '…', '·':
+			n++
+		case '-', '_', ' ':
+		default:
+			return false
+		}
+	}
+	return n > 0
+}
+
+// reference reports whether an unquoted value is a bare identifier that
+// names a variable, a field or a type rather than holding a literal: a
+// dotted path, or without digits snake_case, CONSTANT_CASE, lowerCamelCase
+// or a lower-case name in code.
+func reference(v string, op byte) bool {
+	if identPathLen(v) != len(v) {
+		return false
+	}
+	hasUpper, hasLower, hasDigit, hasSep := false, false, false, false
+	for i := 0; i < len(v); i++ {
+		switch b := v[i]; {
+		case b >= 'A' && b <= 'Z':
+			hasUpper = true
+		case b >= 'a' && b <= 'z':
+			hasLower = true
+		case b >= '0' && b <= '9':
+			hasDigit = true
+		case b == '.' || b == '$' || b == '-' || b == '>' || b == ':':
+			return true // a.b, a->b, a::b, $var
+		case b == '_':
+			hasSep = true
+		}
+	}
+	if hasDigit {
+		return false // identifiers rarely carry digits; secrets usually do
+	}
+	switch {
+	case hasSep:
+		return true // snake_case, CONSTANT_CASE
+	case hasLower && hasUpper && v[0] >= 'a' && v[0] <= 'z':
+		return true // lowerCamelCase
+	case hasLower && !hasUpper && op != ':':
+		return true // lowercase name in code
+	}
+	return false
+}
+
+// expression reports an unquoted value that an operator continues
+// (username + ":" + password): code, not a literal.
+func expression(t string, e int) bool {
+	k := e
+	for k < len(t) && (t[k] == ' ' || t[k] == '\t') {
+		k++
+	}
+	return k > e && k < len(t) && strings.IndexByte("+*/%|&?^(", t[k]) >= 0
+}
+
+// sameName reports a value that repeats its key ("encodeUserPassword":
+// "encodeUserPassword"), ignoring case and separators: a name table, not a
+// credential.
+func sameName(key, v string) bool {
+	i, j := 0, 0
+	for {
+		for i < len(key) && !csAlnum[key[i]] {
+			i++
+		}
+		for j < len(v) && !csAlnum[v[j]] {
+			j++
+		}
+		if i == len(key) || j == len(v) {
+			return i == len(key) && j == len(v)
+		}
+		if key[i]|0x20 != v[j]|0x20 {
+			return false
+		}
+		i++
+		j++
+	}
+}
+
+// typeAnnotation reports "key: TypeName" followed by more code (; , ) = |
+// & < > [ ] {), as in TypeScript fields and parameters.
+func typeAnnotation(v, t string, e int) bool {
+	if identPathLen(v) != len(v) || strings.ContainsAny(v, "0123456789") {
+		return false
+	}
+	k := e
+	for k < len(t) && (t[k] == ' ' || t[k] == '\t') {
+		k++
+	}
+	return k < len(t) && strings.IndexByte(";,)=|&<>[]{", t[k]) >= 0
+}

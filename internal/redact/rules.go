@@ -1,0 +1,526 @@
+package redact
+
+import (
+	"strings"
+)
+
+// RuleInfo describes one shape rule.
+type RuleInfo struct {
+	ID          string
+	Description string
+	// Example is a synthetic value the rule matches. It is assembled at
+	// init from parts, so no literal in this source looks like a token.
+	Example string
+}
+
+// Rules lists the shape rules, the ones that need no configured value, in
+// a stable order. Rule IDs are stable: they appear in markers and reports.
+var Rules []RuleInfo
+
+const (
+	rulePrivateKey     = "private-key"
+	ruleJWT            = "jwt"
+	ruleURLCredentials = "url-credentials"
+	ruleAssignment     = "credential-assignment"
+	ruleCard           = "card-number"
+	ruleEntropy        = "high-entropy"
+)
+
+// charset is a byte-membership table. makeCharset reads "a-z" as a range;
+// a literal '-' goes last.
+type charset [256]bool
+
+func makeCharset(spec string) *charset {
+	var c charset
+	for i := 0; i < len(spec); i++ {
+		if i+2 < len(spec) && spec[i+1] == '-' {
+			if spec[i] > spec[i+2] {
+				panic("redact: bad charset range in " + spec)
+			}
+			for b := int(spec[i]); b <= int(spec[i+2]); b++ {
+				c[b] = true
+			}
+			i += 2
+			continue
+		}
+		c[spec[i]] = true
+	}
+	return &c
+}
+
+var (
+	csAlnum      = makeCharset("A-Za-z0-9")
+	csWord       = makeCharset("A-Za-z0-9_")
+	csB64URL     = makeCharset("A-Za-z0-9_-")
+	csUpperDigit = makeCharset("A-Z0-9")
+	csHex        = makeCharset("0-9a-fA-F")
+	csSlack      = makeCharset("A-Za-z0-9-")
+	csB64        = makeCharset("A-Za-z0-9+/=")
+)
+
+// runMemo finds the end of a maximal run of one charset. Prefix searches
+// visit positions in increasing order, so a run already measured is not
+// measured again when a later candidate starts inside it: each byte is
+// read once per memo however many prefixes a hostile run repeats.
+type runMemo struct {
+	cs         *charset
+	start, end int
+}
+
+func (r *runMemo) runEnd(t string, i int) int {
+	if i >= r.start && i < r.end {
+		return r.end
+	}
+	j := i
+	for j < len(t) && r.cs[t[j]] {
+		j++
+	}
+	if j > i {
+		r.start, r.end = i, j
+	}
+	return j
+}
+
+// body describes the characters after a literal prefix.
+type body struct {
+	cs       *charset
+	min, max int
+}
+
+// A tokenRule is a provider token: literal prefixes, then a bounded body.
+type tokenRule struct {
+	id, desc string
+	prefixes []string
+	body     body
+	// match, if set, replaces the body check; it returns the rule that
+	// matched (one prefix can serve several) and the token end, or -1.
+	match   func(t string, i int, m *memos) (string, int)
+	example func() string
+}
+
+// memos are one token rule's run memos for one scan.
+type memos [3]runMemo
+
+func (m *memos) get(k int, cs *charset) *runMemo {
+	if m[k].cs != cs {
+		m[k] = runMemo{cs: cs}
+	}
+	return &m[k]
+}
+
+var tokenRules []tokenRule
+
+func init() {
+	ghBody := body{csAlnum, 36, 251}
+	tokenRules = []tokenRule{
+		{id: "github-pat", desc: "GitHub personal access token (classic)", prefixes: []string{"gh" + "p_"}, body: ghBody,
+			example: func() string { return "gh" + "p_" + synthetic(csAlnum, 36) }},
+		{id: "github-oauth", desc: "GitHub OAuth access token", prefixes: []string{"gh" + "o_"}, body: ghBody,
+			example: func() string { return "gh" + "o_" + synthetic(csAlnum, 36) }},
+		{id: "github-app-token", desc: "GitHub App user-to-server or server-to-server token", prefixes: []string{"gh" + "u_", "gh" + "s_"}, body: ghBody,
+			example: func() string { return "gh" + "s_" + synthetic(csAlnum, 36) }},
+		{id: "github-refresh-token", desc: "GitHub refresh token", prefixes: []string{"gh" + "r_"}, body: ghBody,
+			example: func() string { return "gh" + "r_" + synthetic(csAlnum, 36) }},
+		{id: "github-fine-grained-pat", desc: "GitHub fine-grained personal access token", prefixes: []string{"github" + "_pat_"}, body: body{csWord, 82, 244},
+			example: func() string { return "github" + "_pat_" + synthetic(csAlnum, 22) + "_" + synthetic(csAlnum, 59) }},
+		{id: "gitlab-pat", desc: "GitLab personal access token", prefixes: []string{"gl" + "pat-"}, body: body{csB64URL, 20, 255},
+			example: func() string { return "gl" + "pat-" + synthetic(csAlnum, 20) }},
+		{id: "slack-token", desc: "Slack bot, user, app-level, refresh or legacy token (xox[baprs]-)", prefixes: []string{"xo" + "x"}, match: matchSlack,
+			example: func() string { return "xo" + "xb-" + synthetic(makeCharset("0-9"), 12) + "-" + synthetic(csAlnum, 24) }},
+		{id: "slack-app-token", desc: "Slack app configuration token (xapp-)", prefixes: []string{"xa" + "pp-"}, body: body{csSlack, 10, 255},
+			example: func() string { return "xa" + "pp-1-" + synthetic(csAlnum, 30) }},
+		{id: "stripe-key", desc: "Stripe secret or restricted key", prefixes: []string{"sk" + "_live_", "sk" + "_test_", "sk" + "_prod_", "rk" + "_live_", "rk" + "_test_", "rk" + "_prod_"}, body: body{csAlnum, 10, 247},
+			example: func() string { return "sk" + "_live_" + synthetic(csAlnum, 24) }},
+		{id: "aws-access-key-id", desc: "AWS access key ID (AKIA, ASIA, ABIA, ACCA)", prefixes: []string{"AK" + "IA", "AS" + "IA", "AB" + "IA", "AC" + "CA"}, body: body{csUpperDigit, 16, 16},
+			example: func() string { return "AK" + "IA" + synthetic(csUpperDigit, 16) }},
+		{id: "gcp-api-key", desc: "Google API key", prefixes: []string{"AI" + "za"}, body: body{csB64URL, 35, 35},
+			example: func() string { return "AI" + "za" + synthetic(csAlnum, 35) }},
+		{id: "openai-api-key", desc: "OpenAI API key (sk-, sk-proj-, sk-svcacct-, sk-admin-)", prefixes: []string{"sk" + "-"}, match: matchSK,
+			example: func() string { return "sk" + "-proj-" + synthetic(csAlnum, 48) }},
+		{id: "anthropic-api-key", desc: "Anthropic API key (sk-ant-)", match: nil, // found through the sk- prefix of openai-api-key
+			example: func() string { return "sk" + "-ant-api03-" + synthetic(csAlnum, 40) }},
+		{id: "npm-token", desc: "npm access token", prefixes: []string{"np" + "m_"}, body: body{csAlnum, 36, 255},
+			example: func() string { return "np" + "m_" + synthetic(csAlnum, 36) }},
+		{id: "pypi-token", desc: "PyPI upload token", prefixes: []string{"pypi" + "-AgEIcHlwaS5vcmc"}, body: body{csB64URL, 50, 1000},
+			example: func() string { return "pypi" + "-AgEIcHlwaS5vcmc" + synthetic(csAlnum, 60) }},
+		{id: "sendgrid-api-key", desc: "SendGrid API key (SG.<22>.<43>)", prefixes: []string{"SG" + "."}, match: matchSendGrid,
+			example: func() string { return "SG" + "." + synthetic(csAlnum, 22) + "." + synthetic(csAlnum, 43) }},
+		{id: "twilio-api-key", desc: "Twilio API key (SK + 32 hex)", prefixes: []string{"S" + "K"}, body: body{csHex, 32, 32},
+			example: func() string { return "S" + "K" + synthetic(makeCharset("0-9a-f"), 32) }},
+		{id: ruleJWT, desc: "JSON Web Token (eyJ….eyJ….signature)", prefixes: []string{"ey" + "J"}, match: matchJWT,
+			example: func() string {
+				return "ey" + "J" + synthetic(csAlnum, 20) + ".ey" + "J" + synthetic(csAlnum, 30) + "." + synthetic(csB64URL, 43)
+			}},
+	}
+	Rules = nil
+	for _, r := range tokenRules {
+		Rules = append(Rules, RuleInfo{ID: r.id, Description: r.desc, Example: r.example()})
+	}
+	Rules = append(Rules,
+		RuleInfo{ID: rulePrivateKey, Description: "PEM private key block (-----BEGIN … PRIVATE KEY----- through its END line)",
+			Example: "-----" + "BEGIN " + "PRIVATE KEY" + "-----\n" + synthetic(csB64, 64) + "\n" + synthetic(csB64, 40) + "\n-----" + "END " + "PRIVATE KEY" + "-----"},
+		RuleInfo{ID: ruleURLCredentials, Description: "password in a URL's userinfo (scheme://user:password@host); only the password is redacted",
+			Example: "postgres://app:" + "Example" + "Pass" + "word42@db.example.com:5432/app"},
+		RuleInfo{ID: ruleAssignment, Description: "value assigned to a credential-named key (password, secret, token, api_key, auth, credential …), 8 characters or more, not code",
+			Example: "DB_" + "PASSWORD=" + "correct-horse-battery"},
+		RuleInfo{ID: ruleEntropy, Description: "random-looking token, judged against the expected entropy of its own alphabet and length",
+			Example: "value " + synthetic(csAlnum, 40)},
+		RuleInfo{ID: ruleCard, Description: "payment card number: 13–19 digits, optional space or dash groups, issuer prefix 2–6, Luhn-valid",
+			Example: "card " + "4111" + " 1111 " + "1111 1111"},
+	)
+}
+
+// allRuleIDs lists every rule that can name a marker.
+func allRuleIDs() []string {
+	ids := []string{RuleKnownValue, RuleKnownValueBase64, RuleCustomerID, RuleWithheld, RuleTooManyFindings}
+	for _, r := range Rules {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}
+
+// synthetic returns a deterministic, random-looking string over cs, for
+// examples; it is not secret and never was.
+func synthetic(cs *charset, n int) string {
+	var alpha []byte
+	for b := range 256 {
+		if cs[b] {
+			alpha = append(alpha, byte(b))
+		}
+	}
+	x := uint64(0x9E3779B97F4A7C15) ^ uint64(n)*0x632BE59BD9B4E019 ^ uint64(len(alpha))
+	out := make([]byte, n)
+	for i := range out {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		out[i] = alpha[x%uint64(len(alpha))]
+	}
+	return string(out)
+}
+
+func matchSlack(t string, i int, m *memos) (string, int) {
+	p := i + 3
+	if p+1 >= len(t) || strings.IndexByte("baprs", t[p]) < 0 || t[p+1] != '-' {
+		return "", -1
+	}
+	return bodyEnd(t, p+2, body{csSlack, 10, 255}, m.get(0, csSlack), "slack-token")
+}
+
+func matchSK(t string, i int, m *memos) (string, int) {
+	p := i + 3
+	rest := t[p:]
+	switch {
+	case strings.HasPrefix(rest, "ant-"):
+		return bodyEnd(t, p+4, body{csB64URL, 20, 255}, m.get(0, csB64URL), "anthropic-api-key")
+	case strings.HasPrefix(rest, "proj-"):
+		return bodyEnd(t, p+5, body{csB64URL, 20, 255}, m.get(0, csB64URL), "openai-api-key")
+	case strings.HasPrefix(rest, "svcacct-"):
+		return bodyEnd(t, p+8, body{csB64URL, 20, 255}, m.get(0, csB64URL), "openai-api-key")
+	case strings.HasPrefix(rest, "admin-"):
+		return bodyEnd(t, p+6, body{csB64URL, 20, 255}, m.get(0, csB64URL), "openai-api-key")
+	}
+	return bodyEnd(t, p, body{csAlnum, 32, 255}, m.get(1, csAlnum), "openai-api-key")
+}
+
+func matchSendGrid(t string, i int, m *memos) (string, int) {
+	p := i + 3
+	e1 := m.get(0, csB64URL).runEnd(t, p)
+	if e1-p != 22 || e1 >= len(t) || t[e1] != '.' {
+		return "", -1
+	}
+	return bodyEnd(t, e1+1, body{csB64URL, 43, 43}, m.get(1, csB64URL), "sendgrid-api-key")
+}
+
+func matchJWT(t string, i int, m *memos) (string, int) {
+	e1 := m.get(0, csB64URL).runEnd(t, i)
+	if e1-i < 13 || e1+2 >= len(t) || t[e1] != '.' || t[e1+1] != 'e' || t[e1+2] != 'y' {
+		return "", -1
+	}
+	e2 := m.get(1, csB64URL).runEnd(t, e1+1)
+	if e2-(e1+1) < 12 || e2 >= len(t) || t[e2] != '.' {
+		return "", -1
+	}
+	return ruleJWT, m.get(2, csB64URL).runEnd(t, e2+1)
+}
+
+func bodyEnd(t string, p int, b body, m *runMemo, rule string) (string, int) {
+	if p > len(t) {
+		return "", -1
+	}
+	n := m.runEnd(t, p) - p
+	if n < b.min {
+		return "", -1
+	}
+	return rule, p + min(n, b.max)
+}
+
+// prefixHead indexes the token prefixes by their first two bytes, so that
+// one pass over the text finds every candidate: a table load per byte
+// instead of a strings.Index pass per prefix, most of which would stop on
+// every 's', 'e' or 'g' of ordinary text.
+var (
+	prefixPairs [1 << 16 / 64]uint64 // bit set: some prefix starts with these two bytes
+	prefixHead  [1 << 16]uint8       // index into prefixLists, 0 = none
+	prefixLists = [][]prefixEntry{nil}
+)
+
+type prefixEntry struct {
+	prefix string
+	rule   int // index into tokenRules
+}
+
+func init() {
+	for ri, r := range tokenRules {
+		for _, p := range r.prefixes {
+			h := uint16(p[0])<<8 | uint16(p[1])
+			prefixPairs[h/64] |= 1 << (h % 64)
+			if prefixHead[h] == 0 {
+				prefixHead[h] = uint8(len(prefixLists))
+				prefixLists = append(prefixLists, nil)
+			}
+			k := prefixHead[h]
+			prefixLists[k] = append(prefixLists[k], prefixEntry{p, ri})
+		}
+	}
+}
+
+func scanTokenRules(t string, c *collector) {
+	var (
+		m       = make([]memos, len(tokenRules))
+		lastEnd = make([]int, len(tokenRules))
+	)
+	c.begin()
+	for i := 0; i+1 < len(t); i++ {
+		h := uint16(t[i])<<8 | uint16(t[i+1])
+		if prefixPairs[h/64]&(1<<(h%64)) == 0 {
+			continue
+		}
+		k := prefixHead[h]
+		for _, pe := range prefixLists[k] {
+			// A rule does not look again inside its own match; other rules
+			// still do.
+			if i < lastEnd[pe.rule] || !strings.HasPrefix(t[i:], pe.prefix) {
+				continue
+			}
+			r := &tokenRules[pe.rule]
+			rule, end := "", -1
+			if r.match != nil {
+				rule, end = r.match(t, i, &m[pe.rule])
+			} else {
+				rule, end = bodyEnd(t, i+len(pe.prefix), r.body, m[pe.rule].get(0, r.body.cs), r.id)
+			}
+			if end < 0 {
+				continue
+			}
+			if !c.add(rule, i, end) {
+				return
+			}
+			lastEnd[pe.rule] = end
+		}
+	}
+}
+
+// scanShapes runs every shape pass.
+func scanShapes(t string, c *collector) {
+	scanTokenRules(t, c)
+	c.begin()
+	scanPEM(t, c)
+	c.begin()
+	scanURLCredentials(t, c)
+	c.begin()
+	scanAssignments(t, c)
+	c.begin()
+	scanFlags(t, c)
+	c.begin()
+	scanEntropy(t, c)
+	c.begin()
+	scanCards(t, c)
+}
+
+const maxPEMBody = 64 << 10
+
+func scanPEM(t string, c *collector) {
+	const begin, end = "-----BEGIN ", "-----END "
+	nextEnd := -2 // -2: not searched yet; -1: there is none
+	for pos := 0; ; {
+		j := strings.Index(t[pos:], begin)
+		if j < 0 {
+			return
+		}
+		i := pos + j
+		hdrEnd := pemHeader(t, i+len(begin))
+		if hdrEnd < 0 {
+			pos = i + 1
+			continue
+		}
+		if nextEnd != -1 && nextEnd < hdrEnd {
+			if k := strings.Index(t[hdrEnd:], end); k < 0 {
+				nextEnd = -1
+			} else {
+				nextEnd = hdrEnd + k
+			}
+		}
+		stop, body := -1, 0
+		if nextEnd >= 0 && nextEnd-hdrEnd <= maxPEMBody {
+			body = nextEnd
+			e := nextEnd + len(end)
+			lim := min(len(t), e+100)
+			if k := strings.Index(t[e:lim], "-----"); k >= 0 {
+				stop = e + k + 5
+			} else {
+				stop = lineEnd(t, e, lim)
+			}
+		}
+		if stop < 0 {
+			stop = pemBodyEnd(t, hdrEnd)
+			body = stop
+		}
+		if !hasKeyBody(t[hdrEnd:body]) {
+			// A header alone (in docs, in code that checks for it) or
+			// around prose is not a key.
+			pos = hdrEnd
+			continue
+		}
+		if !c.add(rulePrivateKey, i, stop) {
+			return
+		}
+		pos = stop
+	}
+}
+
+// hasKeyBody reports a run of at least 16 base64 characters: a key body
+// line, not words.
+func hasKeyBody(b string) bool {
+	run := 0
+	for i := 0; i < len(b); i++ {
+		if csB64[b[i]] {
+			if run++; run >= 16 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+// pemHeader checks "<label>-----" at p for a private-key label and returns
+// the offset after the dashes, or -1.
+func pemHeader(t string, p int) int {
+	q := p
+	for q < len(t) && q-p <= 64 && (csAlnum[t[q]] || t[q] == ' ' || t[q] == '_') {
+		q++
+	}
+	if !strings.HasPrefix(t[q:], "-----") {
+		return -1
+	}
+	if !strings.Contains(strings.ToUpper(t[p:q]), "PRIVATE KEY") {
+		return -1
+	}
+	return q + 5
+}
+
+func lineEnd(t string, p, lim int) int {
+	if k := strings.IndexByte(t[p:lim], '\n'); k >= 0 {
+		return p + k
+	}
+	return lim
+}
+
+// pemBodyEnd is the end of a key body with no END line in reach: the
+// following lines of base64 or of PEM headers (Proc-Type: …), where a line
+// may also end in a literal \n as in JSON. It stops at the first line that
+// holds anything else, keeping base64 that line starts with.
+func pemBodyEnd(t string, p int) int {
+	lim := min(len(t), p+maxPEMBody)
+	end := p
+	for q := p; q < lim; {
+		for q < lim && (t[q] == ' ' || t[q] == '\t') {
+			q++
+		}
+		s := q
+		h := q
+		for h < lim && (csAlnum[t[h]] || t[h] == '-') {
+			h++
+		}
+		if h > s && h < lim && t[h] == ':' {
+			q = lineEnd(t, h, lim)
+			for q > h && (t[q-1] == '\r' || t[q-1] == ' ') {
+				q--
+			}
+		} else {
+			for q < lim && csB64[t[q]] {
+				q++
+			}
+		}
+		if q > s {
+			end = q
+		}
+		for q < lim && (t[q] == ' ' || t[q] == '\t' || t[q] == '\r') {
+			q++
+		}
+		switch {
+		case q >= lim:
+			return end
+		case t[q] == '\n':
+			q++
+		case t[q] == '\\' && q+1 < lim && (t[q+1] == 'n' || t[q+1] == 'r'):
+			q += 2
+		default:
+			return end
+		}
+	}
+	return end
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '\v'
+}
+
+func scanURLCredentials(t string, c *collector) {
+	for pos := 0; ; {
+		j := strings.Index(t[pos:], "://")
+		if j < 0 {
+			return
+		}
+		i := pos + j
+		pos = i + 3
+		if i == 0 || !csAlnum[t[i-1]] {
+			continue
+		}
+		a := i + 3
+		lim := min(len(t), a+256)
+		at := -1
+		k := a
+		for ; k < lim; k++ {
+			b := t[k]
+			if b == '/' || b == '?' || b == '#' || isSpace(b) || b == '"' || b == '\'' || b == '`' || b == '<' || b == '>' || b == '\\' {
+				break
+			}
+			if b == '@' {
+				at = k
+			}
+		}
+		if at < 0 {
+			continue
+		}
+		colon := strings.IndexByte(t[a:at], ':')
+		if colon < 0 {
+			continue
+		}
+		ps := a + colon + 1
+		if ps >= at || placeholder(t[ps:at]) || maskedPassword(t[ps:at]) {
+			continue
+		}
+		if !c.add(ruleURLCredentials, ps, at) {
+			return
+		}
+		pos = at
+	}
+}
+
+// maskedPassword is a documentation password in a URL: the word itself.
+func maskedPassword(p string) bool { return foldIn(passwordWords, p) }
+
+var passwordWords = wordSet("pass", "pwd", "passwd", "password", "secret", "pw")
