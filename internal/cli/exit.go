@@ -14,9 +14,10 @@ const (
 	exitOK       = 0 // success, or DRAFT-PR
 	exitInternal = 1 // a fixrail bug or an unusable environment
 	exitUsage    = 2 // bad flags, bad config, unreadable report
+	exitBlock    = 2 // hook: the agent CLI blocks the tool call (Claude Code, Codex and Gemini block only on 2)
 	exitHalt     = 3 // HALT: a budget or a precondition stopped the run
 	exitNotRepro = 4 // NOT-REPRO: no reproduction
-	exitEscalate = 5 // ESCALATE: a human must look; also redact --check found something
+	exitEscalate = 5 // ESCALATE: a human must look; also redact --check found something, receipts verify found a break
 )
 
 // usageError is a mistake in how fixrail was called.
@@ -54,6 +55,12 @@ func exitCode(err error) int {
 		return exitInternal
 	case errors.As(err, new(*errFound)):
 		return exitEscalate
+	case errors.As(err, new(*hookBlocked)):
+		return exitBlock
+	case errors.As(err, new(*errChainBroken)):
+		return exitEscalate // receipts verify found a break
+	case errors.Is(err, errDeclined):
+		return exitHalt // approve: "no" at the prompt, like a declined interactive run
 	case errors.As(err, new(*usageError)),
 		errors.Is(err, pipeline.ErrSetup),
 		errors.Is(err, findings.ErrBadReport):
@@ -65,7 +72,7 @@ func exitCode(err error) int {
 // errorMessage is what Main prints for err; terminal outcomes and help were
 // already shown by the command.
 func errorMessage(err error) string {
-	if err == nil || errors.Is(err, errHelpShown) || errors.As(err, new(*terminalError)) || errors.As(err, new(*errFound)) {
+	if err == nil || errors.Is(err, errHelpShown) || errors.As(err, new(*terminalError)) || errors.As(err, new(*errFound)) || errors.As(err, new(*hookBlocked)) {
 		return ""
 	}
 	return err.Error()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/pipeline"
+	"github.com/fixrail/fixrail/internal/receipt"
 )
 
 // TestExitCode pins the documented table: testscript can only say "non-zero".
@@ -27,6 +28,9 @@ func TestExitCode(t *testing.T) {
 		{"setup", fmt.Errorf("x: %w", pipeline.ErrSetup), 2},
 		{"bad report", fmt.Errorf("%w: nope", findings.ErrBadReport), 2},
 		{"redact check found", &errFound{2}, 5},
+		{"hook blocked", &hookBlocked{}, 2},
+		{"receipt chain broken", &errChainBroken{&receipt.Break{Line: 2, Reason: "x"}}, 5},
+		{"approve declined", errDeclined, 3},
 		{"internal", errors.New("disk on fire"), 1},
 	} {
 		if got := exitCode(tc.err); got != tc.want {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -141,13 +140,24 @@ func RemoveDisposable(dir string) error {
 	return os.RemoveAll(dir)
 }
 
-var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 // SafeName reports whether s may be used as a single file or directory name,
 // a branch component or a lock name: 1 to 64 letters, digits, '.', '_' and
 // '-', starting with a letter or digit, with no "..", and not ending in '.'
 // or ".lock" (git refuses both in ref names).
 func SafeName(s string) bool {
-	return safeName.MatchString(s) && !strings.Contains(s, "..") &&
-		!strings.HasSuffix(s, ".") && !strings.HasSuffix(s, ".lock")
+	if len(s) == 0 || len(s) > 64 || !alnum(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !alnum(c) && c != '.' && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return !strings.Contains(s, "..") && !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, ".lock")
+}
+
+// alnum is an ASCII letter or digit. (A hand-written check, not a regexp:
+// the hook binary starts per tool call and package-level regexps cost start-up.)
+func alnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }

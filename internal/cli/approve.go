@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/hook"
+)
+
+var cmdApprove = &command{
+	Name:  "approve",
+	Usage: "[--key FILE] [--ttl DURATION] [--yes] CALLKEY|PENDING_FILE\n       fixrail approve --init-key FILE",
+	Short: "sign the request a gate printed, with the owner's approval key",
+	Long: `
+Approve signs one gated tool call so that its next identical attempt runs
+once. The argument is the call key a denial printed, or a pending request
+file. Approve shows the request, asks y/N on standard input unless --yes,
+signs it with the approval key (--key, or $FIXRAIL_APPROVAL_KEY: an
+unencrypted OpenSSH private key or a native key from --init-key), checks
+that the hook's keyring ($FIXRAIL_HOME/keys) would accept the signature, and
+writes the token to $FIXRAIL_HOME/approvals/tokens/.
+
+Without --ttl the request is signed exactly as printed and expires when it
+says. With --ttl a fresh request for the same call (new nonce) is signed,
+valid for that long (at most 24h).
+
+A passphrase-protected or FIDO key signs with ssh-keygen instead, as the
+denial shows:
+  ssh-keygen -Y sign -n fixrail-approval -f KEY PENDING_FILE
+
+--init-key FILE makes a native ed25519 approval key: the private key at FILE
+(mode 0600; never under $FIXRAIL_HOME) and its public key in
+$FIXRAIL_HOME/keys.
+
+Key custody: the approval key must be out of the agent's reach — not in an
+ssh-agent whose socket the agent's shell inherits, not under any path the
+agent may read (not the repository, not $FIXRAIL_HOME; ideally not the
+agent user's home), ideally a FIDO key that needs a touch. The policy gates
+the agent's own attempts to run fixrail approve or to read the key as
+self-mod.
+
+Exit status: 0 approved, 3 declined at the prompt, 1 on any error.`,
+	Flags: func() *flag.FlagSet { fs, _ := approveFlags(); return fs },
+	Run:   runApprove,
+}
+
+// maxApprovalTTL bounds --ttl: an approval is for a call about to be retried.
+const maxApprovalTTL = 24 * time.Hour
+
+type approveOpts struct {
+	key, initKey string
+	ttl          time.Duration
+	yes          bool
+}
+
+func approveFlags() (*flag.FlagSet, *approveOpts) {
+	o := &approveOpts{}
+	fs := flag.NewFlagSet("approve", flag.ContinueOnError)
+	fs.StringVar(&o.key, "key", "", "the approval private key `file` (default $FIXRAIL_APPROVAL_KEY)")
+	fs.DurationVar(&o.ttl, "ttl", 0, "sign a fresh request valid for this `duration` instead of the printed one")
+	fs.BoolVar(&o.yes, "yes", false, "do not ask for confirmation")
+	fs.StringVar(&o.initKey, "init-key", "", "generate a native ed25519 approval key at `file` and add its public key to the keyring")
+	return fs, o
+}
+
+// errDeclined is a "no" at approve's prompt. Like a declined interactive run
+// it exits 3.
+var errDeclined = errors.New("not approved; nothing was signed")
+
+func runApprove(_ context.Context, stdio Stdio, args []string) error {
+	fs, o := approveFlags()
+	if err := parseFlags(fs, stdio, args); err != nil {
+		return err
+	}
+	home, err := hook.HomeDir(os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	if o.initKey != "" {
+		if fs.NArg() > 0 || o.key != "" || o.ttl != 0 {
+			return usagef("--init-key takes no other arguments")
+		}
+		return initKey(stdio, o.initKey, home)
+	}
+	if fs.NArg() != 1 {
+		return usagef("approve takes one call key or pending request file")
+	}
+	if o.ttl < 0 || o.ttl > maxApprovalTTL {
+		return usagef("--ttl must be between 0 and %v", maxApprovalTTL)
+	}
+	keyPath, err := approvalKeyPath(o.key, home)
+	if err != nil {
+		return err
+	}
+	key, err := approval.LoadKey(keyPath)
+	if err != nil {
+		return err
+	}
+	store := &approval.Store{Dir: filepath.Join(home, hook.ApprovalsDir)}
+	req, err := loadRequest(store, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	if o.ttl > 0 {
+		if req, err = approval.NewRequest(req.Tool, req.Input, req.Cwd, req.Rule, o.ttl, now); err != nil {
+			return err
+		}
+	} else if !now.Before(req.Expires) {
+		return fmt.Errorf("the request expired at %s; retry the call for a new one, or pass --ttl to approve it afresh",
+			req.Expires.UTC().Format(time.RFC3339))
+	}
+
+	showRequest(stdio.Stderr, req, now)
+	if !o.yes {
+		fmt.Fprintf(stdio.Stderr, "Sign this request with %s? [y/N] ", keyPath)
+		line, err := bufio.NewReader(stdio.Stdin).ReadString('\n')
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			fmt.Fprintln(stdio.Stderr)
+			return errDeclined
+		}
+	}
+	tok, err := key.Approve(req)
+	if err != nil {
+		return err
+	}
+	// Refuse to leave a token the hook would reject (and delete) anyway.
+	kr, err := approval.LoadKeyring(filepath.Join(home, hook.KeysDir))
+	if err != nil {
+		return err
+	}
+	if err := kr.Verify(tok, now); err != nil {
+		return fmt.Errorf("the hook would reject this approval (%w); add the key's public half to %s",
+			err, filepath.Join(home, hook.KeysDir))
+	}
+	if err := store.SaveToken(tok); err != nil {
+		return err
+	}
+	callKey, err := req.CallKey()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdio.Stdout, "approved %s (%s): the next identical %s call runs once, until %s\n",
+		callKey, req.Rule, req.Tool, req.Expires.UTC().Format(time.RFC3339))
+	// Housekeeping while the owner is here: forget spent nonces and pending
+	// requests that expired over a day ago (a day of margin for clock steps;
+	// see approval.Store.Prune). A failure only leaves files behind.
+	if err := store.Prune(now.Add(-24 * time.Hour)); err != nil {
+		fmt.Fprintf(stdio.Stderr, "fixrail approve: %v\n", err)
+	}
+	return nil
+}
+
+// loadRequest reads the request to approve: a call key names the pending
+// request in the store; anything else is a pending request file.
+func loadRequest(s *approval.Store, arg string) (*approval.Request, error) {
+	if isCallKey(arg) {
+		r, err := s.Pending(arg)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no pending request for call %s (already approved and used, pruned, or never denied)", arg)
+		}
+		return r, err
+	}
+	data, err := os.ReadFile(arg)
+	if err != nil {
+		return nil, err
+	}
+	var r approval.Request
+	if err := json.Unmarshal(bytes.TrimSpace(data), &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", arg, err)
+	}
+	return &r, nil
+}
+
+func isCallKey(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// approvalKeyPath finds the private key and enforces the one custody rule
+// fixrail can check: the key is not under $FIXRAIL_HOME, which the agent can
+// read.
+func approvalKeyPath(flagValue, home string) (string, error) {
+	p := flagValue
+	if p == "" {
+		p = os.Getenv("FIXRAIL_APPROVAL_KEY")
+	}
+	if p == "" {
+		return "", usagef("no approval key: pass --key FILE or set FIXRAIL_APPROVAL_KEY")
+	}
+	if err := checkCustody(p, home); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// checkCustody refuses a private key path inside home (symlinks resolved
+// on both sides).
+func checkCustody(keyPath, home string) error {
+	abs, err := filepath.Abs(keyPath)
+	if err != nil {
+		return err
+	}
+	real := resolveExisting(abs)
+	for _, h := range []string{home, resolveExisting(home)} {
+		for _, p := range []string{abs, real} {
+			if rel, err := filepath.Rel(h, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return fmt.Errorf("refusing the approval key %s: it is inside %s, which the agent can read; keep it elsewhere", keyPath, home)
+			}
+		}
+	}
+	return nil
+}
+
+// resolveExisting resolves symlinks in the longest existing prefix of p.
+func resolveExisting(p string) string {
+	rest := ""
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// showRequest prints what is about to be signed. The input comes from the
+// agent, so control and formatting characters are escaped: a request must
+// not be able to repaint the terminal it is approved on.
+func showRequest(w io.Writer, r *approval.Request, now time.Time) {
+	in := r.Input
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, in, "           ", "  "); err == nil {
+		in = pretty.Bytes()
+	}
+	fmt.Fprintf(w, "Approve this tool call?\n")
+	fmt.Fprintf(w, "  rule     %s\n", printable(r.Rule))
+	fmt.Fprintf(w, "  tool     %s\n", printable(r.Tool))
+	fmt.Fprintf(w, "  cwd      %s\n", printable(r.Cwd))
+	fmt.Fprintf(w, "  input    %s\n", printable(string(in)))
+	fmt.Fprintf(w, "  expires  %s (in %s)\n", r.Expires.UTC().Format(time.RFC3339), r.Expires.Sub(now).Round(time.Second))
+	fmt.Fprintf(w, "  request  sha256 %s\n", r.Digest())
+}
+
+// printable escapes every rune that is not printable (keeping newlines):
+// C0 and C1 controls, bidirectional overrides, zero-width characters.
+func printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\n' || (unicode.IsPrint(r) && r != unicode.ReplacementChar) {
+			b.WriteRune(r)
+			continue
+		}
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
+}
+
+// initKey writes a new native approval key: the private half at path,
+// the public half into the keyring.
+func initKey(stdio Stdio, path, home string) error {
+	if err := checkCustody(path, home); err != nil {
+		return err
+	}
+	priv, pub, err := approval.GenerateKey(rand.Reader)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + ".pub"
+	pubPath := filepath.Join(home, hook.KeysDir, name)
+	if _, err := os.Stat(pubPath); err == nil {
+		return fmt.Errorf("%s already exists; pick another key file name", pubPath)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	if err := writeNew(path, priv, 0o600); err != nil {
+		return fmt.Errorf("write the private key: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(pubPath), 0o700); err != nil {
+		return err
+	}
+	if err := writeNew(pubPath, pub, 0o644); err != nil {
+		return fmt.Errorf("write the public key: %w", err)
+	}
+	fmt.Fprintf(stdio.Stdout, "private key %s (keep it out of the agent's reach)\npublic key  %s\n", path, pubPath)
+	return nil
+}
+
+// writeNew creates path (failing if it exists) with data.
+func writeNew(path string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	if err := errors.Join(werr, serr, f.Close()); err != nil {
+		os.Remove(path)
+		return err
+	}
+	return nil
+}

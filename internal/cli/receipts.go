@@ -1,0 +1,296 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/hook"
+	"github.com/fixrail/fixrail/internal/receipt"
+)
+
+var cmdReceipts = &command{
+	Name:  "receipts",
+	Usage: "show [--json] [--tail N] | verify [--json] | checkpoint [--key FILE]   (each takes --log FILE)",
+	Short: "show, verify or checkpoint the hook's hash-chained receipt log",
+	Long: `
+Receipts reads the log the hook appends to ($FIXRAIL_HOME/receipts.ndjson, or
+--log FILE): one JSON line per decision, outcome, engine error and
+checkpoint, each holding the hash of the line before.
+
+  show        the receipts, one per line (--tail N: the last N; --json: as
+              JSON, inputs included)
+  verify      walk the chain: every line numbered in order and linked to the
+              one before, every checkpoint signed by a key in
+              $FIXRAIL_HOME/keys. A break exits 5 and names the line.
+  checkpoint  sign the current head with the approval key (--key or
+              $FIXRAIL_APPROVAL_KEY) and append the checkpoint. Keep a copy
+              of the printed line somewhere the agent cannot write: the
+              chain alone cannot show a truncated tail or a rewritten log,
+              a checkpoint kept elsewhere can.`,
+	Run: runReceipts,
+}
+
+// errChainBroken is a receipt chain that does not verify.
+type errChainBroken struct{ brk *receipt.Break }
+
+func (e *errChainBroken) Error() string { return "receipt chain broken at " + e.brk.String() }
+
+func receiptsLogPath(flagValue string) (string, error) {
+	if flagValue != "" {
+		return filepath.Abs(flagValue)
+	}
+	home, err := hook.HomeDir(os.LookupEnv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, hook.ReceiptsFile), nil
+}
+
+func runReceipts(_ context.Context, stdio Stdio, args []string) error {
+	if len(args) == 0 {
+		return usagef("receipts needs a subcommand: show, verify or checkpoint")
+	}
+	switch args[0] {
+	case "show":
+		return receiptsShow(stdio, args[1:])
+	case "verify":
+		return receiptsVerify(stdio, args[1:])
+	case "checkpoint":
+		return receiptsCheckpoint(stdio, args[1:])
+	}
+	return usagef("unknown receipts subcommand %q (want show, verify or checkpoint)", args[0])
+}
+
+func receiptsShow(stdio Stdio, args []string) error {
+	flags := flag.NewFlagSet("receipts show", flag.ContinueOnError)
+	asJSON := flags.Bool("json", false, "print the receipts as a JSON array")
+	tail := flags.Int("tail", 0, "show only the last `n` receipts")
+	logPath := flags.String("log", "", "the receipt log `file`")
+	if err := parseFlags(flags, stdio, args); err != nil {
+		return err
+	}
+	if flags.NArg() > 0 || *tail < 0 {
+		return usagef("usage: fixrail receipts show [--json] [--tail N] [--log FILE]")
+	}
+	path, err := receiptsLogPath(*logPath)
+	if err != nil {
+		return err
+	}
+	rs, err := (&receipt.Log{Path: path}).Read()
+	if errors.Is(err, fs.ErrNotExist) {
+		rs, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
+	if *tail > 0 && len(rs) > *tail {
+		rs = rs[len(rs)-*tail:]
+	}
+	if *asJSON {
+		if rs == nil {
+			rs = []receipt.Receipt{}
+		}
+		enc := json.NewEncoder(stdio.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rs)
+	}
+	if len(rs) == 0 {
+		fmt.Fprintf(stdio.Stderr, "no receipts in %s\n", path)
+		return nil
+	}
+	for _, r := range rs {
+		fmt.Fprintln(stdio.Stdout, receiptLine(r))
+	}
+	return nil
+}
+
+// receiptLine renders one receipt on one line. Everything in it may come
+// from the agent, so it is made printable.
+func receiptLine(r receipt.Receipt) string {
+	cols := []string{
+		fmt.Sprintf("%4d", r.Seq),
+		r.Time.UTC().Format(time.RFC3339),
+		fmt.Sprintf("%-12s", r.Kind),
+		fmt.Sprintf("%-8s", orDash(r.Verdict)),
+		fmt.Sprintf("%-14s", orDash(r.Rule)),
+		fmt.Sprintf("%-10s", orDash(r.Tool)),
+		orDash(r.ToolUseID),
+	}
+	detail := r.Reason
+	if c := r.Checkpoint; c != nil {
+		detail = fmt.Sprintf("checkpoint of seq %d head %.16s… (%s)", c.Seq, c.Head, c.Kind)
+	}
+	if r.Kind == receipt.KindOutcome && len(r.Outcome) > 0 {
+		detail = string(r.Outcome)
+	}
+	line := strings.Join(cols, " ")
+	if detail != "" {
+		line += "  " + detail
+	}
+	return printable(strings.ReplaceAll(line, "\n", " "))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+type verifyReport struct {
+	Log         string           `json:"log"`
+	OK          bool             `json:"ok"`
+	Lines       int64            `json:"lines"`
+	Kinds       map[string]int64 `json:"kinds"`
+	Checkpoints int64            `json:"checkpoints_verified"`
+	Head        string           `json:"head"`
+	BreakLine   int64            `json:"break_line,omitempty"`
+	BreakReason string           `json:"break_reason,omitempty"`
+}
+
+func receiptsVerify(stdio Stdio, args []string) error {
+	flags := flag.NewFlagSet("receipts verify", flag.ContinueOnError)
+	asJSON := flags.Bool("json", false, "print the verification report as JSON")
+	logPath := flags.String("log", "", "the receipt log `file`")
+	if err := parseFlags(flags, stdio, args); err != nil {
+		return err
+	}
+	if flags.NArg() > 0 {
+		return usagef("usage: fixrail receipts verify [--json] [--log FILE]")
+	}
+	path, err := receiptsLogPath(*logPath)
+	if err != nil {
+		return err
+	}
+	home, err := hook.HomeDir(os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	kr, err := approval.LoadKeyring(filepath.Join(home, hook.KeysDir))
+	if err != nil {
+		return err
+	}
+	rep, err := (&receipt.Log{Path: path}).Verify(kr)
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
+		return err
+	}
+	out := verifyReport{Log: path, OK: rep.Break == nil, Lines: rep.Lines, Kinds: rep.Kinds, Checkpoints: rep.Checkpoints, Head: rep.Head}
+	if rep.Break != nil {
+		out.BreakLine, out.BreakReason = rep.Break.Line, rep.Break.Reason
+	}
+	if out.Kinds == nil {
+		out.Kinds = map[string]int64{}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdio.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	} else {
+		printVerify(stdio.Stdout, out, missing)
+	}
+	if rep.Break != nil {
+		return &errChainBroken{rep.Break}
+	}
+	return nil
+}
+
+func printVerify(w io.Writer, r verifyReport, missing bool) {
+	if missing {
+		fmt.Fprintf(w, "no receipt log at %s: nothing to verify\n", r.Log)
+		return
+	}
+	var kinds []string
+	for k, n := range r.Kinds {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+	}
+	slices.Sort(kinds)
+	status := "ok"
+	if !r.OK {
+		status = "BROKEN"
+	}
+	fmt.Fprintf(w, "%s: %d lines verified (%s), %d checkpoints verified\n", status, r.Lines, strings.Join(kinds, ", "), r.Checkpoints)
+	if r.Head != "" {
+		fmt.Fprintf(w, "head %s (line %d)\n", r.Head, r.Lines)
+	}
+	if !r.OK {
+		fmt.Fprintf(w, "break at line %d: %s\n", r.BreakLine, r.BreakReason)
+	}
+}
+
+func receiptsCheckpoint(stdio Stdio, args []string) error {
+	flags := flag.NewFlagSet("receipts checkpoint", flag.ContinueOnError)
+	keyFlag := flags.String("key", "", "the approval private key `file` (default $FIXRAIL_APPROVAL_KEY)")
+	logPath := flags.String("log", "", "the receipt log `file`")
+	if err := parseFlags(flags, stdio, args); err != nil {
+		return err
+	}
+	if flags.NArg() > 0 {
+		return usagef("usage: fixrail receipts checkpoint [--key FILE] [--log FILE]")
+	}
+	path, err := receiptsLogPath(*logPath)
+	if err != nil {
+		return err
+	}
+	home, err := hook.HomeDir(os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	keyPath, err := approvalKeyPath(*keyFlag, home)
+	if err != nil {
+		return err
+	}
+	key, err := approval.LoadKey(keyPath)
+	if err != nil {
+		return err
+	}
+	kr, err := approval.LoadKeyring(filepath.Join(home, hook.KeysDir))
+	if err != nil {
+		return err
+	}
+	// A checkpoint verify would reject is worse than none: it breaks the
+	// chain. Check the key against the keyring before appending.
+	l := &receipt.Log{Path: path}
+	rep, err := l.Verify(kr)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no receipt log at %s: nothing to checkpoint", path)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Break != nil {
+		return fmt.Errorf("refusing to checkpoint a broken chain: %w", &errChainBroken{rep.Break})
+	}
+	probe := receipt.Checkpoint{Seq: 1, Head: rep.Head}
+	sig, kind, err := key.SignCheckpoint(probe.Message())
+	if err != nil {
+		return err
+	}
+	if err := kr.VerifyCheckpoint(probe.Message(), sig, kind); err != nil {
+		return fmt.Errorf("receipts verify would reject this key's checkpoint (%w); add its public half to %s", err, filepath.Join(home, hook.KeysDir))
+	}
+	r, err := l.Checkpoint(key)
+	if err != nil {
+		return err
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdio.Stderr, "checkpoint of line %d appended as line %d; keep a copy of it where the agent cannot write:\n", r.Checkpoint.Seq, r.Seq)
+	fmt.Fprintf(stdio.Stdout, "%s\n", line)
+	return nil
+}
