@@ -33,7 +33,10 @@ func TestCommandRails(t *testing.T) {
 	t.Setenv("GIT_CONFIG_PARAMETERS", "'core.hooksPath'='/planted'")
 	t.Setenv("LANG", "C.UTF-8")
 
-	cmd := (&Repo{}).command(context.Background(), invocation{dir: "/d", args: []string{"status", "--", "x"}, env: []string{"EXTRA=1"}})
+	cmd, err := (&Repo{}).command(context.Background(), invocation{dir: "/d", args: []string{"status", "--", "x"}, env: []string{"EXTRA=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	argv := cmd.Args[1:]
 	if got, want := argv[len(argv)-3:], []string{"status", "--", "x"}; !slices.Equal(got, want) {

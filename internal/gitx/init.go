@@ -31,7 +31,7 @@ func Init(ctx context.Context, dir, branch string, author Identity, msg string) 
 		return nil, fmt.Errorf("init %s: %w", dir, err)
 	}
 	env := author.env()
-	if _, err := r.run(ctx, invocation{dir: r.top, env: env, stdin: []byte(msg),
+	if _, err := r.run(ctx, invocation{dir: r.top, env: env, stdin: []byte(msg), class: classCommit,
 		args: []string{"commit", "--no-verify", "--quiet", "--cleanup=whitespace", "-F", "-"}}); err != nil {
 		return nil, fmt.Errorf("init %s: %w", dir, err)
 	}

@@ -9,25 +9,51 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Repo is a non-bare repository, addressed through its top-level directory.
 // Every method runs git with cwd at that directory; the parent's GIT_DIR and
 // friends never reach git, so a Repo cannot be redirected elsewhere.
 //
-// A Repo holds no state that changes, so its methods may be called from
-// several goroutines; git's own lock files serialize writes, and a call
-// that loses a lock race fails rather than waits.
+// Its methods may be called from several goroutines; git's own lock files
+// serialize writes, and a call that loses a lock race fails rather than
+// waits. What a Repo remembers is the snapshot it uses (UseSnapshot), the
+// baseline of the clone's config (Baseline), whether repository code has
+// run since the last check (Shared, RepositoryCodeRan), and whether a check
+// has failed, which poisons it: from then on every method fails with
+// ErrPoisoned before running git.
 type Repo struct {
 	top string
+
+	// gate is the clone's reader/writer gate: repository code holds it
+	// shared (Shared), a drift check and the git call it guards hold it
+	// exclusively. A waiting writer blocks new readers.
+	gate sync.RWMutex
+
+	mu        sync.Mutex
+	snap      *Snap
+	baselined bool
+	base      map[string][]configEntry // by directory: Top and each linked worktree added since Baseline
+	pushURL   string                   // remote get-url --push origin at Baseline; "" if there was none
+	needCheck bool                     // repository code may have run since the last check
+	poisoned  error                    // why the Repo is unusable; nil while it is usable
+	added     map[string]bool          // linked worktrees this Repo added, for DiscardWorktree
 }
 
 // Open returns the repository whose work tree contains dir. It fails for a
 // bare repository or a directory inside .git, since fixrail only ever works
 // on checked-out trees. Symlinks in the top-level path are evaluated so that
 // paths git reports can be compared with it.
+//
+// Until UseSnapshot is called the Repo reads no operator config at all
+// (GIT_CONFIG_GLOBAL=/dev/null); Snap.Open uses a snapshot from the start.
 func Open(ctx context.Context, dir string) (*Repo, error) {
-	r := &Repo{}
+	return open(ctx, dir, nil)
+}
+
+func open(ctx context.Context, dir string, snap *Snap) (*Repo, error) {
+	r := &Repo{snap: snap}
 	out, err := r.run(ctx, invocation{dir: dir, args: []string{"rev-parse", "--is-inside-work-tree", "--show-toplevel"}})
 	if err != nil {
 		return nil, fmt.Errorf("open repository at %s: %w", dir, err)
@@ -42,6 +68,20 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	}
 	r.top = top
 	return r, nil
+}
+
+// UseSnapshot makes every later git call of r read s as its global config
+// and verify s's hash first. Call it before Baseline.
+func (r *Repo) UseSnapshot(s *Snap) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.snap = s
+}
+
+func (r *Repo) snapshot() *Snap {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.snap
 }
 
 // Top returns the absolute, symlink-free top-level directory of the work tree.
@@ -173,11 +213,13 @@ func (r *Repo) UpdateBranch(ctx context.Context, name, newSHA, oldSHA string) er
 		return fmt.Errorf("update branch %s: %w", name, err)
 	}
 	ref := "refs/heads/" + name
-	_, err := r.run(ctx, invocation{dir: r.top, args: []string{"update-ref", "--no-deref", "-m", "fixrail: update " + name, ref, newSHA, oldSHA}})
-	if err != nil {
-		return fmt.Errorf("update branch %s: %w", name, err)
-	}
-	return nil
+	return r.guarded(ctx, false, func() error {
+		_, err := r.run(ctx, invocation{dir: r.top, args: []string{"update-ref", "--no-deref", "-m", "fixrail: update " + name, ref, newSHA, oldSHA}})
+		if err != nil {
+			return fmt.Errorf("update branch %s: %w", name, err)
+		}
+		return nil
+	})
 }
 
 // AddWorktree checks commit out, detached, into a new linked worktree at
@@ -208,21 +250,34 @@ func (r *Repo) AddWorktree(ctx context.Context, path, commit string) (*Worktree,
 	if err != nil {
 		return nil, fmt.Errorf("add worktree %s: %w", path, err)
 	}
-	if _, err := r.run(ctx, invocation{dir: r.top, args: []string{"worktree", "add", "--quiet", "--detach", "--", abs, sha}}); err != nil {
-		return nil, fmt.Errorf("add worktree %s: %w", path, err)
-	}
-	dir, err := filepath.EvalSymlinks(abs)
+	var wt *Worktree
+	err = r.guarded(ctx, false, func() error {
+		if _, err := r.run(ctx, invocation{dir: r.top, args: []string{"worktree", "add", "--quiet", "--detach", "--", abs, sha}}); err != nil {
+			return fmt.Errorf("add worktree %s: %w", path, err)
+		}
+		dir, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return fmt.Errorf("add worktree %s: %w", path, err)
+		}
+		if err := r.recordWorktree(ctx, dir); err != nil {
+			return fmt.Errorf("add worktree %s: %w", path, err)
+		}
+		wt = &Worktree{Dir: dir, repo: r}
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("add worktree %s: %w", path, err)
+		return nil, err
 	}
-	return &Worktree{Dir: dir, repo: r}, nil
+	return wt, nil
 }
 
 // RemoveWorktree deletes the linked worktree at path, with its uncommitted
 // and ignored files, even if it is locked, then prunes stale registrations.
 // Teardown must happen in all cases, so a worktree that is already gone is
 // not an error. A directory that is not one of this repository's linked
-// worktrees is refused rather than deleted.
+// worktrees is refused rather than deleted. Like AddWorktree, Prune and
+// UpdateBranch, it runs under the clone's exclusive gate, after a drift
+// check if one is due; on a poisoned Repo use DiscardWorktree.
 func (r *Repo) RemoveWorktree(ctx context.Context, path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -231,6 +286,16 @@ func (r *Repo) RemoveWorktree(ctx context.Context, path string) error {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
+	return r.guarded(ctx, false, func() error {
+		if err := r.removeWorktree(ctx, path, abs); err != nil {
+			return err
+		}
+		r.forgetWorktree(abs)
+		return nil
+	})
+}
+
+func (r *Repo) removeWorktree(ctx context.Context, path, abs string) error {
 	list, err := r.Worktrees(ctx)
 	if err != nil {
 		return fmt.Errorf("remove worktree %s: %w", path, err)
@@ -252,7 +317,7 @@ func (r *Repo) RemoveWorktree(ctx context.Context, path string) error {
 	case !registered && !gone:
 		return fmt.Errorf("remove worktree %s: not a linked worktree of %s", path, r.top)
 	}
-	if err := r.Prune(ctx); err != nil {
+	if err := r.prune(ctx); err != nil {
 		return fmt.Errorf("remove worktree %s: %w", path, err)
 	}
 	return nil
@@ -284,6 +349,10 @@ func (r *Repo) Worktrees(ctx context.Context) ([]string, error) {
 
 // Prune forgets linked worktrees whose directories no longer exist.
 func (r *Repo) Prune(ctx context.Context) error {
+	return r.guarded(ctx, false, func() error { return r.prune(ctx) })
+}
+
+func (r *Repo) prune(ctx context.Context) error {
 	if _, err := r.run(ctx, invocation{dir: r.top, args: []string{"worktree", "prune"}}); err != nil {
 		return fmt.Errorf("prune worktrees: %w", err)
 	}

@@ -95,10 +95,22 @@ type Diff struct {
 //
 // Untracked files are made visible with add --intent-to-add and taken out
 // of the index again afterwards, so Diff leaves the index as it found it.
-func (w *Worktree) Diff(ctx context.Context, paths []string) (d Diff, err error) {
+//
+// Diff follows repository code, so it runs under the clone's exclusive
+// gate, after a drift check if one is due.
+func (w *Worktree) Diff(ctx context.Context, paths []string) (Diff, error) {
 	if err := checkPaths(paths); err != nil {
 		return Diff{}, fmt.Errorf("diff in %s: %w", w.Dir, err)
 	}
+	var d Diff
+	err := w.repo.guarded(ctx, false, func() (err error) {
+		d, err = w.diff(ctx, paths)
+		return err
+	})
+	return d, err
+}
+
+func (w *Worktree) diff(ctx context.Context, paths []string) (d Diff, err error) {
 	r := w.repo
 	lsArgs := append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, paths...)
 	out, err := r.run(ctx, invocation{dir: w.Dir, args: lsArgs})
@@ -181,6 +193,10 @@ func parseNumstat(out []byte, d *Diff) error {
 // did not change, a directory, a submodule) nothing is committed. Hooks do
 // not run, and the message is taken verbatim apart from whitespace cleanup,
 // so a repository's commit.cleanup cannot eat lines such as "#123".
+//
+// The commit itself runs in the commit class (the signing agent's socket,
+// no other credential); the rest is safe. All of it runs under the clone's
+// exclusive gate, after a drift check if one is due.
 func (w *Worktree) Commit(ctx context.Context, paths []string, msg string, author Identity) (string, error) {
 	if len(paths) == 0 {
 		return "", fmt.Errorf("commit in %s: no paths", w.Dir)
@@ -194,6 +210,15 @@ func (w *Worktree) Commit(ctx context.Context, paths []string, msg string, autho
 	if err := checkIdentity(author); err != nil {
 		return "", fmt.Errorf("commit in %s: %w", w.Dir, err)
 	}
+	var sha string
+	err := w.repo.guarded(ctx, false, func() (err error) {
+		sha, err = w.commit(ctx, paths, msg, author)
+		return err
+	})
+	return sha, err
+}
+
+func (w *Worktree) commit(ctx context.Context, paths []string, msg string, author Identity) (string, error) {
 	r := w.repo
 	if _, err := r.run(ctx, invocation{dir: w.Dir, args: []string{"reset", "--quiet"}}); err != nil {
 		return "", fmt.Errorf("commit in %s: reset index: %w", w.Dir, err)
@@ -202,7 +227,7 @@ func (w *Worktree) Commit(ctx context.Context, paths []string, msg string, autho
 	if _, err := r.run(ctx, invocation{dir: w.Dir, args: addArgs}); err != nil {
 		return "", fmt.Errorf("commit in %s: %w", w.Dir, err)
 	}
-	out, err := r.run(ctx, invocation{dir: w.Dir, args: []string{"diff-index", "--cached", "--no-renames", "--name-only", "-z", "HEAD", "--"}})
+	out, err := r.run(ctx, invocation{dir: w.Dir, args: []string{"diff-index", "--cached", "--no-ext-diff", "--no-textconv", "--no-renames", "--name-only", "-z", "HEAD", "--"}})
 	if err != nil {
 		return "", fmt.Errorf("commit in %s: %w", w.Dir, err)
 	}
@@ -218,7 +243,7 @@ func (w *Worktree) Commit(ctx context.Context, paths []string, msg string, autho
 		return "", fmt.Errorf("commit in %s: staged %q, want exactly %q", w.Dir, staged, want)
 	}
 	env := author.env()
-	if _, err := r.run(ctx, invocation{dir: w.Dir, env: env, stdin: []byte(msg),
+	if _, err := r.run(ctx, invocation{dir: w.Dir, env: env, stdin: []byte(msg), class: classCommit,
 		args: []string{"commit", "--no-verify", "--quiet", "--cleanup=whitespace", "-F", "-"}}); err != nil {
 		return "", fmt.Errorf("commit in %s: %w", w.Dir, err)
 	}

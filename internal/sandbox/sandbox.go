@@ -1,5 +1,15 @@
 // Package sandbox runs child processes under fixrail's containment: an exact
-// environment, their own process group, a deadline, and capped output.
+// environment built from allowlists, their own process group, a deadline,
+// capped output, a throwaway TMPDIR and, where bubblewrap is usable, a
+// sandbox that hides the operator's home, the rest of the filesystem and the
+// network.
+//
+// What stays residual outside the sandbox (Mode Off, or Auto without
+// bubblewrap): the child runs as the operator and can read what the operator
+// can by absolute path, and a process that calls setsid(2) or setpgid(2)
+// leaves the group and is not killed; Run only stops waiting for the pipes it
+// holds, pipeGrace after the group is dead. Inside the sandbox such a process
+// is still in the sandbox's pid namespace and dies with it.
 package sandbox
 
 import (
@@ -42,10 +52,22 @@ type Cmd struct {
 	// OutputCap is the number of bytes kept per stream; 0 or less means
 	// DefaultOutputCap.
 	OutputCap int
+	// Sandbox, when set, runs the command inside bubblewrap as the Spec
+	// says; nil runs it unsandboxed. Inside, HOME points at an empty tmpfs
+	// and TMPDIR, TMP and TEMP (those set in Env) at the sandbox's /tmp;
+	// bwrap adds PWD (the working directory); nothing else in Env changes.
+	// Args[0] without a slash must be on fixrail's PATH (as unsandboxed)
+	// and is looked up again inside, in Env's PATH; bwrap reports one it
+	// cannot find there as exit 1. Dir must lie in RW, RO or the toolchain.
+	Sandbox *Spec
 }
 
 // Result is what a finished child left behind. Timeouts, signals and non-zero
 // exits are all reported here, never as errors.
+//
+// Inside the sandbox, bubblewrap reports a command that a signal ended as
+// ExitCode 128+n with Signal empty; Signal is set when fixrail's kill (a
+// timeout, a cancel) or an outside signal ended bwrap itself.
 type Result struct {
 	ExitCode      int           // exit status; -1 when ended by a signal or never started
 	Signal        string        // e.g. "killed", "terminated" when ended by a signal, else ""
@@ -56,6 +78,7 @@ type Result struct {
 	StdoutDropped int64         // bytes beyond the cap, counted not kept
 	StderrDropped int64         // as StdoutDropped
 	Duration      time.Duration // from start until the leader exited
+	Sandboxed     bool          // the command ran inside the sandbox (false: Sandbox nil or Off, or Auto without bubblewrap)
 }
 
 // Output returns stdout and stderr joined, stdout first, for symptom matching.
@@ -75,15 +98,30 @@ func (r Result) Success() bool {
 
 // Run starts c and waits for it and for its whole process group. The error is
 // non-nil only when the process could not be started (bad argv, missing
-// binary, bad Dir); a non-zero exit, a signal, a timeout are all data in
-// Result. If ctx is already done (or Timeout is negative), the child is not
-// started and the Result says TimedOut or Canceled with ExitCode -1.
+// binary, bad Dir, a Spec that cannot be honoured — ErrNoSandbox among
+// them); a non-zero exit, a signal, a timeout are all data in Result. If ctx
+// is already done (or Timeout is negative), the child is not started and the
+// Result says TimedOut or Canceled with ExitCode -1.
 //
 // When the group leader exits, the rest of its group is killed: background
-// grandchildren never outlive Run.
+// grandchildren never outlive Run. The deadline is armed before the child
+// starts, so a child that never reads its stdin cannot hold Run past it.
+//
+// Sandboxed, the group leader is bwrap. Its command runs in a new session
+// (--new-session), so outside fixrail's process group, but bwrap's pid-1
+// reaper carries --die-with-parent: when bwrap exits, or the group kill
+// reaches it, the reaper dies and the kernel kills everything left in the
+// pid namespace.
 func Run(ctx context.Context, c Cmd) (Result, error) {
 	if len(c.Args) == 0 {
 		return Result{}, errors.New("start: empty argv")
+	}
+	args, env, sandboxed := c.Args, c.Env, false
+	if c.Sandbox != nil {
+		var err error
+		if args, env, sandboxed, err = c.Sandbox.wrap(c); err != nil {
+			return Result{}, err
+		}
 	}
 	limit := c.OutputCap
 	if limit <= 0 {
@@ -95,13 +133,16 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		defer cancel()
 	}
 
-	cmd := exec.Command(c.Args[0], c.Args[1:]...)
+	cmd := exec.Command(args[0], args[1:]...)
 	if cmd.Err != nil {
 		return Result{}, fmt.Errorf("start %s: %w", c.Args[0], cmd.Err)
 	}
 	cmd.Dir = c.Dir
-	// A nil Env would make os/exec inherit ours.
-	cmd.Env = c.Env
+	// A nil Env would make os/exec inherit ours. Sandboxed, bwrap is given
+	// the command's environment (HOME and TMPDIR already rewritten) and
+	// passes it on; bwrap --clearenv with --setenv would do the same but
+	// put the values in bwrap's argv, which /proc shows to every user.
+	cmd.Env = env
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
@@ -180,7 +221,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		close(stdinDone)
 	}
 
-	var r Result
+	r := Result{Sandboxed: sandboxed}
 	select {
 	case <-exited:
 	case <-ctx.Done():

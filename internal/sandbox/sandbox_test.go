@@ -259,6 +259,31 @@ func TestRunKillsGroup(t *testing.T) {
 	}
 }
 
+// TestRunKillsDetachedChild: a runner that leaves a child behind the way a
+// daemon would — forked twice so init adopts it, HUP and TERM ignored, stdio
+// closed so no pipe ties it to Run — still dies with the group when the runner
+// exits. (Only setsid/setpgid leave the group; see the next test and the
+// sandbox, whose pid namespace catches those too.)
+func TestRunKillsDetachedChild(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	got, err := sandbox.Run(t.Context(), sandbox.Cmd{
+		Args: sh(`(trap '' HUP TERM; nohup sleep 30 </dev/null >/dev/null 2>&1 & echo $! > "$1") &
+			while [ ! -s "$1" ]; do sleep 0.01; done; echo done`, pidFile),
+		Env: []string{"PATH=" + os.Getenv("PATH")},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if diff := cmp.Diff(sandbox.Result{Stdout: "done\n"}, got, ignoreDuration); diff != "" {
+		t.Errorf("Run result (-want +got):\n%s", diff)
+	}
+	pid := readPID(t, pidFile)
+	if !eventuallyDead(pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("detached child %d outlived the runner", pid)
+	}
+}
+
 // TestRunEscapedProcessCannotHoldRun: a process that left the group cannot be
 // killed through it, but keeping our output pipe open must not stall Run.
 func TestRunEscapedProcessCannotHoldRun(t *testing.T) {

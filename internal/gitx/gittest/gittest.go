@@ -38,6 +38,19 @@ func NewRepo(t testing.TB, files map[string]string) string {
 	return dir
 }
 
+// NewBare creates an empty bare repository in a fresh temporary directory,
+// to push to, and returns its symlink-free path.
+func NewBare(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(dir, "remote.git")
+	Git(t, "", "init", "--quiet", "--bare", "--initial-branch=main", dir)
+	return dir
+}
+
 // WriteFiles writes files (slash-separated path to content) under dir,
 // creating parent directories as needed.
 func WriteFiles(t testing.TB, dir string, files map[string]string) {
@@ -73,9 +86,16 @@ func Git(t testing.TB, dir string, args ...string) string {
 // showing that a planted hook really does block plain git.
 func Run(t testing.TB, dir string, args ...string) (string, error) {
 	t.Helper()
+	return RunInput(t, dir, "", args...)
+}
+
+// RunInput is Run with stdin, for plumbing such as `git credential fill`.
+func RunInput(t testing.TB, dir, stdin string, args ...string) (string, error) {
+	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = env()
+	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -1,0 +1,522 @@
+package sandbox
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mode says whether a command must, may or must not run in the sandbox; it is
+// config's `sandbox: auto | required | off`.
+type Mode string
+
+// The sandbox modes. The zero Mode in a Spec means Auto.
+const (
+	// Auto sandboxes where bubblewrap is usable and otherwise runs the
+	// command unsandboxed, with Result.Sandboxed false so that the caller
+	// can say so (the PR body does).
+	Auto Mode = "auto"
+	// Required refuses to run without the sandbox: Run returns ErrNoSandbox.
+	Required Mode = "required"
+	// Off never sandboxes.
+	Off Mode = "off"
+)
+
+// ParseMode reads a config value: exactly "auto", "required" or "off".
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case Auto, Required, Off:
+		return m, nil
+	}
+	return "", fmt.Errorf("sandbox mode %q: want auto, required or off", s)
+}
+
+// ErrNoSandbox is returned by Run when the Spec's Mode is Required and
+// bubblewrap is missing or unusable (unprivileged user namespaces disabled,
+// /proc not mountable, …). The pipeline HALTs no-sandbox on it.
+var ErrNoSandbox = errors.New("no usable sandbox")
+
+// Spec asks Run to run a command inside a bubblewrap sandbox.
+//
+// What the command sees: the paths in RW read-write (the worktree); the
+// system toolchain read-only (/usr, /etc and the /bin, /sbin, /lib*
+// entries, plus each install root named by a PATH entry, e.g. /usr/local/go
+// or /opt/node); the paths in RO read-only; a fresh /proc and a minimal /dev;
+// a private /tmp (an empty tmpfs, or Tmp); and HOME as an empty tmpfs, so
+// ~/.ssh, ~/.config/gh and ~/.aws do not exist. Nothing else of the host's
+// filesystem is there: the operator's home is never mounted, and a PATH entry
+// inside it is skipped (add what a build needs from there, e.g. GOMODCACHE,
+// to RO). /etc/shadow, /etc/gshadow, /etc/ssl/private and sshd's private
+// host keys are masked. No network unless Network.
+//
+// All namespaces are new (bwrap --unshare-all): user, mount, pid, network,
+// ipc, uts, cgroup. The command runs with no capabilities (--cap-drop ALL, so
+// it cannot unmount a mask either), in a new session (--new-session, so it
+// cannot push keystrokes into fixrail's terminal), under a pid-1 reaper that
+// dies with bwrap (--die-with-parent). bwrap returns as soon as the command
+// exits, or dies to Run's process-group kill; either way the reaper dies
+// with it and the kernel kills everything left in the pid namespace —
+// including a process that called setsid, which outside the sandbox would
+// escape the group. (Without --die-with-parent the reaper outlives bwrap
+// until its last child exits; the tests check this.)
+type Spec struct {
+	// Mode is auto, required or off; empty means Auto.
+	Mode Mode
+	// RW is bound read-write at the same path: the worktree, and nothing
+	// wider. A path that is or contains the operator's home, or that
+	// overlaps the system toolchain, is refused.
+	RW []string
+	// RO is bound read-only at the same path (a module cache, the clone's
+	// .git directory). A path that is or contains the operator's home is
+	// refused; one inside it is allowed.
+	RO []string
+	// Network keeps the host's network namespace. Without it the command
+	// has only its own loopback.
+	Network bool
+	// Tmp, when set, is bound read-write at /tmp (a TempDir: disk-backed,
+	// for builds whose temporary files would not fit in memory); empty
+	// means a fresh tmpfs.
+	Tmp string
+}
+
+// The path inside the sandbox that HOME names when the command's own HOME
+// cannot be used (unset, relative, or inside the toolchain).
+const fallbackHome = "/home/sandbox"
+
+// systemRoots are bound read-only when they exist (symlinks, as on merged-/usr
+// systems, are recreated as symlinks).
+var systemRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"}
+
+// masked are readable by root (or their owner) and are credentials; they are
+// replaced by an empty file or directory. Globs are expanded when the
+// sandbox is built.
+var masked = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+	"/etc/ssl/private", "/etc/ssh/ssh_host_*_key",
+}
+
+// Detect reports the bubblewrap binary on PATH and whether it is usable here:
+// it runs a minimal sandbox with the namespaces Run asks for, once per binary
+// path per process.
+func Detect() (path string, ok bool) {
+	path, err := detect()
+	return path, err == nil
+}
+
+var probes struct {
+	sync.Mutex
+	result map[string]error
+}
+
+// probeArgs are the namespace and mount options every sandbox uses, on the
+// smallest tree that runs true(1).
+var probeArgs = []string{
+	"--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+	"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+	"--", "true",
+}
+
+func detect() (string, error) {
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		return "", errors.New("bwrap (bubblewrap) is not on PATH")
+	}
+	if path, err = filepath.Abs(path); err != nil {
+		return "", err
+	}
+	probes.Lock()
+	defer probes.Unlock()
+	if err, ok := probes.result[path]; ok {
+		return path, err
+	}
+	res, err := Run(context.Background(), Cmd{
+		Args:    append([]string{path}, probeArgs...),
+		Env:     []string{"PATH=/usr/bin:/bin"},
+		Timeout: 10 * time.Second,
+	})
+	switch {
+	case err != nil:
+		err = fmt.Errorf("%s: %w", path, err)
+	case !res.Success():
+		err = fmt.Errorf("%s cannot create a sandbox here (%s): %s", path, exitText(res), strings.TrimSpace(res.Stderr))
+	}
+	if probes.result == nil {
+		probes.result = make(map[string]error)
+	}
+	probes.result[path] = err
+	return path, err
+}
+
+func exitText(r Result) string {
+	switch {
+	case r.TimedOut:
+		return "timed out"
+	case r.Signal != "":
+		return r.Signal
+	}
+	return fmt.Sprintf("exit %d", r.ExitCode)
+}
+
+// mount is one bwrap filesystem operation; dst is the path inside.
+type mount struct {
+	op       string // --ro-bind, --bind, --tmpfs, --symlink, --proc, --dev
+	src, dst string
+}
+
+func (m mount) args() []string {
+	switch m.op {
+	case "--ro-bind", "--bind", "--symlink":
+		return []string{m.op, m.src, m.dst}
+	}
+	return []string{m.op, m.dst}
+}
+
+// wrap returns the argv and environment that run c under s: bwrap's when the
+// command is sandboxed, c's own otherwise.
+func (s *Spec) wrap(c Cmd) (argv, env []string, sandboxed bool, err error) {
+	mode := cmp.Or(s.Mode, Auto)
+	switch mode {
+	case Off:
+		return c.Args, c.Env, false, nil
+	case Auto, Required:
+	default:
+		return nil, nil, false, fmt.Errorf("sandbox mode %q: want auto, required or off", s.Mode)
+	}
+	// The Spec is checked before bwrap is looked for, so that a bad one
+	// fails the same way on every host.
+	p, err := s.plan(c)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	bwrap, err := detect()
+	if err != nil {
+		if mode == Required {
+			return nil, nil, false, fmt.Errorf("%w: %v", ErrNoSandbox, err)
+		}
+		return c.Args, c.Env, false, nil
+	}
+	return p.argv(bwrap, s.Network), p.env, true, nil
+}
+
+// plan is a checked Spec applied to one command.
+type plan struct {
+	mounts []mount
+	dir    string
+	cmd    []string
+	env    []string
+}
+
+func (p plan) argv(bwrap string, network bool) []string {
+	argv := []string{bwrap, "--unshare-all"}
+	if network {
+		argv = append(argv, "--share-net")
+	}
+	argv = append(argv, "--die-with-parent", "--new-session", "--cap-drop", "ALL")
+	for _, m := range p.mounts {
+		argv = append(argv, m.args()...)
+	}
+	argv = append(argv, "--chdir", p.dir, "--")
+	return append(argv, p.cmd...)
+}
+
+func (s *Spec) plan(c Cmd) (plan, error) {
+	var p plan
+	homes := operatorHomes()
+
+	rw, err := checkPaths("read-write", s.RW, homes, true)
+	if err != nil {
+		return p, err
+	}
+	ro, err := checkPaths("read-only", s.RO, homes, false)
+	if err != nil {
+		return p, err
+	}
+	for _, r := range rw {
+		if slices.Contains(ro, r) {
+			return p, fmt.Errorf("sandbox: %s is both read-only and read-write", r)
+		}
+	}
+	var tmp []string
+	if s.Tmp != "" {
+		if tmp, err = checkPaths("Tmp", []string{s.Tmp}, homes, true); err != nil {
+			return p, err
+		}
+	}
+
+	var ms []mount
+	for _, r := range systemRoots {
+		fi, err := os.Lstat(r)
+		switch {
+		case err != nil:
+			continue
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(r)
+			if err != nil {
+				return p, fmt.Errorf("sandbox: %w", err)
+			}
+			ms = append(ms, mount{op: "--symlink", src: target, dst: r})
+		case fi.IsDir():
+			ms = append(ms, mount{op: "--ro-bind", src: r, dst: r})
+		}
+	}
+	for _, pattern := range masked {
+		matches, _ := filepath.Glob(pattern) // the patterns are constant and valid
+		for _, m := range matches {
+			fi, err := os.Lstat(m)
+			switch {
+			case err != nil:
+			case fi.IsDir():
+				ms = append(ms, mount{op: "--tmpfs", dst: m})
+			case fi.Mode().IsRegular():
+				ms = append(ms, mount{op: "--ro-bind", src: os.DevNull, dst: m})
+			}
+		}
+	}
+	ms = append(ms, mount{op: "--proc", dst: "/proc"}, mount{op: "--dev", dst: "/dev"})
+	if len(tmp) > 0 {
+		ms = append(ms, mount{op: "--bind", src: tmp[0], dst: "/tmp"})
+	} else {
+		ms = append(ms, mount{op: "--tmpfs", dst: "/tmp"})
+	}
+	home := sandboxHome(c.Env)
+	ms = append(ms, mount{op: "--tmpfs", dst: home})
+	for _, d := range toolchainDirs(lookupEnv(c.Env, "PATH"), homes) {
+		ms = append(ms, mount{op: "--ro-bind", src: d, dst: d})
+	}
+	for _, r := range ro {
+		ms = append(ms, mount{op: "--ro-bind", src: r, dst: r})
+	}
+	for _, r := range rw {
+		ms = append(ms, mount{op: "--bind", src: r, dst: r})
+	}
+	// A mount hides what was mounted at or under its path before it, so
+	// shallower paths go first: the worktree lands on top of the tmpfs that
+	// holds it, a mask on top of /etc.
+	slices.SortStableFunc(ms, func(a, b mount) int { return depth(a.dst) - depth(b.dst) })
+	p.mounts = ms
+
+	p.dir = c.Dir
+	if p.dir == "" {
+		if p.dir, err = os.Getwd(); err != nil {
+			return p, fmt.Errorf("sandbox: %w", err)
+		}
+	}
+	if p.dir, err = filepath.Abs(p.dir); err != nil {
+		return p, fmt.Errorf("sandbox: %w", err)
+	}
+	if !visible(p.dir, ms) {
+		return p, fmt.Errorf("sandbox: working directory %s is not inside the sandbox (add it to RW or RO)", p.dir)
+	}
+
+	p.cmd = slices.Clone(c.Args)
+	switch name := c.Args[0]; {
+	case !strings.Contains(name, "/"):
+		// Found here so that a missing binary is a start error as outside
+		// the sandbox; bwrap looks it up again, in the command's PATH.
+		if _, err := exec.LookPath(name); err != nil {
+			return p, fmt.Errorf("start %s: %w", name, err)
+		}
+	default:
+		if !filepath.IsAbs(name) {
+			p.cmd[0] = filepath.Join(p.dir, name)
+		}
+		if _, err := os.Stat(p.cmd[0]); err != nil {
+			return p, fmt.Errorf("start %s: %w", name, err)
+		}
+	}
+
+	p.env = With(c.Env, "HOME", home)
+	for _, k := range tmpEnv {
+		if lookupEnv(c.Env, k) != "" {
+			p.env = With(p.env, k, "/tmp")
+		}
+	}
+	return p, nil
+}
+
+// checkPaths cleans and checks RW, RO or Tmp paths: absolute, existing, not
+// the operator's home or an ancestor of it, and, when writable, clear of the
+// system toolchain.
+func checkPaths(what string, paths, homes []string, writable bool) ([]string, error) {
+	var out []string
+	for _, raw := range paths {
+		if !filepath.IsAbs(raw) {
+			return nil, fmt.Errorf("sandbox: %s path %q is not absolute", what, raw)
+		}
+		p := filepath.Clean(raw)
+		if p == "/" || p == "/tmp" {
+			return nil, fmt.Errorf("sandbox: %s path %s is shared with every process on the host (Spec.Tmp gives the command a /tmp)", what, p)
+		}
+		for _, h := range homes {
+			if within(h, p) {
+				return nil, fmt.Errorf("sandbox: %s path %s would expose the operator's home %s", what, p, h)
+			}
+		}
+		if writable {
+			for _, r := range append(slices.Clone(systemRoots), "/proc", "/dev", "/sys") {
+				if within(p, r) || within(r, p) {
+					return nil, fmt.Errorf("sandbox: %s path %s overlaps the system path %s", what, p, r)
+				}
+			}
+		}
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("sandbox: %s path: %w", what, err)
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// operatorHomes are the directories that must never be mounted: fixrail's own
+// HOME and the user's home in the password database (which code finds by
+// getpwuid even when HOME says otherwise). The command's HOME is not among
+// them: a caller may point it at a throwaway directory.
+func operatorHomes() []string {
+	var homes []string
+	add := func(h string) {
+		if h == "" || !filepath.IsAbs(h) {
+			return
+		}
+		if h = filepath.Clean(h); h != "/" && !slices.Contains(homes, h) {
+			homes = append(homes, h)
+		}
+	}
+	add(os.Getenv("HOME"))
+	if u, err := user.Current(); err == nil {
+		add(u.HomeDir)
+	}
+	return homes
+}
+
+// sandboxHome is where HOME points inside: the command's own HOME path when
+// it can hold a tmpfs without hiding the toolchain, so that paths derived
+// from it mean the same inside, else fallbackHome.
+func sandboxHome(env []string) string {
+	h := lookupEnv(env, "HOME")
+	if h == "" || !filepath.IsAbs(h) {
+		return fallbackHome
+	}
+	h = filepath.Clean(h)
+	if h == "/" || h == "/tmp" {
+		return fallbackHome
+	}
+	for _, r := range append(slices.Clone(systemRoots), "/proc", "/dev", "/sys") {
+		if within(h, r) {
+			return fallbackHome
+		}
+	}
+	return h
+}
+
+// toolchainDirs are the read-only mounts a PATH asks for beyond the system
+// roots: for each entry (and its symlink target), its install root — the
+// parent of a bin or sbin directory, e.g. /usr/local/go or /opt/node — or the
+// entry itself. Nothing that is, contains or lies in an operator home is
+// mounted, nor anything under /proc, /dev or /sys, nor /tmp itself.
+func toolchainDirs(path string, homes []string) []string {
+	var dirs []string
+	special := append(slices.Clone(systemRoots), "/proc", "/dev", "/sys", "/tmp")
+	covered := func(d string) bool {
+		for _, r := range special {
+			// Inside a system root it is mounted already; containing one
+			// (or all of /tmp) it would bring in too much.
+			if within(d, r) && r != "/tmp" || within(r, d) {
+				return true
+			}
+		}
+		for _, x := range dirs {
+			if within(d, x) {
+				return true
+			}
+		}
+		return false
+	}
+	exposesHome := func(d string) bool {
+		for _, h := range homes {
+			if within(d, h) || within(h, d) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, entry := range filepath.SplitList(path) {
+		if !filepath.IsAbs(entry) {
+			continue
+		}
+		entry = filepath.Clean(entry)
+		cands := []string{entry}
+		if real, err := filepath.EvalSymlinks(entry); err == nil && real != entry {
+			cands = append(cands, real)
+		}
+		for _, c := range cands {
+			if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
+				continue
+			}
+			d := c
+			if b := filepath.Base(c); b == "bin" || b == "sbin" {
+				d = filepath.Dir(c)
+			}
+			if d == "/" || exposesHome(d) {
+				d = c
+			}
+			if d == "/" || exposesHome(d) || covered(d) {
+				continue
+			}
+			// A wider root may swallow ones added before it.
+			dirs = slices.DeleteFunc(dirs, func(x string) bool { return within(x, d) })
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// visible reports whether dir exists inside: it lies in a bound directory or
+// is the top of a tmpfs (below which there is nothing yet).
+func visible(dir string, ms []mount) bool {
+	for _, m := range ms {
+		switch m.op {
+		case "--bind", "--ro-bind":
+			if m.src != os.DevNull && within(dir, m.dst) {
+				return true
+			}
+		case "--tmpfs", "--proc", "--dev":
+			if dir == m.dst {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// within reports whether p is root or lies under it (both clean and absolute).
+func within(p, root string) bool {
+	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
+}
+
+func depth(p string) int {
+	if p == "/" {
+		return 0
+	}
+	return strings.Count(p, "/")
+}
+
+func lookupEnv(env []string, key string) string {
+	// The first entry, as getenv(3) finds it.
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
