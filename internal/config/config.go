@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -51,10 +52,20 @@ type Redact struct {
 
 // Runner says which agent runs the two invocations.
 type Runner struct {
-	// Kind is the adapter: "command" runs Command with the runner contract.
+	// Kind is the adapter: "command" runs Command with the runner
+	// contract; "claude" runs Claude Code inside the phase rails; "codex"
+	// is recognised and refused when the run starts, naming the
+	// capabilities Codex lacks (the portability precondition).
 	Kind string `yaml:"kind"`
-	// Command is argv, run with the finding's worktree as its directory.
+	// Command is argv, run with the finding's worktree as its directory
+	// (kind command only).
 	Command []string `yaml:"command"`
+	// Binary is the agent CLI for kind claude or codex: a path, or a name
+	// looked up in PATH. Default: the kind's name.
+	Binary string `yaml:"binary"`
+	// Model is passed to the agent CLI's --model (kind claude or codex);
+	// empty leaves the CLI's default.
+	Model string `yaml:"model"`
 	// Timeout bounds each invocation (the run's wall clock bounds both).
 	Timeout time.Duration `yaml:"timeout"`
 	// MaxTurns is passed to adapters that can cap turns; the command runner
@@ -209,10 +220,26 @@ func (c *Config) validate() error {
 		if len(c.Runner.Command) == 0 || c.Runner.Command[0] == "" {
 			return errors.New("runner.command is required for runner.kind command")
 		}
+		if c.Runner.Binary != "" || c.Runner.Model != "" {
+			return errors.New("runner.binary and runner.model are for runner.kind claude or codex; runner.kind command runs runner.command")
+		}
+	case "claude", "codex":
+		if len(c.Runner.Command) > 0 {
+			return fmt.Errorf("runner.command is for runner.kind command; runner.kind %s takes runner.binary and runner.model", c.Runner.Kind)
+		}
+		if c.Runner.Binary == "" {
+			c.Runner.Binary = c.Runner.Kind
+		}
+		if !cliWord(c.Runner.Binary) {
+			return fmt.Errorf("runner.binary %q must be a path or a command name, without spaces, not starting with '-'", c.Runner.Binary)
+		}
+		if c.Runner.Model != "" && !cliWord(c.Runner.Model) {
+			return fmt.Errorf("runner.model %q must be a model name, without spaces, not starting with '-'", c.Runner.Model)
+		}
 	case "":
 		return errors.New("runner.kind is required")
 	default:
-		return fmt.Errorf("runner.kind %q is not supported (supported: command)", c.Runner.Kind)
+		return fmt.Errorf("runner.kind %q is not supported (supported: command, claude, codex)", c.Runner.Kind)
 	}
 	if len(c.Test.Command) == 0 || c.Test.Command[0] == "" {
 		return errors.New("test.command is required: it is the oracle that must be red before the fix and green after")
@@ -252,6 +279,13 @@ func (c *Config) validate() error {
 		return fmt.Errorf("mode %q is not valid (autonomous or interactive)", c.Mode)
 	}
 	return nil
+}
+
+// cliWord accepts one command-line word that cannot be read as an option.
+func cliWord(s string) bool {
+	return s != "" && !strings.HasPrefix(s, "-") && !strings.ContainsFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r)
+	})
 }
 
 func mentions(argv []string, placeholder string) bool {

@@ -71,6 +71,12 @@ func (r *run) resultPath() string { return filepath.Join(r.dir, "result.json") }
 // invoke runs the agent once and maps a failed invocation to a HALT.
 func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt string) *Outcome {
 	timeout := r.cfg.Runner.Timeout
+	// What the phase may write: the test path first, then only the planned
+	// files (the reproducing test must stay as it was when it failed).
+	allow := []string{r.cfg.Test.PathGlob}
+	if phase == runner.Fix {
+		allow = r.plan.Files
+	}
 	_, err := r.runner.Run(ctx, runner.Invocation{
 		Phase:      phase,
 		Worktree:   r.wt.Dir,
@@ -79,6 +85,7 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt string) *Ou
 		ResultPath: r.resultPath(),
 		Timeout:    timeout,
 		MaxTurns:   r.cfg.Runner.MaxTurns,
+		Allow:      allow,
 	})
 	if err == nil {
 		return nil
@@ -87,6 +94,11 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt string) *Ou
 		return o
 	}
 	if re, ok := runner.AsError(err); ok {
+		// An agent that ran outside the rails is a breach, not a stop: a
+		// human must look. Every other runner failure is a clean HALT.
+		if re.Kind == runner.Unconfined {
+			return stop(Escalate, string(re.Kind), re.Detail)
+		}
 		return stop(Halt, string(re.Kind), re.Detail)
 	}
 	return stop(Halt, string(runner.Unavailable), err.Error())

@@ -220,6 +220,17 @@ func (r *run) stopped(ctx context.Context) *Outcome {
 }
 
 func (r *run) open() error {
+	// The runner is chosen first, so a refused adapter leaves nothing behind.
+	r.runner = r.p.Runner
+	if r.runner == nil {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("%w: locate the fixrail binary for the phase hook: %v", ErrSetup, err)
+		}
+		if r.runner, err = newRunner(r.cfg, []string{exe, "hook"}); err != nil {
+			return fmt.Errorf("%w: %v", ErrSetup, err)
+		}
+	}
 	r.stateDir = filepath.Join(r.s.Repo.Top(), StateDirName)
 	runs := filepath.Join(r.stateDir, "runs")
 	if err := os.MkdirAll(runs, 0o755); err != nil {
@@ -253,10 +264,6 @@ func (r *run) open() error {
 	r.log, err = events.Open(r.rep.Log, id, r.p.Console, r.scrubEvent)
 	if err != nil {
 		return err
-	}
-	r.runner = r.p.Runner
-	if r.runner == nil {
-		r.runner = &runner.Command{Argv: r.cfg.Runner.Command}
 	}
 	r.forge = r.p.Forge
 	if r.forge == nil {

@@ -38,6 +38,32 @@ type Invocation struct {
 	ResultPath string
 	Timeout    time.Duration
 	MaxTurns   int
+
+	// Allow are the files the phase may write, as doublestar globs relative
+	// to Worktree, slash-separated: the test path glob in the investigate
+	// phase, the planned files in the fix phase (never the test: it must
+	// stay as it was when it ran red). Adapters that can enforce it do —
+	// claude through its permission rules and fixrail's phase hook — and
+	// add PlanPath (investigate) or ResultPath (fix) themselves. The
+	// command runner cannot hold an agent to it; the pipeline's diff gates
+	// are the binding check either way. Empty allows no write in the
+	// worktree.
+	Allow []string
+	// BashRules are Claude Code permission rules for the one shell command
+	// a fix type needs (a CVE's lockfile regeneration, say
+	// "Bash(go mod tidy:*)"), fix phase only. Empty for bugs, which get no
+	// shell at all. fixrail's phase hook denies Bash today, so a rule here
+	// has no effect until the hook admits it.
+	BashRules []string
+	// HookCommand is the argv that runs fixrail's phase hook, `fixrail
+	// hook` ([fixrail binary, "hook"]); the adapter appends --phase,
+	// --worktree, --allow and --receipts. Empty means the adapter's own
+	// (Claude.Hook). An adapter that needs a hook and has none refuses to
+	// run.
+	HookCommand []string
+	// ReceiptLog is where the phase hook appends its receipts. Empty keeps
+	// them in the invocation's private directory, deleted afterwards.
+	ReceiptLog string
 }
 
 // Kind classifies why an invocation did not succeed; the pipeline maps each
@@ -51,6 +77,10 @@ const (
 	Failed      Kind = "runner-failed"      // exited non-zero
 	Unavailable Kind = "runner-unavailable" // could not be started
 	Canceled    Kind = "runner-canceled"    // the run was stopped (signal, wall clock)
+	OutOfTurns  Kind = "runner-max-turns"   // the agent used its MaxTurns without finishing
+	APIError    Kind = "runner-api-error"   // the model API failed or refused: the model is down
+	Refused     Kind = "runner-refused"     // the adapter will not run the invocation as asked
+	Unconfined  Kind = "runner-unconfined"  // the agent ran outside the rails the adapter set
 )
 
 // Error is an invocation that did not succeed.
@@ -66,6 +96,15 @@ type Result struct {
 	Duration time.Duration
 	// OutputTail is the end of the agent's stderr, for the run report.
 	OutputTail string
+	// Cost is what the invocation cost in US dollars as the agent CLI
+	// reports it (Claude Code's total_cost_usd, an estimate computed from
+	// token usage); 0 when the runner cannot tell.
+	Cost float64
+	// Turns is the number of model turns the agent took, when known.
+	Turns int
+	// Denials counts the tool calls that were refused, by a permission
+	// rule or by the phase hook, when known.
+	Denials int
 }
 
 // baseEnvNames is the agent environment allowlist: names, never patterns.
