@@ -95,6 +95,7 @@ func runDemo(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer setup.Close()
 	rep, err := pipeline.Run(ctx, setup, pipeline.Params{Finding: fin, Console: stdio.Stderr, Confirm: confirmer(stdio)})
 	if err != nil {
 		return err

@@ -76,6 +76,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer setup.Close()
 	rep, err := pipeline.Run(ctx, setup, pipeline.Params{
 		Finding: fin,
 		Mode:    mode,
@@ -124,7 +125,7 @@ func printReport(w io.Writer, rep *pipeline.Report, asJSON bool) error {
 	}
 	fmt.Fprintln(w, "gates")
 	for _, g := range rep.Gates {
-		fmt.Fprintf(w, "  %-5s %-3s %-17s %s\n", g.Verdict, g.Phase, g.Name, g.Detail)
+		fmt.Fprintf(w, "  %-11s %-3s %-17s %s\n", g.Verdict, g.Phase, g.Name, g.Detail)
 	}
 	path := ".fixrail/runs/" + rep.RunID + ".json"
 	if rep.Log != "" {

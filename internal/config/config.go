@@ -18,6 +18,8 @@ import (
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fixrail/fixrail/internal/sandbox"
 )
 
 // FileName is the configuration file at the repository root.
@@ -32,7 +34,30 @@ type Config struct {
 	Budget    Budget    `yaml:"budget"`
 	Untrusted Untrusted `yaml:"untrusted"`
 	Redact    Redact    `yaml:"redact"`
-	Mode      Mode      `yaml:"mode"`
+	// Model is the single-shot model the LLM validation gate and the impact
+	// analysis ask; with none, both record "unconfirmed" and every PR is
+	// labelled needs-review.
+	Model Model `yaml:"model"`
+	// Sandbox is where test, suite and build commands run: auto (bubblewrap
+	// when usable, else unsandboxed and said so in the PR), required (HALT
+	// no-sandbox without it) or off.
+	Sandbox string `yaml:"sandbox"`
+	// ExtraEnv names further variables the test and suite commands inherit.
+	// Credential-shaped and code-injection names are refused.
+	ExtraEnv []string `yaml:"extra_env"`
+	Mode     Mode     `yaml:"mode"`
+}
+
+// Model configures single-shot model calls (no tools, one turn). API keys
+// come from the environment only: ANTHROPIC_API_KEY or OPENAI_API_KEY.
+type Model struct {
+	// Kind is anthropic, openai (any OpenAI-compatible endpoint) or claude
+	// (the claude CLI with no tools); empty means no model.
+	Kind    string        `yaml:"kind"`
+	Model   string        `yaml:"model"`
+	BaseURL string        `yaml:"base_url"`
+	Binary  string        `yaml:"binary"`
+	Timeout time.Duration `yaml:"timeout"`
 }
 
 // Untrusted bounds the attacker-controllable text that reaches a prompt.
@@ -122,6 +147,7 @@ func defaults() Config {
 		Suite:     Suite{Timeout: 15 * time.Minute},
 		Budget:    Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute},
 		Untrusted: Untrusted{FieldCap: 4096},
+		Sandbox:   "auto",
 		Mode:      Autonomous,
 	}
 }
@@ -269,6 +295,17 @@ func (c *Config) validate() error {
 	}
 	if f := c.Redact.CustomerIDsFile; f != "" && !filepath.IsAbs(f) {
 		return fmt.Errorf("redact.customer_ids_file %q must be an absolute path outside the repository", f)
+	}
+	switch c.Model.Kind {
+	case "", "anthropic", "openai", "claude":
+	default:
+		return fmt.Errorf("model.kind %q is not supported (anthropic, openai or claude)", c.Model.Kind)
+	}
+	if _, err := sandbox.ParseMode(c.Sandbox); err != nil {
+		return fmt.Errorf("sandbox: %v", err)
+	}
+	if err := sandbox.CheckExtra(c.ExtraEnv...); err != nil {
+		return fmt.Errorf("extra_env: %v", err)
 	}
 	if c.Budget.MaxDiffLines <= 0 {
 		return errors.New("budget.max_diff_lines must be positive")

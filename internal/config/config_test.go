@@ -29,6 +29,7 @@ func TestParseValid(t *testing.T) {
 		Paths:     Paths{Fixable: []string{"src/**", "lib/**"}, Sensitive: []string{}},
 		Budget:    Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute},
 		Untrusted: Untrusted{FieldCap: 4096},
+		Sandbox:   "auto",
 		Mode:      Autonomous,
 	}
 	if d := cmp.Diff(want, got); d != "" {
@@ -55,6 +56,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad mode", strings.Replace(valid, "mode: autonomous", "mode: yolo", 1), `mode "yolo" is not valid`},
 		{"tiny field cap", valid + "untrusted: {field_cap: 10}\n", "untrusted.field_cap must be between"},
 		{"relative customer ids", valid + "redact: {customer_ids_file: ids.txt}\n", "must be an absolute path"},
+		{"bad sandbox mode", valid + "sandbox: maybe\n", "sandbox: "},
+		{"credential in extra_env", valid + "extra_env: [GITHUB_TOKEN]\n", "extra_env: "},
 		{"zero diff budget", strings.Replace(valid, "max_diff_lines: 200", "max_diff_lines: 0", 1), "budget.max_diff_lines must be positive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

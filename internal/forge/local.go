@@ -86,7 +86,7 @@ func (l *Local) OpenDraft(_ context.Context, pr PR) (string, error) {
 	}
 	// The marker goes only once the bundle is in place: until then the
 	// deferred cleanup can still recognise tmp as ours.
-	if err := os.Remove(filepath.Join(dst, pathguard.MarkerName)); err != nil {
+	if err := pathguard.Keep(dst); err != nil {
 		return "", fmt.Errorf("outbox: %w", err)
 	}
 	return dst, nil

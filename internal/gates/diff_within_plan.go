@@ -6,41 +6,54 @@ import (
 	"strings"
 )
 
-// DiffWithinPlan holds the fix to what phase 1 planned and phase 2 declared:
-// every changed path is a planned file or the reproducing test, and every
-// changed source file is listed in the result's files_changed.
+// DiffWithinPlan holds the fix to what phase 1 planned: every changed path
+// is a planned file or the reproducing test.
 var DiffWithinPlan = &Gate{
 	Name:   "diff-within-plan",
-	Doc:    "every changed path is planned in PLAN.json and declared in the result",
+	Doc:    "every changed path is planned in PLAN.json",
 	Reason: "diff-outside-plan",
 	Run: func(_ context.Context, c *Change) (Verdict, error) {
-		planned := map[string]bool{c.Plan.Test.Path: true}
-		for _, f := range c.Plan.Files {
-			planned[f] = true
-		}
-		declared := map[string]bool{c.Plan.Test.Path: true}
-		for _, f := range c.Result.FilesChanged {
-			declared[f] = true
-		}
-		var unplanned, undeclared []string
-		for _, p := range c.Changed {
-			switch {
-			case !planned[p]:
-				unplanned = append(unplanned, p)
-			case !declared[p]:
-				undeclared = append(undeclared, p)
-			}
-		}
-		if len(unplanned)+len(undeclared) == 0 {
-			return Verdict{Pass: true, Detail: fmt.Sprintf("%d path(s), all planned and declared", len(c.Changed))}, nil
-		}
-		var parts []string
+		v, unplanned, _ := planAndDeclaration(c)
 		if len(unplanned) > 0 {
-			parts = append(parts, "not in PLAN.json: "+strings.Join(unplanned, ", "))
+			return Verdict{Detail: "not in PLAN.json: " + strings.Join(unplanned, ", ")}, nil
 		}
-		if len(undeclared) > 0 {
-			parts = append(parts, "not declared in files_changed: "+strings.Join(undeclared, ", "))
-		}
-		return Verdict{Detail: strings.Join(parts, "; ")}, nil
+		return v, nil
 	},
+}
+
+// DeclaredOnly holds the commit to what the agent declared: a changed file
+// the result does not list is never committed and never silently dropped —
+// the fix escalates.
+var DeclaredOnly = &Gate{
+	Name:   "declared-only",
+	Doc:    "every changed source file is declared in the result's files_changed",
+	Reason: "undeclared-changes",
+	Run: func(_ context.Context, c *Change) (Verdict, error) {
+		_, _, undeclared := planAndDeclaration(c)
+		if len(undeclared) > 0 {
+			return Verdict{Detail: "not declared in files_changed: " + strings.Join(undeclared, ", ")}, nil
+		}
+		return Verdict{Pass: true, Detail: fmt.Sprintf("%d path(s), all declared", len(c.Changed))}, nil
+	},
+}
+
+// planAndDeclaration sorts the changed paths into unplanned and undeclared.
+func planAndDeclaration(c *Change) (pass Verdict, unplanned, undeclared []string) {
+	planned := map[string]bool{c.Plan.Test.Path: true}
+	for _, f := range c.Plan.Files {
+		planned[f] = true
+	}
+	declared := map[string]bool{c.Plan.Test.Path: true}
+	for _, f := range c.Result.FilesChanged {
+		declared[f] = true
+	}
+	for _, p := range c.Changed {
+		if !planned[p] {
+			unplanned = append(unplanned, p)
+		}
+		if !declared[p] {
+			undeclared = append(undeclared, p)
+		}
+	}
+	return Verdict{Pass: true, Detail: fmt.Sprintf("%d path(s), all planned", len(c.Changed))}, unplanned, undeclared
 }

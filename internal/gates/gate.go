@@ -33,6 +33,11 @@ type Gate struct {
 type Verdict struct {
 	Pass   bool
 	Detail string
+	// Unconfirmed marks a pass the gate could not confirm: the change ships,
+	// labelled Label, with Detail as the reason in the PR body.
+	Unconfirmed bool
+	// Label is the PR label a passing verdict asks for, e.g. "needs-review".
+	Label string
 }
 
 // Change is everything the fix-phase gates look at. The pipeline fills it
@@ -59,4 +64,4 @@ type Change struct {
 
 // Fix lists the fix-phase gates in the order they run. Cheap structural
 // checks come first so a bad fix is refused before any of its code runs.
-var Fix = []*Gate{DiffNonEmpty, DiffWithinPlan, StageB, DiffBudget, TestUnchanged, OracleGreen, SuiteGreen}
+var Fix = []*Gate{DiffNonEmpty, DiffWithinPlan, DeclaredOnly, StageB, DiffBudget, TestUnchanged, OracleGreen, SuiteGreen}

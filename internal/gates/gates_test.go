@@ -85,7 +85,7 @@ func write(t *testing.T, root string, files map[string]string) {
 func TestFixOrder(t *testing.T) {
 	// The documented order: cheap structural checks before any code runs.
 	want := []*gates.Gate{
-		gates.DiffNonEmpty, gates.DiffWithinPlan, gates.StageB, gates.DiffBudget,
+		gates.DiffNonEmpty, gates.DiffWithinPlan, gates.DeclaredOnly, gates.StageB, gates.DiffBudget,
 		gates.TestUnchanged, gates.OracleGreen, gates.SuiteGreen,
 	}
 	names := func(gs []*gates.Gate) []string {
@@ -115,6 +115,7 @@ func TestCatalogue(t *testing.T) {
 	want := []entry{
 		{"diff-nonempty", "empty-diff", false},
 		{"diff-within-plan", "diff-outside-plan", false},
+		{"declared-only", "undeclared-changes", false},
 		{"stage-b", "sensitive-path", false},
 		{"diff-budget", "diff-budget", true},
 		{"test-unchanged", "test-modified", false},
@@ -176,50 +177,57 @@ func TestDiffWithinPlan(t *testing.T) {
 		name     string
 		changed  []string
 		declared []string
-		want     verdict
+		want     verdict // diff-within-plan
+		decl     verdict // declared-only
 	}{
 		{
 			name:     "planned and declared",
 			changed:  []string{"src/textfmt/format.py", testPath},
 			declared: []string{"src/textfmt/format.py"},
-			want:     verdict{Pass: true, Detail: "2 path(s), all planned and declared"},
+			want:     verdict{Pass: true, Detail: "2 path(s), all planned"},
+			decl:     verdict{Pass: true, Detail: "2 path(s), all declared"},
 		},
 		{
 			name:     "declared but unchanged is fine",
 			changed:  []string{"src/textfmt/format.py"},
 			declared: []string{"src/textfmt/format.py", "src/textfmt/util.py"},
-			want:     verdict{Pass: true, Detail: "1 path(s), all planned and declared"},
+			want:     verdict{Pass: true, Detail: "1 path(s), all planned"},
+			decl:     verdict{Pass: true, Detail: "1 path(s), all declared"},
 		},
 		{
 			name:     "the test needs no declaration",
 			changed:  []string{testPath},
 			declared: nil,
-			want:     verdict{Pass: true, Detail: "1 path(s), all planned and declared"},
+			want:     verdict{Pass: true, Detail: "1 path(s), all planned"},
+			decl:     verdict{Pass: true, Detail: "1 path(s), all declared"},
 		},
 		{
 			name:     "unplanned path",
 			changed:  []string{"src/textfmt/format.py", "src/textfmt/other.py"},
 			declared: []string{"src/textfmt/format.py", "src/textfmt/other.py"},
 			want:     verdict{Detail: "not in PLAN.json: src/textfmt/other.py"},
+			decl:     verdict{Pass: true, Detail: "2 path(s), all declared"},
 		},
 		{
 			name:     "build artefact left behind",
 			changed:  []string{"src/textfmt/__pycache__/format.cpython-312.pyc", "src/textfmt/format.py"},
 			declared: []string{"src/textfmt/format.py"},
 			want:     verdict{Detail: "not in PLAN.json: src/textfmt/__pycache__/format.cpython-312.pyc"},
+			decl:     verdict{Detail: "not declared in files_changed: src/textfmt/__pycache__/format.cpython-312.pyc"},
 		},
 		{
 			name:     "planned but undeclared",
 			changed:  []string{"src/textfmt/format.py", "src/textfmt/util.py"},
 			declared: []string{"src/textfmt/format.py"},
-			want:     verdict{Detail: "not declared in files_changed: src/textfmt/util.py"},
+			want:     verdict{Pass: true, Detail: "2 path(s), all planned"},
+			decl:     verdict{Detail: "not declared in files_changed: src/textfmt/util.py"},
 		},
 		{
 			name:     "both",
 			changed:  []string{"README.md", "src/textfmt/format.py", "src/textfmt/util.py"},
 			declared: nil,
-			want: verdict{Detail: "not in PLAN.json: README.md; " +
-				"not declared in files_changed: src/textfmt/format.py, src/textfmt/util.py"},
+			want:     verdict{Detail: "not in PLAN.json: README.md"},
+			decl:     verdict{Detail: "not declared in files_changed: README.md, src/textfmt/format.py, src/textfmt/util.py"},
 		},
 	}
 	for _, tc := range tests {
@@ -228,7 +236,10 @@ func TestDiffWithinPlan(t *testing.T) {
 			c.Changed = tc.changed
 			c.Result.FilesChanged = tc.declared
 			if diff := cmp.Diff(tc.want, run(t, gates.DiffWithinPlan, c)); diff != "" {
-				t.Errorf("verdict (-want +got):\n%s", diff)
+				t.Errorf("diff-within-plan verdict (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.decl, run(t, gates.DeclaredOnly, c)); diff != "" {
+				t.Errorf("declared-only verdict (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // ErrEscape means a path resolves outside the root it must stay within.
@@ -97,10 +99,90 @@ func NewDisposable(parent, content string) (string, error) {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, MarkerName), []byte(content), 0o600); err != nil {
-		os.RemoveAll(dir)
+		os.Remove(dir)
+		return "", err
+	}
+	// The owner's pid lets a later run tell a crashed process's leftovers
+	// from a live one's (SweepStale).
+	if err := os.WriteFile(filepath.Join(dir, ownerName), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+		os.Remove(filepath.Join(dir, MarkerName))
+		os.Remove(dir)
 		return "", err
 	}
 	return dir, nil
+}
+
+// Keep turns a disposable directory into a permanent one by removing its
+// marker and owner files: after Keep nothing will ever sweep it.
+func Keep(dir string) error {
+	for _, name := range []string{MarkerName, ownerName} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// ownerName holds the pid of the process that created a disposable dir.
+const ownerName = ".fixrail-owner"
+
+// SweepStale removes the disposable directories under parent (the system
+// temp dir when empty) whose owning process is gone — what a fixrail killed
+// with SIGKILL could not clean up. A directory whose owner is alive, whose
+// owner cannot be read, or that fails AssertDisposable is left alone.
+func SweepStale(parent string) (removed []string) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), TempPrefix) {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		if AssertDisposable(dir) != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, ownerName))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil || pid <= 0 || pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		if chmodTree(dir) == nil && RemoveDisposable(dir) == nil {
+			removed = append(removed, dir)
+		}
+	}
+	return removed
+}
+
+// processAlive reports whether pid names a live process (or one we may not
+// signal, which counts as alive: only a certain "no such process" frees it).
+func processAlive(pid int) bool {
+	return syscall.Kill(pid, 0) != syscall.ESRCH
+}
+
+// chmodTree gives the owner write access to every directory under dir, so a
+// read-only tree a child left behind does not stop its removal. Symlinks are
+// not followed.
+func chmodTree(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			info, err := d.Info()
+			if err == nil {
+				os.Chmod(p, info.Mode().Perm()|0o700)
+			}
+		}
+		return nil
+	})
 }
 
 // AssertDisposable returns nil only for a real (non-symlink) directory whose

@@ -3,7 +3,9 @@ package pathguard
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -129,4 +131,38 @@ func FuzzResolveWithin(f *testing.F) {
 			t.Fatalf("ResolveWithin(%q) = %q, outside %q", p, got, realRoot)
 		}
 	})
+}
+
+func TestSweepStale(t *testing.T) {
+	parent := t.TempDir()
+	mine, err := NewDisposable(parent, "live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A dir whose owner is a process that has exited.
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead, err := NewDisposable(parent, "crashed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dead, ownerName), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+	os.MkdirAll(filepath.Join(dead, "ro", "deep"), 0o755)
+	os.Chmod(filepath.Join(dead, "ro"), 0o500)
+	// A dir named like ours, owner dead, but without the marker.
+	foreign := filepath.Join(parent, TempPrefix+"foreign")
+	os.Mkdir(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, ownerName), []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+
+	removed := SweepStale(parent)
+	if len(removed) != 1 || removed[0] != dead {
+		t.Errorf("SweepStale removed %v, want only %s", removed, dead)
+	}
+	for _, keep := range []string{mine, foreign} {
+		if _, err := os.Stat(keep); err != nil {
+			t.Errorf("%s was removed: %v", keep, err)
+		}
+	}
 }

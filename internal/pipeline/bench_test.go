@@ -10,56 +10,81 @@ package pipeline_test
 // The git calls one finding costs, read from internal/gitx and the pipeline
 // (rawFinding makes the same calls in the same order, with the same
 // arguments, minus gitx's -c prefix and environment; TestBenchFixtureReachesDraftPR
-// records both sides through a git shim and checks that they match):
+// records both sides through a git shim and checks that they match). A
+// drift check lists the clone's config from the main work tree and from the
+// run's worktree, in path order (the fixture's worktree sorts after it):
 //
-//	Prepare      1 rev-parse --is-inside-work-tree --show-toplevel   gitx.Open
-//	             2 symbolic-ref --quiet --short HEAD                 base "" = current branch
-//	             3 rev-parse --verify refs/heads/main^{commit}       the base's SHA
-//	             4 rev-parse --verify <sha>^{commit}                 ShowFile: resolve the rev
-//	             5 rev-parse --verify --quiet <sha>:fixrail.yaml     ShowFile: blob id
-//	             6 cat-file -t <oid>                                 ShowFile: is a blob
-//	             7 cat-file blob <oid>                               ShowFile: the bytes
-//	P1 intake    8 worktree list --porcelain -z                      sweep
-//	             9 check-ref-format --branch fixrail/<id>            BranchExists
-//	            10 show-ref --verify --quiet refs/heads/fixrail/<id> BranchExists (exit 1: absent)
-//	P2          11 rev-parse --verify <sha>^{commit}                 AddWorktree
-//	            12 worktree add --quiet --detach <wt> <sha>          AddWorktree
+//	Prepare      1 version                                           Snapshot: git >= 2.32
+//	             2 config --list --includes --show-scope --show-origin -z
+//	               (from a new empty directory)                      Snapshot: the operator's config
+//	             3 config --file <snap> --no-includes --list -z      Snapshot: read back
+//	             4 rev-parse --is-inside-work-tree --show-toplevel   Open
+//	             5 config --list --includes --show-scope -z          Baseline: the clone's config
+//	             6 remote get-url --push origin                      Baseline (exit 2: no origin)
+//	             7 symbolic-ref --quiet --short HEAD                 base "" = current branch
+//	             8 rev-parse --verify refs/heads/main^{commit}       the base's SHA
+//	             9 rev-parse --verify <sha>^{commit}                 ShowFile: resolve the rev
+//	            10 rev-parse --verify --quiet <sha>:fixrail.yaml     ShowFile: blob id
+//	            11 cat-file -t <oid>                                 ShowFile: is a blob
+//	            12 cat-file blob <oid>                               ShowFile: the bytes
+//	P1 intake   13 worktree list --porcelain -z                      sweep
+//	            14 check-ref-format --branch fixrail/<id>            BranchExists
+//	            15 show-ref --verify --quiet refs/heads/fixrail/<id> BranchExists (exit 1: absent)
+//	P2          16 rev-parse --verify <sha>^{commit}                 AddWorktree
+//	            17 worktree add --quiet --detach <wt> <sha>          AddWorktree
+//	            18 config --list ... (in <wt>)                       AddWorktree: the worktree's baseline
 //	               (agent #1 writes the test and PLAN.json)
-//	            13 status --porcelain=v1 -z -uall --ignored          read-only check
+//	         19-20 config --list ... (main, <wt>)                    drift check after the agent
+//	            21 status --porcelain=v1 -z -uall --ignored          read-only check
 //	P3             (the oracle, red)
-//	            14 status ...                                        snapshotArtifacts
+//	         22-23 config --list ... (main, <wt>)                    drift check after the test
+//	            24 status ...                                        snapshotArtifacts
 //	P4             (agent #2 writes the fix and result.json)
-//	            15 status ...                                        fixChanges
-//	            16 ls-files -z --others --exclude-standard -- paths  Diff
-//	            17 add --intent-to-add --pathspec-from-file=-        Diff: untracked made visible
-//	            18 update-index -q --refresh                         Diff
-//	            19 diff-index --patch --binary HEAD -- paths         Diff: the patch
-//	            20 diff-index --numstat -z HEAD -- paths             Diff: the line count
-//	            21 reset --quiet --pathspec-from-file=-              Diff: index restored
-//	               (the oracle, green; the suite, green)
-//	            22 reset --quiet                                     Commit
-//	            23 add --all -- paths                                Commit
-//	            24 diff-index --cached --name-only -z HEAD --        Commit: staged == declared
-//	            25 commit --no-verify --quiet --cleanup=whitespace -F -
-//	            26 rev-parse --verify HEAD^{commit}                  Commit: the new SHA
-//	P5          27 check-ref-format --branch fixrail/<id>            UpdateBranch
-//	            28 update-ref --no-deref -m ... <ref> <new> <zero>   UpdateBranch (compare-and-swap)
-//	cleanup     29 worktree list --porcelain -z                      RemoveWorktree: registered?
-//	            30 worktree remove --force --force <wt>              RemoveWorktree
-//	            31 worktree prune                                    RemoveWorktree
+//	         25-26 config --list ... (main, <wt>)                    drift check after the agent
+//	            27 status ...                                        fixChanges
+//	            28 ls-files -z --others --exclude-standard -- paths  Diff
+//	            29 add --intent-to-add --pathspec-from-file=-        Diff: untracked made visible
+//	            30 update-index -q --refresh                         Diff
+//	            31 diff-index --patch --binary HEAD -- paths         Diff: the patch
+//	            32 diff-index --numstat -z HEAD -- paths             Diff: the line count
+//	            33 reset --quiet --pathspec-from-file=-              Diff: index restored
+//	               (the oracle, green)
+//	         34-35 config --list ... (main, <wt>)                    drift check after the test
+//	               (the suite, green)
+//	         36-37 config --list ... (main, <wt>)                    drift check after the suite
+//	            38 reset --quiet                                     Commit
+//	            39 add --all -- paths                                Commit
+//	            40 diff-index --cached --name-only -z HEAD --        Commit: staged == declared
+//	            41 commit --no-verify --quiet --cleanup=whitespace -F -
+//	            42 rev-parse --verify HEAD^{commit}                  Commit: the new SHA
+//	P5          43 check-ref-format --branch fixrail/<id>            UpdateBranch
+//	            44 update-ref --no-deref -m ... <ref> <new> <zero>   UpdateBranch (compare-and-swap)
+//	cleanup     45 worktree list --porcelain -z                      RemoveWorktree: registered?
+//	            46 worktree remove --force --force <wt>              RemoveWorktree
+//	            47 worktree prune                                    RemoveWorktree
+//
+// Diff, Commit, AddWorktree, UpdateBranch, RemoveWorktree and Prune check
+// for drift first only when repository code ran since the last check; here
+// every such run is followed by its own check, so none of them lists again.
 //
 // What the raw side leaves out is everything that is not git: the lock, the
 // event log and run report, the marker, hashing, the gates, the prompts, the
-// outbox, and gitx's rails (the -c prefix, the allowlisted environment).
+// outbox, and gitx's rails (the -c prefix, the allowlisted environment, the
+// snapshot in GIT_CONFIG_GLOBAL: the raw side's repository calls read no
+// global config at all). It does write its own snapshot, so that the
+// read-back reads the same file, and compares each listing byte for byte
+// with its baseline, as an operator checking by hand would.
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,7 +98,7 @@ import (
 
 // gitCallsPerFinding is the length of the list above: what one finding
 // costs in git processes, Prepare included.
-const gitCallsPerFinding = 31
+const gitCallsPerFinding = 47
 
 const (
 	benchTestPath = "tests/repro.sh"
@@ -163,12 +188,17 @@ func newBenchFixture(tb testing.TB) *benchFixture {
 }
 
 // runPipeline takes finding id to a terminal state, as `fixrail run` does,
-// and fails unless it is DRAFT-PR.
+// Setup.Close included, and fails unless it is DRAFT-PR.
 func (fx *benchFixture) runPipeline(tb testing.TB, ctx context.Context, id string) *pipeline.Report {
 	s, err := pipeline.Prepare(ctx, fx.repo, "")
 	if err != nil {
 		tb.Fatal(err)
 	}
+	defer func() {
+		if err := s.Close(); err != nil {
+			tb.Error(err)
+		}
+	}()
 	rep, err := pipeline.Run(ctx, s, pipeline.Params{
 		Finding: &findings.Finding{ID: id, Title: "bench finding " + id, Body: "the bench symptom"},
 		Runner:  benchAgent{},
@@ -185,32 +215,48 @@ func (fx *benchFixture) runPipeline(tb testing.TB, ctx context.Context, id strin
 
 // rawGit runs plain git: no -c prefix, the test's own environment minus
 // GIT_* variables, and no system or global config (as gittest does), so a
-// developer's ~/.gitconfig cannot sign or hook the raw side's commits.
+// developer's ~/.gitconfig cannot sign or hook the raw side's commits. The
+// one exception is the snapshot's listing, which reads the operator's own
+// config as their git would (opEnv), as gitx's does.
 type rawGit struct {
 	tb    testing.TB
 	env   []string
+	opEnv []string
 	calls int
 }
 
 func newRawGit(tb testing.TB) *rawGit {
-	var env []string
+	var base, op []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
+			base = append(base, kv)
 		}
 	}
-	env = append(env, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0")
-	return &rawGit{tb: tb, env: env}
+	op = append(op, base...)
+	for _, name := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM"} {
+		if v, ok := os.LookupEnv(name); ok {
+			op = append(op, name+"="+v)
+		}
+	}
+	env := append(base, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0")
+	op = append(op, "GIT_TERMINAL_PROMPT=0")
+	return &rawGit{tb: tb, env: env, opEnv: op}
 }
 
 // exec runs git args in dir with stdin and extra env, requires exit code
 // want, and returns stdout.
 func (g *rawGit) exec(dir string, stdin []byte, env []string, want int, args ...string) []byte {
 	g.tb.Helper()
+	return g.run(g.env, dir, stdin, env, want, args...)
+}
+
+// run is exec on the base environment base.
+func (g *rawGit) run(base []string, dir string, stdin []byte, env []string, want int, args ...string) []byte {
+	g.tb.Helper()
 	g.calls++
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(g.env[:len(g.env):len(g.env)], env...)
+	cmd.Env = append(base[:len(base):len(base)], env...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -237,6 +283,87 @@ func (g *rawGit) git(dir string, args ...string) string {
 	return strings.TrimRight(string(g.exec(dir, nil, nil, 0, args...)), "\n")
 }
 
+// rawSnapshot is the snapshot by hand: `git version`, the operator's
+// effective config listed from a new empty directory that git cannot find a
+// repository above, its system and global entries (include keys dropped)
+// written to a read-only file, and that file read back and compared. It
+// returns the snapshot's directory, which the caller removes, as
+// Setup.Close does.
+func rawSnapshot(tb testing.TB, g *rawGit) string {
+	tb.Helper()
+	g.git(string(filepath.Separator), "version")
+	dir, err := os.MkdirTemp("", "fixrail-raw-gitconfig-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	listing := g.run(g.opEnv, dir, nil, []string{"GIT_CEILING_DIRECTORIES=" + filepath.Dir(dir)}, 0,
+		"config", "--list", "--includes", "--show-scope", "--show-origin", "-z")
+	data, want := encodeSnapshot(tb, listing)
+	path := filepath.Join(dir, "config")
+	if err := os.WriteFile(path, data, 0o400); err != nil {
+		tb.Fatal(err)
+	}
+	if got := g.exec(dir, nil, nil, 0, "config", "--file", path, "--no-includes", "--list", "-z"); !bytes.Equal(got, want) {
+		tb.Fatalf("raw snapshot reads back as %q, want %q", got, want)
+	}
+	return dir
+}
+
+// encodeSnapshot turns a `config --list --show-scope --show-origin -z`
+// listing into a config file holding its system and global entries, in
+// order, include.path and includeIf keys dropped, each value quoted. It
+// also returns what `config --list -z` must print for that file.
+func encodeSnapshot(tb testing.TB, listing []byte) (file, list []byte) {
+	tb.Helper()
+	fields := bytes.Split(listing, []byte{0})
+	if len(fields)%3 != 1 || len(fields[len(fields)-1]) != 0 {
+		tb.Fatalf("config listing: %d NUL-separated fields", len(fields))
+	}
+	var f, l bytes.Buffer
+	quote := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`, "\b", `\b`)
+	for i := 0; i+3 <= len(fields); i += 3 {
+		scope, kv := string(fields[i]), string(fields[i+2])
+		key, value, hasValue := strings.Cut(kv, "\n")
+		if scope != "system" && scope != "global" || key == "include.path" || strings.HasPrefix(key, "includeif.") {
+			continue
+		}
+		first, last := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
+		if first <= 0 || last == len(key)-1 {
+			tb.Fatalf("config listing: key %q", key)
+		}
+		f.WriteString("[" + key[:first])
+		if first != last {
+			f.WriteString(` "` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(key[first+1:last]) + `"`)
+		}
+		f.WriteString("]\n\t" + key[last+1:])
+		if hasValue {
+			f.WriteString(` = "` + quote.Replace(value) + `"`)
+		}
+		f.WriteString("\n")
+		l.WriteString(kv)
+		l.WriteByte(0)
+	}
+	return f.Bytes(), l.Bytes()
+}
+
+// configList lists the clone's config from dir, local and worktree scope
+// only (the raw side reads no system or global config), includes followed.
+func (g *rawGit) configList(dir string) []byte {
+	g.tb.Helper()
+	return g.exec(dir, nil, nil, 0, "config", "--list", "--includes", "--show-scope", "-z")
+}
+
+// checkDrift lists the config again from each directory of base, in path
+// order as gitx does, and requires each listing to equal its baseline.
+func (g *rawGit) checkDrift(base map[string][]byte) {
+	g.tb.Helper()
+	for _, dir := range slices.Sorted(maps.Keys(base)) {
+		if got := g.configList(dir); !bytes.Equal(got, base[dir]) {
+			g.tb.Fatalf("git config in %s drifted:\n%q\nwant\n%q", dir, got, base[dir])
+		}
+	}
+}
+
 // rawCommand runs a test or suite command in dir and reports whether it
 // passed.
 func rawCommand(tb testing.TB, dir string, argv []string) (bool, string) {
@@ -259,8 +386,14 @@ func rawFinding(tb testing.TB, fx *benchFixture, g *rawGit, id string) {
 	branch := "fixrail/" + id
 	ref := "refs/heads/" + branch
 
-	// Prepare.
+	// Prepare: the snapshot (removed at the end, as Setup.Close does), the
+	// repository, the baseline of its config and push URL (there is no
+	// origin: exit 2), the base and fixrail.yaml.
+	snap := rawSnapshot(tb, g)
+	defer os.RemoveAll(snap)
 	_, top, _ := strings.Cut(g.git(fx.repo, "rev-parse", "--is-inside-work-tree", "--show-toplevel"), "\n")
+	baseline := map[string][]byte{top: g.configList(top)}
+	g.exec(top, nil, nil, 2, "remote", "get-url", "--push", "origin")
 	base := g.git(top, "symbolic-ref", "--quiet", "--short", "HEAD")
 	sha := g.git(top, "rev-parse", "--verify", "--end-of-options", "refs/heads/"+base+"^{commit}")
 	commit := g.git(top, "rev-parse", "--verify", "--end-of-options", sha+"^{commit}")
@@ -282,10 +415,12 @@ func rawFinding(tb testing.TB, fx *benchFixture, g *rawGit, id string) {
 	wt := filepath.Join(dir, "wt")
 	g.git(top, "rev-parse", "--verify", "--end-of-options", sha+"^{commit}")
 	g.git(top, "worktree", "add", "--quiet", "--detach", "--", wt, sha)
+	baseline[wt] = g.configList(wt)
 	planPath, resultPath := filepath.Join(dir, "PLAN.json"), filepath.Join(dir, "result.json")
 	if err := agentInvestigate(wt, planPath); err != nil {
 		tb.Fatal(err)
 	}
+	g.checkDrift(baseline)
 	status := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignored=matching"}
 	g.git(wt, status...)
 
@@ -293,12 +428,14 @@ func rawFinding(tb testing.TB, fx *benchFixture, g *rawGit, id string) {
 	if ok, out := rawCommand(tb, wt, benchTestArgv); ok || !strings.Contains(out, benchSymptom) {
 		tb.Fatalf("raw oracle on the base: passed=%v, output %q", ok, out)
 	}
+	g.checkDrift(baseline)
 	g.git(wt, status...)
 
 	// P4: the diff, the gates' two commands, the commit.
 	if err := agentFix(wt, resultPath); err != nil {
 		tb.Fatal(err)
 	}
+	g.checkDrift(baseline)
 	g.git(wt, status...)
 	paths := []string{benchFixPath, benchTestPath} // sorted, as status lists them
 	untracked := g.exec(wt, nil, nil, 0, append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--"}, paths...)...)
@@ -311,9 +448,11 @@ func rawFinding(tb testing.TB, fx *benchFixture, g *rawGit, id string) {
 	if ok, out := rawCommand(tb, wt, benchTestArgv); !ok {
 		tb.Fatalf("raw oracle after the fix: %q", out)
 	}
+	g.checkDrift(baseline)
 	if ok, out := rawCommand(tb, wt, benchSuiteArgv); !ok {
 		tb.Fatalf("raw suite: %q", out)
 	}
+	g.checkDrift(baseline)
 	g.git(wt, "reset", "--quiet")
 	g.git(wt, append([]string{"add", "--all", "--"}, paths...)...)
 	g.git(wt, "diff-index", "--cached", "--no-renames", "--name-only", "-z", "HEAD", "--")
@@ -364,18 +503,33 @@ func BenchmarkRawGit(b *testing.B) {
 // TestBenchFixtureReachesDraftPR keeps the benchmarks honest: the fixture
 // reaches DRAFT-PR, and a git shim on PATH shows that the pipeline and the
 // raw side make the same git calls, gitCallsPerFinding of them, and end in
-// the same tree.
+// the same tree, and that each removes its config snapshot when done.
 func TestBenchFixtureReachesDraftPR(t *testing.T) {
 	fx := newBenchFixture(t)
 	log := installGitShim(t)
+	// The snapshots go under os.TempDir: a private one shows what is left.
+	snaps := t.TempDir()
+	t.Setenv("TMPDIR", snaps)
+	leftBehind := func(side string) {
+		t.Helper()
+		ents, err := os.ReadDir(snaps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			t.Errorf("%s left %s behind in TMPDIR", side, e.Name())
+		}
+	}
 
 	rep := fx.runPipeline(t, context.Background(), "t1")
+	leftBehind("the pipeline (Setup.Close)")
 	harness := readGitLog(t, log)
 	if err := os.WriteFile(log, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	g := newRawGit(t)
 	rawFinding(t, fx, g, "t2")
+	leftBehind("the raw side")
 	raw := readGitLog(t, log)
 
 	if len(harness) != gitCallsPerFinding {

@@ -15,7 +15,13 @@ func (r *run) cleanup() {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.parent), 30*time.Second)
 	defer cancel()
 	if r.wt != nil {
-		if err := r.s.Repo.RemoveWorktree(ctx, r.wt.Dir); err != nil {
+		remove := r.s.Repo.RemoveWorktree
+		if r.s.Repo.Poisoned() != nil {
+			// A poisoned clone's git is not run again: its config may now
+			// name commands. The worktree goes without git.
+			remove = r.s.Repo.DiscardWorktree
+		}
+		if err := remove(ctx, r.wt.Dir); err != nil {
 			r.rep.Warnings = append(r.rep.Warnings, "remove worktree: "+err.Error())
 		}
 	}

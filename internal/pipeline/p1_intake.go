@@ -39,6 +39,10 @@ func (r *run) intake(ctx context.Context) *Outcome {
 	}
 	r.fin = &fin
 	r.rep.Finding.Title = fin.Title
+	// A clone poisoned by an earlier finding's config drift runs no more git.
+	if err := r.s.Repo.Poisoned(); err != nil {
+		return stop(Escalate, ReasonPoisoned, err.Error())
+	}
 	lock, err := ledger.TryLock(filepath.Join(r.stateDir, "locks"), r.fin.ID)
 	if errors.Is(err, ledger.ErrHeld) {
 		return stop(Halt, ReasonInFlight, "another fixrail run holds finding "+r.fin.ID)
@@ -50,6 +54,9 @@ func (r *run) intake(ctx context.Context) *Outcome {
 	r.gate("P1", "finding-lock", "pass", "finding "+r.fin.ID)
 
 	r.sweep(ctx)
+	for _, d := range pathguard.SweepStale(r.p.TempDir) {
+		r.note("sweep", "removed "+filepath.Base(d)+", left by a process that is gone")
+	}
 
 	exists, err := r.s.Repo.BranchExists(ctx, r.branch)
 	if err != nil {

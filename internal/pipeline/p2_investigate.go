@@ -28,6 +28,7 @@ func (r *run) investigate(ctx context.Context) *Outcome {
 	if r.wt, err = r.s.Repo.AddWorktree(ctx, filepath.Join(r.dir, "wt"), r.s.BaseSHA); err != nil {
 		return stop(Halt, ReasonCheckError, "worktree: "+err.Error())
 	}
+	r.noteIgnoredInput()
 	if r.fence, err = untrusted.NewFence(); err != nil {
 		return stop(Halt, ReasonCheckError, "fence nonce: "+err.Error())
 	}
@@ -77,6 +78,7 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt string) *Ou
 	if phase == runner.Fix {
 		allow = r.plan.Files
 	}
+	release := r.s.Repo.Shared()
 	_, err := r.runner.Run(ctx, runner.Invocation{
 		Phase:      phase,
 		Worktree:   r.wt.Dir,
@@ -87,6 +89,15 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt string) *Ou
 		MaxTurns:   r.cfg.Runner.MaxTurns,
 		Allow:      allow,
 	})
+	release()
+	// Repository code (the agent) has run: the clone's git config must be as
+	// it was at baseline before git is trusted with it again.
+	if derr := r.s.Repo.CheckDrift(ctx); derr != nil {
+		if o := r.containmentOutcome(phaseLabel(phase), derr); o != nil {
+			return o
+		}
+		return stop(Escalate, ReasonCheckError, "git config check: "+derr.Error())
+	}
 	if err == nil {
 		return nil
 	}
@@ -102,4 +113,30 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt string) *Ou
 		return stop(Halt, string(re.Kind), re.Detail)
 	}
 	return stop(Halt, string(runner.Unavailable), err.Error())
+}
+
+// phaseLabel names the pipeline phase an invocation runs in.
+func phaseLabel(p runner.Phase) string {
+	if p == runner.Fix {
+		return "P4"
+	}
+	return "P2"
+}
+
+// agentConfigFiles are files an agent CLI would read as instructions or
+// settings if it trusted the repository. fixrail's adapters run with
+// project settings and MCP servers off, so these are input, never
+// configuration; the run records that it saw them.
+var agentConfigFiles = []string{"CLAUDE.md", "AGENTS.md", "GEMINI.md", ".claude", ".mcp.json", ".codex", ".gemini", ".cursor", ".cursorrules"}
+
+func (r *run) noteIgnoredInput() {
+	var seen []string
+	for _, name := range agentConfigFiles {
+		if _, err := os.Lstat(filepath.Join(r.wt.Dir, name)); err == nil {
+			seen = append(seen, name)
+		}
+	}
+	if len(seen) > 0 {
+		r.gate("P2", "agent-config-ignored", "pass", "present in the repository and not loaded: "+strings.Join(seen, ", "))
+	}
 }

@@ -43,6 +43,9 @@ func (r *run) reproduce(ctx context.Context) *Outcome {
 
 	r.oracleArgv = fixtype.OracleArgv(r.cfg.Test.Command, r.plan)
 	res, err := r.exec(ctx, r.oracleArgv, r.cfg.Test.Timeout)
+	if o := r.containmentOutcome("P3", err); o != nil {
+		return o
+	}
 	if err != nil {
 		r.gate("P3", "oracle-red", "error", err.Error())
 		return stop(Escalate, ReasonCheckError, "test command: "+err.Error())
@@ -101,18 +104,40 @@ func (r *run) stageA() *Outcome {
 	return nil
 }
 
-// buildEnvNames is what test and suite commands inherit: names, never
-// patterns, and no credentials.
-var buildEnvNames = []string{"PATH", "HOME", "LANG", "LC_ALL", "TZ", "USER"}
-
-// exec runs a harness-owned command (test or suite) in the worktree.
+// exec runs a harness-owned command (test or suite) in the worktree: the
+// build environment (no credentials), a private TMPDIR, and bubblewrap where
+// the config asks for it. It holds the clone's gate shared while repository
+// code runs and checks the git config for drift afterwards.
 func (r *run) exec(ctx context.Context, argv []string, timeout time.Duration) (sandbox.Result, error) {
-	return sandbox.Run(ctx, sandbox.Cmd{
+	env, err := sandbox.Env(sandbox.Build, os.LookupEnv, r.cfg.ExtraEnv)
+	if err != nil {
+		return sandbox.Result{}, err
+	}
+	tmp, cleanup, err := sandbox.TempDir(r.p.TempDir)
+	if err != nil {
+		return sandbox.Result{}, err
+	}
+	defer cleanup()
+	mode, _ := sandbox.ParseMode(r.cfg.Sandbox) // validated with the config
+	release := r.s.Repo.Shared()
+	res, err := sandbox.Run(ctx, sandbox.Cmd{
 		Args:    argv,
 		Dir:     r.wt.Dir,
-		Env:     sandbox.Environ(os.LookupEnv, buildEnvNames...),
+		Env:     sandbox.WithTempDir(env, tmp),
 		Timeout: timeout,
+		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{r.wt.Dir}, Tmp: tmp},
 	})
+	release()
+	if err != nil {
+		return res, err
+	}
+	if !res.Sandboxed && mode != sandbox.Off {
+		r.unsandboxed = true
+	}
+	if err := r.s.Repo.CheckDrift(ctx); err != nil {
+		return res, err
+	}
+	return res, nil
 }
 
 func outcomeText(res sandbox.Result) string {

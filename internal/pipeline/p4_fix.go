@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gates"
@@ -67,9 +69,15 @@ func (r *run) fix(ctx context.Context) *Outcome {
 			return stop(Escalate, ReasonCheckError, "diff: "+err.Error())
 		}
 	}
-	for _, g := range gates.Fix {
+	// The LLM validation runs last: only a change every mechanical gate
+	// accepted is worth a model's opinion.
+	validate := gates.LLMValidate(gates.Validation{Model: r.s.Model, Finding: r.findingText(), Redact: r.scrubInbound})
+	for _, g := range append(slices.Clone(gates.Fix), validate) {
 		v, err := g.Run(ctx, c)
 		if o := r.stopped(ctx); o != nil {
+			return o
+		}
+		if o := r.containmentOutcome("P4", err); o != nil {
 			return o
 		}
 		if err != nil {
@@ -83,6 +91,14 @@ func (r *run) fix(ctx context.Context) *Outcome {
 				t = Halt
 			}
 			return stop(t, g.Reason, fmt.Sprintf("%s: %s", g.Name, v.Detail))
+		}
+		if v.Unconfirmed {
+			r.gate("P4", g.Name, "unconfirmed", v.Detail)
+			r.needsReview = append(r.needsReview, g.Name+": "+v.Detail)
+			if v.Label != "" {
+				r.labels = append(r.labels, v.Label)
+			}
+			continue
 		}
 		r.gate("P4", g.Name, "pass", v.Detail)
 	}
@@ -113,4 +129,17 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// findingText is the (already redacted) report as one text for the model.
+func (r *run) findingText() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Title: %s\n\n%s", r.fin.Title, r.fin.Body)
+	if len(r.fin.Labels) > 0 {
+		fmt.Fprintf(&b, "\n\nLabels: %s", strings.Join(r.fin.Labels, ", "))
+	}
+	for i, c := range r.fin.Comments {
+		fmt.Fprintf(&b, "\n\nComment %d:\n%s", i+1, c)
+	}
+	return b.String()
 }

@@ -3,10 +3,12 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/gates"
 )
 
 // terminal is P5: in interactive mode a human confirms (the only step the
@@ -31,12 +33,20 @@ func (r *run) terminal(ctx context.Context) *Outcome {
 	if o := r.stopped(ctx); o != nil {
 		return o
 	}
+	// Impact analysis is advice for the reviewer, never a gate: a failure
+	// is recorded as medium, with the error in the event log.
+	r.impact = gates.DefaultImpact()
+	if d, err := r.scrubInbound(r.change.diff.Patch); err != nil {
+		r.note("impact-error", "diff not scrubbed: "+err.Error())
+	} else if r.impact, err = gates.Impact(ctx, r.s.Model, r.findingText(), d); err != nil {
+		r.note("impact-error", err.Error())
+	}
 	pr := forge.PR{
 		ID:     r.fin.ID,
 		Title:  r.prTitle(),
 		Base:   r.s.Base,
 		Head:   r.branch,
-		Labels: []string{"fixrail", "fix:bug"},
+		Labels: r.prLabels(),
 		Draft:  true,
 		Commit: r.change.commit,
 		Body:   r.prBody(),
@@ -65,7 +75,11 @@ func (r *run) terminal(ctx context.Context) *Outcome {
 		return stop(Escalate, ReasonForgeError, "draft PR: "+err.Error())
 	}
 	r.rep.PR = loc
-	return stop(DraftPR, ReasonFixed, "reproduced red on "+r.s.Base+", green after the fix; every gate passed")
+	detail := "reproduced red on " + r.s.Base + ", green after the fix; every gate passed"
+	if len(r.needsReview) > 0 || r.unsandboxed {
+		detail = "reproduced red on " + r.s.Base + ", green after the fix; labelled needs-review (see the PR body)"
+	}
+	return stop(DraftPR, ReasonFixed, detail)
 }
 
 func (r *run) prTitle() string {
@@ -80,6 +94,16 @@ func (r *run) prBody() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Draft fix for finding %s\n\n", r.fin.ID)
 	b.WriteString("> Opened by fixrail for an unattended agent. It is a draft: a human reviews and merges; fixrail never merges.\n\n")
+	if r.unsandboxed {
+		b.WriteString("> **Needs review:** the test and the suite ran without a sandbox (sandbox: auto, and bubblewrap was not available), so the repository's code ran with the operator's user rights.\n\n")
+	}
+	if len(r.needsReview) > 0 {
+		b.WriteString("### Needs review\n\n")
+		for _, why := range r.needsReview {
+			fmt.Fprintf(&b, "- %s\n", why)
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("### What was reproduced\n\n")
 	fmt.Fprintf(&b, "The harness ran `%s` on `%s` (%s) before any fix existed: it failed, and its output contained the reported symptom `%s`. ",
 		strings.Join(r.oracleArgv, " "), r.s.Base, short(r.s.BaseSHA), r.plan.Test.Symptom)
@@ -97,6 +121,8 @@ func (r *run) prBody() string {
 	for _, g := range r.rep.Gates {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.Phase, g.Name, g.Verdict, strings.ReplaceAll(g.Detail, "|", "\\|"))
 	}
+	b.WriteString("\n")
+	b.WriteString(r.impact.Markdown())
 	b.WriteString("\n### The agent's own words (unverified)\n\n")
 	b.WriteString(quoteBlock("plan: " + r.planSummary + "\nresult: " + r.change.result.Summary))
 	fmt.Fprintf(&b, "\nRun `%s`, %s mode.\n", r.rep.RunID, r.rep.Mode)
@@ -111,4 +137,17 @@ func quoteBlock(s string) string {
 		fence += "`"
 	}
 	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
+}
+
+// prLabels marks what the rails could not prove: a label can fail after the
+// PR exists, so every such reason is in the body too.
+func (r *run) prLabels() []string {
+	labels := []string{"fixrail", "fix:bug"}
+	if r.unsandboxed {
+		labels = append(labels, gates.LabelNeedsReview)
+	}
+	labels = append(labels, r.labels...)
+	labels = append(labels, r.impact.Label())
+	slices.Sort(labels)
+	return slices.Compact(labels)
 }

@@ -23,10 +23,12 @@ import (
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/ledger"
 	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/runner"
+	"github.com/fixrail/fixrail/internal/runner/model"
 	"github.com/fixrail/fixrail/internal/sensitive"
 	"github.com/fixrail/fixrail/internal/untrusted"
 )
@@ -58,14 +60,43 @@ type Setup struct {
 	// Scrub is the run's redaction and leak-scan engine: it knows the
 	// harness's own secrets and the operator's customer identifiers.
 	Scrub *redact.Engine
+	// Model answers the single-shot gates; nil records them unconfirmed.
+	Model gates.Completer
+	// snap is the operator's git config, frozen at start; every git call
+	// reads it and checks its hash.
+	snap *gitx.Snap
+}
+
+// Close releases what Prepare took (the config snapshot's directory).
+func (s *Setup) Close() error {
+	if s == nil || s.snap == nil {
+		return nil
+	}
+	return s.snap.Close()
 }
 
 // Prepare opens the repository and reads fixrail.yaml from the base branch.
 // base may be empty: the repository's current branch is the base.
-func Prepare(ctx context.Context, repoDir, base string) (*Setup, error) {
-	repo, err := gitx.Open(ctx, repoDir)
+func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
+	// The operator's git config is frozen before anything reads the
+	// repository: later changes to ~/.gitconfig, by anyone, are not seen.
+	snap, err := gitx.Snapshot(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: git: %v", ErrSetup, err)
+	}
+	defer func() {
+		if err != nil {
+			snap.Close()
+		}
+	}()
+	repo, err := snap.Open(ctx, repoDir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s is not a git work tree: %v", ErrSetup, repoDir, err)
+	}
+	// The clone's own config, recorded before any repository code runs;
+	// every later git call that follows repository code is checked against it.
+	if err := repo.Baseline(ctx); err != nil {
+		return nil, fmt.Errorf("%w: record the repository's git config: %v", ErrSetup, err)
 	}
 	if base == "" {
 		if base, err = repo.CurrentBranch(ctx); err != nil {
@@ -97,7 +128,15 @@ func Prepare(ctx context.Context, repoDir, base string) (*Setup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: redact.customer_ids_file: %v", ErrSetup, err)
 	}
-	return &Setup{Repo: repo, Base: base, BaseSHA: sha, Config: cfg, Policy: pol, Scrub: scrub}, nil
+	var completer gates.Completer
+	if cfg.Model.Kind != "" {
+		b, err := model.Open(model.Settings{Kind: cfg.Model.Kind, Model: cfg.Model.Model, BaseURL: cfg.Model.BaseURL, Binary: cfg.Model.Binary, Timeout: cfg.Model.Timeout}, os.LookupEnv)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrSetup, err)
+		}
+		completer = b
+	}
+	return &Setup{Repo: repo, Base: base, BaseSHA: sha, Config: cfg, Policy: pol, Scrub: scrub, Model: completer, snap: snap}, nil
 }
 
 // Params are one run's inputs.
@@ -143,6 +182,10 @@ type run struct {
 	planSummary string            // PLAN.json's summary, redacted
 	artifacts   map[string]string // path → hash of what the harness's test run left
 	change      *changeSet
+	unsandboxed bool     // a test or suite command ran outside a sandbox (mode auto)
+	needsReview []string // why the PR must be read with care: unconfirmed gates
+	labels      []string // labels gates asked for
+	impact      gates.ImpactReport
 }
 
 // Run takes one finding to a terminal state. The error is non-nil only when

@@ -46,6 +46,9 @@ const (
 	ReasonGateError        = "gate-error"
 	ReasonCheckError       = "check-error"
 	ReasonForgeError       = "forge-error"
+	ReasonConfigDrift      = "config-drift"
+	ReasonNoSandbox        = "no-sandbox"
+	ReasonPoisoned         = "poisoned-clone"
 )
 
 // Outcome is how a run ended.

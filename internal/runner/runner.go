@@ -130,6 +130,14 @@ func (c *Command) Run(ctx context.Context, inv Invocation) (Result, error) {
 	env = sandbox.With(env, "FIXRAIL_PLAN", inv.PlanPath)
 	env = sandbox.With(env, "FIXRAIL_RESULT", inv.ResultPath)
 	env = sandbox.With(env, "FIXRAIL_MAX_TURNS", fmt.Sprint(inv.MaxTurns))
+	// A throwaway TMPDIR: nothing the agent leaves there outlives the call,
+	// and it never shares fixrail's own temp directory.
+	tmp, cleanup, err := sandbox.TempDir("")
+	if err != nil {
+		return Result{}, &Error{Kind: Unavailable, Detail: "temp dir: " + err.Error()}
+	}
+	defer cleanup()
+	env = sandbox.WithTempDir(env, tmp)
 	res, err := sandbox.Run(ctx, sandbox.Cmd{
 		Args:    c.Argv,
 		Dir:     inv.Worktree,

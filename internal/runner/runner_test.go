@@ -135,6 +135,25 @@ echo "agent says hi" >&2`
 			)
 			sort.Strings(want)
 			got := strings.Split(strings.TrimSuffix(read(t, filepath.Join(inv.Worktree, "env.txt")), "\n"), "\n")
+			// The agent gets a throwaway TMPDIR (same value in TMP and TEMP),
+			// a private fixrail directory that is gone once Run returns.
+			var tmp string
+			got = slices.DeleteFunc(got, func(kv string) bool {
+				k, v, _ := strings.Cut(kv, "=")
+				if k != "TMPDIR" && k != "TMP" && k != "TEMP" {
+					return false
+				}
+				if tmp != "" && v != tmp {
+					t.Errorf("%s = %q, want %q like the others", k, v, tmp)
+				}
+				tmp = v
+				return true
+			})
+			if !strings.Contains(tmp, "fixrail-run-") {
+				t.Errorf("TMPDIR = %q, want a private fixrail directory", tmp)
+			} else if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+				t.Errorf("the agent's TMPDIR %s outlived the run: %v", tmp, err)
+			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("agent environment (-want +got):\n%s", diff)
 			}

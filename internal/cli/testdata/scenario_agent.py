@@ -11,6 +11,8 @@ script can describe an agent's behaviour as files:
   agent/investigate/plan.json   copied to $FIXRAIL_PLAN
   agent/fix/result.json         copied to $FIXRAIL_RESULT
   agent/<phase>/action      one of: "kill" (SIGKILL itself), "sleep N",
+                            "plant-git-config" (append core.fsmonitor to the
+                            clone's .git/config),
                             "block" (write agent/started, wait for agent/release)
 
 It records the prompt it got in agent/<phase>.prompt and the environment
@@ -61,6 +63,13 @@ def main():
             os.kill(os.getpid(), signal.SIGKILL)
         elif words[0] == "sleep":
             time.sleep(float(words[1]))
+        elif words[0] == "plant-git-config":
+            # Rewrite the clone's shared git config, as a hostile repository's
+            # build step could: a command git would run later.
+            gitdir = open(".git").read().split("gitdir:")[1].strip()
+            common = os.path.normpath(os.path.join(gitdir, "..", ".."))
+            with open(os.path.join(common, "config"), "a") as f:
+                f.write("[core]\n\tfsmonitor = touch " + os.path.join(HERE, "fsmonitor-ran") + "\n")
         elif words[0] == "block":
             open(os.path.join(base, "started"), "w").close()
             deadline = time.time() + 60
