@@ -59,6 +59,8 @@ func exitCode(err error) int {
 		return exitBlock
 	case errors.As(err, new(*errChainBroken)):
 		return exitEscalate // receipts verify found a break
+	case errors.Is(err, errDoctor):
+		return exitHalt // doctor: a run would not start
 	case errors.Is(err, errDeclined):
 		return exitHalt // approve: "no" at the prompt, like a declined interactive run
 	case errors.As(err, new(*usageError)),
@@ -72,7 +74,7 @@ func exitCode(err error) int {
 // errorMessage is what Main prints for err; terminal outcomes and help were
 // already shown by the command.
 func errorMessage(err error) string {
-	if err == nil || errors.Is(err, errHelpShown) || errors.As(err, new(*terminalError)) || errors.As(err, new(*errFound)) || errors.As(err, new(*hookBlocked)) {
+	if err == nil || errors.Is(err, errHelpShown) || errors.As(err, new(*terminalError)) || errors.As(err, new(*errFound)) || errors.As(err, new(*hookBlocked)) || errors.Is(err, errDoctor) {
 		return ""
 	}
 	return err.Error()

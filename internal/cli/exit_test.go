@@ -31,6 +31,7 @@ func TestExitCode(t *testing.T) {
 		{"hook blocked", &hookBlocked{}, 2},
 		{"receipt chain broken", &errChainBroken{&receipt.Break{Line: 2, Reason: "x"}}, 5},
 		{"approve declined", errDeclined, 3},
+		{"doctor found a missing precondition", errDoctor, 3},
 		{"internal", errors.New("disk on fire"), 1},
 	} {
 		if got := exitCode(tc.err); got != tc.want {

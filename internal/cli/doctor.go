@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/fixrail/fixrail/internal/gitx"
+	"github.com/fixrail/fixrail/internal/pipeline"
+	"github.com/fixrail/fixrail/internal/redact"
+	"github.com/fixrail/fixrail/internal/sandbox"
+)
+
+var cmdDoctor = &command{
+	Name:  "doctor",
+	Usage: "[--repo DIR] [--json]",
+	Short: "check git, the config snapshot, the sandbox, the runner and credentials",
+	Long: `
+Doctor checks what a run depends on, without running one: the git version
+(2.32 or later), that the operator's git config can be snapshotted and
+verified, whether bubblewrap is usable (and what sandbox: in fixrail.yaml
+asks for), that fixrail.yaml on the base branch parses, that the runner's
+binary is on PATH, and which credentials fixrail would hold (names only,
+never values). It exits 3 when something a run needs is missing.`,
+	Flags: func() *flag.FlagSet { fs, _ := doctorFlags(); return fs },
+	Run:   runDoctor,
+}
+
+type doctorOpts struct {
+	repo string
+	json bool
+}
+
+func doctorFlags() (*flag.FlagSet, *doctorOpts) {
+	o := &doctorOpts{}
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.StringVar(&o.repo, "repo", ".", "the repository fixrail would run on")
+	fs.BoolVar(&o.json, "json", false, "print the checks as JSON")
+	return fs, o
+}
+
+type check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok, warn, fail
+	Detail string `json:"detail"`
+}
+
+// errDoctor is doctor's "a run would not start".
+var errDoctor = errors.New("a check failed")
+
+func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
+	fs, o := doctorFlags()
+	if err := parseFlags(fs, stdio, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	var checks []check
+	add := func(name, status, detail string) { checks = append(checks, check{name, status, detail}) }
+
+	if v, err := gitx.GitVersion(ctx); err != nil {
+		add("git", "fail", err.Error())
+	} else {
+		add("git", "ok", "version "+v+" (2.32 or later required)")
+	}
+	if snap, err := gitx.Snapshot(ctx); err != nil {
+		add("git-config-snapshot", "fail", err.Error())
+	} else {
+		if err := snap.Verify(); err != nil {
+			add("git-config-snapshot", "fail", err.Error())
+		} else {
+			add("git-config-snapshot", "ok", "system and global config frozen read-only, sha256 "+snap.SHA256()[:16]+"…")
+		}
+		snap.Close()
+	}
+
+	sandboxMode := "auto"
+	setup, err := pipeline.Prepare(ctx, o.repo, "")
+	if err != nil {
+		add("config", "fail", err.Error())
+	} else {
+		defer setup.Close()
+		cfg := setup.Config
+		sandboxMode = cfg.Sandbox
+		add("config", "ok", fmt.Sprintf("fixrail.yaml on %s parses; runner %s, mode %s", setup.Base, cfg.Runner.Kind, cfg.Mode))
+		bin := cfg.Runner.Binary
+		if cfg.Runner.Kind == "command" && len(cfg.Runner.Command) > 0 {
+			bin = cfg.Runner.Command[0]
+		}
+		if bin == "" {
+			bin = cfg.Runner.Kind
+		}
+		if strings.Contains(bin, "/") {
+			add("runner", "ok", "runs "+bin+" (resolved in the worktree at run time)")
+		} else if p, err := exec.LookPath(bin); err != nil {
+			add("runner", "fail", bin+" is not on PATH")
+		} else {
+			add("runner", "ok", p)
+		}
+		if cfg.Model.Kind == "" {
+			add("model", "warn", "no model: the LLM validation gate records every fix unconfirmed (needs-review)")
+		} else {
+			add("model", "ok", cfg.Model.Kind+" "+cfg.Model.Model)
+		}
+		add("branch-protection", "ok", "not applicable: the local forge pushes nothing")
+	}
+
+	path, usable := sandbox.Detect()
+	switch {
+	case usable:
+		add("sandbox", "ok", "bubblewrap at "+path+" is usable; sandbox: "+sandboxMode)
+	case sandboxMode == "required":
+		add("sandbox", "fail", "sandbox: required, but bubblewrap is missing or unusable (runs would HALT no-sandbox)")
+	case sandboxMode == "off":
+		add("sandbox", "warn", "sandbox: off — test and suite commands run with the operator's rights")
+	default:
+		add("sandbox", "warn", "bubblewrap is missing or unusable; sandbox: auto runs unsandboxed and labels PRs needs-review")
+	}
+
+	var held []string
+	for _, name := range redact.CredentialEnv {
+		if v, ok := os.LookupEnv(name); ok && v != "" {
+			held = append(held, name)
+		}
+	}
+	if len(held) == 0 {
+		add("credentials", "ok", "none in the environment (the local forge needs none)")
+	} else {
+		add("credentials", "ok", "held, never passed to test or build commands: "+strings.Join(held, ", "))
+	}
+
+	failed := false
+	for _, c := range checks {
+		failed = failed || c.Status == "fail"
+	}
+	if o.json {
+		enc := json.NewEncoder(stdio.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(checks); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range checks {
+			fmt.Fprintf(stdio.Stdout, "%-4s  %-19s %s\n", c.Status, c.Name, c.Detail)
+		}
+	}
+	if failed {
+		return errDoctor
+	}
+	return nil
+}
