@@ -274,6 +274,11 @@ func TestClaudePipeline(t *testing.T) {
 		if rep.Terminal != DraftPR || rep.Reason != ReasonFixed {
 			t.Fatalf("terminal %s %s: %s", rep.Terminal, rep.Reason, rep.Detail)
 		}
+		// The agent's usage, from the CLI's stream, reaches the run report:
+		// two invocations, turns taken, and the fake's fixed per-request cost.
+		if rep.Agent.Invocations != 2 || rep.Agent.Turns == 0 || rep.Agent.CostUSD <= 0 {
+			t.Errorf("agent usage in the report = %+v, want 2 invocations with turns and a cost", rep.Agent)
+		}
 		for _, ph := range []runner.Phase{runner.Investigate, runner.Fix} {
 			r := agent.run(ph)
 			if r == nil || r.err != nil {

@@ -79,7 +79,7 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt string) *Ou
 		allow = r.plan.Files
 	}
 	release := r.s.Repo.Shared()
-	_, err := r.runner.Run(ctx, runner.Invocation{
+	res, err := r.runner.Run(ctx, runner.Invocation{
 		Phase:      phase,
 		Worktree:   r.wt.Dir,
 		Prompt:     prompt,
@@ -90,6 +90,10 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt string) *Ou
 		Allow:      allow,
 	})
 	release()
+	r.rep.Agent.Invocations++
+	r.rep.Agent.CostUSD += res.Cost
+	r.rep.Agent.Turns += res.Turns
+	r.rep.Agent.Denials += res.Denials
 	// Repository code (the agent) has run: the clone's git config must be as
 	// it was at baseline before git is trusted with it again.
 	if derr := r.s.Repo.CheckDrift(ctx); derr != nil {

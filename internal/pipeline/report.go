@@ -26,6 +26,7 @@ type Report struct {
 	PR       string       `json:"pr,omitempty"`
 	Plan     *PlanRef     `json:"plan,omitempty"`
 	Gates    []GateResult `json:"gates"`
+	Agent    AgentUsage   `json:"agent"`
 	Phases   []PhaseTime  `json:"phases"`
 	Started  time.Time    `json:"started"`
 	Ended    time.Time    `json:"ended"`
@@ -55,6 +56,16 @@ type GateResult struct {
 	Phase   string `json:"phase"`
 	Verdict string `json:"verdict"`
 	Detail  string `json:"detail,omitempty"`
+}
+
+// AgentUsage sums what the agent's invocations reported: cost in US dollars,
+// model turns and refused tool calls (zero where the runner cannot tell,
+// as with the command runner).
+type AgentUsage struct {
+	Invocations int     `json:"invocations"`
+	CostUSD     float64 `json:"cost_usd"`
+	Turns       int     `json:"turns"`
+	Denials     int     `json:"denials"`
 }
 
 // PhaseTime is how long a phase took.
