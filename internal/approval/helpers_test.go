@@ -34,7 +34,7 @@ func sshKeygen(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("ssh-keygen")
 	if err != nil {
-		t.Skip("ssh-keygen not installed")
+		t.Fatal("ssh-keygen not installed: the test command installs openssh-client")
 	}
 	return p
 }
