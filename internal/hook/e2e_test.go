@@ -31,11 +31,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fixrailBin = filepath.Join(dir, "fixrail")
-	cmd := exec.Command("go", "build", "-o", fixrailBin, "github.com/fixrail/fixrail/cmd/fixrail")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		buildErr = fmt.Errorf("go build fixrail: %v\n%s", err, out)
-	}
+	fixrailBin, buildErr = claudetest.BuildFixrail(dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -170,9 +170,9 @@ type claudePipeline struct {
 // buildFixrail builds the fixrail binary the phase hook runs.
 func buildFixrail(t *testing.T) string {
 	t.Helper()
-	fixrail := filepath.Join(t.TempDir(), "fixrail")
-	if out, err := exec.Command("go", "build", "-o", fixrail, "github.com/fixrail/fixrail/cmd/fixrail").CombinedOutput(); err != nil {
-		t.Fatalf("go build fixrail: %v\n%s", err, out)
+	fixrail, err := claudetest.BuildFixrail(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	return fixrail
 }

@@ -228,3 +228,15 @@ func Result(tb testing.TB, events []map[string]any) map[string]any {
 	tb.Fatalf("stream-json: no result event among %d events", len(events))
 	return nil
 }
+
+// BuildFixrail builds the fixrail binary into dir and returns its path: the
+// end-to-end tests register it as the agent's hook, so it must be the real
+// command, not the test binary.
+func BuildFixrail(dir string) (string, error) {
+	bin := filepath.Join(dir, "fixrail")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/fixrail/fixrail/cmd/fixrail")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build fixrail: %v\n%s", err, out)
+	}
+	return bin, nil
+}
