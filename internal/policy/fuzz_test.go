@@ -44,8 +44,8 @@ func FuzzAnalyze(f *testing.F) {
 		var r result
 		select {
 		case r = <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("Analyze(%q) still running after 10s", cmd)
+		case <-time.After(fuzzHangLimit()):
+			t.Fatalf("Analyze(%q) still running after %v", cmd, fuzzHangLimit())
 		}
 		ms, err := r.ms, r.err
 		if err != nil {
@@ -60,9 +60,15 @@ func FuzzAnalyze(f *testing.F) {
 	})
 }
 
-// TestPathologicalInputs bounds the time of inputs built to be expensive:
-// brace bombs, nested unrolled loops, thousands of globs, deep nesting.
+// TestPathologicalInputs guards against hangs on inputs built to be
+// expensive: brace bombs, nested unrolled loops, thousands of globs, deep
+// nesting. The limit catches a hang, not a slow run (bench for speed): it is
+// generous, and more so under the race detector on a loaded machine.
 func TestPathologicalInputs(t *testing.T) {
+	limit := 20 * time.Second
+	if raceBuild {
+		limit = 5 * time.Minute
+	}
 	for _, s := range []string{
 		"echo {1..10000000}",
 		"rm -rf " + strings.Repeat("{a,b}", 30),
@@ -85,8 +91,17 @@ func TestPathologicalInputs(t *testing.T) {
 				t.Errorf("%.40q: error %v", s, err)
 			}
 			t.Logf("%v for %.40q", time.Since(start), s)
-		case <-time.After(20 * time.Second):
-			t.Fatalf("%.40q: still running after 20s", s)
+		case <-time.After(limit):
+			t.Fatalf("%.40q: still running after %v", s, limit)
 		}
 	}
+}
+
+// fuzzHangLimit is how long one fuzz input may run before it counts as a
+// hang (longer under the race detector).
+func fuzzHangLimit() time.Duration {
+	if raceBuild {
+		return 2 * time.Minute
+	}
+	return 10 * time.Second
 }
