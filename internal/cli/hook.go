@@ -2,15 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/fixrail/fixrail/internal/cli/hookcmd"
 	"github.com/fixrail/fixrail/internal/hook"
-	"github.com/fixrail/fixrail/internal/policy"
-	"github.com/fixrail/fixrail/internal/redact"
 )
 
 var cmdHook = &command{
@@ -61,28 +61,7 @@ type hookBlocked struct{}
 
 func (*hookBlocked) Error() string { return "tool call blocked" }
 
-type hookOpts struct {
-	event, format, phase, worktree, receipts string
-	allow                                    stringList
-}
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
-
-func hookFlags() (*flag.FlagSet, *hookOpts) {
-	o := &hookOpts{}
-	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
-	fs.StringVar(&o.event, "event", "pre", "pre or post: the event assumed when the input names none")
-	fs.StringVar(&o.format, "format", "claude", "the agent CLI's hook protocol: claude, codex or gemini")
-	fs.StringVar(&o.phase, "phase", "", "investigate or fix: run as the pipeline's phase hook (fails closed)")
-	fs.StringVar(&o.worktree, "worktree", "", "with --phase: the `dir` every path must resolve inside")
-	fs.Var(&o.allow, "allow", "with --phase: a `glob` (doublestar, relative to --worktree) the phase may write; repeatable")
-	fs.StringVar(&o.receipts, "receipts", "", "receipt log `file` (default $FIXRAIL_HOME/receipts.ndjson)")
-	return fs, o
-}
+func hookFlags() (*flag.FlagSet, *hookcmd.Opts) { return hookcmd.Flags() }
 
 func runHook(_ context.Context, stdio Stdio, args []string) error {
 	if len(args) > 0 && args[0] == "install" {
@@ -95,62 +74,15 @@ func runHook(_ context.Context, stdio Stdio, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	h, err := newHook(o)
-	if err != nil {
-		return usagef("%v", err)
+	blocked, err := hookcmd.Decide(o, stdio.Stdin, stdio.Stdout, stdio.Stderr)
+	var ue *hookcmd.UsageError
+	if errors.As(err, &ue) {
+		return usagef("%v", ue)
 	}
-	if h.Run(stdio.Stdin, stdio.Stdout, stdio.Stderr) == hook.ExitBlock {
+	if blocked {
 		return &hookBlocked{}
 	}
-	return nil
-}
-
-// newHook builds the hook from its flags and this process's environment.
-// Flag errors are returned; an unknown $FIXRAIL_HOME becomes the hook's
-// SetupErr, which its posture answers.
-func newHook(o *hookOpts) (*hook.Hook, error) {
-	format, err := hook.ParseFormat(o.format)
-	if err != nil {
-		return nil, err
-	}
-	event, err := hook.ParseEvent(o.event)
-	if err != nil {
-		return nil, err
-	}
-	h := &hook.Hook{Format: format, Event: event, NewRedactor: newRedactor}
-	switch {
-	case o.phase != "":
-		if h.Phase, err = hook.NewPhase(o.phase, o.worktree, o.allow); err != nil {
-			return nil, err
-		}
-	case o.worktree != "" || len(o.allow) > 0:
-		return nil, fmt.Errorf("--worktree and --allow need --phase")
-	}
-	if o.receipts != "" {
-		if h.ReceiptLog, err = filepath.Abs(o.receipts); err != nil {
-			return nil, err
-		}
-	}
-	h.Home, h.SetupErr = hook.HomeDir(os.LookupEnv)
-	h.Env = policy.Env{Home: os.Getenv("HOME"), FixrailHome: h.Home, TmpDir: os.Getenv("TMPDIR")}
-	if exe, err := os.Executable(); err == nil {
-		h.Env.FixrailBinary = exe
-	}
-	return h, nil
-}
-
-// newRedactor is the receipts' redaction: the same engine as the leak scan,
-// primed with the secret values in this process's environment (the agent
-// CLI's, which the hook inherits).
-func newRedactor() (hook.Redactor, error) {
-	eng, err := redact.FromEnvironment(os.LookupEnv, "")
-	if err != nil {
-		return nil, err
-	}
-	return hook.RedactorFunc(func(s string) (string, error) {
-		out, _, err := eng.Redact(s)
-		return out, err
-	}), nil
+	return err
 }
 
 func runHookInstall(stdio Stdio, args []string) error {

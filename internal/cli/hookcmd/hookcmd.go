@@ -1,0 +1,136 @@
+// Package hookcmd is the `fixrail hook` command without the rest of fixrail:
+// its flags and the wiring of the hook engine to this process's environment.
+// It links only what a tool-call decision needs — the hook engine, the policy,
+// approvals, receipts and redaction — so the slim cmd/fixrail-hook binary,
+// which an agent CLI starts once per tool call, does not pay for the
+// pipeline, the YAML parser or the model SDKs at start-up.
+package hookcmd
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fixrail/fixrail/internal/hook"
+	"github.com/fixrail/fixrail/internal/policy"
+	"github.com/fixrail/fixrail/internal/redact"
+)
+
+// UsageError is a mistake in the hook's flags. It must block (exit 2): a
+// broken registration is loud, never a silent allow.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Opts are the hook's flags.
+type Opts struct {
+	Event, Format, Phase, Worktree, Receipts string
+	Allow                                    stringList
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+
+// Flags returns the hook's flag set and the options it fills.
+func Flags() (*flag.FlagSet, *Opts) {
+	o := &Opts{}
+	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	fs.StringVar(&o.Event, "event", "pre", "pre or post: the event assumed when the input names none")
+	fs.StringVar(&o.Format, "format", "claude", "the agent CLI's hook protocol: claude, codex or gemini")
+	fs.StringVar(&o.Phase, "phase", "", "investigate or fix: run as the pipeline's phase hook (fails closed)")
+	fs.StringVar(&o.Worktree, "worktree", "", "with --phase: the `dir` every path must resolve inside")
+	fs.Var(&o.Allow, "allow", "with --phase: a `glob` (doublestar, relative to --worktree) the phase may write; repeatable")
+	fs.StringVar(&o.Receipts, "receipts", "", "receipt log `file` (default $FIXRAIL_HOME/receipts.ndjson)")
+	return fs, o
+}
+
+// Decide runs the hook once on stdin and reports whether the call is
+// blocked; the answer was already written in the CLI's protocol.
+func Decide(o *Opts, stdin io.Reader, stdout, stderr io.Writer) (blocked bool, err error) {
+	h, err := New(o)
+	if err != nil {
+		return true, &UsageError{err.Error()}
+	}
+	return h.Run(stdin, stdout, stderr) == hook.ExitBlock, nil
+}
+
+// New builds the hook from its flags and this process's environment. Flag
+// errors are returned; an unknown $FIXRAIL_HOME becomes the hook's
+// SetupErr, which its posture answers.
+func New(o *Opts) (*hook.Hook, error) {
+	format, err := hook.ParseFormat(o.Format)
+	if err != nil {
+		return nil, err
+	}
+	event, err := hook.ParseEvent(o.Event)
+	if err != nil {
+		return nil, err
+	}
+	h := &hook.Hook{Format: format, Event: event, NewRedactor: newRedactor}
+	switch {
+	case o.Phase != "":
+		if h.Phase, err = hook.NewPhase(o.Phase, o.Worktree, o.Allow); err != nil {
+			return nil, err
+		}
+	case o.Worktree != "" || len(o.Allow) > 0:
+		return nil, fmt.Errorf("--worktree and --allow need --phase")
+	}
+	if o.Receipts != "" {
+		if h.ReceiptLog, err = filepath.Abs(o.Receipts); err != nil {
+			return nil, err
+		}
+	}
+	h.Home, h.SetupErr = hook.HomeDir(os.LookupEnv)
+	h.Env = policy.Env{Home: os.Getenv("HOME"), FixrailHome: h.Home, TmpDir: os.Getenv("TMPDIR")}
+	if exe, err := os.Executable(); err == nil {
+		h.Env.FixrailBinary = exe
+	}
+	return h, nil
+}
+
+// newRedactor is the receipts' redaction: the same engine as the leak scan,
+// primed with the secret values in this process's environment (the agent
+// CLI's, which the hook inherits).
+func newRedactor() (hook.Redactor, error) {
+	eng, err := redact.FromEnvironment(os.LookupEnv, "")
+	if err != nil {
+		return nil, err
+	}
+	return hook.RedactorFunc(func(s string) (string, error) {
+		out, _, err := eng.Redact(s)
+		return out, err
+	}), nil
+}
+
+// Main is the slim binary's whole program: `fixrail-hook hook [flags]` (the
+// same arguments as `fixrail hook`, so a registration can point at either).
+// It speaks only the hook protocol: 0 lets the call run, hook.ExitBlock (2)
+// blocks it — a usage error blocks too.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "hook" {
+		args = args[1:]
+	}
+	fs, o := Flags()
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return hook.ExitBlock
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "fixrail-hook: unexpected argument %q (install --print is `fixrail hook install`)\n", fs.Arg(0))
+		return hook.ExitBlock
+	}
+	blocked, err := Decide(o, stdin, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "fixrail-hook: %v\n", err)
+	}
+	if blocked {
+		return hook.ExitBlock
+	}
+	return 0
+}

@@ -1,0 +1,84 @@
+package hookcmd
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestNew(t *testing.T) {
+	wt := t.TempDir()
+	t.Setenv("FIXRAIL_HOME", filepath.Join(t.TempDir(), "fx"))
+	tests := []struct {
+		name    string
+		o       Opts
+		wantErr string
+	}{
+		{"defaults", Opts{Event: "pre", Format: "claude"}, ""},
+		{"codex post", Opts{Event: "post", Format: "codex"}, ""},
+		{"phase", Opts{Event: "pre", Format: "claude", Phase: "fix", Worktree: wt, Allow: stringList{"src/**"}}, ""},
+		{"bad format", Opts{Event: "pre", Format: "cursor"}, "unknown hook format"},
+		{"bad event", Opts{Event: "PreToolUse", Format: "claude"}, "unknown hook event"},
+		{"phase without worktree", Opts{Event: "pre", Format: "claude", Phase: "fix"}, "needs --worktree"},
+		{"allow without phase", Opts{Event: "pre", Format: "claude", Allow: stringList{"*"}}, "need --phase"},
+		{"worktree without phase", Opts{Event: "pre", Format: "claude", Worktree: wt}, "need --phase"},
+		{"escaping glob", Opts{Event: "pre", Format: "claude", Phase: "fix", Worktree: wt, Allow: stringList{"../x"}}, `".." is not allowed`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := New(&tc.o)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.SetupErr != nil || !filepath.IsAbs(h.Home) || h.Env.FixrailHome != h.Home || h.NewRedactor == nil {
+				t.Errorf("hook %+v", h)
+			}
+			if (h.Phase != nil) != (tc.o.Phase != "") {
+				t.Errorf("phase %+v for %q", h.Phase, tc.o.Phase)
+			}
+		})
+	}
+}
+
+// TestMainProtocol: Main speaks only the hook protocol: a usage error blocks (a broken
+// registration is loud), a benign call runs.
+func TestMainProtocol(t *testing.T) {
+	t.Setenv("FIXRAIL_HOME", filepath.Join(t.TempDir(), "fx"))
+	var out, errb bytes.Buffer
+	if code := Main([]string{"hook", "--format", "cursor"}, strings.NewReader("{}"), &out, &errb); code != 2 {
+		t.Errorf("bad flag: exit %d, want 2 (block)", code)
+	}
+	in := `{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"t1"}`
+	if code := Main([]string{"hook", "--event", "pre"}, strings.NewReader(in), &out, &errb); code != 0 {
+		t.Errorf("benign Bash call: exit %d, want 0\n%s", code, errb.String())
+	}
+	errb.Reset()
+	self := filepath.Join(t.TempDir(), "home")
+	t.Setenv("FIXRAIL_HOME", self)
+	in = `{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"` + filepath.Join(self, "policy.json") + `","content":"{}"},"tool_use_id":"t2"}`
+	if code := Main([]string{"hook"}, strings.NewReader(in), &out, &errb); code != 2 {
+		t.Errorf("write to policy.json (self-mod, gate): exit %d, want 2\n%s", code, errb.String())
+	}
+}
+
+// TestNewRedactor: the receipts' redactor removes a credential held in the
+// environment by exact value.
+func TestNewRedactor(t *testing.T) {
+	const tok = "synthetic-credential-for-redactor-test" // not a real token shape: only exact-value redaction is under test
+	t.Setenv("GITHUB_TOKEN", tok)
+	r, err := newRedactor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.Redact("git push https://x:" + tok + "@github.com/o/r")
+	if err != nil || strings.Contains(out, tok) {
+		t.Errorf("Redact = %q, %v", out, err)
+	}
+}
