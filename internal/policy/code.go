@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -19,7 +18,7 @@ var (
 		"bytes.fromhex", "codecs.decode", "new function", "vm.run"}
 	// builtinCall matches calls of system, exec, eval, spawn as functions,
 	// not as methods (platform.system(), re.compile(), regex.exec()).
-	builtinCall   = regexp.MustCompile(`(^|[^.\w$])(system|exec|eval|spawn|execv|execvp|shell)\s*\(`)
+	builtinCall   = lazy(`(^|[^.\w$])(system|exec|eval|spawn|execv|execvp|shell)\s*\(`)
 	deleteMarkers = []string{"rmtree", "rmsync", "rmdirsync", "rimraf", "fs.rm(", "fs.promises.rm", "remove_tree", "rm_rf",
 		"rm_r(", "deno.remove", "file::path", "fileutils.rm", "removedirs", "delete_tree", "dir.delete"}
 	sendMarkers = []string{"requests.post", "requests.put", "requests.patch", "requests.delete", "requests.request",
@@ -30,9 +29,9 @@ var (
 	selfMarkers     = []string{".claude", ".codex", ".gemini", ".mcp.json", "settings.json", "settings.local.json", "fixrail", "managed-settings", ".gitconfig"}
 	scopeMarkers    = []string{".bashrc", ".zshrc", ".profile", ".bash_profile", "authorized_keys", "crontab", "/etc/", "systemd", "launchagents", ".git/hooks", ".ssh/"}
 	writeMarkers    = []string{"'w'", "\"w\"", "'a'", "\"a\"", "'wb'", "\"wb\"", "'w+'", "\"w+\"", "'a+'", "\"a+\"", "'x'", "write", "dump(", "copy", "move", "rename", "replace(", "unlink", "remove", "chmod", "symlink", "appendfile", "print >", "open(my", ">>", "> ", "truncate", "mkdir", "touch", "puts"}
-	perlBacktick    = regexp.MustCompile("`|\\bqx\\s*[({/!|]|\\bexec\\s*[\"'(]|\\bsystem\\b")
-	awkRunsShell    = regexp.MustCompile(`system\s*\(|\|\s*getline|\|\s*"|\|&|print[^;{}\n]*\|\s*[A-Za-z_]`)
-	urlopenWithData = regexp.MustCompile(`urlopen\([^)]*data`)
+	perlBacktick    = lazy("`|\\bqx\\s*[({/!|]|\\bexec\\s*[\"'(]|\\bsystem\\b")
+	awkRunsShell    = lazy(`system\s*\(|\|\s*getline|\|\s*"|\|&|print[^;{}\n]*\|\s*[A-Za-z_]`)
+	urlopenWithData = lazy(`urlopen\([^)]*data`)
 )
 
 // scanCode judges inline interpreter code. lang selects language-specific

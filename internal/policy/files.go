@@ -2,7 +2,6 @@ package policy
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -621,7 +620,7 @@ func (a *analyzer) helm(c *cmd) {
 	}
 }
 
-var destructiveSQL = regexp.MustCompile(`(?i)\b(drop\s+(table|database|schema|collection|index|view)|truncate\s+(table\s+)?\w|delete\s+from\b|flushall|flushdb|dropdatabase\s*\(|\.drop\s*\()`)
+var destructiveSQL = lazy(`(?i)\b(drop\s+(table|database|schema|collection|index|view)|truncate\s+(table\s+)?\w|delete\s+from\b|flushall|flushdb|dropdatabase\s*\(|\.drop\s*\()`)
 
 // sql matches destructive statements given on the command line of a
 // database client (psql -c, mysql -e, sqlite3 db "...", redis-cli FLUSHALL).

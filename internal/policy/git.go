@@ -5,7 +5,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -527,7 +526,7 @@ func (a *analyzer) gitPush(args []field, g *gitCtx, c *cmd, depth int) {
 	}
 }
 
-var versionTag = regexp.MustCompile(`^v?[0-9]+(\.[0-9]+)+([-+][0-9A-Za-z.+-]+)?$|^v[0-9]+$`)
+var versionTag = lazy(`^v?[0-9]+(\.[0-9]+)+([-+][0-9A-Za-z.+-]+)?$|^v[0-9]+$`)
 
 // refspec judges one push refspec.
 func (a *analyzer) refspec(r field, del bool, g *gitCtx) {

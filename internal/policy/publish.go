@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -57,12 +56,12 @@ func hasPrefixField(fs []field, pre string) bool {
 }
 
 var (
-	ghMerge    = regexp.MustCompile(`(^|/)pulls/[^/]+/merge$|/merges$`)
-	ghRelease  = regexp.MustCompile(`/releases(/|$)`)
-	ghBranch   = regexp.MustCompile(`/git/refs/heads/(.+)$`)
-	ghRefs     = regexp.MustCompile(`/git/refs$`)
-	ghRepo     = regexp.MustCompile(`^repos/[^/]+/[^/]+$`)
-	ghContents = regexp.MustCompile(`/contents/`)
+	ghMerge    = lazy(`(^|/)pulls/[^/]+/merge$|/merges$`)
+	ghRelease  = lazy(`/releases(/|$)`)
+	ghBranch   = lazy(`/git/refs/heads/(.+)$`)
+	ghRefs     = lazy(`/git/refs$`)
+	ghRepo     = lazy(`^repos/[^/]+/[^/]+$`)
+	ghContents = lazy(`/contents/`)
 )
 
 func (a *analyzer) ghAPI(c *cmd, args []field) {
@@ -148,7 +147,7 @@ func (a *analyzer) glab(c *cmd) {
 	}
 }
 
-var publishyName = regexp.MustCompile(`(?i)publish|release|deploy|upload|ship`)
+var publishyName = lazy(`(?i)publish|release|deploy|upload|ship`)
 
 // npm, pnpm, yarn and bun: publish and registry changes; scripts whose name
 // suggests a release are unresolvable; exec/dlx run another command.
