@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -81,7 +80,7 @@ func approveFlags() (*flag.FlagSet, *approveOpts) {
 // it exits 3.
 var errDeclined = errors.New("not approved; nothing was signed")
 
-func runApprove(_ context.Context, stdio Stdio, args []string) error {
+func runApprove(ctx context.Context, stdio Stdio, args []string) error {
 	fs, o := approveFlags()
 	if err := parseFlags(fs, stdio, args); err != nil {
 		return err
@@ -127,12 +126,11 @@ func runApprove(_ context.Context, stdio Stdio, args []string) error {
 
 	showRequest(stdio.Stderr, req, now)
 	if !o.yes {
-		fmt.Fprintf(stdio.Stderr, "Sign this request with %s? [y/N] ", keyPath)
-		line, err := bufio.NewReader(stdio.Stdin).ReadString('\n')
-		if err != nil && err != io.EOF {
+		ok, err := confirmer(stdio)(ctx, "Sign this request with "+keyPath+"?")
+		if err != nil {
 			return err
 		}
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		if !ok {
 			fmt.Fprintln(stdio.Stderr)
 			return errDeclined
 		}
@@ -142,7 +140,7 @@ func runApprove(_ context.Context, stdio Stdio, args []string) error {
 		return err
 	}
 	// Refuse to leave a token the hook would reject (and delete) anyway.
-	kr, err := approval.LoadKeyring(filepath.Join(home, hook.KeysDir))
+	kr, err := loadKeyring(home)
 	if err != nil {
 		return err
 	}

@@ -177,7 +177,7 @@ func receiptsVerify(stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
-	kr, err := approval.LoadKeyring(filepath.Join(home, hook.KeysDir))
+	kr, err := loadKeyring(home)
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func receiptsCheckpoint(stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
-	kr, err := approval.LoadKeyring(filepath.Join(home, hook.KeysDir))
+	kr, err := loadKeyring(home)
 	if err != nil {
 		return err
 	}
@@ -293,4 +293,9 @@ func receiptsCheckpoint(stdio Stdio, args []string) error {
 	fmt.Fprintf(stdio.Stderr, "checkpoint of line %d appended as line %d; keep a copy of it where the agent cannot write:\n", r.Checkpoint.Seq, r.Seq)
 	fmt.Fprintf(stdio.Stdout, "%s\n", line)
 	return nil
+}
+
+// loadKeyring reads the approvers' public keys from $FIXRAIL_HOME/keys.
+func loadKeyring(home string) (*approval.Keyring, error) {
+	return approval.LoadKeyring(filepath.Join(home, hook.KeysDir))
 }

@@ -26,15 +26,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fixrail-e2e-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fixrailBin, buildErr = claudetest.BuildFixrail(dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(claudetest.RunWithFixrail(m, &fixrailBin, &buildErr))
 }
 
 // e2e is the world of the end-to-end test: a bare remote, a clone whose

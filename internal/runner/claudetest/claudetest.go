@@ -240,3 +240,18 @@ func BuildFixrail(dir string) (string, error) {
 	}
 	return bin, nil
 }
+
+// RunWithFixrail is a TestMain body for packages whose end-to-end tests need
+// the fixrail binary: it builds it into a temporary directory, stores the
+// path (or why there is none) through bin and buildErr, runs the tests and
+// removes the directory. It returns the exit code for os.Exit.
+func RunWithFixrail(m *testing.M, bin *string, buildErr *error) int {
+	dir, err := os.MkdirTemp("", "fixrail-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	*bin, *buildErr = BuildFixrail(dir)
+	return m.Run()
+}
