@@ -34,7 +34,10 @@ answers in that CLI's protocol (--format, default claude):
 Rules live in code; $FIXRAIL_HOME/policy.json (default ~/.config/fixrail)
 sets each rule's mode: {"modes": {"push-force": "gate"}}. Defaults: self-mod
 gate, spend off, everything else warn. Post events append an outcome receipt
-joined by tool_use_id and never block.
+joined by tool_use_id and never block. Receipts of warned, denied and
+approved calls and of engine errors are fsync'd before the answer; allow
+and outcome receipts are not unless policy.json says
+"receipts": {"sync": "all"}.
 
 Postures. As your hook, an engine error (unreadable policy, undecodable
 input, a crash) lets the call run: exit 0, a message on stderr, an

@@ -91,6 +91,11 @@ type Hook struct {
 	loadPolicy func(path string) (*policy.Policy, error)
 	analyze    func(c policy.Call, env policy.Env) ([]policy.Match, error)
 	take       func(s *approval.Store, callKey string, k *approval.Keyring, now time.Time) (*approval.Token, error)
+	appendTo   func(l *receipt.Log, r receipt.Receipt, sync bool) error
+
+	// pol is the policy this call was decided under; nil until it is
+	// loaded, or when it cannot be.
+	pol *policy.Policy
 
 	redactOnce sync.Once
 	redactor   Redactor
@@ -220,7 +225,7 @@ func (h *Hook) engineError(c *Call, ev Event, err error, stdout, stderr io.Write
 	if c != nil {
 		r.ToolUseID, r.Session, r.Tool = c.ToolUseID, c.SessionID, c.Tool
 	}
-	if _, rerr := h.log().Append(r); rerr != nil {
+	if rerr := h.record(r); rerr != nil {
 		msg += fmt.Sprintf("\nfixrail hook: the engine-error receipt was not written either: %v", rerr)
 	}
 	return Encode(stdout, stderr, h.format(), ev, Answer{Block: block, Message: msg})
@@ -228,11 +233,8 @@ func (h *Hook) engineError(c *Call, ev Event, err error, stdout, stderr io.Write
 
 // decide answers a Pre event.
 func (h *Hook) decide(c *Call) (Answer, error) {
-	load := policy.Load
-	if h.loadPolicy != nil {
-		load = h.loadPolicy
-	}
-	pol, err := load(filepath.Join(h.Home, PolicyFile))
+	pol, err := h.readPolicy()
+	h.pol = pol
 	if err != nil {
 		return Answer{}, err
 	}
@@ -272,6 +274,15 @@ func (h *Hook) decide(c *Call) (Answer, error) {
 	return h.gate(c, d)
 }
 
+// readPolicy loads $FIXRAIL_HOME/policy.json (the defaults when it does not
+// exist).
+func (h *Hook) readPolicy() (*policy.Policy, error) {
+	if h.loadPolicy != nil {
+		return h.loadPolicy(filepath.Join(h.Home, PolicyFile))
+	}
+	return policy.Load(filepath.Join(h.Home, PolicyFile))
+}
+
 // answer writes the decision receipt for c and returns a. A receipt that
 // cannot be written does not change a user hook's decision (a deny stays a
 // deny, an allow an allow) but is reported; in a phase hook it is an error,
@@ -281,7 +292,7 @@ func (h *Hook) answer(c *Call, r receipt.Receipt, a Answer) (Answer, error) {
 	r.ToolUseID, r.Session, r.Tool = c.ToolUseID, c.SessionID, c.Tool
 	r.Reason = h.redactText(r.Reason)
 	r.Input = h.receiptInput(c.Input)
-	if _, err := h.log().Append(r); err != nil {
+	if err := h.record(r); err != nil {
 		if h.Phase != nil {
 			return Answer{}, err
 		}
@@ -416,6 +427,9 @@ func (h *Hook) pending(c *Call, rule, callKey string, now time.Time) (req *appro
 // outcome answers a Post event: an outcome receipt joined to the decision
 // by tool_use_id. It holds hashes and sizes, not the output itself.
 func (h *Hook) outcome(c *Call) (Answer, error) {
+	// Only for receipts.sync: an unreadable policy leaves h.pol nil, and
+	// the outcome is synced.
+	h.pol, _ = h.readPolicy()
 	resp := c.Response
 	sum := sha256.Sum256(resp)
 	out := map[string]any{
@@ -434,10 +448,33 @@ func (h *Hook) outcome(c *Call) (Answer, error) {
 		Kind: receipt.KindOutcome, Time: h.now().UTC(), ToolUseID: c.ToolUseID, Session: c.SessionID, Tool: c.Tool,
 		Verdict: VerdictRecorded, Outcome: o,
 	}
-	if _, err := h.log().Append(r); err != nil {
+	if err := h.record(r); err != nil {
 		return Answer{}, err
 	}
 	return Answer{}, nil
+}
+
+// record appends r to the receipt log. Whether the hook waits for the disk
+// is the policy's receipts.sync: by default only allow decisions and
+// outcomes skip the fsync (the larger part of a hook's own cost), so a
+// power loss can drop the tail of calls no rule flagged but nothing a rule
+// flagged — the fsync of a flagged receipt carries every earlier line with
+// it. Without a policy (it could not be read) every receipt is synced.
+func (h *Hook) record(r receipt.Receipt) error {
+	sync := true
+	if h.pol != nil && h.pol.ReceiptSync != policy.SyncAll {
+		sync = r.Kind != receipt.KindOutcome && (r.Kind != receipt.KindDecision || r.Verdict != policy.VerdictAllow)
+	}
+	if h.appendTo != nil {
+		return h.appendTo(h.log(), r, sync)
+	}
+	var err error
+	if sync {
+		_, err = h.log().Append(r)
+	} else {
+		_, err = h.log().AppendUnsynced(r)
+	}
+	return err
 }
 
 // HomeDir returns $FIXRAIL_HOME, or ~/.config/fixrail when it is unset, as

@@ -13,6 +13,7 @@ import (
 	"github.com/fixrail/fixrail/internal/approval"
 	"github.com/fixrail/fixrail/internal/policy"
 	"github.com/fixrail/fixrail/internal/receipt"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestDecisions(t *testing.T) {
@@ -558,5 +559,99 @@ func TestHomeDir(t *testing.T) {
 	env["FIXRAIL_HOME"] = "/srv/fx"
 	if got, _ := HomeDir(lookup); got != "/srv/fx" {
 		t.Errorf("FIXRAIL_HOME %s", got)
+	}
+}
+
+// TestReceiptSync pins which receipts the hook waits for the disk on: by
+// default every one a rule flagged (warn, deny, approved) and every engine
+// error, but not allow decisions and outcomes; with receipts.sync "all",
+// every one; without a readable policy, every one.
+func TestReceiptSync(t *testing.T) {
+	type rec struct {
+		kind, verdict string
+		sync          bool
+	}
+	post := func(e *env) string {
+		return `{"session_id":"sess-1","cwd":"` + e.cwd + `","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_1","tool_response":{"stdout":""}}`
+	}
+	for _, tc := range []struct {
+		name   string
+		policy string // policy.json; none when empty
+		calls  func(e *env, h func() *Hook)
+		want   []rec
+	}{
+		{
+			name: "default",
+			calls: func(e *env, h func() *Hook) {
+				run(h(), e.input("Bash", bash("go test ./...")))
+				run(h(), post(e))
+				run(h(), e.input("Bash", bash("git push origin HEAD:main")))
+				r := run(h(), e.input("Bash", bash("rm -rf ~/.claude")))
+				e.approve(e.key(), callKeyIn(t, r.stderr))
+				run(h(), e.input("Bash", bash("rm -rf ~/.claude")))
+			},
+			want: []rec{
+				{receipt.KindDecision, policy.VerdictAllow, false},
+				{receipt.KindOutcome, VerdictRecorded, false},
+				{receipt.KindDecision, policy.VerdictWarn, true},
+				{receipt.KindDecision, policy.VerdictDeny, true},
+				{receipt.KindDecision, VerdictApproved, true},
+			},
+		},
+		{
+			name:   "flagged named",
+			policy: `{"receipts": {"sync": "flagged"}}`,
+			calls: func(e *env, h func() *Hook) {
+				run(h(), e.input("Bash", bash("go test ./...")))
+				run(h(), post(e))
+			},
+			want: []rec{{receipt.KindDecision, policy.VerdictAllow, false}, {receipt.KindOutcome, VerdictRecorded, false}},
+		},
+		{
+			name:   "all",
+			policy: `{"receipts": {"sync": "all"}}`,
+			calls: func(e *env, h func() *Hook) {
+				run(h(), e.input("Bash", bash("go test ./...")))
+				run(h(), post(e))
+				run(h(), e.input("Bash", bash("git push origin HEAD:main")))
+			},
+			want: []rec{
+				{receipt.KindDecision, policy.VerdictAllow, true},
+				{receipt.KindOutcome, VerdictRecorded, true},
+				{receipt.KindDecision, policy.VerdictWarn, true},
+			},
+		},
+		{
+			name:   "unreadable policy",
+			policy: `{"modes": {"push-forse": "gate"}}`,
+			calls: func(e *env, h func() *Hook) {
+				run(h(), e.input("Bash", bash("go test ./...")))
+				run(h(), post(e))
+			},
+			want: []rec{{receipt.KindEngineError, policy.VerdictAllow, true}, {receipt.KindOutcome, VerdictRecorded, true}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			if tc.policy != "" {
+				if err := os.WriteFile(filepath.Join(e.home, PolicyFile), []byte(tc.policy), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []rec
+			newHook := func() *Hook {
+				h := e.hook()
+				h.appendTo = func(l *receipt.Log, r receipt.Receipt, sync bool) error {
+					got = append(got, rec{r.Kind, r.Verdict, sync})
+					_, err := l.Append(r)
+					return err
+				}
+				return h
+			}
+			tc.calls(e, newHook) // a hook per call, as a process per call
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(rec{})); diff != "" {
+				t.Errorf("receipts (kind, verdict, synced) (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

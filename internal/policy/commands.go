@@ -74,7 +74,7 @@ func (a *analyzer) isFixrail(head field, st *state) bool {
 		return false
 	}
 	p, ok := cleanAbs(st.cwd, head.s)
-	return ok && (p == filepath.Clean(b) || resolve(p) == resolve(filepath.Clean(b)))
+	return ok && (p == filepath.Clean(b) || a.resolve(p) == a.resolve(filepath.Clean(b)))
 }
 
 // childState is the state of a new shell process started from st: it sees

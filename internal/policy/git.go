@@ -327,7 +327,7 @@ func (a *analyzer) gitDestroys(g *gitCtx, why string, unresolvable bool) {
 		a.add(Destructive, true, "%s; the repository directory is unknown", why)
 		return
 	}
-	if a.inScratch(resolve(g.dir)) {
+	if a.inScratch(a.resolve(g.dir)) {
 		return
 	}
 	a.add(Destructive, unresolvable, "%s in %s", why, g.dir)

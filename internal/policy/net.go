@@ -1,7 +1,7 @@
 package policy
 
 import (
-	"net"
+	"net/netip"
 	"net/url"
 	"path"
 	"strings"
@@ -24,8 +24,14 @@ func loopbackURL(u string) bool {
 	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
 		return true
 	}
-	ip := net.ParseIP(h)
-	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
+	// net/netip, not net: the hook binary then links no network stack.
+	// Unmap so ::ffff:127.0.0.1 counts as the IPv4 loopback it is.
+	ip, err := netip.ParseAddr(h)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	return ip.IsLoopback() || ip.IsUnspecified()
 }
 
 // publishURL reports whether a write to the URL publishes: package

@@ -69,7 +69,7 @@ func (a *analyzer) buildZones() {
 	}
 	if b := a.env.FixrailBinary; b != "" && filepath.IsAbs(b) {
 		file(SelfMod, "the fixrail binary", b)
-		if r := resolve(filepath.Clean(b)); r != filepath.Clean(b) {
+		if r := a.resolve(filepath.Clean(b)); r != filepath.Clean(b) {
 			file(SelfMod, "the fixrail binary", r)
 		}
 	}
@@ -178,27 +178,31 @@ func (n nameRule) match(p []string) bool {
 
 // resolve follows symbolic links in p as far as the path exists and keeps
 // the rest as written, so a file that does not exist yet resolves through
-// its existing parent directories.
-func resolve(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
+// its existing parent directories. Answers are kept for the rest of the
+// call: one analysis judges the file system as it is now (links the command
+// itself creates are tracked in a.links), and a path is often met twice.
+func (a *analyzer) resolve(p string) string {
+	if r, ok := a.resolved[p]; ok {
 		return r
 	}
-	dir, base := filepath.Split(p)
-	dir = filepath.Clean(dir)
-	if dir == p || base == "" {
-		return p
+	r := p
+	if x, err := filepath.EvalSymlinks(p); err == nil {
+		r = x
+	} else if dir, base := filepath.Split(p); base != "" && filepath.Clean(dir) != p {
+		r = filepath.Join(a.resolve(filepath.Clean(dir)), base)
 	}
-	return filepath.Join(resolve(dir), base)
+	a.resolved[p] = r
+	return r
 }
 
 // resolveParent resolves the directory of p but not p itself: the object an
 // operation that does not follow a final symlink acts on (rm, mv, ln).
-func resolveParent(p string) string {
+func (a *analyzer) resolveParent(p string) string {
 	dir, base := filepath.Split(p)
 	if base == "" {
 		return p
 	}
-	return filepath.Join(resolve(filepath.Clean(dir)), base)
+	return filepath.Join(a.resolve(filepath.Clean(dir)), base)
 }
 
 // expandTilde expands ~ and ~/ in a path that did not go through a shell
@@ -212,8 +216,8 @@ func (a *analyzer) expandTilde(p string) string {
 
 // candidates returns the path as written (cleaned) and as the file system
 // resolves it.
-func candidates(p string) []string {
-	if r := resolve(p); r != p {
+func (a *analyzer) candidates(p string) []string {
+	if r := a.resolve(p); r != p {
 		return []string{p, r}
 	}
 	return []string{p}
@@ -276,10 +280,10 @@ func (a *analyzer) touchPath(f field, st *state, how string, recursive, follow b
 		if !a.step() {
 			return
 		}
-		cands := candidates(g)
+		cands := a.candidates(g)
 		if !follow {
 			cands = []string{g}
-			if r := resolveParent(g); r != g {
+			if r := a.resolveParent(g); r != g {
 				cands = append(cands, r)
 			}
 		}
@@ -538,7 +542,7 @@ func (a *analyzer) readPath(f field, st *state, how string, recursive bool) {
 		if !a.step() {
 			return
 		}
-		for _, c := range candidates(g) {
+		for _, c := range a.candidates(g) {
 			comps := splitPath(c)
 			if kz.inside(comps) || (recursive && kz.containedBy(comps)) {
 				a.add(SelfMod, false, "%s reads %s (fixrail approval keys)", how, c)
@@ -553,12 +557,40 @@ func (a *analyzer) toolState() *state { return &state{cwd: a.cwd0} }
 
 // inScratch reports whether p is a scratch directory or lies below one.
 func (a *analyzer) inScratch(p string) bool {
-	for _, s := range a.scratch {
+	for _, s := range a.scratchDirs() {
 		if p == s || strings.HasPrefix(p, s+string(filepath.Separator)) || s == "/" {
 			return true
 		}
 	}
 	return false
+}
+
+// scratchDirs returns the scratch allowlist as absolute paths, each also
+// as the file system resolves it. It is built on first use: resolving it
+// touches the file system, and most calls delete nothing.
+func (a *analyzer) scratchDirs() []string {
+	if a.scratchOK {
+		return a.scratch
+	}
+	a.scratchOK = true
+	dirs := a.env.ScratchDirs
+	if dirs == nil {
+		dirs = DefaultScratchDirs()
+	}
+	if a.env.TmpDir != "" {
+		dirs = append(slices.Clone(dirs), a.env.TmpDir)
+	}
+	for _, d := range dirs {
+		p, ok := cleanAbs(a.cwd0, d)
+		if !ok {
+			continue
+		}
+		a.scratch = append(a.scratch, p)
+		if r := a.resolve(p); r != p {
+			a.scratch = append(a.scratch, r)
+		}
+	}
+	return a.scratch
 }
 
 // deleteTree checks the target of a recursive delete against the scratch
@@ -604,9 +636,9 @@ func (a *analyzer) deleteVerdict(f field, st *state, how string) (string, bool) 
 			return fmt.Sprintf("%s %s goes through a link created earlier in this command", how, p), false
 		}
 	}
-	r := resolveParent(p)
+	r := a.resolveParent(p)
 	if followLast {
-		r = resolve(p)
+		r = a.resolve(p)
 	}
 	switch {
 	case a.inScratch(r):

@@ -53,15 +53,30 @@ func DefaultModes() map[Rule]Mode {
 	return m
 }
 
-// Policy holds the mode of each rule.
+// When receipts are forced to disk (policy.json's "receipts": {"sync": …}).
+const (
+	// SyncFlagged, the default, fsyncs every receipt except allow decisions
+	// and outcomes: a power loss may drop the last seconds of calls no rule
+	// flagged, never a warning, a denial, an approval or an engine error
+	// (an fsync also carries every earlier line to disk).
+	SyncFlagged = "flagged"
+	// SyncAll fsyncs every receipt before the call is answered.
+	SyncAll = "all"
+)
+
+// Policy holds the mode of each rule and the receipts' durability.
 type Policy struct {
-	Modes map[Rule]Mode
+	Modes       map[Rule]Mode
+	ReceiptSync string // SyncFlagged or SyncAll
 }
 
 // Default returns the policy used when no policy file exists.
-func Default() *Policy { return &Policy{Modes: DefaultModes()} }
+func Default() *Policy { return &Policy{Modes: DefaultModes(), ReceiptSync: SyncFlagged} }
 
-// Load reads a policy file of the form {"modes": {"<rule>": "gate"|"warn"|"off"}}.
+// Load reads a policy file of the form
+//
+//	{"modes": {"<rule>": "gate"|"warn"|"off"}, "receipts": {"sync": "flagged"|"all"}}
+//
 // A missing file yields the default policy; rules the file does not name keep
 // their default mode. An unknown rule, an unknown mode, an unknown field or
 // trailing data is an error, so a typo never silently weakens the policy.
@@ -83,7 +98,10 @@ func Load(path string) (*Policy, error) {
 // Parse decodes the contents of a policy file; see Load.
 func Parse(data []byte) (*Policy, error) {
 	var raw struct {
-		Modes map[string]string `json:"modes"`
+		Modes    map[string]string `json:"modes"`
+		Receipts *struct {
+			Sync string `json:"sync"`
+		} `json:"receipts"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -104,6 +122,15 @@ func Parse(data []byte) (*Policy, error) {
 			p.Modes[r] = m
 		default:
 			return nil, fmt.Errorf("parse policy: unknown mode %q for rule %q", mode, name)
+		}
+	}
+	if raw.Receipts != nil {
+		switch raw.Receipts.Sync {
+		case SyncFlagged, SyncAll:
+			p.ReceiptSync = raw.Receipts.Sync
+		case "":
+		default:
+			return nil, fmt.Errorf("parse policy: unknown receipts sync %q (want %q or %q)", raw.Receipts.Sync, SyncFlagged, SyncAll)
 		}
 	}
 	return p, nil

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	stdcmp "cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -43,10 +44,11 @@ func TestLoad(t *testing.T) {
 	merged[SelfMod] = Warn
 	merged[Spend] = Warn
 	for _, c := range []struct {
-		name    string
-		path    string
-		want    map[Rule]Mode
-		wantErr string
+		name     string
+		path     string
+		want     map[Rule]Mode
+		wantSync string // SyncFlagged when empty
+		wantErr  string
 	}{
 		{name: "missing file", path: filepath.Join(dir, "nope.json"), want: DefaultModes()},
 		{name: "empty object", path: file("empty.json", `{}`), want: DefaultModes()},
@@ -60,6 +62,11 @@ func TestLoad(t *testing.T) {
 		{name: "not json", path: file("bad.json", `modes: gate`), wantErr: "parse policy"},
 		{name: "wrong type", path: file("type.json", `{"modes": {"publish": 1}}`), wantErr: "parse policy"},
 		{name: "directory", path: dir, wantErr: "load policy"},
+		{name: "receipts sync all", path: file("sync.json", `{"receipts": {"sync": "all"}}`), want: DefaultModes(), wantSync: SyncAll},
+		{name: "receipts sync flagged", path: file("flagged.json", `{"modes": {}, "receipts": {"sync": "flagged"}}`), want: DefaultModes()},
+		{name: "receipts empty", path: file("rempty.json", `{"receipts": {}}`), want: DefaultModes()},
+		{name: "receipts sync unknown", path: file("syncx.json", `{"receipts": {"sync": "always"}}`), wantErr: `unknown receipts sync "always"`},
+		{name: "receipts unknown field", path: file("rfield.json", `{"receipts": {"fsync": "all"}}`), wantErr: `unknown field "fsync"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := Load(c.path)
@@ -77,6 +84,9 @@ func TestLoad(t *testing.T) {
 			}
 			if diff := cmp.Diff(c.want, p.Modes); diff != "" {
 				t.Errorf("Load() modes (-want +got):\n%s", diff)
+			}
+			if want := stdcmp.Or(c.wantSync, SyncFlagged); p.ReceiptSync != want {
+				t.Errorf("Load() receipt sync = %q, want %q", p.ReceiptSync, want)
 			}
 		})
 	}
@@ -158,6 +168,36 @@ func TestUnparseable(t *testing.T) {
 	for _, m := range ms {
 		if !strings.Contains(m.Reason, "does not parse") {
 			t.Errorf("reason %q does not say the command does not parse", m.Reason)
+		}
+	}
+}
+
+func TestLoopbackURL(t *testing.T) {
+	for _, tc := range []struct {
+		url  string
+		want bool
+	}{
+		{"http://localhost:8080/x", true},
+		{"localhost/x", true},
+		{"http://api.localhost/", true},
+		{"http://127.0.0.1:3000", true},
+		{"127.1.2.3", true},
+		{"http://[::1]:9000/", true},
+		{"http://[::ffff:127.0.0.1]/", true},
+		{"http://0.0.0.0:8000", true},
+		{"http://[::]/", true},
+		{"http://user@127.0.0.1:8080/", true},
+		{":3000/path", true},
+		{"http://localhost.example.com/", false},
+		{"http://127.0.0.1.nip.io/", false},
+		{"https://example.com/", false},
+		{"http://10.0.0.1/", false},
+		{"http://[::ffff:10.0.0.1]/", false},
+		{"http://0x7f000001/", false}, // curl would resolve it; taken as another host, the safe side
+		{"http://%zz/", false},
+	} {
+		if got := loopbackURL(tc.url); got != tc.want {
+			t.Errorf("loopbackURL(%q) = %v, want %v", tc.url, got, tc.want)
 		}
 	}
 }

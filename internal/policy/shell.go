@@ -5,7 +5,6 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -118,18 +117,20 @@ const (
 
 // analyzer collects the matches of one call.
 type analyzer struct {
-	env      Env
-	home     string
-	fxHome   string
-	keys     string
-	branches []string
-	scratch  []string
-	cwd0     string
-	zones    []zone
-	names    []nameRule
-	inodes   map[fileID]string
-	heads    map[string]string
-	dirs     map[string][]string // directory listings read for globs
+	env       Env
+	home      string
+	fxHome    string
+	keys      string
+	branches  []string
+	scratch   []string // resolved on first use: most calls delete nothing
+	scratchOK bool
+	resolved  map[string]string // resolve's answers within this call
+	cwd0      string
+	zones     []zone
+	names     []nameRule
+	inodes    map[fileID]string
+	heads     map[string]string
+	dirs      map[string][]string // directory listings read for globs
 
 	ms        []Match
 	seen      map[Match]bool
@@ -143,7 +144,7 @@ type analyzer struct {
 }
 
 func newAnalyzer(env Env, cwd string) *analyzer {
-	a := &analyzer{env: env, seen: map[Match]bool{}, written: map[string]bool{}, heads: map[string]string{}}
+	a := &analyzer{env: env, seen: map[Match]bool{}, written: map[string]bool{}, heads: map[string]string{}, resolved: map[string]string{}}
 	if env.Home != "" {
 		a.home = filepath.Clean(env.Home)
 	}
@@ -162,23 +163,6 @@ func newAnalyzer(env Env, cwd string) *analyzer {
 	a.branches = env.ProtectedBranches
 	if a.branches == nil {
 		a.branches = []string{"main", "master"}
-	}
-	dirs := env.ScratchDirs
-	if dirs == nil {
-		dirs = DefaultScratchDirs()
-	}
-	if env.TmpDir != "" {
-		dirs = append(slices.Clone(dirs), env.TmpDir)
-	}
-	for _, d := range dirs {
-		p, ok := cleanAbs(a.cwd0, d)
-		if !ok {
-			continue
-		}
-		a.scratch = append(a.scratch, p)
-		if r := resolve(p); r != p {
-			a.scratch = append(a.scratch, r)
-		}
 	}
 	a.buildZones()
 	return a

@@ -397,3 +397,54 @@ func checkLinear(t *testing.T, l *Log, n int, id func(w, i int) string, workers,
 	}
 	return rs
 }
+
+func TestSeqOf(t *testing.T) {
+	for _, tc := range []struct {
+		line    string
+		want    int64
+		wantErr bool
+	}{
+		{line: `{"seq":1,"time":"2026-03-14T15:09:26Z"}`, want: 1},
+		{line: `{"seq":9223372036854775807,"kind":"decision"}`, want: 9223372036854775807},
+		// Not in Append's own order: decoded.
+		{line: `{"time":"2026-03-14T15:09:26Z","seq":42}`, want: 42},
+		{line: `{"seq": 7, "kind":"decision"}`, want: 7},
+		{line: `{"seq":12}`, want: 12},
+		{line: `{"seq":-3,"kind":"x"}`, want: -3},
+		{line: `{"seq":"4","kind":"x"}`, wantErr: true},
+		{line: `{"seq":4,`, wantErr: true},
+		{line: `not json`, wantErr: true},
+	} {
+		got, err := seqOf([]byte(tc.line))
+		if (err != nil) != tc.wantErr || (err == nil && got != tc.want) {
+			t.Errorf("seqOf(%s) = %d, %v; want %d, error %v", tc.line, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+// TestAppendLongLines chains receipts around and far past the first read
+// of the log's tail, so the previous line is found across chunk borders.
+func TestAppendLongLines(t *testing.T) {
+	l := newLog(t)
+	sizes := []int{10, 4 << 10, 4<<10 - 90, 5 << 10, 10, 70 << 10, 200 << 10, 1, 64 << 10}
+	for i, n := range sizes {
+		r := Receipt{Kind: KindDecision, Time: t0, Verdict: "allow", Reason: strings.Repeat("x", n)}
+		appendFn := l.Append
+		if i%2 == 1 {
+			appendFn = l.AppendUnsynced
+		}
+		got, err := appendFn(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Seq != int64(i+1) {
+			t.Fatalf("receipt %d (reason %d bytes) got seq %d", i+1, n, got.Seq)
+		}
+	}
+	if rep, err := l.Verify(nil); err != nil || rep.Break != nil || rep.Lines != int64(len(sizes)) {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+	if seq, _, err := l.Head(); err != nil || seq != int64(len(sizes)) {
+		t.Errorf("Head = %d, %v; want %d", seq, err, len(sizes))
+	}
+}

@@ -6,8 +6,11 @@
 // and in Seq its own 1-based line number, so editing, inserting or deleting
 // any line but the last breaks a link that Verify reports. Appenders take an
 // exclusive flock(2) on the file, read the last line, and write the new line
-// with a single write(2) followed by fsync, so any number of hooks in any
-// number of processes extend one linear chain.
+// with a single write(2), so any number of hooks in any number of processes
+// extend one linear chain. Append then fsyncs, which also carries every
+// earlier line to disk; AppendUnsynced leaves the line to the next fsync or
+// the kernel's writeback, so a power loss can damage or drop only what was
+// appended after the last fsync.
 //
 // A chain only proves internal consistency: whoever can write the file can
 // truncate its tail or rewrite it wholesale. Checkpoint receipts anchor it:

@@ -297,7 +297,7 @@ func TestCorpus(t *testing.T) {
 		t.Logf("%-26s %9d %7s %5d/%d (%.1f%%)", rule, st.pos, recall, st.fp, len(neg), 100*float64(st.fp)/float64(len(neg)))
 	}
 	// Every shape rule has positives.
-	for _, ri := range Rules {
+	for _, ri := range Rules() {
 		if stats[ri.ID] == nil || stats[ri.ID].pos == 0 {
 			t.Errorf("rule %s has no positive in the corpus", ri.ID)
 		}

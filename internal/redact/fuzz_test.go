@@ -10,7 +10,7 @@ import (
 )
 
 func fuzzSeeds(f *testing.F, add func(text string)) {
-	for _, r := range Rules {
+	for _, r := range Rules() {
 		add("before " + r.Example + " after")
 	}
 	for _, s := range []string{

@@ -340,7 +340,7 @@ func TestIdempotent(t *testing.T) {
 		text, _ := expand(t, s.text, r)
 		inputs = append(inputs, text)
 	}
-	for _, ri := range Rules {
+	for _, ri := range Rules() {
 		inputs = append(inputs, ri.Example, "x"+ri.Example+"y", ri.Example+ri.Example)
 	}
 	all := strings.Join(inputs, "")
@@ -363,7 +363,7 @@ func TestIdempotent(t *testing.T) {
 func TestRuleExamples(t *testing.T) {
 	e := mustNew(t, Options{})
 	seen := map[string]bool{}
-	for _, r := range Rules {
+	for _, r := range Rules() {
 		if seen[r.ID] {
 			t.Errorf("duplicate rule %s", r.ID)
 		}
@@ -471,5 +471,16 @@ func TestCards(t *testing.T) {
 				t.Errorf("Detect(%q) card = %v, want %v (%v)", tc.in, got, tc.want, fs)
 			}
 		})
+	}
+}
+
+// TestAllRuleIDs keeps the marker rule list in step with Rules.
+func TestAllRuleIDs(t *testing.T) {
+	want := []string{RuleKnownValue, RuleKnownValueBase64, RuleCustomerID, RuleWithheld, RuleTooManyFindings}
+	for _, r := range Rules() {
+		want = append(want, r.ID)
+	}
+	if diff := cmp.Diff(want, allRuleIDs()); diff != "" {
+		t.Errorf("allRuleIDs (-from Rules +got):\n%s", diff)
 	}
 }

@@ -1,7 +1,9 @@
 package redact
 
 import (
+	"slices"
 	"strings"
+	"sync"
 )
 
 // RuleInfo describes one shape rule.
@@ -15,7 +17,28 @@ type RuleInfo struct {
 
 // Rules lists the shape rules, the ones that need no configured value, in
 // a stable order. Rule IDs are stable: they appear in markers and reports.
-var Rules []RuleInfo
+// The list is built on first call: its examples cost a hook process, which
+// never shows them, a noticeable part of its start-up.
+func Rules() []RuleInfo { return slices.Clone(rulesList()) }
+
+var rulesList = sync.OnceValue(func() []RuleInfo {
+	var rules []RuleInfo
+	for _, r := range tokenRules {
+		rules = append(rules, RuleInfo{ID: r.id, Description: r.desc, Example: r.example()})
+	}
+	return append(rules,
+		RuleInfo{ID: rulePrivateKey, Description: "PEM private key block (-----BEGIN … PRIVATE KEY----- through its END line)",
+			Example: "-----" + "BEGIN " + "PRIVATE KEY" + "-----\n" + synthetic(csB64, 64) + "\n" + synthetic(csB64, 40) + "\n-----" + "END " + "PRIVATE KEY" + "-----"},
+		RuleInfo{ID: ruleURLCredentials, Description: "password in a URL's userinfo (scheme://user:password@host); only the password is redacted",
+			Example: "postgres://app:" + "Example" + "Pass" + "word42@db.example.com:5432/app"},
+		RuleInfo{ID: ruleAssignment, Description: "value assigned to a credential-named key (password, secret, token, api_key, auth, credential …), 8 characters or more, not code",
+			Example: "DB_" + "PASSWORD=" + "correct-horse-battery"},
+		RuleInfo{ID: ruleEntropy, Description: "random-looking token, judged against the expected entropy of its own alphabet and length",
+			Example: "value " + synthetic(csAlnum, 40)},
+		RuleInfo{ID: ruleCard, Description: "payment card number: 13–19 digits, optional space or dash groups, issuer prefix 2–6, Luhn-valid",
+			Example: "card " + "4111" + " 1111 " + "1111 1111"},
+	)
+})
 
 const (
 	rulePrivateKey     = "private-key"
@@ -152,31 +175,17 @@ func init() {
 				return "ey" + "J" + synthetic(csAlnum, 20) + ".ey" + "J" + synthetic(csAlnum, 30) + "." + synthetic(csB64URL, 43)
 			}},
 	}
-	Rules = nil
-	for _, r := range tokenRules {
-		Rules = append(Rules, RuleInfo{ID: r.id, Description: r.desc, Example: r.example()})
-	}
-	Rules = append(Rules,
-		RuleInfo{ID: rulePrivateKey, Description: "PEM private key block (-----BEGIN … PRIVATE KEY----- through its END line)",
-			Example: "-----" + "BEGIN " + "PRIVATE KEY" + "-----\n" + synthetic(csB64, 64) + "\n" + synthetic(csB64, 40) + "\n-----" + "END " + "PRIVATE KEY" + "-----"},
-		RuleInfo{ID: ruleURLCredentials, Description: "password in a URL's userinfo (scheme://user:password@host); only the password is redacted",
-			Example: "postgres://app:" + "Example" + "Pass" + "word42@db.example.com:5432/app"},
-		RuleInfo{ID: ruleAssignment, Description: "value assigned to a credential-named key (password, secret, token, api_key, auth, credential …), 8 characters or more, not code",
-			Example: "DB_" + "PASSWORD=" + "correct-horse-battery"},
-		RuleInfo{ID: ruleEntropy, Description: "random-looking token, judged against the expected entropy of its own alphabet and length",
-			Example: "value " + synthetic(csAlnum, 40)},
-		RuleInfo{ID: ruleCard, Description: "payment card number: 13–19 digits, optional space or dash groups, issuer prefix 2–6, Luhn-valid",
-			Example: "card " + "4111" + " 1111 " + "1111 1111"},
-	)
 }
 
 // allRuleIDs lists every rule that can name a marker.
 func allRuleIDs() []string {
 	ids := []string{RuleKnownValue, RuleKnownValueBase64, RuleCustomerID, RuleWithheld, RuleTooManyFindings}
-	for _, r := range Rules {
-		ids = append(ids, r.ID)
+	for _, r := range tokenRules {
+		ids = append(ids, r.id)
 	}
-	return ids
+	// The shape rules that are not token rules, as rulesList adds them
+	// (without building the examples).
+	return append(ids, rulePrivateKey, ruleURLCredentials, ruleAssignment, ruleEntropy, ruleCard)
 }
 
 // synthetic returns a deterministic, random-looking string over cs, for

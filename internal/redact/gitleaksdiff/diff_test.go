@@ -180,7 +180,7 @@ func TestGitleaksFixtureRecall(t *testing.T) {
 	ours := newEngine(t, 0)
 
 	ourIDs := map[string]bool{}
-	for _, r := range redact.Rules {
+	for _, r := range redact.Rules() {
 		ourIDs[r.ID] = true
 	}
 	for g, mapped := range coverage {
