@@ -52,6 +52,16 @@
 // writing the keyring or the approval store are themselves self-mod actions
 // that the policy gates. The hook only ever needs the public keys.
 //
+// # Dependencies
+//
+// This package verifies with the standard library alone (SSH wire parsing
+// in sshwire.go and sshpub.go, checked against golang.org/x/crypto/ssh and
+// ssh-keygen by the tests), because the hook that links it starts once per
+// tool call. Signing with OpenSSH key files lives in package sshkey. The
+// verifier is stricter than x/crypto/ssh in three ways: SHA-1 RSA
+// signatures (which OpenSSH refuses in SSHSIG too), RSA keys under 2048
+// bits and certificates are refused.
+//
 // # Limits
 //
 // Canonicalisation turns numbers into strings, so an approval for

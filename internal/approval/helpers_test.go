@@ -1,17 +1,16 @@
 package approval
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fixrail/fixrail/internal/approval/approvaltest"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -29,32 +28,11 @@ func testRequest(t *testing.T) *Request {
 	return r
 }
 
-// sshKeygen returns the path of ssh-keygen, skipping the test without it.
-func sshKeygen(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("ssh-keygen")
-	if err != nil {
-		t.Fatal("ssh-keygen not installed: the test command installs openssh-client")
-	}
-	return p
-}
-
 // runSSHKeygen runs ssh-keygen with no agent, so nothing but the key file
 // can sign.
 func runSSHKeygen(t *testing.T, stdin []byte, args ...string) ([]byte, error) {
 	t.Helper()
-	cmd := exec.Command(sshKeygen(t), args...)
-	cmd.Env = append(os.Environ(), "SSH_AUTH_SOCK=")
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Logf("ssh-keygen %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return out, err
+	return approvaltest.SSHKeygen(t, stdin, args...)
 }
 
 // genSSHKey makes an unencrypted OpenSSH key of the given type in a temp
@@ -100,7 +78,7 @@ func nativeKey(t *testing.T) (*Key, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := ParseKey(priv)
+	k, err := ParseNativeKey(priv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,6 +96,17 @@ func goSSHKey(t *testing.T) (*Key, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := NewSSHKey(s)
-	return k, strings.TrimSpace(string(ssh.MarshalAuthorizedKey(k.PublicKey())))
+	return sshSignerKey(s), strings.TrimSpace(string(ssh.MarshalAuthorizedKey(s.PublicKey())))
+}
+
+// sshSignerKey wraps an x/crypto/ssh signer (not RSA: it would sign SHA-1)
+// as a Key, the way package sshkey does for the CLI.
+func sshSignerKey(s ssh.Signer) *Key {
+	return NewSSHKey(s.PublicKey().Marshal(), func(data []byte) ([]byte, error) {
+		sig, err := s.Sign(rand.Reader, data)
+		if err != nil {
+			return nil, err
+		}
+		return ssh.Marshal(sig), nil
+	})
 }

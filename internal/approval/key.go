@@ -3,13 +3,11 @@ package approval
 import (
 	"bytes"
 	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-
-	"golang.org/x/crypto/ssh"
 )
 
 // Namespaces bind a signature to its purpose. An approval signature never
@@ -32,10 +30,6 @@ const (
 	nativePublicType  = "FIXRAIL ED25519 PUBLIC KEY"
 )
 
-// ErrEncryptedKey means an OpenSSH private key is passphrase-protected. fixrail
-// does not prompt for passphrases; such a key signs through ssh-keygen.
-var ErrEncryptedKey = errors.New("approval key is passphrase-protected; sign with `ssh-keygen -Y sign -n fixrail-approval -f KEY FILE` instead")
-
 // ed25519Message is what a native key signs: a fixed prefix and the
 // namespace, then the message. The prefix gives raw ed25519 signatures the
 // same domain separation SSHSIG has.
@@ -56,57 +50,41 @@ func SignEd25519(priv ed25519.PrivateKey, msg []byte) []byte {
 // A Key is an approver's private key, loaded by the owner's own `fixrail
 // approve` or `fixrail receipts checkpoint`, never by the hook.
 type Key struct {
-	kind string
-	ssh  ssh.Signer         // KindSSHSIG
-	ed   ed25519.PrivateKey // KindEd25519
+	kind    string
+	pub     []byte                            // the public key's SSH wire form
+	sshSign func(data []byte) ([]byte, error) // KindSSHSIG
+	ed      ed25519.PrivateKey                // KindEd25519
 }
 
-// NewSSHKey wraps an ssh.Signer (for example from an agent the owner
-// controls) as a Key that makes SSHSIG signatures.
-func NewSSHKey(s ssh.Signer) *Key { return &Key{kind: KindSSHSIG, ssh: s} }
+// NewSSHKey makes a Key that signs SSHSIG with an SSH key held elsewhere:
+// pub is the public key's SSH wire form, and sign returns the SSH wire form
+// of a signature over its argument (RSA keys must sign with rsa-sha2-256 or
+// rsa-sha2-512). Package sshkey makes one from an OpenSSH key file or an
+// ssh.Signer.
+func NewSSHKey(pub []byte, sign func(data []byte) ([]byte, error)) *Key {
+	return &Key{kind: KindSSHSIG, pub: pub, sshSign: sign}
+}
 
 // NewEd25519Key wraps a native ed25519 private key.
-func NewEd25519Key(priv ed25519.PrivateKey) *Key { return &Key{kind: KindEd25519, ed: priv} }
-
-// LoadKey reads a private key file: an unencrypted OpenSSH private key, or a
-// native key file (see GenerateKey). It refuses a file that group or others
-// may read, as ssh does.
-func LoadKey(path string) (*Key, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("load approval key: %w", err)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("load approval key %s: permissions %#o are too open; chmod 600 it", path, fi.Mode().Perm())
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("load approval key: %w", err)
-	}
-	k, err := ParseKey(data)
-	if err != nil {
-		return nil, fmt.Errorf("load approval key %s: %w", path, err)
-	}
-	return k, nil
+func NewEd25519Key(priv ed25519.PrivateKey) *Key {
+	return &Key{kind: KindEd25519, pub: ed25519KeyBlob(priv.Public().(ed25519.PublicKey)), ed: priv}
 }
 
-// ParseKey parses the contents of a private key file.
-func ParseKey(data []byte) (*Key, error) {
-	if blk, _ := pem.Decode(data); blk != nil && blk.Type == nativePrivateType {
-		if len(blk.Bytes) != ed25519.SeedSize {
-			return nil, fmt.Errorf("native key: seed is %d bytes, want %d", len(blk.Bytes), ed25519.SeedSize)
-		}
-		return NewEd25519Key(ed25519.NewKeyFromSeed(blk.Bytes)), nil
+// ErrNotNativeKey means a key file is not a native key file; it may be an
+// OpenSSH key, which package sshkey reads.
+var ErrNotNativeKey = errors.New("not a native fixrail key file")
+
+// ParseNativeKey parses the contents of a native private key file (see
+// GenerateKey).
+func ParseNativeKey(data []byte) (*Key, error) {
+	blk, _ := pem.Decode(data)
+	if blk == nil || blk.Type != nativePrivateType {
+		return nil, ErrNotNativeKey
 	}
-	s, err := ssh.ParsePrivateKey(data)
-	if err != nil {
-		var pm *ssh.PassphraseMissingError
-		if errors.As(err, &pm) {
-			return nil, ErrEncryptedKey
-		}
-		return nil, fmt.Errorf("parse private key (FIDO and agent-held keys sign with `ssh-keygen -Y sign -n fixrail-approval` instead): %w", err)
+	if len(blk.Bytes) != ed25519.SeedSize {
+		return nil, fmt.Errorf("native key: seed is %d bytes, want %d", len(blk.Bytes), ed25519.SeedSize)
 	}
-	return NewSSHKey(s), nil
+	return NewEd25519Key(ed25519.NewKeyFromSeed(blk.Bytes)), nil
 }
 
 // GenerateKey makes a native ed25519 approval key and returns the contents
@@ -139,22 +117,21 @@ func MarshalPublicKey(pub ed25519.PublicKey) []byte {
 // Kind is the kind of signature the key makes: KindSSHSIG or KindEd25519.
 func (k *Key) Kind() string { return k.kind }
 
-// PublicKey returns the key's public half in SSH form, as the keyring holds it.
-func (k *Key) PublicKey() ssh.PublicKey {
-	if k.kind == KindSSHSIG {
-		return k.ssh.PublicKey()
-	}
-	pub, err := ssh.NewPublicKey(k.ed.Public())
-	if err != nil {
-		panic(err) // unreachable: an ed25519 public key always converts
-	}
-	return pub
+// PublicKey returns the key's public half in its SSH wire form, as the
+// keyring holds it.
+func (k *Key) PublicKey() []byte { return bytes.Clone(k.pub) }
+
+// AuthorizedKey returns the public key as one OpenSSH line (`type base64`),
+// the form .pub and allowed_signers files hold.
+func (k *Key) AuthorizedKey() string {
+	r := &wireReader{b: k.pub}
+	return r.string() + " " + base64.StdEncoding.EncodeToString(k.pub)
 }
 
 func (k *Key) sign(namespace string, msg []byte) ([]byte, error) {
 	switch k.kind {
 	case KindSSHSIG:
-		return signSSHSIG(k.ssh, namespace, msg)
+		return signSSHSIG(k.pub, k.sshSign, namespace, msg)
 	case KindEd25519:
 		return ed25519.Sign(k.ed, ed25519Message(namespace, msg)), nil
 	}

@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"golang.org/x/crypto/ssh"
 )
 
 // Verification errors. A token that fails with any of them must not let the
@@ -35,7 +33,7 @@ type Keyring struct {
 
 type ringKey struct {
 	principals  string        // from allowed_signers, or the key comment or file name
-	pub         ssh.PublicKey // native ed25519 keys are held in SSH form too
+	pub         *sshPublicKey // native ed25519 keys are held in SSH form too
 	namespaces  []string      // allowed namespaces; nil means any
 	validAfter  time.Time     // zero means unbounded
 	validBefore time.Time
@@ -95,9 +93,15 @@ func LoadKeyring(dir string) (*Keyring, error) {
 	return k, nil
 }
 
-// Add puts pub into the ring as an approver for every namespace.
-func (k *Keyring) Add(pub ssh.PublicKey, principal string) {
-	k.keys = append(k.keys, ringKey{principals: principal, pub: pub, source: "added"})
+// Add puts the public key whose SSH wire form is pub into the ring, as an
+// approver for every namespace.
+func (k *Keyring) Add(pub []byte, principal string) error {
+	p, err := parseSSHPublicKey(bytes.Clone(pub))
+	if err != nil {
+		return fmt.Errorf("keyring: %w", err)
+	}
+	k.keys = append(k.keys, ringKey{principals: principal, pub: p, source: "added"})
+	return nil
 }
 
 // Len is the number of keys in the ring.
@@ -113,7 +117,7 @@ func (k *Keyring) addPublicKeyFile(path string, data []byte) error {
 		if len(blk.Bytes) != ed25519.PublicKeySize {
 			return fmt.Errorf("%s: native public key is %d bytes, want %d", path, len(blk.Bytes), ed25519.PublicKeySize)
 		}
-		pub, err := ssh.NewPublicKey(ed25519.PublicKey(blk.Bytes))
+		pub, err := parseSSHPublicKey(ed25519KeyBlob(blk.Bytes))
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -125,7 +129,7 @@ func (k *Keyring) addPublicKeyFile(path string, data []byte) error {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		pub, comment, opts, _, err := ssh.ParseAuthorizedKey([]byte(line))
+		pub, comment, opts, err := parseAuthorizedKey(line)
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", path, i+1, err)
 		}
@@ -152,7 +156,7 @@ func (k *Keyring) addAllowedSigners(path string, data []byte) error {
 			return fmt.Errorf("%s: want `principals [options] keytype key`", src)
 		}
 		rk := ringKey{principals: strings.Trim(line[:cut], `"`), source: src}
-		pub, _, opts, _, err := ssh.ParseAuthorizedKey([]byte(strings.TrimSpace(line[cut:])))
+		pub, _, opts, err := parseAuthorizedKey(line[cut:])
 		if err != nil {
 			return fmt.Errorf("%s: %w", src, err)
 		}
@@ -262,7 +266,7 @@ func (k *Keyring) verifySSHSIG(namespace string, msg, armored []byte, now time.T
 	if blob.Namespace != namespace {
 		return fmt.Errorf("%w: namespace %q, want %q", ErrBadSignature, blob.Namespace, namespace)
 	}
-	i := slices.IndexFunc(k.keys, func(rk ringKey) bool { return bytes.Equal(rk.pub.Marshal(), blob.PublicKey) })
+	i := slices.IndexFunc(k.keys, func(rk ringKey) bool { return bytes.Equal(rk.pub.blob, blob.PublicKey) })
 	if i < 0 {
 		return fmt.Errorf("%w: signer key %s", ErrNoKey, describeKey(blob.PublicKey))
 	}
@@ -270,14 +274,11 @@ func (k *Keyring) verifySSHSIG(namespace string, msg, armored []byte, now time.T
 	if err := rk.allows(namespace, now); err != nil {
 		return err
 	}
-	if sig.Format == ssh.KeyAlgoRSA {
-		return fmt.Errorf("%w: SHA-1 RSA signatures are refused", ErrBadSignature)
-	}
 	data, err := sshsigSignedData(namespace, blob.Hash, msg)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSignature, err)
 	}
-	if err := rk.pub.Verify(data, sig); err != nil {
+	if err := rk.pub.verify(data, sig); err != nil {
 		return fmt.Errorf("%w: key %s: %v", ErrBadSignature, rk.source, err)
 	}
 	return nil
@@ -293,19 +294,11 @@ func (k *Keyring) verifyEd25519(namespace string, msg, sig []byte, now time.Time
 	signed := ed25519Message(namespace, msg)
 	tried := 0
 	for _, rk := range k.keys {
-		if rk.pub.Type() != ssh.KeyAlgoED25519 || rk.allows(namespace, now) != nil {
-			continue
-		}
-		cpk, ok := rk.pub.(ssh.CryptoPublicKey)
-		if !ok {
-			continue
-		}
-		pub, ok := cpk.CryptoPublicKey().(ed25519.PublicKey)
-		if !ok {
+		if rk.pub.typ != keyEd25519 || rk.allows(namespace, now) != nil {
 			continue
 		}
 		tried++
-		if ed25519.Verify(pub, signed, sig) {
+		if ed25519.Verify(rk.pub.ed, signed, sig) {
 			return nil
 		}
 	}
@@ -316,9 +309,9 @@ func (k *Keyring) verifyEd25519(namespace string, msg, sig []byte, now time.Time
 }
 
 func describeKey(blob []byte) string {
-	pub, err := ssh.ParsePublicKey(blob)
+	pub, err := parseSSHPublicKey(blob)
 	if err != nil {
 		return "(unparseable)"
 	}
-	return ssh.FingerprintSHA256(pub)
+	return pub.fingerprint()
 }

@@ -1,19 +1,18 @@
 package approval
 
 // SSHSIG is OpenSSH's detached signature format (PROTOCOL.sshsig in
-// openssh-portable), the one `ssh-keygen -Y sign` writes. golang.org/x/crypto/ssh
-// has every primitive but no SSHSIG API, so the envelope is built here.
+// openssh-portable), the one `ssh-keygen -Y sign` writes. The envelope is
+// built and read here; the key's own signature inside it comes from an SSH
+// signer (package sshkey, or ssh-keygen) and is checked in sshpub.go.
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/pem"
 	"fmt"
-
-	"golang.org/x/crypto/ssh"
 )
 
 const (
@@ -24,14 +23,13 @@ const (
 	armorWidth    = 70       // ssh-keygen wraps the base64 at 70 columns
 )
 
-// sshsigBlob is the signature blob inside the armor, after the magic.
+// sshsigBlob is the signature blob inside the armor, after the magic and
+// the version.
 type sshsigBlob struct {
-	Version   uint32
 	PublicKey []byte
 	Namespace string
-	Reserved  string
 	Hash      string
-	Signature []byte
+	Signature []byte // the wire form of an SSH signature
 }
 
 // sshsigSignedData builds what the key actually signs: the magic and a
@@ -49,21 +47,17 @@ func sshsigSignedData(namespace, hashAlg string, msg []byte) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("unsupported SSHSIG hash %q", hashAlg)
 	}
-	return append([]byte(sshsigMagic), ssh.Marshal(struct {
-		Namespace string
-		Reserved  string
-		Hash      string
-		Digest    []byte
-	}{namespace, "", hashAlg, h})...), nil
+	b := []byte(sshsigMagic)
+	b = appendWireString(b, []byte(namespace))
+	b = appendWireString(b, nil) // reserved
+	b = appendWireString(b, []byte(hashAlg))
+	return appendWireString(b, h), nil
 }
 
-// SignSSH signs msg as `ssh-keygen -Y sign -n fixrail-approval` would and
-// returns the armored SSHSIG (sha512). RSA keys sign with rsa-sha2-512.
-func SignSSH(s ssh.Signer, msg []byte) ([]byte, error) {
-	return signSSHSIG(s, Namespace, msg)
-}
-
-func signSSHSIG(s ssh.Signer, namespace string, msg []byte) ([]byte, error) {
+// signSSHSIG makes an armored SSHSIG (sha512) over msg in namespace with
+// the SSH key whose wire form is pub; sign returns the wire form of an SSH
+// signature over its argument.
+func signSSHSIG(pub []byte, sign func(data []byte) ([]byte, error), namespace string, msg []byte) ([]byte, error) {
 	if namespace == "" {
 		return nil, fmt.Errorf("sshsig: empty namespace")
 	}
@@ -71,24 +65,17 @@ func signSSHSIG(s ssh.Signer, namespace string, msg []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sig *ssh.Signature
-	if as, ok := s.(ssh.AlgorithmSigner); ok && s.PublicKey().Type() == ssh.KeyAlgoRSA {
-		// OpenSSH refuses SHA-1 "ssh-rsa" signatures inside SSHSIG.
-		sig, err = as.SignWithAlgorithm(rand.Reader, data, ssh.KeyAlgoRSASHA512)
-	} else {
-		sig, err = s.Sign(rand.Reader, data)
-	}
+	sig, err := sign(data)
 	if err != nil {
 		return nil, fmt.Errorf("sshsig: sign: %w", err)
 	}
-	blob := append([]byte(sshsigMagic), ssh.Marshal(sshsigBlob{
-		Version:   sshsigVersion,
-		PublicKey: s.PublicKey().Marshal(),
-		Namespace: namespace,
-		Hash:      sshsigHash,
-		Signature: ssh.Marshal(sig),
-	})...)
-	return armor(blob), nil
+	b := binary.BigEndian.AppendUint32([]byte(sshsigMagic), sshsigVersion)
+	b = appendWireString(b, pub)
+	b = appendWireString(b, []byte(namespace))
+	b = appendWireString(b, nil) // reserved
+	b = appendWireString(b, []byte(sshsigHash))
+	b = appendWireString(b, sig)
+	return armor(b), nil
 }
 
 func armor(blob []byte) []byte {
@@ -107,7 +94,7 @@ func armor(blob []byte) []byte {
 
 // parseSSHSIG unarmors and decodes a signature. It checks the envelope only;
 // the caller checks namespace, key and signature.
-func parseSSHSIG(armored []byte) (*sshsigBlob, *ssh.Signature, error) {
+func parseSSHSIG(armored []byte) (*sshsigBlob, *sshSignature, error) {
 	blk, rest := pem.Decode(armored)
 	if blk == nil || blk.Type != sshsigPEMType {
 		return nil, nil, fmt.Errorf("%w: not an armored SSH signature", ErrMalformed)
@@ -115,19 +102,24 @@ func parseSSHSIG(armored []byte) (*sshsigBlob, *ssh.Signature, error) {
 	if len(bytes.TrimSpace(rest)) != 0 {
 		return nil, nil, fmt.Errorf("%w: data after the SSH signature", ErrMalformed)
 	}
-	if !bytes.HasPrefix(blk.Bytes, []byte(sshsigMagic)) {
+	body, ok := bytes.CutPrefix(blk.Bytes, []byte(sshsigMagic))
+	if !ok {
 		return nil, nil, fmt.Errorf("%w: SSH signature lacks the SSHSIG magic", ErrMalformed)
 	}
-	var w sshsigBlob
-	if err := ssh.Unmarshal(blk.Bytes[len(sshsigMagic):], &w); err != nil {
+	r := &wireReader{b: body}
+	version := r.uint32()
+	w := sshsigBlob{PublicKey: r.bytes(), Namespace: r.string()}
+	r.bytes() // reserved: ignored, as OpenSSH does
+	w.Hash, w.Signature = r.string(), r.bytes()
+	if err := r.end(); err != nil {
 		return nil, nil, fmt.Errorf("%w: SSH signature: %v", ErrMalformed, err)
 	}
-	if w.Version != sshsigVersion {
-		return nil, nil, fmt.Errorf("%w: SSHSIG version %d", ErrMalformed, w.Version)
+	if version != sshsigVersion {
+		return nil, nil, fmt.Errorf("%w: SSHSIG version %d", ErrMalformed, version)
 	}
-	var sig ssh.Signature
-	if err := ssh.Unmarshal(w.Signature, &sig); err != nil {
+	sig, err := parseSSHSignature(w.Signature)
+	if err != nil {
 		return nil, nil, fmt.Errorf("%w: SSH signature value: %v", ErrMalformed, err)
 	}
-	return &w, &sig, nil
+	return &w, sig, nil
 }

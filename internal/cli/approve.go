@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/sshkey"
 	"github.com/fixrail/fixrail/internal/hook"
 )
 
@@ -105,7 +106,7 @@ func runApprove(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
-	key, err := approval.LoadKey(keyPath)
+	key, err := sshkey.Load(keyPath)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/sshkey"
 	"github.com/fixrail/fixrail/internal/hook"
 	"github.com/fixrail/fixrail/internal/receipt"
 )
@@ -253,7 +254,7 @@ func receiptsCheckpoint(stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
-	key, err := approval.LoadKey(keyPath)
+	key, err := sshkey.Load(keyPath)
 	if err != nil {
 		return err
 	}

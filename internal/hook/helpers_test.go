@@ -83,7 +83,7 @@ func (e *env) key() *approval.Key {
 	if err := os.WriteFile(filepath.Join(dir, "owner.pub"), pub, 0o644); err != nil {
 		e.t.Fatal(err)
 	}
-	k, err := approval.ParseKey(priv)
+	k, err := approval.ParseNativeKey(priv)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func strangerKey(t *testing.T) *approval.Key {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := approval.ParseKey(priv)
+	k, err := approval.ParseNativeKey(priv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/sshkey"
 	"github.com/fixrail/fixrail/internal/receipt"
 	"golang.org/x/crypto/ssh"
 )
@@ -29,7 +30,7 @@ func owner(t *testing.T) (*approval.Key, *approval.Keyring) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := approval.ParseKey(priv)
+	key, err := approval.ParseNativeKey(priv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,9 @@ func TestCheckpointTamper(t *testing.T) {
 func TestCheckpointSSH(t *testing.T) {
 	ring := &approval.Keyring{}
 	key := sshKey(t)
-	ring.Add(key.PublicKey(), "owner")
+	if err := ring.Add(key.PublicKey(), "owner"); err != nil {
+		t.Fatal(err)
+	}
 	l := &receipt.Log{Path: filepath.Join(t.TempDir(), "log.jsonl")}
 	appendN(t, l, 2)
 	cp, err := l.Checkpoint(key)
@@ -184,5 +187,5 @@ func sshKey(t *testing.T) *approval.Key {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return approval.NewSSHKey(s)
+	return sshkey.FromSigner(s)
 }
