@@ -107,16 +107,23 @@ func runHookInstall(stdio Stdio, args []string) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	self, selfErr := os.Executable()
 	path := *bin
 	if path == "" {
-		if path, err = os.Executable(); err != nil {
+		if path, err = self, selfErr; err != nil {
 			return fmt.Errorf("locate the fixrail binary (pass --bin): %w", err)
 		}
 	}
 	if path, err = filepath.Abs(path); err != nil {
 		return err
 	}
-	reg, err := hook.Settings(f, hook.ShellQuote(path), *managed)
+	// Registering another binary (fixrail-hook): self-mod must still guard
+	// this one, the fixrail the owner approves with.
+	var flags string
+	if selfErr == nil && !sameFile(self, path) {
+		flags = " --protect-binary " + hook.ShellQuote(self)
+	}
+	reg, err := hook.Settings(f, hook.ShellQuote(path), flags, *managed)
 	if err != nil {
 		return err
 	}
@@ -128,4 +135,15 @@ func runHookInstall(stdio Stdio, args []string) error {
 		fmt.Fprintf(stdio.Stderr, "# %s\n", line)
 	}
 	return nil
+}
+
+// sameFile reports whether a and b name the same file (or the same path
+// when either cannot be examined).
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA != nil || errB != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return os.SameFile(fa, fb)
 }

@@ -138,7 +138,7 @@ func (e *e2e) ref(name string) string {
 // "disableAllHooks": false when defended. Without it, it is the naive
 // registration a repository can switch off.
 func (e *e2e) settings(defended bool) string {
-	reg, err := hook.Settings(hook.Claude, hook.ShellQuote(fixrailBin), false)
+	reg, err := hook.Settings(hook.Claude, hook.ShellQuote(fixrailBin), "", false)
 	if err != nil {
 		e.t.Fatal(err)
 	}

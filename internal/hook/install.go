@@ -18,12 +18,13 @@ type Registration struct {
 	Notes string
 }
 
-// Settings returns the registration of command (the hook command line up to,
-// not including, its --event flag) for format f. Managed selects the
+// Settings returns the registration of command (the fixrail binary, shell
+// quoted) for format f; flags (shell-quoted, each with its leading space)
+// follow --event on the hook's command line. Managed selects the
 // administrator-owned form, which a repository or the user's own settings
 // cannot switch off.
-func Settings(f Format, command string, managed bool) (Registration, error) {
-	pre, post := command+" hook --event pre", command+" hook --event post"
+func Settings(f Format, command, flags string, managed bool) (Registration, error) {
+	pre, post := command+" hook --event pre"+flags, command+" hook --event post"+flags
 	if f != Claude {
 		pre += " --format " + string(f)
 		post += " --format " + string(f)

@@ -218,7 +218,7 @@ func TestParseFlags(t *testing.T) {
 func TestSettings(t *testing.T) {
 	for _, f := range []Format{Claude, Codex, Gemini} {
 		for _, managed := range []bool{false, true} {
-			r, err := Settings(f, "/usr/local/bin/fixrail", managed)
+			r, err := Settings(f, "/usr/local/bin/fixrail", "", managed)
 			if err != nil {
 				t.Fatal(err)
 			}

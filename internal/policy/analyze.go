@@ -26,9 +26,12 @@ type Env struct {
 	// FixrailHome holds policy.json, keys, the nonce store and receipts.
 	// Empty means Home/.config/fixrail.
 	FixrailHome string
-	// FixrailBinary is the path of the hook binary. Empty means not protected
+	// FixrailBinaries are the paths of fixrail's own binaries: the hook's,
+	// and the fixrail command the owner approves with when the hook is the
+	// slim fixrail-hook. Writing one is self-mod (a replaced binary could
+	// sign what the owner did not mean to). Empty means none is protected
 	// by path (the "fixrail" command name is still recognised).
-	FixrailBinary string
+	FixrailBinaries []string
 	// ProtectedBranches are the branch names push-protected guards.
 	// Nil means main and master.
 	ProtectedBranches []string
@@ -58,7 +61,7 @@ func DefaultScratchDirs() []string {
 func DefaultEnv() Env {
 	e := Env{Home: os.Getenv("HOME"), FixrailHome: os.Getenv("FIXRAIL_HOME"), TmpDir: os.Getenv("TMPDIR")}
 	if exe, err := os.Executable(); err == nil {
-		e.FixrailBinary = exe
+		e.FixrailBinaries = []string{exe}
 	}
 	return e
 }

@@ -69,12 +69,19 @@ func (a *analyzer) keyRefs(args []field, st *state) {
 }
 
 func (a *analyzer) isFixrail(head field, st *state) bool {
-	b := a.env.FixrailBinary
-	if b == "" {
+	if len(a.env.FixrailBinaries) == 0 {
 		return false
 	}
 	p, ok := cleanAbs(st.cwd, head.s)
-	return ok && (p == filepath.Clean(b) || a.resolve(p) == a.resolve(filepath.Clean(b)))
+	if !ok {
+		return false
+	}
+	for _, b := range a.env.FixrailBinaries {
+		if p == filepath.Clean(b) || a.resolve(p) == a.resolve(filepath.Clean(b)) {
+			return true
+		}
+	}
+	return false
 }
 
 // childState is the state of a new shell process started from st: it sees

@@ -254,7 +254,7 @@ func TestEnvDefaults(t *testing.T) {
 	t.Setenv("FIXRAIL_HOME", "")
 	t.Setenv("TMPDIR", "/tmp/x-tmp")
 	e := DefaultEnv()
-	if e.Home != "/home/x" || e.TmpDir != "/tmp/x-tmp" || e.FixrailBinary == "" {
+	if e.Home != "/home/x" || e.TmpDir != "/tmp/x-tmp" || len(e.FixrailBinaries) != 1 {
 		t.Errorf("DefaultEnv() = %+v", e)
 	}
 	// FixrailHome defaults to ~/.config/fixrail.

@@ -9,10 +9,10 @@ import (
 // The tests run against a machine that does not exist: nothing under
 // /home/u is on disk, so symlink resolution leaves those paths alone.
 var tenv = Env{
-	Home:          "/home/u",
-	FixrailHome:   "/home/u/.config/fixrail",
-	FixrailBinary: "/usr/local/bin/fixrail",
-	TmpDir:        "/var/folders/t/T",
+	Home:            "/home/u",
+	FixrailHome:     "/home/u/.config/fixrail",
+	FixrailBinaries: []string{"/usr/local/bin/fixrail"},
+	TmpDir:          "/var/folders/t/T",
 }
 
 const tcwd = "/home/u/repo"

@@ -67,7 +67,10 @@ func (a *analyzer) buildZones() {
 	if a.fxHome != "" {
 		dir(SelfMod, "fixrail's policy, keys and receipts", a.fxHome)
 	}
-	if b := a.env.FixrailBinary; b != "" && filepath.IsAbs(b) {
+	for _, b := range a.env.FixrailBinaries {
+		if !filepath.IsAbs(b) {
+			continue
+		}
 		file(SelfMod, "the fixrail binary", b)
 		if r := a.resolve(filepath.Clean(b)); r != filepath.Clean(b) {
 			file(SelfMod, "the fixrail binary", r)
@@ -455,9 +458,7 @@ func (a *analyzer) checkHardlink(p, how string) {
 			files = append(files, filepath.Join(a.fxHome, "policy.json"))
 		}
 		files = append(files, "/etc/claude-code/managed-settings.json")
-		if a.env.FixrailBinary != "" {
-			files = append(files, a.env.FixrailBinary)
-		}
+		files = append(files, a.env.FixrailBinaries...)
 		for _, f := range files {
 			if id, ok := statID(f); ok {
 				a.inodes[id] = f

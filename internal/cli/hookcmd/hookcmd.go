@@ -28,7 +28,7 @@ func (e *UsageError) Error() string { return e.Msg }
 // Opts are the hook's flags.
 type Opts struct {
 	Event, Format, Phase, Worktree, Receipts string
-	Allow                                    stringList
+	Allow, Protect                           stringList
 }
 
 // stringList is a repeatable string flag.
@@ -47,6 +47,7 @@ func Flags() (*flag.FlagSet, *Opts) {
 	fs.StringVar(&o.Worktree, "worktree", "", "with --phase: the `dir` every path must resolve inside")
 	fs.Var(&o.Allow, "allow", "with --phase: a `glob` (doublestar, relative to --worktree) the phase may write; repeatable")
 	fs.StringVar(&o.Receipts, "receipts", "", "receipt log `file` (default $FIXRAIL_HOME/receipts.ndjson)")
+	fs.Var(&o.Protect, "protect-binary", "another fixrail binary `path` that self-mod protects besides this one (the fixrail that approves, when this is fixrail-hook); repeatable")
 	return fs, o
 }
 
@@ -89,7 +90,14 @@ func New(o *Opts) (*hook.Hook, error) {
 	h.Home, h.SetupErr = hook.HomeDir(os.LookupEnv)
 	h.Env = policy.Env{Home: os.Getenv("HOME"), FixrailHome: h.Home, TmpDir: os.Getenv("TMPDIR")}
 	if exe, err := os.Executable(); err == nil {
-		h.Env.FixrailBinary = exe
+		h.Env.FixrailBinaries = append(h.Env.FixrailBinaries, exe)
+	}
+	for _, p := range o.Protect {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		h.Env.FixrailBinaries = append(h.Env.FixrailBinaries, abs)
 	}
 	return h, nil
 }

@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,5 +81,36 @@ func TestNewRedactor(t *testing.T) {
 	out, err := r.Redact("git push https://x:" + tok + "@github.com/o/r")
 	if err != nil || strings.Contains(out, tok) {
 		t.Errorf("Redact = %q, %v", out, err)
+	}
+}
+
+// TestProtectBinary: registered as fixrail-hook, the hook still gates a
+// write to the fixrail binary named by --protect-binary (a replaced fixrail
+// could sign what the owner did not mean to), and to its own binary.
+func TestProtectBinary(t *testing.T) {
+	t.Setenv("FIXRAIL_HOME", filepath.Join(t.TempDir(), "fx"))
+	full := filepath.Join(t.TempDir(), "fixrail")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(path string) string {
+		return `{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"` + path + `","content":"x"},"tool_use_id":"t1"}`
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		path string
+		want int
+	}{
+		{"protected fixrail", []string{"hook", "--protect-binary", full}, full, 2},
+		{"own binary", []string{"hook", "--protect-binary", full}, self, 2},
+		{"fixrail without the flag", []string{"hook"}, full, 0},
+	} {
+		var out, errb bytes.Buffer
+		code := Main(tc.args, strings.NewReader(write(tc.path)), &out, &errb)
+		if code != tc.want || (tc.want == 2 && !strings.Contains(errb.String(), "self-mod")) {
+			t.Errorf("%s: exit %d, want %d\n%s", tc.name, code, tc.want, errb.String())
+		}
 	}
 }
