@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -273,5 +274,51 @@ func TestBroadGlob(t *testing.T) {
 		{id: "glob", in: `rm -f /tmp/*/*/*/*/*.log`, want: ""},
 	} {
 		runCase(t, c, tenv)
+	}
+}
+
+// TestResolve: the analyser's component-wise resolution agrees with
+// filepath.EvalSymlinks on every path that exists, keeps a missing tail as
+// written below its resolved parent, follows a dangling link to the file a
+// write would create, and stops on a loop.
+func TestResolve(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := func(p ...string) string { return filepath.Join(append([]string{root}, p...)...) }
+	write(t, j("real", "dir", "f"), "x")
+	symlink(t, j("real"), j("abs"))              // absolute link to a directory
+	symlink(t, "real/dir", j("rel"))             // relative link
+	symlink(t, "../real/dir/f", j("real", "up")) // relative link with ..
+	symlink(t, j("abs", "dir"), j("chain"))      // a link through a link
+	symlink(t, j("real", "gone"), j("dangling")) // target does not exist
+	symlink(t, j("loop2"), j("loop1"))           // a loop
+	symlink(t, j("loop1"), j("loop2"))
+	for _, p := range []string{
+		j("real", "dir", "f"), j("abs", "dir", "f"), j("rel", "f"), j("real", "up"), j("chain", "f"),
+		j("abs"), j("abs", "dir", "..", "dir", "f"), root, "/",
+	} {
+		want, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := newAnalyzer(Env{}, "").resolve(p); got != want {
+			t.Errorf("resolve(%s) = %s, want %s (EvalSymlinks)", p, got, want)
+		}
+	}
+	for p, want := range map[string]string{
+		j("abs", "dir", "new", "file"): j("real", "dir", "new", "file"),
+		j("rel", "g"):                  j("real", "dir", "g"),
+		j("dangling"):                  j("real", "gone"),
+		j("real", "dir", "f", "x"):     j("real", "dir", "f", "x"), // below a file: as written
+	} {
+		if got := newAnalyzer(Env{}, "").resolve(p); got != want {
+			t.Errorf("resolve(%s) = %s, want %s", p, got, want)
+		}
+	}
+	// A loop ends, somewhere inside it.
+	if got := newAnalyzer(Env{}, "").resolve(j("loop1", "x")); !strings.HasPrefix(got, j("loop")) {
+		t.Errorf("resolve through a loop = %s", got)
 	}
 }

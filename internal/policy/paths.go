@@ -99,8 +99,8 @@ func (a *analyzer) buildZones() {
 // relative path.
 func splitPath(p string) []string {
 	p = strings.ToLower(filepath.ToSlash(p))
-	var out []string
-	for _, c := range strings.Split(p, "/") {
+	out := make([]string, 0, strings.Count(p, "/")+1) // one allocation: every path checked goes through here
+	for c := range strings.SplitSeq(p, "/") {
 		if c != "" && c != "." {
 			out = append(out, c)
 		}
@@ -181,18 +181,47 @@ func (n nameRule) match(p []string) bool {
 
 // resolve follows symbolic links in p as far as the path exists and keeps
 // the rest as written, so a file that does not exist yet resolves through
-// its existing parent directories. Answers are kept for the rest of the
-// call: one analysis judges the file system as it is now (links the command
-// itself creates are tracked in a.links), and a path is often met twice.
-func (a *analyzer) resolve(p string) string {
+// its existing parent directories, and a dangling link resolves to the file
+// that writing through it would create. Answers are kept for the rest of
+// the call: one analysis judges the file system as it is now (links the
+// command itself creates are tracked in a.links). An absolute path is
+// resolved a component at a time on top of its resolved parent, so each
+// directory is examined once per call, not once per path below it: the
+// arguments of an ordinary command are mostly paths in the same few
+// directories.
+func (a *analyzer) resolve(p string) string { return a.resolveLinks(p, 0) }
+
+// maxLinks bounds the symbolic links followed for one path, like the
+// kernel's ELOOP limit; past it resolution stops where it is.
+const maxLinks = 40
+
+func (a *analyzer) resolveLinks(p string, links int) string {
 	if r, ok := a.resolved[p]; ok {
 		return r
 	}
 	r := p
-	if x, err := filepath.EvalSymlinks(p); err == nil {
-		r = x
-	} else if dir, base := filepath.Split(p); base != "" && filepath.Clean(dir) != p {
-		r = filepath.Join(a.resolve(filepath.Clean(dir)), base)
+	switch c := filepath.Clean(p); {
+	case c != p:
+		r = a.resolveLinks(c, links)
+	case !filepath.IsAbs(p):
+		if x, err := filepath.EvalSymlinks(p); err == nil {
+			r = x
+		}
+	case p != string(filepath.Separator):
+		dir, base := filepath.Split(p)
+		parent := a.resolveLinks(filepath.Clean(dir), links)
+		r = filepath.Join(parent, base)
+		if links >= maxLinks {
+			break
+		}
+		if fi, err := os.Lstat(r); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if target, err := os.Readlink(r); err == nil {
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(parent, target)
+				}
+				r = a.resolveLinks(filepath.Clean(target), links+1)
+			}
+		}
 	}
 	a.resolved[p] = r
 	return r

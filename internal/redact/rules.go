@@ -264,13 +264,17 @@ func bodyEnd(t string, p int, b body, m *runMemo, rule string) (string, int) {
 	return rule, p + min(n, b.max)
 }
 
-// prefixHead indexes the token prefixes by their first two bytes, so that
-// one pass over the text finds every candidate: a table load per byte
-// instead of a strings.Index pass per prefix, most of which would stop on
-// every 's', 'e' or 'g' of ordinary text.
+// prefixPairs and prefixIndex index the token prefixes by their first two
+// bytes, so that one pass over the text finds every candidate: a table load
+// per byte instead of a strings.Index pass per prefix, most of which would
+// stop on every 's', 'e' or 'g' of ordinary text. The index is two small
+// levels (first byte, then second) rather than one 64 KiB table: the hook
+// builds it in every process, and writing a table that size touches a
+// page per prefix.
 var (
 	prefixPairs [1 << 16 / 64]uint64 // bit set: some prefix starts with these two bytes
-	prefixHead  [1 << 16]uint8       // index into prefixLists, 0 = none
+	prefixRow   [256]uint8           // first byte → row of prefixCol, 0 = none
+	prefixCol   = [][256]uint8{{}}   // second byte → index into prefixLists, 0 = none
 	prefixLists = [][]prefixEntry{nil}
 )
 
@@ -284,11 +288,16 @@ func init() {
 		for _, p := range r.prefixes {
 			h := uint16(p[0])<<8 | uint16(p[1])
 			prefixPairs[h/64] |= 1 << (h % 64)
-			if prefixHead[h] == 0 {
-				prefixHead[h] = uint8(len(prefixLists))
+			if prefixRow[p[0]] == 0 {
+				prefixRow[p[0]] = uint8(len(prefixCol))
+				prefixCol = append(prefixCol, [256]uint8{})
+			}
+			col := &prefixCol[prefixRow[p[0]]]
+			if col[p[1]] == 0 {
+				col[p[1]] = uint8(len(prefixLists))
 				prefixLists = append(prefixLists, nil)
 			}
-			k := prefixHead[h]
+			k := col[p[1]]
 			prefixLists[k] = append(prefixLists[k], prefixEntry{p, ri})
 		}
 	}
@@ -305,7 +314,7 @@ func scanTokenRules(t string, c *collector) {
 		if prefixPairs[h/64]&(1<<(h%64)) == 0 {
 			continue
 		}
-		k := prefixHead[h]
+		k := prefixCol[prefixRow[t[i]]][t[i+1]]
 		for _, pe := range prefixLists[k] {
 			// A rule does not look again inside its own match; other rules
 			// still do.
