@@ -133,18 +133,23 @@ func (e *e2e) ref(name string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// settings is the registration `fixrail hook install --print` prints (so
-// the printed block is what the real CLI runs), with the harness's
-// "disableAllHooks": false when defended. Without it, it is the naive
-// registration a repository can switch off.
+// settings is the registration `fixrail hook install --print --bin
+// fixrail-hook` prints, as the README installs it (so the printed block, the
+// slim binary and its --protect-binary are what the real CLI runs), with the
+// harness's "disableAllHooks": false when defended. Without it, it is the
+// naive registration a repository can switch off.
 func (e *e2e) settings(defended bool) string {
-	reg, err := hook.Settings(hook.Claude, hook.ShellQuote(fixrailBin), "", false)
+	cmd := exec.Command(fixrailBin, "hook", "install", "--print", "--bin", claudetest.HookBinary(fixrailBin))
+	out, err := cmd.Output()
 	if err != nil {
-		e.t.Fatal(err)
+		e.t.Fatalf("fixrail hook install --print: %v", err)
 	}
 	var s map[string]any
-	if err := json.Unmarshal(reg.JSON, &s); err != nil {
-		e.t.Fatal(err)
+	if err := json.Unmarshal(out, &s); err != nil {
+		e.t.Fatalf("the printed block is not JSON: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "fixrail-hook hook --event pre --protect-binary") {
+		e.t.Fatalf("the printed block does not run fixrail-hook guarding fixrail:\n%s", out)
 	}
 	if defended {
 		s["disableAllHooks"] = false

@@ -229,17 +229,22 @@ func Result(tb testing.TB, events []map[string]any) map[string]any {
 	return nil
 }
 
-// BuildFixrail builds the fixrail binary into dir and returns its path: the
-// end-to-end tests register it as the agent's hook, so it must be the real
-// command, not the test binary.
+// BuildFixrail builds the fixrail binary, and beside it the slim
+// fixrail-hook (HookBinary), into dir and returns fixrail's path: the
+// end-to-end tests register them as the agent's hook, so they must be the
+// real commands, not the test binary.
 func BuildFixrail(dir string) (string, error) {
 	bin := filepath.Join(dir, "fixrail")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/fixrail/fixrail/cmd/fixrail")
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
+		"github.com/fixrail/fixrail/cmd/fixrail", "github.com/fixrail/fixrail/cmd/fixrail-hook")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build fixrail: %v\n%s", err, out)
 	}
 	return bin, nil
 }
+
+// HookBinary is the fixrail-hook that BuildFixrail built beside fixrail.
+func HookBinary(fixrail string) string { return filepath.Join(filepath.Dir(fixrail), "fixrail-hook") }
 
 // RunWithFixrail is a TestMain body for packages whose end-to-end tests need
 // the fixrail binary: it builds it into a temporary directory, stores the
