@@ -109,9 +109,9 @@ func (l *Log) append(r Receipt, sync bool) (Receipt, error) {
 	if r.Time.IsZero() {
 		r.Time = time.Now().UTC()
 	}
-	// json.Marshal escapes newlines in strings and compacts RawMessage
-	// fields, so the receipt is one line.
-	line, err := json.Marshal(r)
+	// Newlines in strings are escaped and RawMessage fields compacted, so
+	// the receipt is one line.
+	line, err := marshalLine(r)
 	if err != nil {
 		return Receipt{}, fmt.Errorf("append receipt: %w", err)
 	}
