@@ -75,3 +75,35 @@ func TestIsCallKey(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultHookBinary: hook install registers fixrail-hook when it was
+// installed beside fixrail and can run, else fixrail itself.
+func TestDefaultHookBinary(t *testing.T) {
+	dir := t.TempDir()
+	self := filepath.Join(dir, "fixrail")
+	slim := filepath.Join(dir, "fixrail-hook")
+	if got := defaultHookBinary(self); got != self {
+		t.Errorf("no fixrail-hook: %s, want %s", got, self)
+	}
+	if err := os.WriteFile(slim, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := defaultHookBinary(self); got != self {
+		t.Errorf("fixrail-hook not executable: %s, want %s", got, self)
+	}
+	if err := os.Chmod(slim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := defaultHookBinary(self); got != slim {
+		t.Errorf("fixrail-hook beside fixrail: %s, want %s", got, slim)
+	}
+	if err := os.Remove(slim); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(slim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := defaultHookBinary(self); got != self {
+		t.Errorf("fixrail-hook a directory: %s, want %s", got, self)
+	}
+}
