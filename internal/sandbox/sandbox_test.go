@@ -288,7 +288,7 @@ func TestRunKillsDetachedChild(t *testing.T) {
 // killed through it, but keeping our output pipe open must not stall Run.
 func TestRunEscapedProcessCannotHoldRun(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid")
+		t.Fatal("setsid (util-linux) is required: the test command's machine has it")
 	}
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	start := time.Now()
