@@ -19,6 +19,7 @@ import (
 	"github.com/fixrail/fixrail/internal/approval"
 	"github.com/fixrail/fixrail/internal/approval/sshkey"
 	"github.com/fixrail/fixrail/internal/hook"
+	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
 var cmdApprove = &command{
@@ -301,30 +302,15 @@ func initKey(stdio Stdio, path, home string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	if err := writeNew(path, priv, 0o600); err != nil {
+	if err := pathguard.WriteNew(path, priv, 0o600); err != nil {
 		return fmt.Errorf("write the private key: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(pubPath), 0o700); err != nil {
 		return err
 	}
-	if err := writeNew(pubPath, pub, 0o644); err != nil {
+	if err := pathguard.WriteNew(pubPath, pub, 0o644); err != nil {
 		return fmt.Errorf("write the public key: %w", err)
 	}
 	fmt.Fprintf(stdio.Stdout, "private key %s (keep it out of the agent's reach)\npublic key  %s\n", path, pubPath)
-	return nil
-}
-
-// writeNew creates path (failing if it exists) with data.
-func writeNew(path string, data []byte, perm os.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	serr := f.Sync()
-	if err := errors.Join(werr, serr, f.Close()); err != nil {
-		os.Remove(path)
-		return err
-	}
 	return nil
 }

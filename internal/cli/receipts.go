@@ -22,7 +22,7 @@ import (
 
 var cmdReceipts = &command{
 	Name:  "receipts",
-	Usage: "show [--json] [--tail N] | verify [--json] | checkpoint [--key FILE]   (each takes --log FILE)",
+	Usage: "show [--json] [--tail N] | verify [--json] | checkpoint [--key FILE] | repair [--force] [--json]   (each takes --log FILE)",
 	Short: "show, verify or checkpoint the hook's hash-chained receipt log",
 	Long: `
 Receipts reads the log the hook appends to ($FIXRAIL_HOME/receipts.ndjson, or
@@ -38,7 +38,14 @@ checkpoint, each holding the hash of the line before.
               $FIXRAIL_APPROVAL_KEY) and append the checkpoint. Keep a copy
               of the printed line somewhere the agent cannot write: the
               chain alone cannot show a truncated tail or a rewritten log,
-              a checkpoint kept elsewhere can.`,
+              a checkpoint kept elsewhere can.
+  repair      after a crash: a write cut short or a last line the disk
+              lost stops every later receipt (the hook cannot extend a
+              chain whose end it cannot read). Repair moves the broken
+              tail, byte for byte, to receipts.ndjson.damaged-<time>,
+              truncates the log there and appends a repair receipt with
+              the moved bytes' hash. A break before the last line is more
+              than a crash does; it is refused (exit 5) unless --force.`,
 	Run: runReceipts,
 }
 
@@ -60,7 +67,7 @@ func receiptsLogPath(flagValue string) (string, error) {
 
 func runReceipts(_ context.Context, stdio Stdio, args []string) error {
 	if len(args) == 0 {
-		return usagef("receipts needs a subcommand: show, verify or checkpoint")
+		return usagef("receipts needs a subcommand: show, verify, checkpoint or repair")
 	}
 	switch args[0] {
 	case "show":
@@ -69,8 +76,10 @@ func runReceipts(_ context.Context, stdio Stdio, args []string) error {
 		return receiptsVerify(stdio, args[1:])
 	case "checkpoint":
 		return receiptsCheckpoint(stdio, args[1:])
+	case "repair":
+		return receiptsRepair(stdio, args[1:])
 	}
-	return usagef("unknown receipts subcommand %q (want show, verify or checkpoint)", args[0])
+	return usagef("unknown receipts subcommand %q (want show, verify, checkpoint or repair)", args[0])
 }
 
 func receiptsShow(stdio Stdio, args []string) error {
@@ -299,4 +308,41 @@ func receiptsCheckpoint(stdio Stdio, args []string) error {
 // loadKeyring reads the approvers' public keys from $FIXRAIL_HOME/keys.
 func loadKeyring(home string) (*approval.Keyring, error) {
 	return approval.LoadKeyring(filepath.Join(home, hook.KeysDir))
+}
+
+func receiptsRepair(stdio Stdio, args []string) error {
+	flags := flag.NewFlagSet("receipts repair", flag.ContinueOnError)
+	force := flags.Bool("force", false, "also move aside a break before the last line (more than a crash does: inspect it first)")
+	asJSON := flags.Bool("json", false, "print what was done as JSON")
+	logPath := flags.String("log", "", "the receipt log `file`")
+	if err := parseFlags(flags, stdio, args); err != nil {
+		return err
+	}
+	if flags.NArg() > 0 {
+		return usagef("usage: fixrail receipts repair [--force] [--json] [--log FILE]")
+	}
+	path, err := receiptsLogPath(*logPath)
+	if err != nil {
+		return err
+	}
+	rep, err := (&receipt.Log{Path: path}).Repair(*force, time.Now())
+	if errors.Is(err, receipt.ErrDamageSpans) {
+		return fmt.Errorf("%w: %v", &errChainBroken{&receipt.Break{Line: rep.Line, Reason: rep.Reason}}, err)
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdio.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	if rep.Line == 0 {
+		fmt.Fprintf(stdio.Stdout, "%s: the chain is whole; nothing to repair\n", path)
+		return nil
+	}
+	fmt.Fprintf(stdio.Stdout, "%s: line %d broke the chain (%s)\n", path, rep.Line, printable(rep.Reason))
+	fmt.Fprintf(stdio.Stdout, "moved %d line(s), %d bytes (sha256 %s), to %s\n", rep.Lines, rep.Bytes, rep.SHA256, rep.Aside)
+	fmt.Fprintf(stdio.Stdout, "appended repair receipt %d; appends resume\n", rep.Receipt.Seq)
+	return nil
 }

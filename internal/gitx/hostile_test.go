@@ -10,6 +10,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"github.com/fixrail/fixrail/internal/pathguard"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -407,7 +408,7 @@ func TestClassRails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := writeReadOnly(s.path, data); err != nil {
+	if err := pathguard.WriteNew(s.path, data, 0o400); err != nil {
 		t.Fatal(err)
 	}
 	s.sum = sha256.Sum256(data)

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
 // ErrSnapshot reports that the config snapshot a Repo uses is missing or no
@@ -159,7 +161,7 @@ func Snapshot(ctx context.Context) (*Snap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config snapshot: %w", err)
 	}
-	if err := writeReadOnly(s.path, data); err != nil {
+	if err := pathguard.WriteNew(s.path, data, 0o400); err != nil {
 		return nil, fmt.Errorf("config snapshot: %w", err)
 	}
 	s.sum = sha256.Sum256(data)
@@ -177,23 +179,6 @@ func Snapshot(ctx context.Context) (*Snap, error) {
 	}
 	ok = true
 	return s, nil
-}
-
-// writeReadOnly creates path, which must not exist, with mode 0400.
-func writeReadOnly(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o400)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // Path is the snapshot file, for a child fixrail starts that runs git

@@ -1,6 +1,7 @@
 // Package pathguard checks every path that comes from outside fixrail (a
-// report, PLAN.json, a runner result) before it is used, and guards every
-// recursive delete so that only fixrail's own disposable directories can go.
+// report, PLAN.json, a runner result) before it is used, guards every
+// recursive delete so that only fixrail's own disposable directories can go,
+// and creates files only where nothing stands yet (WriteNew).
 package pathguard
 
 import (
@@ -242,4 +243,21 @@ func SafeName(s string) bool {
 // the hook binary starts per tool call and package-level regexps cost start-up.)
 func alnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// WriteNew creates path, which must not exist (O_EXCL: never through a file
+// or symbolic link planted there), with data and mode perm, and syncs it.
+// On failure nothing is left at path.
+func WriteNew(path string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	if err := errors.Join(werr, serr, f.Close()); err != nil {
+		os.Remove(path)
+		return err
+	}
+	return nil
 }

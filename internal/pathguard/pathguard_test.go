@@ -166,3 +166,31 @@ func TestSweepStale(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteNew(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	if err := WriteNew(p, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != "x" {
+		t.Fatalf("read back %q, %v", b, err)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode().Perm())
+	}
+	// Never over an existing file, nor through a planted symbolic link.
+	if err := WriteNew(p, []byte("y"), 0o600); err == nil {
+		t.Error("WriteNew replaced an existing file")
+	}
+	target := filepath.Join(dir, "target")
+	if err := os.Symlink(target, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteNew(filepath.Join(dir, "link"), []byte("z"), 0o600); err == nil {
+		t.Error("WriteNew wrote through a symbolic link")
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Error("the link's target was created")
+	}
+}

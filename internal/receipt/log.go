@@ -22,6 +22,10 @@ import (
 // the damaged line.
 var ErrTornTail = errors.New("receipt log ends in a partial line")
 
+// ErrNeedsRepair marks an append that failed on a damaged end of the log;
+// Repair (`fixrail receipts repair`) lets appends resume.
+var ErrNeedsRepair = errors.New("after a crash, `fixrail receipts repair` moves the damaged end aside")
+
 // A Log is the receipt log at Path. The zero value is not usable; the file
 // and its directory are created on the first Append (0600 and 0700).
 type Log struct {
@@ -89,12 +93,19 @@ func (l *Log) append(r Receipt, sync bool) (Receipt, error) {
 		return Receipt{}, err
 	}
 	defer f.Close()
+	return appendLocked(f, r, sync)
+}
 
+// appendLocked appends r to f, which the caller holds LOCK_EX on.
+func appendLocked(f *os.File, r Receipt, sync bool) (Receipt, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return Receipt{}, fmt.Errorf("append receipt: %w", err)
 	}
 	last, err := lastLine(f, fi.Size())
+	if errors.Is(err, ErrTornTail) {
+		return Receipt{}, fmt.Errorf("append receipt: %w (%w)", err, ErrNeedsRepair)
+	}
 	if err != nil {
 		return Receipt{}, fmt.Errorf("append receipt: %w", err)
 	}
@@ -102,7 +113,7 @@ func (l *Log) append(r Receipt, sync bool) (Receipt, error) {
 	if last != nil {
 		seq, err := seqOf(last)
 		if err != nil {
-			return Receipt{}, fmt.Errorf("append receipt: last line is not a receipt: %w", err)
+			return Receipt{}, fmt.Errorf("append receipt: last line is not a receipt: %w (%w)", err, ErrNeedsRepair)
 		}
 		r.Seq, r.Prev = seq+1, hashLine(last)
 	}

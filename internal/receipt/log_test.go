@@ -2,6 +2,8 @@ package receipt
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -147,8 +149,8 @@ func TestAppendTornTail(t *testing.T) {
 	}
 	f.WriteString(`{"seq":4,"ti`)
 	f.Close()
-	if _, err := l.Append(Receipt{Kind: KindDecision}); !errors.Is(err, ErrTornTail) {
-		t.Errorf("Append after a torn write = %v, want ErrTornTail", err)
+	if _, err := l.Append(Receipt{Kind: KindDecision}); !errors.Is(err, ErrTornTail) || !errors.Is(err, ErrNeedsRepair) {
+		t.Errorf("Append after a torn write = %v, want ErrTornTail pointing at repair", err)
 	}
 	rep, err := l.Verify(nil)
 	if err != nil {
@@ -447,4 +449,92 @@ func TestAppendLongLines(t *testing.T) {
 	if seq, _, err := l.Head(); err != nil || seq != int64(len(sizes)) {
 		t.Errorf("Head = %d, %v; want %d", seq, err, len(sizes))
 	}
+}
+
+func TestRepair(t *testing.T) {
+	now := t0.Add(time.Hour)
+	for _, tc := range []struct {
+		name    string
+		damage  func(data []byte) []byte // the log's bytes after 5 receipts
+		force   bool
+		line    int64 // first line moved aside; 0: nothing to do
+		lines   int64
+		wantErr error
+	}{
+		{name: "whole", damage: func(d []byte) []byte { return d }},
+		{name: "torn tail", damage: func(d []byte) []byte { return append(d, `{"seq":6,"ti`...) }, line: 6, lines: 1},
+		{name: "last line lost to zeros", damage: func(d []byte) []byte {
+			return append(d[:bytes.LastIndexByte(d[:len(d)-1], '\n')+1], make([]byte, 40)...)
+		}, line: 5, lines: 1},
+		{name: "last line garbled", damage: func(d []byte) []byte { return append(d, "\x00\x00not json\n"...) }, line: 6, lines: 1},
+		{name: "middle edited", damage: func(d []byte) []byte {
+			return bytes.Replace(d, []byte(`"seq":3,`), []byte(`"seq":3 ,`), 1)
+		}, line: 4, lines: 2, wantErr: ErrDamageSpans},
+		{name: "middle edited, forced", damage: func(d []byte) []byte {
+			return bytes.Replace(d, []byte(`"seq":3,`), []byte(`"seq":3 ,`), 1)
+		}, force: true, line: 4, lines: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLog(t)
+			fill(t, l, 5)
+			orig, err := os.ReadFile(l.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			damaged := tc.damage(bytes.Clone(orig))
+			if err := os.WriteFile(l.Path, damaged, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := l.Repair(tc.force, now)
+			if !errors.Is(err, tc.wantErr) || rep.Line != tc.line || (tc.line != 0 && rep.Lines != tc.lines) {
+				t.Fatalf("Repair = %+v, %v; want line %d, %d lines, error %v", rep, err, tc.line, tc.lines, tc.wantErr)
+			}
+			if tc.wantErr != nil {
+				after, _ := os.ReadFile(l.Path)
+				if !bytes.Equal(after, damaged) {
+					t.Error("a refused repair changed the log")
+				}
+				return
+			}
+			v, err := l.Verify(nil)
+			if err != nil || v.Break != nil {
+				t.Fatalf("after Repair, Verify = %+v, %v", v, err)
+			}
+			if tc.line == 0 {
+				if v.Lines != 5 {
+					t.Errorf("a whole log changed: %d lines", v.Lines)
+				}
+				return
+			}
+			// The log keeps every line before the break, then the repair
+			// receipt; the aside file holds exactly what was cut.
+			aside, err := os.ReadFile(rep.Aside)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, _ := os.ReadFile(l.Path)
+			kept := int64(len(damaged)) - rep.Bytes
+			if !bytes.Equal(aside, damaged[kept:]) || !bytes.Equal(after[:kept], damaged[:kept]) {
+				t.Errorf("aside %q and kept prefix do not split the damaged log", aside)
+			}
+			sum := sha256.Sum256(aside)
+			last := lines(t, l)[v.Lines-1]
+			if rep.Receipt.Kind != KindRepair || rep.Receipt.Seq != tc.line || !strings.Contains(string(last), hex.EncodeToString(sum[:])) || !strings.Contains(string(last), rep.Aside) {
+				t.Errorf("repair receipt %+v / %s", rep.Receipt, last)
+			}
+			// Appends resume.
+			if _, err := l.Append(Receipt{Kind: KindDecision, Time: now, Verdict: "allow"}); err != nil {
+				t.Errorf("Append after Repair: %v", err)
+			}
+		})
+	}
+	t.Run("missing log", func(t *testing.T) {
+		l := newLog(t)
+		if rep, err := l.Repair(false, now); err != nil || rep.Line != 0 {
+			t.Errorf("Repair = %+v, %v", rep, err)
+		}
+		if _, err := os.Stat(l.Path); !errors.Is(err, os.ErrNotExist) {
+			t.Error("Repair created the log")
+		}
+	})
 }

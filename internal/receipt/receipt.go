@@ -34,7 +34,7 @@ const (
 	KindCheckpoint  = "checkpoint"   // a signed statement of the chain head
 )
 
-var kinds = map[string]bool{KindDecision: true, KindOutcome: true, KindEngineError: true, KindCheckpoint: true}
+var kinds = map[string]bool{KindDecision: true, KindOutcome: true, KindEngineError: true, KindCheckpoint: true, KindRepair: true}
 
 // A Receipt is one line of the log. Append sets Seq, Prev and, when zero,
 // Time; the caller fills the rest and must have redacted Input and Outcome.

@@ -50,35 +50,11 @@ func (l *Log) Verify(k Verifier) (Report, error) {
 		return errStop
 	}
 	err = eachLine(f, func(n int64, line []byte, complete bool) error {
-		if !complete {
-			return brk(n, "partial last line with no newline (a write was cut short)")
-		}
-		var r Receipt
-		if err := json.Unmarshal(line, &r); err != nil {
-			return brk(n, "not a receipt: %v", err)
-		}
-		if r.Seq != n {
-			return brk(n, "seq is %d, want %d: a line was deleted, inserted or renumbered", r.Seq, n)
-		}
-		switch {
-		case n == 1 && r.Prev != "":
-			return brk(n, "the first line has a prev hash; lines before it are missing")
-		case n > 1 && r.Prev != hashes[n-2]:
-			return brk(n, "prev does not match the hash of line %d: line %d was altered, or this line's prev was", n-1, n-1)
-		}
-		if !kinds[r.Kind] {
-			return brk(n, "unknown kind %q", r.Kind)
-		}
-		if (r.Kind == KindCheckpoint) != (r.Checkpoint != nil) {
-			return brk(n, "checkpoint field on a %q receipt", r.Kind)
+		r, why := chainCheck(n, line, complete, hashes)
+		if why != "" {
+			return brk(n, "%s", why)
 		}
 		if c := r.Checkpoint; c != nil {
-			if c.Seq < 1 || c.Seq >= n {
-				return brk(n, "checkpoint names line %d, which is not before it", c.Seq)
-			}
-			if c.Head != hashes[c.Seq-1] {
-				return brk(n, "checkpoint head does not match the hash of line %d", c.Seq)
-			}
 			if k == nil {
 				rep.Unchecked++
 			} else if err := k.VerifyCheckpoint(c.Message(), c.Signature, c.Kind); err != nil {
@@ -100,3 +76,42 @@ func (l *Log) Verify(k Verifier) (Report, error) {
 }
 
 var errStop = errors.New("stop")
+
+// chainCheck checks line n (complete: it ends in a newline) against the
+// chain before it, hashes[i] being the hash of line i+1: a receipt of a
+// known kind, numbered n, linked to line n-1, and a checkpoint naming an
+// earlier line by its hash. Checkpoint signatures are the caller's. It
+// returns the receipt, or why the chain breaks at this line.
+func chainCheck(n int64, line []byte, complete bool, hashes []string) (Receipt, string) {
+	var r Receipt
+	if !complete {
+		return r, "partial last line with no newline (a write was cut short)"
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		return r, fmt.Sprintf("not a receipt: %v", err)
+	}
+	if r.Seq != n {
+		return r, fmt.Sprintf("seq is %d, want %d: a line was deleted, inserted or renumbered", r.Seq, n)
+	}
+	switch {
+	case n == 1 && r.Prev != "":
+		return r, "the first line has a prev hash; lines before it are missing"
+	case n > 1 && r.Prev != hashes[n-2]:
+		return r, fmt.Sprintf("prev does not match the hash of line %d: line %d was altered, or this line's prev was", n-1, n-1)
+	}
+	if !kinds[r.Kind] {
+		return r, fmt.Sprintf("unknown kind %q", r.Kind)
+	}
+	if (r.Kind == KindCheckpoint) != (r.Checkpoint != nil) {
+		return r, fmt.Sprintf("checkpoint field on a %q receipt", r.Kind)
+	}
+	if c := r.Checkpoint; c != nil {
+		if c.Seq < 1 || c.Seq >= n {
+			return r, fmt.Sprintf("checkpoint names line %d, which is not before it", c.Seq)
+		}
+		if c.Head != hashes[c.Seq-1] {
+			return r, fmt.Sprintf("checkpoint head does not match the hash of line %d", c.Seq)
+		}
+	}
+	return r, ""
+}
