@@ -59,6 +59,12 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 		usage(stdio.Stderr)
 		return exitUsage
 	}
+	if len(args) > 1 && (args[1] == "-h" || args[1] == "-help" || args[1] == "--help") {
+		// The whole help, even for a command whose first argument is a
+		// subcommand (receipts, hook install).
+		commandHelp(stdio.Stdout, c)
+		return exitOK
+	}
 	err := c.Run(ctx, stdio, args[1:])
 	code := exitCode(err)
 	if msg := errorMessage(err); msg != "" {
