@@ -96,7 +96,11 @@ func runDemo(ctx context.Context, stdio Stdio, args []string) error {
 		return err
 	}
 	defer setup.Close()
-	rep, err := pipeline.Run(ctx, setup, pipeline.Params{Finding: fin, Console: stdio.Stderr, Confirm: confirmer(stdio)})
+	console, done := liveConsole(stdio)
+	defer done()
+	rep, err := pipeline.Run(ctx, setup, pipeline.Params{Finding: fin, Console: console,
+		Confirm: confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console})})
+	done()
 	if err != nil {
 		return err
 	}

@@ -7,9 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/events"
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/pipeline"
 )
@@ -77,12 +80,15 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		return err
 	}
 	defer setup.Close()
+	console, done := liveConsole(stdio)
+	defer done()
 	rep, err := pipeline.Run(ctx, setup, pipeline.Params{
 		Finding: fin,
 		Mode:    mode,
-		Confirm: confirmer(stdio),
-		Console: stdio.Stderr,
+		Confirm: confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console}),
+		Console: console,
 	})
+	done()
 	if err != nil {
 		return err
 	}
@@ -90,6 +96,22 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		return err
 	}
 	return &terminalError{rep.Terminal}
+}
+
+// liveTick is how often a terminal's status line is redrawn.
+const liveTick = 250 * time.Millisecond
+
+// liveConsole is where a run's progress goes: on a terminal, a live console
+// (the event lines, and under them a status line with the phase's elapsed
+// time); elsewhere, or with TERM=dumb, plain lines on stderr. done removes
+// the status line; call it before printing anything else (it may be called
+// again).
+func liveConsole(stdio Stdio) (console io.Writer, done func()) {
+	if os.Getenv("TERM") == "dumb" || !isTerminal(stdio.Stderr) {
+		return stdio.Stderr, func() {}
+	}
+	l := events.NewLive(stdio.Stderr, liveTick)
+	return l, func() { l.Close() }
 }
 
 // confirmer asks on the terminal in interactive mode. Anything but an

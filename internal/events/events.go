@@ -74,6 +74,9 @@ func (l *Log) Emit(e Event) {
 		l.err = fmt.Errorf("event log: %w", err)
 	}
 	if l.console != nil {
+		if o, ok := l.console.(interface{ Observe(Event) }); ok {
+			o.Observe(e) // a Live console follows the phases
+		}
 		fmt.Fprintln(l.console, consoleLine(e))
 	}
 }
