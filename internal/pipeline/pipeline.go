@@ -105,13 +105,13 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 	}
 	sha, err := repo.RevParse(ctx, "refs/heads/"+base)
 	if err != nil {
-		return nil, fmt.Errorf("%w: base branch %q: %v", ErrSetup, base, err)
+		return nil, fmt.Errorf("%w: base branch %q has no commit in this repository (pass --base to name another): %v", ErrSetup, base, err)
 	}
 	// The base branch's copy, never the working tree's: an agent or a
 	// checked-out PR could have rewritten the file on disk.
 	data, err := repo.ShowFile(ctx, sha, config.FileName)
 	if errors.Is(err, gitx.ErrNotExist) {
-		return nil, fmt.Errorf("%w: no %s committed on %s (run `fixrail init`, or commit one)", ErrSetup, config.FileName, base)
+		return nil, fmt.Errorf("%w: no %s committed on %s (commit one: see the README's Configuration, or examples/textfmt/repo/%s)", ErrSetup, config.FileName, base, config.FileName)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: read %s from %s: %v", ErrSetup, config.FileName, base, err)
