@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -94,6 +95,40 @@ func (s *Store) Pending(callKey string) (*Request, error) {
 		return nil, fmt.Errorf("pending request %s: %w", callKey, err)
 	}
 	return &r, nil
+}
+
+// A PendingCall is a request waiting for the owner's signature.
+type PendingCall struct {
+	CallKey string
+	Request *Request
+}
+
+// PendingRequests lists the requests waiting for approval, soonest to
+// expire first. Expired ones are included (the caller decides); files that
+// are not pending requests are skipped, and one that cannot be read is an
+// error naming it.
+func (s *Store) PendingRequests() ([]PendingCall, error) {
+	entries, err := os.ReadDir(filepath.Join(s.Dir, "pending"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pending requests: %w", err)
+	}
+	var out []PendingCall
+	for _, e := range entries {
+		key, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || checkCallKey(key) != nil || !e.Type().IsRegular() {
+			continue
+		}
+		r, err := s.Pending(key)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, PendingCall{CallKey: key, Request: r})
+	}
+	slices.SortFunc(out, func(a, b PendingCall) int { return a.Request.Expires.Compare(b.Request.Expires) })
+	return out, nil
 }
 
 // SaveToken stores t under its request's call key, replacing any earlier

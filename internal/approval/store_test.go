@@ -3,9 +3,12 @@ package approval
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -358,5 +361,48 @@ func TestPrune(t *testing.T) {
 	}
 	if !exists(t, s.PendingPath(laterKey)) {
 		t.Error("live pending request pruned")
+	}
+}
+
+func TestPendingRequests(t *testing.T) {
+	s := &Store{Dir: filepath.Join(t.TempDir(), "approvals")}
+	if ps, err := s.PendingRequests(); err != nil || len(ps) != 0 {
+		t.Fatalf("empty store: %v, %v", ps, err)
+	}
+	var keys []string
+	for i, ttl := range []time.Duration{30 * time.Minute, time.Minute, 10 * time.Minute} {
+		r, err := NewRequest("Bash", json.RawMessage(fmt.Sprintf(`{"command":"git push --force origin b%d"}`, i)), "/repo", "push-force", ttl, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := s.SavePending(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	// Not pending requests: a signature beside one, a stray file.
+	for _, name := range []string{keys[0] + ".json.sig", "notes.txt", "ABC.json"} {
+		if err := os.WriteFile(filepath.Join(s.Dir, "pending", name), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ps, err := s.PendingRequests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.CallKey)
+	}
+	if want := []string{keys[1], keys[2], keys[0]}; !slices.Equal(got, want) {
+		t.Errorf("PendingRequests order %v, want soonest to expire first %v", got, want)
+	}
+	// A damaged request is an error that names it, not a silent skip.
+	if err := os.WriteFile(s.PendingPath(keys[2]), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PendingRequests(); err == nil || !strings.Contains(err.Error(), keys[2]) {
+		t.Errorf("damaged request: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/fixrail/fixrail/internal/approval"
 	"github.com/fixrail/fixrail/internal/approval/sshkey"
@@ -24,7 +25,7 @@ import (
 
 var cmdApprove = &command{
 	Name:  "approve",
-	Usage: "[--key FILE] [--ttl DURATION] [--yes] CALLKEY|PENDING_FILE\n       fixrail approve --init-key FILE",
+	Usage: "[--key FILE] [--ttl DURATION] [--yes] CALLKEY|PENDING_FILE\n       fixrail approve --list [--json]\n       fixrail approve --init-key FILE",
 	Short: "sign the request a gate printed, with the owner's approval key",
 	Long: `
 Approve signs one gated tool call so that its next identical attempt runs
@@ -34,6 +35,10 @@ signs it with the approval key (--key, or $FIXRAIL_APPROVAL_KEY: an
 unencrypted OpenSSH private key or a native key from --init-key), checks
 that the hook's keyring ($FIXRAIL_HOME/keys) would accept the signature, and
 writes the token to $FIXRAIL_HOME/approvals/tokens/.
+
+--list shows the calls waiting for approval and their call keys (the denial
+went to the agent, which may not have passed it on); --json prints them as
+JSON.
 
 Without --ttl the request is signed exactly as printed and expires when it
 says. With --ttl a fresh request for the same call (new nonce) is signed,
@@ -66,6 +71,7 @@ type approveOpts struct {
 	key, initKey string
 	ttl          time.Duration
 	yes          bool
+	list, json   bool
 }
 
 func approveFlags() (*flag.FlagSet, *approveOpts) {
@@ -75,6 +81,8 @@ func approveFlags() (*flag.FlagSet, *approveOpts) {
 	fs.DurationVar(&o.ttl, "ttl", 0, "sign a fresh request valid for this `duration` instead of the printed one")
 	fs.BoolVar(&o.yes, "yes", false, "do not ask for confirmation")
 	fs.StringVar(&o.initKey, "init-key", "", "generate a native ed25519 approval key at `file` and add its public key to the keyring")
+	fs.BoolVar(&o.list, "list", false, "list the calls waiting for approval, with their call keys")
+	fs.BoolVar(&o.json, "json", false, "with --list: as JSON")
 	return fs, o
 }
 
@@ -92,10 +100,19 @@ func runApprove(ctx context.Context, stdio Stdio, args []string) error {
 		return err
 	}
 	if o.initKey != "" {
-		if fs.NArg() > 0 || o.key != "" || o.ttl != 0 {
+		if fs.NArg() > 0 || o.key != "" || o.ttl != 0 || o.list {
 			return usagef("--init-key takes no other arguments")
 		}
 		return initKey(stdio, o.initKey, home)
+	}
+	if o.list {
+		if fs.NArg() > 0 || o.key != "" || o.ttl != 0 || o.yes {
+			return usagef("--list takes no other arguments but --json")
+		}
+		return listPending(stdio, &approval.Store{Dir: filepath.Join(home, hook.ApprovalsDir)}, o.json, time.Now())
+	}
+	if o.json {
+		return usagef("--json goes with --list")
 	}
 	if fs.NArg() != 1 {
 		return usagef("approve takes one call key or pending request file")
@@ -312,5 +329,57 @@ func initKey(stdio Stdio, path, home string) error {
 		return fmt.Errorf("write the public key: %w", err)
 	}
 	fmt.Fprintf(stdio.Stdout, "private key %s (keep it out of the agent's reach)\npublic key  %s\n", path, pubPath)
+	return nil
+}
+
+// pendingJSON is one line of approve --list --json.
+type pendingJSON struct {
+	CallKey string          `json:"call_key"`
+	Rule    string          `json:"rule"`
+	Tool    string          `json:"tool"`
+	Cwd     string          `json:"cwd"`
+	Input   json.RawMessage `json:"input"`
+	Expires time.Time       `json:"expires"`
+	Expired bool            `json:"expired"`
+}
+
+// listPending prints the calls waiting for approval: what the owner needs
+// when the denial went to the agent's transcript, not to them.
+func listPending(stdio Stdio, s *approval.Store, asJSON bool, now time.Time) error {
+	ps, err := s.PendingRequests()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		out := []pendingJSON{}
+		for _, p := range ps {
+			r := p.Request
+			out = append(out, pendingJSON{CallKey: p.CallKey, Rule: r.Rule, Tool: r.Tool, Cwd: r.Cwd, Input: r.Input, Expires: r.Expires.UTC(), Expired: !now.Before(r.Expires)})
+		}
+		enc := json.NewEncoder(stdio.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	if len(ps) == 0 {
+		fmt.Fprintln(stdio.Stderr, "no calls are waiting for approval")
+		return nil
+	}
+	for _, p := range ps {
+		r := p.Request
+		when := "expires in " + r.Expires.Sub(now).Round(time.Second).String()
+		if !now.Before(r.Expires) {
+			when = "expired"
+		}
+		in := string(r.Input)
+		if len(in) > 120 {
+			cut := 117
+			for cut > 0 && !utf8.RuneStart(in[cut]) {
+				cut--
+			}
+			in = in[:cut] + "..."
+		}
+		fmt.Fprintf(stdio.Stdout, "%s  %s  %s  %s\n    %s\n", p.CallKey, printable(r.Rule), printable(r.Tool), when, printable(in))
+	}
+	fmt.Fprintln(stdio.Stderr, "approve one with: fixrail approve CALLKEY")
 	return nil
 }
