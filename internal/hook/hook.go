@@ -92,6 +92,7 @@ type Hook struct {
 	analyze    func(c policy.Call, env policy.Env) ([]policy.Match, error)
 	take       func(s *approval.Store, callKey string, k *approval.Keyring, now time.Time) (*approval.Token, error)
 	appendTo   func(l *receipt.Log, r receipt.Receipt, sync bool) error
+	lockWait   time.Duration // receipt.DefaultLockWait when zero
 
 	// pol is the policy this call was decided under; nil until it is
 	// loaded, or when it cannot be.
@@ -129,13 +130,13 @@ func (h *Hook) store() *approval.Store {
 
 func (h *Hook) log() *receipt.Log {
 	if h.ReceiptLog != "" {
-		return &receipt.Log{Path: h.ReceiptLog}
+		return &receipt.Log{Path: h.ReceiptLog, LockWait: h.lockWait}
 	}
 	if !filepath.IsAbs(h.Home) {
 		// Never a path relative to the agent's working directory.
 		return &receipt.Log{Path: ""}
 	}
-	return &receipt.Log{Path: filepath.Join(h.Home, ReceiptsFile)}
+	return &receipt.Log{Path: filepath.Join(h.Home, ReceiptsFile), LockWait: h.lockWait}
 }
 
 // Run handles one hook invocation: it decodes the harness's JSON from stdin,

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -653,5 +654,44 @@ func TestReceiptSync(t *testing.T) {
 				t.Errorf("receipts (kind, verdict, synced) (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestReceiptLogHeld: an agent that flocks the receipt log (flock(1), a
+// Python one-liner) must not stall the hook into the agent CLI's timeout,
+// which lets the call run. The wait is bounded, and then the posture
+// decides: a gated call stays denied, an allowed one runs with a note, the
+// phase hook denies.
+func TestReceiptLogHeld(t *testing.T) {
+	e := newEnv(t)
+	e.setPolicy(map[string]string{"push-force": "gate"})
+	newHook := func() *Hook {
+		h := e.hook()
+		h.lockWait = 50 * time.Millisecond
+		return h
+	}
+	run(newHook(), e.input("Bash", bash("ls"))) // creates the log
+	holder, err := os.Open(filepath.Join(e.home, ReceiptsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if err := syscall.Flock(int(holder.Fd()), syscall.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(newHook(), e.input("Bash", bash("git push -f"))); r.code != ExitBlock || !strings.Contains(r.stderr, "locked by another process") {
+		t.Errorf("gated call with the log held: %+v", r)
+	}
+	if r := run(newHook(), e.input("Bash", bash("ls"))); r.code != 0 || !strings.Contains(r.stderr, "receipt not written") {
+		t.Errorf("allowed call with the log held: %+v", r)
+	}
+	h := newHook()
+	p, err := NewPhase(PhaseFix, e.cwd, []string{"**"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Phase = p
+	if r := run(h, e.input("Read", map[string]any{"file_path": filepath.Join(e.cwd, "a")})); r.code != ExitBlock {
+		t.Errorf("phase hook with the log held: %+v", r)
 	}
 }

@@ -66,6 +66,12 @@ var bypassCases = []tc{
 	{id: "O14", in: `chrt -f 10 rm -rf /srv/x`, want: "destructive"},
 	{id: "O14", in: `setsid rm -rf /srv/x`, want: "destructive scope-escalation"},
 	{id: "O14", in: `flock /tmp/l rm -rf /srv/x`, want: "destructive"},
+	// Holding the receipt log's lock would stall every hook into the agent
+	// CLI's timeout (which lets calls run): locking fixrail's files is
+	// self-mod, as writing them is.
+	{id: "S-lock", in: `flock ~/.config/fixrail/receipts.ndjson sleep 9999 &`, want: "self-mod"},
+	{id: "S-lock", in: `flock -n /home/u/.config/fixrail/receipts.ndjson -c "sleep 9999"`, want: "self-mod"},
+	{id: "S-lock", in: `flock 9`, want: ""},
 	{id: "O14", in: `unbuffer rm -rf /srv/x`, want: "destructive"},
 	{id: "O14", in: `script -q -c "rm -rf /srv/x" /dev/null`, want: "destructive"},
 	{id: "O14", in: `doas rm -rf /srv/x`, want: "destructive scope-escalation"},

@@ -423,6 +423,12 @@ func wrapSSHAgent(a *analyzer, name string, argv []field, env map[string]field, 
 
 func wrapFlock(a *analyzer, name string, argv []field, env map[string]field, st *state, in input, depth int) ([]field, *state, input) {
 	p := parseOpts(argv[1:], optSpec{short: "wEc", long: []string{"timeout", "wait", "conflict-exit-code", "command"}, posix: true})
+	// The lock file is opened for writing (created if missing) and held: a
+	// lock on fixrail's receipt log would stall every hook, so it counts as
+	// writing the file. A bare number is a descriptor, not a file.
+	if len(p.operands) > 0 && (p.operands[0].dyn || strings.Trim(p.operands[0].s, "0123456789") != "") {
+		a.writePath(p.operands[0], st, "flock (it creates and holds the file)")
+	}
 	if c, ok := p.value("-c", "--command"); ok {
 		if c.dyn {
 			a.all("flock -c runs text only known at run time")

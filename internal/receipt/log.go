@@ -26,10 +26,23 @@ var ErrTornTail = errors.New("receipt log ends in a partial line")
 // Repair (`fixrail receipts repair`) lets appends resume.
 var ErrNeedsRepair = errors.New("after a crash, `fixrail receipts repair` moves the damaged end aside")
 
+// ErrLocked means the log stayed locked by another process for LockWait.
+var ErrLocked = errors.New("the receipt log is locked by another process")
+
+// DefaultLockWait is how long Log waits for the file lock when LockWait is
+// zero. An append holds it for about a millisecond; a holder that keeps it
+// longer is stuck or hostile (an agent can flock the file), and a hook that
+// waited for it would hit the agent CLI's hook timeout, which lets the call
+// run. So the wait is bounded well inside that timeout, and the hook's
+// posture decides what a receipt it could not write means.
+const DefaultLockWait = 5 * time.Second
+
 // A Log is the receipt log at Path. The zero value is not usable; the file
 // and its directory are created on the first Append (0600 and 0700).
 type Log struct {
 	Path string
+	// LockWait bounds the wait for the file lock; DefaultLockWait when zero.
+	LockWait time.Duration
 }
 
 // hashLine is the chain hash of one line, given without its newline.
@@ -54,17 +67,37 @@ func (l *Log) open(how int) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("receipt log: %w", err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := l.lock(f, how); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("receipt log: flock: %w", err)
+		return nil, err
 	}
 	return f, nil
+}
+
+// lock takes the flock without blocking, retrying with a growing pause
+// until LockWait has passed.
+func (l *Log) lock(f *os.File, how int) error {
+	wait := l.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
+	}
+	deadline := time.Now().Add(wait)
+	pause := time.Millisecond
+	for {
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return nil
+		case err == syscall.EINTR:
+			continue
+		case err != syscall.EWOULDBLOCK:
+			return fmt.Errorf("receipt log: flock: %w", err)
+		case !time.Now().Before(deadline):
+			return fmt.Errorf("receipt log %s: %w for %v", l.Path, ErrLocked, wait)
+		}
+		time.Sleep(min(pause, time.Until(deadline)))
+		pause = min(2*pause, 50*time.Millisecond)
+	}
 }
 
 // Append adds r to the log and returns it as written, with Seq, Prev and

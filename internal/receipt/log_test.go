@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -537,4 +538,42 @@ func TestRepair(t *testing.T) {
 			t.Error("Repair created the log")
 		}
 	})
+}
+
+// TestAppendLockBounded: a process holding the log's lock (an agent can
+// flock the file) makes Append fail after LockWait, never hang; once it
+// lets go, appends resume.
+func TestAppendLockBounded(t *testing.T) {
+	l := newLog(t)
+	fill(t, l, 1)
+	l.LockWait = 100 * time.Millisecond
+	holder, err := os.Open(l.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if err := syscall.Flock(int(holder.Fd()), syscall.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Append(Receipt{Kind: KindDecision, Time: t0})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrLocked) {
+			t.Fatalf("Append under a held lock = %v, want ErrLocked", err)
+		}
+	case <-time.After(10 * time.Second):
+		// A liveness bound, not a timing: a 100 ms wait that outlasts 10 s
+		// is a wait that never ends.
+		t.Fatal("Append under a held lock hung; it must give up after LockWait")
+	}
+	if err := syscall.Flock(int(holder.Fd()), syscall.LOCK_UN); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(Receipt{Kind: KindDecision, Time: t0}); err != nil {
+		t.Errorf("Append after the lock was let go: %v", err)
+	}
 }
