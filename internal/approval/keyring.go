@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
 // Verification errors. A token that fails with any of them must not let the
@@ -73,7 +75,7 @@ func LoadKeyring(dir string) (*Keyring, error) {
 		if !fi.Mode().IsRegular() {
 			continue
 		}
-		data, err := os.ReadFile(path)
+		data, err := pathguard.ReadRegular(path, 1<<20)
 		if err != nil {
 			return nil, fmt.Errorf("load keyring: %w", err)
 		}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
 // Errors from Store.Take besides the verification errors.
@@ -20,6 +22,10 @@ var (
 	ErrReplayed = errors.New("approval was already used")
 	ErrMismatch = errors.New("approval is for a different call")
 )
+
+// maxStoreFile bounds a file the store reads: a request holds the tool's
+// whole input, which the hook takes up to 16 MiB of.
+const maxStoreFile = 32 << 20
 
 // A Store keeps approval state under Dir ($FIXRAIL_HOME/approvals):
 //
@@ -83,7 +89,7 @@ func (s *Store) Pending(callKey string) (*Request, error) {
 	if err := checkCallKey(callKey); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(s.PendingPath(callKey))
+	data, err := pathguard.ReadRegular(s.PendingPath(callKey), maxStoreFile)
 	if err != nil {
 		return nil, fmt.Errorf("pending request: %w", err)
 	}
@@ -208,7 +214,7 @@ func (s *Store) claim(callKey string) (*Token, string, error) {
 	claimed := filepath.Join(filepath.Dir(tokenPath), private)
 	err := os.Rename(tokenPath, claimed)
 	if err == nil {
-		data, err := os.ReadFile(claimed)
+		data, err := pathguard.ReadRegular(claimed, maxStoreFile)
 		if err != nil {
 			return nil, claimed, fmt.Errorf("take approval: %w", err)
 		}
@@ -232,7 +238,7 @@ func (s *Store) claim(callKey string) (*Token, string, error) {
 	} else if err != nil {
 		return nil, "", fmt.Errorf("take approval: %w", err)
 	}
-	sig, err := os.ReadFile(claimed)
+	sig, err := pathguard.ReadRegular(claimed, maxStoreFile)
 	if err != nil {
 		return nil, claimed, fmt.Errorf("take approval: %w", err)
 	}
@@ -280,7 +286,7 @@ func (s *Store) Prune(cutoff time.Time) error {
 	}
 	for _, e := range entries {
 		p := filepath.Join(spent, e.Name())
-		data, err := os.ReadFile(p)
+		data, err := pathguard.ReadRegular(p, 1<<10)
 		if err != nil {
 			errs = append(errs, err)
 			continue

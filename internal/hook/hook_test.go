@@ -695,3 +695,35 @@ func TestReceiptLogHeld(t *testing.T) {
 		t.Errorf("phase hook with the log held: %+v", r)
 	}
 }
+
+// TestPolicyFIFO: a FIFO where policy.json belongs is an engine error at
+// once (the user hook's posture lets the call run, the phase hook denies),
+// never a read that waits for a writer until the agent CLI's timeout.
+func TestPolicyFIFO(t *testing.T) {
+	e := newEnv(t)
+	if err := syscall.Mkfifo(filepath.Join(e.home, PolicyFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	phase, err := NewPhase(PhaseFix, e.cwd, []string{"**"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		phase *Phase
+		want  int
+	}{{"user hook", nil, ExitAllow}, {"phase hook", phase, ExitBlock}} {
+		h := e.hook()
+		h.Phase = tc.phase
+		done := make(chan result, 1)
+		go func() { done <- run(h, e.input("Read", map[string]any{"file_path": filepath.Join(e.cwd, "a")})) }()
+		select {
+		case r := <-done:
+			if r.code != tc.want || !strings.Contains(r.stderr, "engine error") || !strings.Contains(r.stderr, "not a regular file") {
+				t.Errorf("%s: %+v", tc.name, r)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the hook blocked on a FIFO policy.json", tc.name)
+		}
+	}
+}

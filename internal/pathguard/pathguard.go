@@ -7,6 +7,7 @@ package pathguard
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -260,4 +261,35 @@ func WriteNew(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	return nil
+}
+
+// ErrNotRegular means a file that must be a regular file is something else
+// (a FIFO, a device, a directory), or grew past its limit.
+var ErrNotRegular = errors.New("not a regular file of an accepted size")
+
+// ReadRegular reads the regular file at path, at most limit bytes. It never
+// blocks: a FIFO planted where a file is expected would otherwise stall the
+// reader (the hook, into the agent CLI's timeout, which lets the call run).
+// A missing file is an error wrapping fs.ErrNotExist.
+func ReadRegular(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, fmt.Errorf("%s: %w (%v, %d bytes, limit %d)", path, ErrNotRegular, fi.Mode().Type(), fi.Size(), limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: %w (grew past %d bytes)", path, ErrNotRegular, limit)
+	}
+	return b, nil
 }

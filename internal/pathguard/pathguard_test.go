@@ -2,12 +2,15 @@ package pathguard
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestCleanRel(t *testing.T) {
@@ -192,5 +195,40 @@ func TestWriteNew(t *testing.T) {
 	}
 	if _, err := os.Stat(target); !os.IsNotExist(err) {
 		t.Error("the link's target was created")
+	}
+}
+
+func TestReadRegular(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadRegular(file, 5); err != nil || string(b) != "hello" {
+		t.Errorf("regular file: %q, %v", b, err)
+	}
+	if _, err := ReadRegular(file, 4); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("over the limit: %v", err)
+	}
+	if _, err := ReadRegular(filepath.Join(dir, "nope"), 5); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing: %v", err)
+	}
+	if _, err := ReadRegular(dir, 5); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("directory: %v", err)
+	}
+	// A FIFO with no writer: an error at once, never a wait.
+	done := make(chan error, 1)
+	go func() { _, err := ReadRegular(fifo, 5); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("fifo: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadRegular blocked on a FIFO")
 	}
 }

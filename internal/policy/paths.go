@@ -2,13 +2,14 @@ package policy
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
 // zone is a protected absolute path: a directory and everything below it, or
@@ -683,21 +684,6 @@ func (a *analyzer) deleteVerdict(f field, st *state, how string) (string, bool) 
 // readSmall returns the contents of a regular file of at most limit bytes.
 // It never blocks on a FIFO or device.
 func readSmall(p string, limit int64) ([]byte, bool) {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > limit {
-		return nil, false
-	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, false
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil || int64(len(b)) > limit {
-		return nil, false
-	}
-	return b, true
+	b, err := pathguard.ReadRegular(p, limit)
+	return b, err == nil
 }

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
 // Mode is what a rule does when it matches: gate denies the call until an
@@ -81,7 +82,7 @@ func Default() *Policy { return &Policy{Modes: DefaultModes(), ReceiptSync: Sync
 // their default mode. An unknown rule, an unknown mode, an unknown field or
 // trailing data is an error, so a typo never silently weakens the policy.
 func Load(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := pathguard.ReadRegular(path, maxPolicyFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Default(), nil
 	}
@@ -94,6 +95,9 @@ func Load(path string) (*Policy, error) {
 	}
 	return p, nil
 }
+
+// maxPolicyFile bounds policy.json: a few hundred bytes in practice.
+const maxPolicyFile = 1 << 20
 
 // Parse decodes the contents of a policy file; see Load.
 func Parse(data []byte) (*Policy, error) {
