@@ -62,10 +62,16 @@ func (l *Log) open(how int) (*os.File, error) {
 		}
 		f, err = os.OpenFile(l.Path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	} else {
-		f, err = os.Open(l.Path)
+		f, err = os.OpenFile(l.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO must not block the open
 	}
 	if err != nil {
 		return nil, fmt.Errorf("receipt log: %w", err)
+	}
+	// A FIFO or device planted in the log's place would block a write (or
+	// a read) until the agent CLI's hook timeout, which lets the call run.
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("receipt log %s: not a regular file", l.Path)
 	}
 	if err := l.lock(f, how); err != nil {
 		f.Close()

@@ -577,3 +577,31 @@ func TestAppendLockBounded(t *testing.T) {
 		t.Errorf("Append after the lock was let go: %v", err)
 	}
 }
+
+// TestLogNotRegular: a FIFO in the log's place is an error at once for
+// appends and reads, never a wait for the other end.
+func TestLogNotRegular(t *testing.T) {
+	l := newLog(t)
+	if err := os.MkdirAll(filepath.Dir(l.Path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(l.Path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]func() error{
+		"Append": func() error { _, err := l.Append(Receipt{Kind: KindDecision, Time: t0}); return err },
+		"Read":   func() error { _, err := l.Read(); return err },
+		"Verify": func() error { _, err := l.Verify(nil); return err },
+	} {
+		done := make(chan error, 1)
+		go func() { done <- f() }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("%s on a FIFO: %v", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s blocked on a FIFO", name)
+		}
+	}
+}
