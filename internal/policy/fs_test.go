@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // fsEnv builds a home, a repository and a scratch directory on disk. The
@@ -320,5 +322,35 @@ func TestResolve(t *testing.T) {
 	// A loop ends, somewhere inside it.
 	if got := newAnalyzer(Env{}, "").resolve(j("loop1", "x")); !strings.HasPrefix(got, j("loop")) {
 		t.Errorf("resolve through a loop = %s", got)
+	}
+}
+
+// TestGlobThroughFIFO: a FIFO where a glob expects a directory (mkfifo x;
+// cat x/*) is listed as empty at once (os.ReadDir opens with O_DIRECTORY):
+// a listing that waited for a writer would stall the hook into the agent
+// CLI's timeout, which lets the call run. A guard against a change to a
+// plain open.
+func TestGlobThroughFIFO(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	fifo := filepath.Join(repo, "x")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in, err := json.Marshal(map[string]string{"command": "cat x/*; touch x/*; rm -rf x/* ~/.claude/*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []Match, 1)
+	go func() {
+		ms, _ := Analyze(Call{Tool: "Bash", Input: in, Cwd: repo}, env)
+		done <- ms
+	}()
+	select {
+	case ms := <-done:
+		if got := summary(ms); !strings.Contains(got, "self-mod") {
+			t.Errorf("rules %q: the rest of the command must still be judged", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the analyser blocked listing a FIFO")
 	}
 }
