@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -352,5 +353,35 @@ func TestGlobThroughFIFO(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the analyser blocked listing a FIFO")
+	}
+}
+
+// TestGlobHugeDirectory: a glob over a directory of more than
+// maxDirEntries names is not expanded (ok false: the pattern is judged as
+// unresolvable), so no command can make the hook list millions of names.
+func TestGlobHugeDirectory(t *testing.T) {
+	dir := t.TempDir()
+	small, big := filepath.Join(dir, "small"), filepath.Join(dir, "big")
+	for d, n := range map[string]int{small: 3, big: maxDirEntries + 1} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%05d", i)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a := newAnalyzer(Env{}, dir)
+	if got, ok := a.globs(filepath.Join(small, "f*")); !ok || len(got) != 3 || got[0] != filepath.Join(small, "f00000") {
+		t.Errorf("small directory: %v, %v", got, ok)
+	}
+	// f0000? matches ten names, well under maxGlob: only the size of the
+	// directory stops the expansion.
+	if got, ok := a.globs(filepath.Join(big, "f0000?")); ok {
+		t.Errorf("a directory of %d names was expanded (%d matches)", maxDirEntries+1, len(got))
+	}
+	if _, ok := a.globs(filepath.Join(big, "f0000?")); ok {
+		t.Error("the cached listing forgot it was cut short")
 	}
 }

@@ -350,7 +350,11 @@ func (a *analyzer) globs(p string) (out []string, ok bool) {
 			if dirs++; dirs > maxGlobDirs {
 				return nil, false
 			}
-			for _, name := range a.readDir(pre) {
+			names, ok := a.readDir(pre)
+			if !ok {
+				return nil, false
+			}
+			for _, name := range names {
 				if strings.HasPrefix(name, ".") && !strings.HasPrefix(c, ".") {
 					continue // like bash, * does not match a leading dot
 				}
@@ -375,27 +379,35 @@ func (a *analyzer) globs(p string) (out []string, ok bool) {
 	return out, true
 }
 
-// readDir lists a directory's names, once per call analysed.
-func (a *analyzer) readDir(dir string) []string {
+// readDir lists a directory's names, once per call analysed; ok is false
+// when it holds more than maxDirEntries, which a glob then cannot be
+// expanded against (listing millions of names would stall the hook into the
+// agent CLI's timeout, which lets the call run). A directory that cannot be
+// read lists as empty.
+func (a *analyzer) readDir(dir string) (names []string, ok bool) {
 	if names, ok := a.dirs[dir]; ok {
-		return names
+		return names, len(names) <= maxDirEntries
 	}
-	var names []string
-	if ents, err := os.ReadDir(dir); err == nil {
+	// os.Open would wait on a FIFO; the directory flag makes it fail.
+	if f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0); err == nil {
+		ents, _ := f.ReadDir(maxDirEntries + 1)
+		f.Close()
 		for _, e := range ents {
 			names = append(names, e.Name())
 		}
+		slices.Sort(names)
 	}
 	if a.dirs == nil {
 		a.dirs = map[string][]string{}
 	}
 	a.dirs[dir] = names
-	return names
+	return names, len(names) <= maxDirEntries
 }
 
 const (
-	maxGlob     = 256
-	maxGlobDirs = 16
+	maxGlob       = 256
+	maxGlobDirs   = 16
+	maxDirEntries = 4096
 )
 
 func (a *analyzer) writeOne(cands []string, how string, recursive bool) {
