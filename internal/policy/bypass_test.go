@@ -519,6 +519,7 @@ var bypassCases = []tc{
 	{id: "M8", in: `FIXRAIL_HOME=/tmp/x fixrail approve`, want: "self-mod"},
 	{id: "M8", in: `fixrail receipts checkpoint`, want: "self-mod"},
 	{id: "M8", in: `fixrail receipts verify`, want: ""},
+	{id: "M8", in: `fixrail receipts repair --force`, want: "self-mod"},
 	{id: "M9", in: `echo 'export X=1' >> .envrc`, want: "scope-escalation"},
 	{id: "M9", in: `git config alias.x '!sh'`, want: "scope-escalation"},
 	{id: "M9", in: `echo '{}' > .mcp.json`, want: "self-mod"},

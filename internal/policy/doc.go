@@ -26,8 +26,8 @@
 //     $FIXRAIL_HOME/keys; a recursive operation on a directory that contains
 //     any of these; a link to a protected file (a later edit of the link
 //     would change it); a write to a hard link of a protected file; fixrail
-//     approve, fixrail receipts checkpoint and ssh-keygen -Y sign -n
-//     fixrail-approval.
+//     approve, fixrail receipts checkpoint and repair, and ssh-keygen -Y
+//     sign -n fixrail-approval.
 //   - push-force: git push -f/--force/--force-with-lease/--force-if-includes
 //     (clustered -fu, abbreviated --forc), a +refspec, --mirror, --prune;
 //     gh api ref updates with force=true.

@@ -189,7 +189,8 @@ func (a *analyzer) agentCLI(c *cmd) {
 }
 
 // fixrail approve and fixrail receipts checkpoint sign with the approval
-// key: an agent running them approves its own request.
+// key: an agent running them approves its own request. fixrail receipts
+// repair moves receipts out of the log: an agent running it hides them.
 func (a *analyzer) fixrail(c *cmd) {
 	ops := parseOpts(c.args, optSpec{}).operands
 	if len(ops) == 0 {
@@ -202,6 +203,8 @@ func (a *analyzer) fixrail(c *cmd) {
 		a.add(SelfMod, false, "fixrail approve signs an approval")
 	case ops[0].s == "receipts" && len(ops) > 1 && (ops[1].dyn || ops[1].s == "checkpoint"):
 		a.add(SelfMod, ops[1].dyn, "fixrail receipts checkpoint signs with the approval key")
+	case ops[0].s == "receipts" && len(ops) > 1 && ops[1].s == "repair":
+		a.add(SelfMod, false, "fixrail receipts repair moves receipts out of the log")
 	}
 }
 
