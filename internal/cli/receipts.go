@@ -65,6 +65,23 @@ func receiptsLogPath(flagValue string) (string, error) {
 	return filepath.Join(home, hook.ReceiptsFile), nil
 }
 
+// receiptsFlags starts a receipts subcommand's flag set with --log; parse
+// parses args (refusing operands, with the usage line) and returns the log's
+// path.
+func receiptsFlags(name, usage string) (*flag.FlagSet, func(Stdio, []string) (string, error)) {
+	flags := flag.NewFlagSet("receipts "+name, flag.ContinueOnError)
+	logPath := flags.String("log", "", "the receipt log `file`")
+	return flags, func(stdio Stdio, args []string) (string, error) {
+		if err := parseFlags(flags, stdio, args); err != nil {
+			return "", err
+		}
+		if flags.NArg() > 0 {
+			return "", usagef("usage: fixrail receipts %s %s", name, usage)
+		}
+		return receiptsLogPath(*logPath)
+	}
+}
+
 func runReceipts(_ context.Context, stdio Stdio, args []string) error {
 	if len(args) == 0 {
 		return usagef("receipts needs a subcommand: show, verify, checkpoint or repair")
@@ -83,19 +100,15 @@ func runReceipts(_ context.Context, stdio Stdio, args []string) error {
 }
 
 func receiptsShow(stdio Stdio, args []string) error {
-	flags := flag.NewFlagSet("receipts show", flag.ContinueOnError)
+	flags, parse := receiptsFlags("show", "[--json] [--tail N] [--log FILE]")
 	asJSON := flags.Bool("json", false, "print the receipts as a JSON array")
 	tail := flags.Int("tail", 0, "show only the last `n` receipts")
-	logPath := flags.String("log", "", "the receipt log `file`")
-	if err := parseFlags(flags, stdio, args); err != nil {
-		return err
-	}
-	if flags.NArg() > 0 || *tail < 0 {
-		return usagef("usage: fixrail receipts show [--json] [--tail N] [--log FILE]")
-	}
-	path, err := receiptsLogPath(*logPath)
+	path, err := parse(stdio, args)
 	if err != nil {
 		return err
+	}
+	if *tail < 0 {
+		return usagef("--tail must not be negative")
 	}
 	rs, err := (&receipt.Log{Path: path}).Read()
 	if errors.Is(err, fs.ErrNotExist) {
@@ -170,16 +183,9 @@ type verifyReport struct {
 }
 
 func receiptsVerify(stdio Stdio, args []string) error {
-	flags := flag.NewFlagSet("receipts verify", flag.ContinueOnError)
+	flags, parse := receiptsFlags("verify", "[--json] [--log FILE]")
 	asJSON := flags.Bool("json", false, "print the verification report as JSON")
-	logPath := flags.String("log", "", "the receipt log `file`")
-	if err := parseFlags(flags, stdio, args); err != nil {
-		return err
-	}
-	if flags.NArg() > 0 {
-		return usagef("usage: fixrail receipts verify [--json] [--log FILE]")
-	}
-	path, err := receiptsLogPath(*logPath)
+	path, err := parse(stdio, args)
 	if err != nil {
 		return err
 	}
@@ -242,16 +248,9 @@ func printVerify(w io.Writer, r verifyReport, missing bool) {
 }
 
 func receiptsCheckpoint(stdio Stdio, args []string) error {
-	flags := flag.NewFlagSet("receipts checkpoint", flag.ContinueOnError)
+	flags, parse := receiptsFlags("checkpoint", "[--key FILE] [--log FILE]")
 	keyFlag := flags.String("key", "", "the approval private key `file` (default $FIXRAIL_APPROVAL_KEY)")
-	logPath := flags.String("log", "", "the receipt log `file`")
-	if err := parseFlags(flags, stdio, args); err != nil {
-		return err
-	}
-	if flags.NArg() > 0 {
-		return usagef("usage: fixrail receipts checkpoint [--key FILE] [--log FILE]")
-	}
-	path, err := receiptsLogPath(*logPath)
+	path, err := parse(stdio, args)
 	if err != nil {
 		return err
 	}
@@ -311,17 +310,10 @@ func loadKeyring(home string) (*approval.Keyring, error) {
 }
 
 func receiptsRepair(stdio Stdio, args []string) error {
-	flags := flag.NewFlagSet("receipts repair", flag.ContinueOnError)
+	flags, parse := receiptsFlags("repair", "[--force] [--json] [--log FILE]")
 	force := flags.Bool("force", false, "also move aside a break before the last line (more than a crash does: inspect it first)")
 	asJSON := flags.Bool("json", false, "print what was done as JSON")
-	logPath := flags.String("log", "", "the receipt log `file`")
-	if err := parseFlags(flags, stdio, args); err != nil {
-		return err
-	}
-	if flags.NArg() > 0 {
-		return usagef("usage: fixrail receipts repair [--force] [--json] [--log FILE]")
-	}
-	path, err := receiptsLogPath(*logPath)
+	path, err := parse(stdio, args)
 	if err != nil {
 		return err
 	}
