@@ -109,9 +109,13 @@ func (r *Repo) poison(cause error) error {
 		cause = fmt.Errorf("%w: %w", ErrPoisoned, cause)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.poisoned == nil {
+	first := r.poisoned == nil
+	if first {
 		r.poisoned = cause
+	}
+	r.mu.Unlock()
+	if first {
+		r.persistPoison(cause)
 	}
 	return cause
 }
@@ -153,10 +157,11 @@ func (r *Repo) guarded(ctx context.Context, always bool, fn func() error) error 
 	}
 	defer unlock()
 	r.mu.Lock()
-	due := r.baselined && (always || r.needCheck)
+	codeRan := r.needCheck
+	due := r.baselined && (always || codeRan)
 	r.mu.Unlock()
 	if due {
-		if err := r.checkDrift(ctx); err != nil {
+		if err := r.checkDrift(ctx, codeRan); err != nil {
 			return err
 		}
 	}
@@ -197,6 +202,10 @@ func (r *Repo) Baseline(ctx context.Context) error {
 	default:
 		return r.failedListing(ctx, "baseline: push URL", err)
 	}
+	state, err := r.readState(ctx)
+	if err != nil {
+		return r.failedListing(ctx, "baseline: repository state", err)
+	}
 	base := map[string][]configEntry{r.top: entries}
 	r.mu.Lock()
 	var early []string
@@ -215,6 +224,7 @@ func (r *Repo) Baseline(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.base = base
+	r.state = state
 	r.pushURL = url
 	r.baselined = true
 	r.needCheck = false
@@ -244,11 +254,14 @@ func (r *Repo) CheckDrift(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
-	return r.checkDrift(ctx)
+	return r.checkDrift(ctx, true)
 }
 
-// checkDrift is CheckDrift with the gate already held.
-func (r *Repo) checkDrift(ctx context.Context) error {
+// checkDrift is CheckDrift with the gate already held. The state check
+// (refs, HEAD, hooks, info, the .git link) runs when withState is set:
+// after repository code ran, when nothing but that code could have
+// changed them on fixrail's watch. The config check always runs.
+func (r *Repo) checkDrift(ctx context.Context, withState bool) error {
 	if err := r.poisonErr(); err != nil {
 		return err
 	}
@@ -279,6 +292,18 @@ func (r *Repo) checkDrift(ctx context.Context) error {
 		r.mu.Unlock()
 		if d := diffConfig(want, got); d != nil {
 			d.Dir = dir
+			return r.poison(d)
+		}
+	}
+	r.mu.Lock()
+	want := r.state
+	r.mu.Unlock()
+	if withState && want != nil {
+		got, err := r.readState(ctx)
+		if err != nil {
+			return r.failedListing(ctx, "state check", err)
+		}
+		if d := diffState(want, got); d != nil {
 			return r.poison(d)
 		}
 	}

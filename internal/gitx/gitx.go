@@ -206,6 +206,15 @@ type invocation struct {
 	class class    // zero is classSafe
 	// transport is the one protocol a push may use; classPush only.
 	transport string
+	// gitDir, when set, is passed as --git-dir, so git never discovers a
+	// repository from dir (a .git file there could point anywhere).
+	// workTree is passed as --work-tree; with gitDir and no workTree the
+	// call runs bare (core.bare=true): no work tree, so no .gitattributes
+	// or .gitignore from one is read.
+	gitDir, workTree string
+	// index is a private index file (GIT_INDEX_FILE), for the trees
+	// fixrail checks out itself.
+	index string
 }
 
 // command builds every git process fixrail starts: argv prefix and
@@ -269,6 +278,25 @@ func (r *Repo) command(ctx context.Context, inv invocation) (*exec.Cmd, error) {
 		argv = append(argv, "-c", kv)
 	}
 	argv = append(argv, hookArgs...)
+	if inv.gitDir == "" && r.gitDir != "" && inv.dir == r.top {
+		// The main work tree: named, never discovered again.
+		inv.gitDir, inv.workTree = r.gitDir, r.top
+	}
+	if inv.gitDir != "" {
+		argv = append(argv, "--git-dir="+inv.gitDir)
+		if inv.workTree != "" {
+			argv = append(argv, "--work-tree="+inv.workTree)
+		} else {
+			argv = append(argv, "-c", "core.bare=true")
+		}
+		// What a private index and its stat data mean must not depend on
+		// the repository's config.
+		argv = append(argv, "-c", "core.fileMode=true", "-c", "core.symlinks=true",
+			"-c", "core.trustctime=true", "-c", "core.checkStat=default",
+			"-c", "core.splitIndex=false", "-c", "core.untrackedCache=false",
+			"-c", "core.sparseCheckout=false", "-c", "index.sparse=false",
+			"-c", "core.ignoreCase=false", "-c", "core.autocrlf=false")
+	}
 	argv = append(argv, inv.args...)
 	cmd := exec.CommandContext(ctx, "git", argv...)
 	cmd.Dir = inv.dir
@@ -284,6 +312,9 @@ func (r *Repo) command(ctx context.Context, inv invocation) (*exec.Cmd, error) {
 		}
 	}
 	full = append(full, env...)
+	if inv.index != "" {
+		full = append(full, "GIT_INDEX_FILE="+inv.index)
+	}
 	full = append(full, inv.env...)
 	cmd.Env = full
 	if inv.stdin != nil {

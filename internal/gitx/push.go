@@ -55,7 +55,7 @@ func (r *Repo) Push(ctx context.Context, refspec string) error {
 			args: []string{"push", "--no-verify", "--no-recurse-submodules", "--no-follow-tags", "--quiet", "--", url, refspec}}); err != nil {
 			return fmt.Errorf("push %s to %s: %w", refspec, redactURL(url), err)
 		}
-		if err := r.checkDrift(ctx); err != nil {
+		if err := r.checkDrift(ctx, false); err != nil {
 			return fmt.Errorf("push %s to %s: pushed, but: %w", refspec, redactURL(url), err)
 		}
 		return nil

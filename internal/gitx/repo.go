@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Repo is a non-bare repository, addressed through its top-level directory.
@@ -25,6 +26,10 @@ import (
 // ErrPoisoned before running git.
 type Repo struct {
 	top string
+	// gitDir and commonDir are recorded when the Repo is opened; every
+	// later call names gitDir explicitly, so a rewritten .git file at Top
+	// cannot redirect fixrail's git afterwards.
+	gitDir, commonDir string
 
 	// gate is the clone's reader/writer gate: repository code holds it
 	// shared (Shared), a drift check and the git call it guards hold it
@@ -39,6 +44,7 @@ type Repo struct {
 	needCheck bool                     // repository code may have run since the last check
 	poisoned  error                    // why the Repo is unusable; nil while it is usable
 	added     map[string]bool          // linked worktrees this Repo added, for DiscardWorktree
+	state     map[string]string        // refs, HEAD, hooks/, info/ and the .git link at Baseline (state.go)
 }
 
 // Open returns the repository whose work tree contains dir. It fails for a
@@ -54,19 +60,25 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 
 func open(ctx context.Context, dir string, snap *Snap) (*Repo, error) {
 	r := &Repo{snap: snap}
-	out, err := r.run(ctx, invocation{dir: dir, args: []string{"rev-parse", "--is-inside-work-tree", "--show-toplevel"}})
+	out, err := r.run(ctx, invocation{dir: dir, args: []string{"rev-parse", "--path-format=absolute", "--is-inside-work-tree", "--show-toplevel", "--git-dir", "--git-common-dir"}})
 	if err != nil {
 		return nil, fmt.Errorf("open repository at %s: %w", dir, err)
 	}
-	inside, top, _ := strings.Cut(strings.TrimSuffix(string(out), "\n"), "\n")
-	if inside != "true" || top == "" {
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != 4 || lines[0] != "true" || lines[1] == "" {
 		return nil, fmt.Errorf("open repository at %s: not inside a work tree", dir)
 	}
-	top, err = filepath.EvalSymlinks(top)
-	if err != nil {
-		return nil, fmt.Errorf("open repository at %s: %w", dir, err)
+	for i, p := range lines[1:] {
+		if lines[i+1], err = filepath.EvalSymlinks(p); err != nil {
+			return nil, fmt.Errorf("open repository at %s: %w", dir, err)
+		}
 	}
-	r.top = top
+	r.top, r.gitDir, r.commonDir = lines[1], lines[2], lines[3]
+	// An earlier process found this clone changed under it: it stays
+	// refused until the operator clears the record.
+	if p, _ := PersistedPoison(r.commonDir); p != nil {
+		r.poisoned = fmt.Errorf("%w: recorded %s: %s (inspect the clone, then clear it with fixrail unpoison)", ErrPoisoned, p.Time.Format(time.RFC3339), p.Cause)
+	}
 	return r, nil
 }
 
@@ -215,6 +227,7 @@ func (r *Repo) UpdateBranch(ctx context.Context, name, newSHA, oldSHA string) er
 	ref := "refs/heads/" + name
 	return r.guarded(ctx, false, func() error {
 		_, err := r.run(ctx, invocation{dir: r.top, args: []string{"update-ref", "--no-deref", "-m", "fixrail: update " + name, ref, newSHA, oldSHA}})
+		r.expectRef(ctx, ref)
 		if err != nil {
 			return fmt.Errorf("update branch %s: %w", name, err)
 		}

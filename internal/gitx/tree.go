@@ -1,0 +1,483 @@
+package gitx
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// A Tree is a commit or tree checked out by fixrail into a plain directory
+// with a private index kept outside it. The directory has no .git link, so
+// nothing run inside it can point fixrail's git elsewhere, and git run
+// inside it finds no repository at all. Every call on a Tree names the
+// recorded git directory, the directory and the index explicitly.
+//
+// Trees are fixrail's evidence: the agent works in one, each oracle and
+// suite run gets a fresh one of the exact object it judges, and what ships
+// is built from blobs fixrail read itself (Entry), never from what a
+// directory holds at commit time.
+type Tree struct {
+	Dir   string // absolute, symlink-free
+	Rev   string // the tree or commit checked out
+	index string
+	repo  *Repo
+}
+
+// ErrPlantedGit reports a .git entry at the top of a Tree: something run
+// there tried to give the directory a repository of its own.
+var ErrPlantedGit = errors.New("gitx: a .git entry appeared in a checked-out tree")
+
+// ErrFileType reports a changed path that is neither a regular file nor a
+// symlink (a FIFO, a socket, a device): nothing fixrail would ship.
+var ErrFileType = errors.New("gitx: not a regular file or symlink")
+
+// Checkout checks rev (a commit or tree) out into dir, which must not exist
+// or be empty, with a new private index at index (which must not exist).
+// Filters and line-ending conversion apply as the base's own attributes say:
+// the tree being checked out is the trusted base or evidence built on it.
+func (r *Repo) Checkout(ctx context.Context, dir, index, rev string) (*Tree, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("checkout %s: %w", dir, err)
+	}
+	if err := os.Mkdir(abs, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("checkout %s: %w", dir, err)
+	}
+	if ents, err := os.ReadDir(abs); err != nil || len(ents) > 0 {
+		return nil, fmt.Errorf("checkout %s: must be an empty directory", dir)
+	}
+	if _, err := os.Lstat(index); !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("checkout %s: index %s already exists", dir, index)
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return nil, fmt.Errorf("checkout %s: %w", dir, err)
+	}
+	oid, err := r.resolveTreeish(ctx, rev)
+	if err != nil {
+		return nil, fmt.Errorf("checkout %s: %w", dir, err)
+	}
+	t := &Tree{Dir: abs, Rev: oid, index: index, repo: r}
+	err = r.guarded(ctx, false, func() error {
+		_, err := r.run(ctx, t.inv("read-tree", "--reset", "-u", oid))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checkout %s into %s: %w", short(oid), dir, err)
+	}
+	return t, nil
+}
+
+func (t *Tree) inv(args ...string) invocation {
+	return invocation{dir: t.Dir, gitDir: t.repo.gitDir, workTree: t.Dir, index: t.index, args: args}
+}
+
+// Changed lists every path in the tree that may differ from what was
+// checked out — modified, deleted, untracked and ignored files, mode and
+// type changes — sorted and without duplicates. It uses git's stat cache, so
+// it is a superset of what changed only as far as git can tell; callers
+// read each path with ReadEntry and compare bytes, and whatever Changed
+// misses simply is not shipped (nor judged). A .git entry at the top is
+// ErrPlantedGit.
+func (t *Tree) Changed(ctx context.Context) ([]string, error) {
+	if _, err := os.Lstat(filepath.Join(t.Dir, ".git")); !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("changes in %s: %w", t.Dir, ErrPlantedGit)
+	}
+	var out []byte
+	err := t.repo.guarded(ctx, false, func() (err error) {
+		out, err = t.repo.run(ctx, t.inv("status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames", "--ignore-submodules=none"))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("changes in %s: %w", t.Dir, err)
+	}
+	changes, err := parseStatus(out)
+	if err != nil {
+		return nil, fmt.Errorf("changes in %s: %w", t.Dir, err)
+	}
+	paths := make([]string, 0, len(changes))
+	for _, c := range changes {
+		paths = append(paths, strings.TrimSuffix(c.Path, "/"))
+	}
+	slices.Sort(paths)
+	return slices.Compact(paths), nil
+}
+
+// Entry is one path as fixrail read it, to be written as a blob: a regular
+// file (mode 100644 or 100755), a symlink (120000, Data is the target), or a
+// deletion (Mode "").
+type Entry struct {
+	Path string
+	Mode string
+	Data []byte
+	OID  string // set by WriteBlobs
+}
+
+// Deleted reports whether e removes its path.
+func (e Entry) Deleted() bool { return e.Mode == "" }
+
+// Same reports whether two entries hold the same thing.
+func (e Entry) Same(o Entry) bool {
+	return e.Path == o.Path && e.Mode == o.Mode && bytes.Equal(e.Data, o.Data)
+}
+
+// ReadEntry reads rel inside root the way fixrail ships it: without
+// following any symlink (a symlinked parent directory is refused, a
+// symlink itself is read as its target string), without blocking (a FIFO
+// is ErrFileType, never opened for a read that waits for a writer), and
+// at most limit bytes. A path that is absent is a deletion.
+func ReadEntry(root, rel string, limit int64) (Entry, error) {
+	if err := checkPath(rel); err != nil {
+		return Entry{}, err
+	}
+	e := Entry{Path: rel}
+	dir := root
+	parts := strings.Split(rel, "/")
+	for _, p := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, p)
+		fi, err := os.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return e, nil // its directory is gone: deleted
+		}
+		if err != nil {
+			return Entry{}, err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				return Entry{}, fmt.Errorf("%s: %s is a symlink: %w", rel, dir, ErrFileType)
+			}
+			return e, nil // replaced by a file: this path no longer exists
+		}
+	}
+	full := filepath.Join(root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(full)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return e, nil
+	case err != nil:
+		return Entry{}, err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(full)
+		if err != nil {
+			return Entry{}, err
+		}
+		e.Mode, e.Data = "120000", []byte(target)
+		return e, nil
+	case fi.IsDir():
+		// A directory where the base had a file, or an untracked empty
+		// directory: git reports its files separately, if any.
+		return e, nil
+	case !fi.Mode().IsRegular():
+		return Entry{}, fmt.Errorf("%s (%s): %w", rel, fi.Mode().Type(), ErrFileType)
+	}
+	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return Entry{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Entry{}, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > limit {
+		return Entry{}, fmt.Errorf("%s: %w (%d bytes, limit %d)", rel, ErrFileType, st.Size(), limit)
+	}
+	data := make([]byte, 0, st.Size())
+	buf := bytes.NewBuffer(data)
+	if _, err := buf.ReadFrom(&limitedFile{f: f, n: limit + 1}); err != nil {
+		return Entry{}, err
+	}
+	if int64(buf.Len()) > limit {
+		return Entry{}, fmt.Errorf("%s: grew past %d bytes: %w", rel, limit, ErrFileType)
+	}
+	e.Mode, e.Data = "100644", buf.Bytes()
+	if st.Mode()&0o111 != 0 {
+		e.Mode = "100755"
+	}
+	return e, nil
+}
+
+type limitedFile struct {
+	f *os.File
+	n int64
+}
+
+func (l *limitedFile) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, nil
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.f.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// TreeEntry reads path from rev's tree as an Entry, without filters or
+// textconv; a path that rev does not hold is a deletion (Mode ""). Blobs
+// larger than limit are refused.
+func (r *Repo) TreeEntry(ctx context.Context, rev, path string, limit int64) (Entry, error) {
+	if err := checkPath(path); err != nil {
+		return Entry{}, err
+	}
+	oid, err := r.resolveTreeish(ctx, rev)
+	if err != nil {
+		return Entry{}, err
+	}
+	out, err := r.run(ctx, invocation{dir: r.top, args: []string{"ls-tree", "-z", "--full-tree", oid, "--", path}})
+	if err != nil {
+		return Entry{}, fmt.Errorf("read %s:%s: %w", short(oid), path, err)
+	}
+	e := Entry{Path: path}
+	rec := strings.TrimSuffix(string(out), "\x00")
+	if rec == "" {
+		return e, nil
+	}
+	meta, name, ok := strings.Cut(rec, "\t")
+	f := strings.Fields(meta)
+	if !ok || name != path || len(f) != 3 {
+		return Entry{}, fmt.Errorf("read %s:%s: unexpected ls-tree record %q", short(oid), path, rec)
+	}
+	if f[1] != "blob" {
+		return e, nil // a directory or submodule: no file at this path
+	}
+	size, err := r.run(ctx, invocation{dir: r.top, args: []string{"cat-file", "-s", f[2]}})
+	if err != nil {
+		return Entry{}, fmt.Errorf("read %s:%s: %w", short(oid), path, err)
+	}
+	if n, err := strconv.ParseInt(strings.TrimSpace(string(size)), 10, 64); err != nil || n > limit {
+		return Entry{}, fmt.Errorf("read %s:%s: blob of %s bytes is over the limit of %d", short(oid), path, strings.TrimSpace(string(size)), limit)
+	}
+	data, err := r.run(ctx, invocation{dir: r.top, args: []string{"cat-file", "blob", f[2]}})
+	if err != nil {
+		return Entry{}, fmt.Errorf("read %s:%s: %w", short(oid), path, err)
+	}
+	e.Mode, e.Data, e.OID = f[0], data, f[2]
+	return e, nil
+}
+
+// WriteBlobs stores each entry's bytes as a blob, exactly: no clean filter,
+// no line-ending conversion, whatever attributes say. It sets OID.
+func (r *Repo) WriteBlobs(ctx context.Context, entries []Entry) error {
+	for i := range entries {
+		e := &entries[i]
+		if e.Deleted() {
+			continue
+		}
+		switch e.Mode {
+		case "100644", "100755", "120000":
+		default:
+			return fmt.Errorf("write blob %s: mode %q", e.Path, e.Mode)
+		}
+		out, err := r.run(ctx, invocation{dir: r.top, stdin: append([]byte{}, e.Data...),
+			args: []string{"hash-object", "-w", "--no-filters", "-t", "blob", "--stdin"}})
+		if err != nil {
+			return fmt.Errorf("write blob %s: %w", e.Path, err)
+		}
+		e.OID = strings.TrimSpace(string(out))
+		if err := checkSHA(e.OID); err != nil {
+			return fmt.Errorf("write blob %s: %w", e.Path, err)
+		}
+	}
+	return nil
+}
+
+// BuildTree writes the tree that is start with entries applied (written,
+// replaced or deleted), using a private index at index, and returns its
+// id. Entries must have been written with WriteBlobs.
+func (r *Repo) BuildTree(ctx context.Context, start string, entries []Entry, index string) (string, error) {
+	oid, err := r.resolveTreeish(ctx, start)
+	if err != nil {
+		return "", fmt.Errorf("build tree: %w", err)
+	}
+	inv := func(stdin []byte, args ...string) invocation {
+		return invocation{dir: r.gitDir, gitDir: r.gitDir, index: index, stdin: stdin, args: args}
+	}
+	if _, err := r.run(ctx, inv(nil, "read-tree", oid)); err != nil {
+		return "", fmt.Errorf("build tree: %w", err)
+	}
+	var in bytes.Buffer
+	zero := strings.Repeat("0", len(oid))
+	for _, e := range entries {
+		if err := checkPath(e.Path); err != nil {
+			return "", fmt.Errorf("build tree: %w", err)
+		}
+		if e.Deleted() {
+			fmt.Fprintf(&in, "0 %s\t%s\x00", zero, e.Path)
+			continue
+		}
+		if checkSHA(e.OID) != nil {
+			return "", fmt.Errorf("build tree: %s has no blob", e.Path)
+		}
+		fmt.Fprintf(&in, "%s %s\t%s\x00", e.Mode, e.OID, e.Path)
+	}
+	if in.Len() > 0 {
+		if _, err := r.run(ctx, inv(in.Bytes(), "update-index", "-z", "--index-info")); err != nil {
+			return "", fmt.Errorf("build tree: %w", err)
+		}
+	}
+	out, err := r.run(ctx, inv(nil, "write-tree"))
+	if err != nil {
+		return "", fmt.Errorf("build tree: %w", err)
+	}
+	tree := strings.TrimSpace(string(out))
+	if err := checkSHA(tree); err != nil {
+		return "", fmt.Errorf("build tree: %w", err)
+	}
+	return tree, nil
+}
+
+// CommitTree makes a commit of tree with parent, authored and committed by
+// id, with msg verbatim. No hook runs, nothing is signed, no ref moves.
+func (r *Repo) CommitTree(ctx context.Context, tree, parent, msg string, id Identity) (string, error) {
+	if err := checkSHA(tree); err != nil {
+		return "", fmt.Errorf("commit tree: %w", err)
+	}
+	if err := checkSHA(parent); err != nil {
+		return "", fmt.Errorf("commit tree: %w", err)
+	}
+	if strings.TrimSpace(msg) == "" {
+		return "", errors.New("commit tree: empty message")
+	}
+	if err := checkIdentity(id); err != nil {
+		return "", fmt.Errorf("commit tree: %w", err)
+	}
+	out, err := r.run(ctx, invocation{dir: r.gitDir, gitDir: r.gitDir, env: id.env(), stdin: []byte(msg),
+		args: []string{"commit-tree", tree, "-p", parent, "-F", "-"}})
+	if err != nil {
+		return "", fmt.Errorf("commit tree: %w", err)
+	}
+	sha := strings.TrimSpace(string(out))
+	return sha, checkSHA(sha)
+}
+
+// DiffTrees is the change from one tree-ish to another, computed bare:
+// no work tree, so no attributes file inside one is read; --text, so no
+// attribute can turn a file into "Binary files differ" and hide its lines;
+// line counts from that text patch, not from --numstat (which honours
+// -diff even with --text). Patch is the --binary form, for git apply.
+func (r *Repo) DiffTrees(ctx context.Context, from, to string) (TreeDiff, error) {
+	a, err := r.resolveTreeish(ctx, from)
+	if err != nil {
+		return TreeDiff{}, fmt.Errorf("diff: %w", err)
+	}
+	b, err := r.resolveTreeish(ctx, to)
+	if err != nil {
+		return TreeDiff{}, fmt.Errorf("diff: %w", err)
+	}
+	base := []string{"diff-tree", "-r", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "--full-index", "--src-prefix=a/", "--dst-prefix=b/"}
+	run := func(extra ...string) ([]byte, error) {
+		args := append(slices.Clone(base), extra...)
+		return r.run(ctx, invocation{dir: r.gitDir, gitDir: r.gitDir, args: append(args, a, b, "--")})
+	}
+	text, err := run("--patch", "--text")
+	if err != nil {
+		return TreeDiff{}, fmt.Errorf("diff: %w", err)
+	}
+	patch, err := run("--patch", "--binary")
+	if err != nil {
+		return TreeDiff{}, fmt.Errorf("diff: %w", err)
+	}
+	names, err := run("--name-only", "-z")
+	if err != nil {
+		return TreeDiff{}, fmt.Errorf("diff: %w", err)
+	}
+	d := TreeDiff{Text: string(text)}
+	d.Patch = string(patch)
+	for _, n := range strings.Split(string(names), "\x00") {
+		if n != "" {
+			d.Files = append(d.Files, n)
+		}
+	}
+	slices.Sort(d.Files)
+	d.Added, d.Deleted = CountLines(d.Text)
+	return d, nil
+}
+
+// TreeDiff is a Diff between two trees, with the text form the gates read.
+type TreeDiff struct {
+	Diff
+	// Text is the whole patch with every file as text (NUL bytes and all):
+	// what the leak scan and the line budget read.
+	Text string
+}
+
+// CountLines counts the added and deleted lines of a unified diff by
+// walking its hunks by their headers' counts, so a content line that looks
+// like a header ("+++ x" added as "++ x") is still counted.
+func CountLines(patch string) (added, deleted int) {
+	sc := bufio.NewScanner(strings.NewReader(patch))
+	sc.Buffer(make([]byte, 64<<10), len(patch)+1)
+	oldLeft, newLeft := 0, 0
+	for sc.Scan() {
+		line := sc.Text()
+		if oldLeft > 0 || newLeft > 0 {
+			switch {
+			case strings.HasPrefix(line, "+"):
+				added++
+				newLeft--
+			case strings.HasPrefix(line, "-"):
+				deleted++
+				oldLeft--
+			case strings.HasPrefix(line, "\\"): // "\ No newline at end of file"
+			default:
+				oldLeft--
+				newLeft--
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "@@ ") {
+			oldLeft, newLeft = hunkCounts(line)
+		}
+	}
+	return added, deleted
+}
+
+// hunkCounts reads "@@ -a[,b] +c[,d] @@": b and d, each 1 when omitted.
+func hunkCounts(h string) (int, int) {
+	f := strings.Fields(h)
+	if len(f) < 3 {
+		return 0, 0
+	}
+	count := func(s string) int {
+		_, n, ok := strings.Cut(s[1:], ",")
+		if !ok {
+			return 1
+		}
+		v, err := strconv.Atoi(n)
+		if err != nil || v < 0 {
+			return 0
+		}
+		return v
+	}
+	return count(f[1]), count(f[2])
+}
+
+// resolveTreeish returns the full id of rev if it names a commit or a tree.
+func (r *Repo) resolveTreeish(ctx context.Context, rev string) (string, error) {
+	if rev == "" {
+		return "", errors.New("empty revision")
+	}
+	out, err := r.run(ctx, invocation{dir: r.top, args: []string{"rev-parse", "--verify", "--end-of-options", rev + "^{tree}"}})
+	if err != nil {
+		return "", fmt.Errorf("rev-parse %q: %w", rev, err)
+	}
+	oid := strings.TrimSpace(string(out))
+	return oid, checkSHA(oid)
+}
+
+func short(oid string) string {
+	if len(oid) > 12 {
+		return oid[:12]
+	}
+	return oid
+}

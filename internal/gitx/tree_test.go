@@ -1,0 +1,274 @@
+package gitx
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fixrail/fixrail/internal/gitx/gittest"
+)
+
+// TestTreeCheckoutHasNoGitLink: a checked-out tree is a plain directory,
+// so git run inside it finds no repository, and Changed sees every kind of
+// change including ignored files; a planted .git is refused.
+func TestTreeCheckoutHasNoGitLink(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", "sub/b.txt": "b\n", ".gitignore": "*.log\n"})
+	r := baselined(t, dir)
+	tmp := t.TempDir()
+	tr, err := r.Checkout(ctx, filepath.Join(tmp, "wt"), filepath.Join(tmp, "wt.index"), "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(tr.Dir, ".git")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf(".git in the checkout: %v", err)
+	}
+	if out, err := gittest.Run(t, tr.Dir, "rev-parse", "--git-dir"); err == nil && strings.TrimSpace(out) != "" {
+		// GIT_CEILING_DIRECTORIES in gittest stops discovery at the temp root.
+		t.Logf("git inside the checkout found %q", out)
+	}
+	got, err := tr.Changed(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("fresh checkout changed: %q", got)
+	}
+	gittest.WriteFiles(t, tr.Dir, map[string]string{"a.txt": "A\n", "new.txt": "n\n", "x.log": "ignored\n"})
+	if err := os.Remove(filepath.Join(tr.Dir, "sub/b.txt")); err != nil {
+		t.Fatal(err)
+	}
+	got, err = tr.Changed(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a.txt", "new.txt", "sub/b.txt", "x.log"}; !slices.Equal(got, want) {
+		t.Fatalf("Changed = %q, want %q", got, want)
+	}
+	if err := os.WriteFile(filepath.Join(tr.Dir, ".git"), []byte("gitdir: "+dir+"/.git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Changed(ctx); !errors.Is(err, ErrPlantedGit) {
+		t.Fatalf("planted .git: err = %v, want ErrPlantedGit", err)
+	}
+}
+
+// TestReadEntry: symlinks are read as links, a FIFO is refused without
+// blocking, a symlinked parent is refused, and the exec bit is kept.
+func TestReadEntry(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	gittest.WriteFiles(t, root, map[string]string{"d/f.txt": "x", "run.sh": "#!/bin/sh\n"})
+	if err := os.Chmod(filepath.Join(root, "run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "d"), filepath.Join(root, "ld")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, mode, data string
+		err              error
+	}{
+		{"d/f.txt", "100644", "x", nil},
+		{"run.sh", "100755", "#!/bin/sh\n", nil},
+		{"link", "120000", "/etc/passwd", nil},
+		{"gone.txt", "", "", nil},
+		{"d/gone/x", "", "", nil},
+		{"fifo", "", "", ErrFileType},
+		{"ld/f.txt", "", "", ErrFileType},
+	} {
+		done := make(chan struct{})
+		var e Entry
+		var err error
+		go func() { e, err = ReadEntry(root, tc.path, 1<<20); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("ReadEntry(%s) blocked", tc.path)
+		}
+		if tc.err != nil {
+			if !errors.Is(err, tc.err) {
+				t.Errorf("ReadEntry(%s): err = %v, want %v", tc.path, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || e.Mode != tc.mode || string(e.Data) != tc.data {
+			t.Errorf("ReadEntry(%s) = %q %q, %v; want %q %q", tc.path, e.Mode, e.Data, err, tc.mode, tc.data)
+		}
+	}
+	if _, err := ReadEntry(root, "d/f.txt", 0); !errors.Is(err, ErrFileType) {
+		t.Errorf("over the limit: err = %v", err)
+	}
+}
+
+// TestDiffTreesIgnoresAttributes: a -diff attribute, committed or in
+// info/attributes, cannot hide the lines of a file from the gates.
+func TestDiffTreesIgnoresAttributes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", ".gitattributes": "*.txt -diff\n"})
+	if err := os.WriteFile(filepath.Join(dir, ".git", "info", "attributes"), []byte("* -diff binary\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := baselined(t, dir)
+	entries := []Entry{
+		{Path: "a.txt", Mode: "100644", Data: []byte("a\nSECRET-LINE\n")},
+		{Path: "b/new.txt", Mode: "100644", Data: []byte("++ looks like a header\nplain\n")},
+		{Path: "ln", Mode: "120000", Data: []byte("a.txt")},
+	}
+	if err := r.WriteBlobs(ctx, entries); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := r.BuildTree(ctx, "HEAD", entries, filepath.Join(t.TempDir(), "idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := gittest.Git(t, dir, "rev-parse", "HEAD")
+	c, err := r.CommitTree(ctx, tree, base, "msg\n", Identity{Name: "fixrail", Email: "fixrail@localhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := r.DiffTrees(ctx, base, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Text, "+SECRET-LINE") || !strings.Contains(d.Text, "+++ looks like a header") {
+		t.Fatalf("text diff hides lines:\n%s", d.Text)
+	}
+	if d.Added != 4 || d.Deleted != 0 {
+		t.Errorf("Added, Deleted = %d, %d; want 4, 0", d.Added, d.Deleted)
+	}
+	if want := []string{"a.txt", "b/new.txt", "ln"}; !slices.Equal(d.Files, want) {
+		t.Errorf("Files = %q, want %q", d.Files, want)
+	}
+	// What the commit holds is exactly the entries' bytes.
+	if got := gittest.Git(t, dir, "cat-file", "blob", c+":a.txt"); got != "a\nSECRET-LINE" {
+		t.Errorf("committed a.txt = %q", got)
+	}
+	// Deleting restores the base.
+	del := []Entry{{Path: "a.txt"}}
+	tree2, err := r.BuildTree(ctx, "HEAD", del, filepath.Join(t.TempDir(), "idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, err := r.DiffTrees(ctx, base, tree2)
+	if err != nil || d2.Deleted != 1 || !slices.Equal(d2.Files, []string{"a.txt"}) {
+		t.Errorf("deletion diff = %+v, %v", d2.Diff, err)
+	}
+}
+
+// TestStateCheck: a hook planted, a ref moved or info/attributes written
+// after repository code ran poisons the clone, the poison outlives the
+// process, and ClearPoison lifts it.
+func TestStateCheck(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, script, want string
+	}{
+		{"hook", "printf '#!/bin/sh\\n' > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout", "hooks/post-checkout"},
+		{"attributes", "echo '* -diff' > .git/info/attributes", "info/attributes"},
+		{"base-ref", "git update-ref refs/heads/main HEAD~0^{tree} 2>/dev/null || git commit -q --allow-empty -m x", "ref refs/heads/main"},
+		{"head", "git symbolic-ref HEAD refs/heads/other", "HEAD"},
+		{"git-link", "mv .git .real-git && echo 'gitdir: .real-git' > .git", ".git"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
+			r := baselined(t, dir)
+			common := r.CommonDir()
+			runRepositoryCode(t, r, dir, "export GIT_AUTHOR_NAME=x GIT_AUTHOR_EMAIL=x@x GIT_COMMITTER_NAME=x GIT_COMMITTER_EMAIL=x@x; "+tc.script)
+			err := r.CheckDrift(ctx)
+			if tc.name == "git-link" {
+				// The recorded git directory is gone from where it was:
+				// the listing itself fails, which poisons as well.
+				if !errors.Is(err, ErrPoisoned) {
+					t.Fatalf("CheckDrift = %v, want ErrPoisoned", err)
+				}
+				return
+			}
+			var se *StateError
+			if !errors.As(err, &se) || !errors.Is(err, ErrPoisoned) {
+				t.Fatalf("CheckDrift = %v, want a StateError", err)
+			}
+			if !strings.Contains(strings.Join(se.Changed, " "), tc.want) {
+				t.Errorf("changed %q, want one naming %s", se.Changed, tc.want)
+			}
+			again := openRepo(t, dir)
+			if err := again.Poisoned(); !errors.Is(err, ErrPoisoned) {
+				t.Fatalf("reopened clone not poisoned: %v", err)
+			}
+			p, err := ClearPoison(common)
+			if err != nil || p == nil || !strings.Contains(p.Cause, tc.want) {
+				t.Fatalf("ClearPoison = %+v, %v", p, err)
+			}
+			if err := openRepo(t, dir).Poisoned(); err != nil {
+				t.Fatalf("still poisoned after ClearPoison: %v", err)
+			}
+		})
+	}
+}
+
+// TestStateCheckOwnBranch: fixrail's own branch updates are expected.
+func TestStateCheckOwnBranch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
+	r := baselined(t, dir)
+	head := gittest.Git(t, dir, "rev-parse", "HEAD")
+	if err := r.UpdateBranch(ctx, "other", head, ""); err != nil {
+		t.Fatal(err)
+	}
+	runRepositoryCode(t, r, dir, "true")
+	if err := r.CheckDrift(ctx); err != nil {
+		t.Fatalf("own branch update read as drift: %v", err)
+	}
+}
+
+// TestProgramKeys: local keys that name programs are listed for refusal.
+func TestProgramKeys(t *testing.T) {
+	t.Parallel()
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
+	gittest.Git(t, dir, "config", "filter.evil.clean", "sh -c id")
+	gittest.Git(t, dir, "config", "alias.st", "!sh -c id")
+	gittest.Git(t, dir, "config", "alias.co", "checkout")
+	gittest.Git(t, dir, "config", "user.name", "x")
+	r := baselined(t, dir)
+	if got, want := r.ProgramKeys(), []string{"alias.st", "filter.evil.clean"}; !slices.Equal(got, want) {
+		t.Errorf("ProgramKeys = %q, want %q", got, want)
+	}
+	for key, want := range map[string]bool{"filter.a.b.smudge": true, "filter.clean": false, "core.pager": true, "pager.log": true, "core.bare": false, "credential.https://x.helper": true} {
+		if IsProgramKey(key) != want {
+			t.Errorf("IsProgramKey(%q) = %v", key, !want)
+		}
+	}
+}
+
+func TestCountLines(t *testing.T) {
+	for _, tc := range []struct {
+		patch    string
+		add, del int
+	}{
+		{"", 0, 0},
+		{"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n", 1, 1},
+		{"@@ -0,0 +1 @@\n+++ x\n\\ No newline at end of file\n", 1, 0},
+		{"@@ -1 +0,0 @@\n--- gone\n", 0, 1},
+	} {
+		if a, d := CountLines(tc.patch); a != tc.add || d != tc.del {
+			t.Errorf("CountLines(%q) = %d, %d; want %d, %d", tc.patch, a, d, tc.add, tc.del)
+		}
+	}
+}
