@@ -91,6 +91,9 @@ func runDemo(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := hideEnvironment(); err != nil {
+		return fmt.Errorf("make fixrail non-dumpable: %w", err)
+	}
 	setup, err := pipeline.Prepare(ctx, repoDir, "")
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/pipeline"
 )
 
@@ -63,6 +64,8 @@ func exitCode(err error) int {
 		return exitHalt // doctor: a run would not start
 	case errors.Is(err, errDeclined):
 		return exitHalt // approve: "no" at the prompt, like a declined interactive run
+	case errors.Is(err, gitx.ErrPoisoned):
+		return exitEscalate // the clone was changed under an earlier run: a human must look
 	case errors.As(err, new(*usageError)),
 		errors.Is(err, pipeline.ErrSetup),
 		errors.Is(err, findings.ErrBadReport):

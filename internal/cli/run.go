@@ -75,6 +75,9 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := hideEnvironment(); err != nil {
+		return fmt.Errorf("make fixrail non-dumpable: %w", err)
+	}
 	setup, err := pipeline.Prepare(ctx, o.repo, o.base)
 	if err != nil {
 		return err

@@ -78,6 +78,11 @@ func setupScenario(env *testscript.Env) error {
 	if err != nil {
 		return err
 	}
+	// The agent's directory exists from the start: the agent's sandbox
+	// binds it read-write.
+	if err := os.MkdirAll(filepath.Join(env.WorkDir, "agent"), 0o755); err != nil {
+		return err
+	}
 	agent, err := os.ReadFile("testdata/scenario_agent.py")
 	if err != nil {
 		return err

@@ -34,6 +34,7 @@ type Config struct {
 	Budget    Budget    `yaml:"budget"`
 	Untrusted Untrusted `yaml:"untrusted"`
 	Redact    Redact    `yaml:"redact"`
+	Git       Git       `yaml:"git"`
 	// Model is the single-shot model the LLM validation gate and the impact
 	// analysis ask; with none, both record "unconfirmed" and every PR is
 	// labelled needs-review.
@@ -96,6 +97,23 @@ type Runner struct {
 	// MaxTurns is passed to adapters that can cap turns; the command runner
 	// receives it as FIXRAIL_MAX_TURNS and cannot be held to it.
 	MaxTurns int `yaml:"max_turns"`
+	// ROPaths and RWPaths are absolute paths the command runner's agent
+	// sees inside its sandbox besides the worktree and the hand-off
+	// directory: its own install (read-only), a state directory it needs
+	// (read-write). Network keeps the host's network for it (a model API).
+	// Kind command only; the claude adapter sets its own.
+	ROPaths []string `yaml:"ro_paths"`
+	RWPaths []string `yaml:"rw_paths"`
+	Network bool     `yaml:"network"`
+}
+
+// Git configures what fixrail accepts of the clone's own git config.
+type Git struct {
+	// AllowConfig lists local config keys that name a program (filters,
+	// drivers, helpers) the operator accepts in the clone, e.g.
+	// filter.lfs.process. Any other such key refuses the clone: it may
+	// have been planted by code that ran in it.
+	AllowConfig []string `yaml:"allow_config"`
 }
 
 // Test is the reproducing test's oracle command.
@@ -246,10 +264,23 @@ func (c *Config) validate() error {
 		if len(c.Runner.Command) == 0 || c.Runner.Command[0] == "" {
 			return errors.New("runner.command is required for runner.kind command")
 		}
+		for _, list := range []struct {
+			key   string
+			paths []string
+		}{{"runner.ro_paths", c.Runner.ROPaths}, {"runner.rw_paths", c.Runner.RWPaths}} {
+			for _, p := range list.paths {
+				if !filepath.IsAbs(p) || filepath.Clean(p) != p || p == "/" {
+					return fmt.Errorf("%s: %q must be a clean absolute path other than /", list.key, p)
+				}
+			}
+		}
 		if c.Runner.Binary != "" || c.Runner.Model != "" {
 			return errors.New("runner.binary and runner.model are for runner.kind claude or codex; runner.kind command runs runner.command")
 		}
 	case "claude", "codex":
+		if len(c.Runner.ROPaths)+len(c.Runner.RWPaths) > 0 || c.Runner.Network {
+			return fmt.Errorf("runner.ro_paths, runner.rw_paths and runner.network are for runner.kind command")
+		}
 		if len(c.Runner.Command) > 0 {
 			return fmt.Errorf("runner.command is for runner.kind command; runner.kind %s takes runner.binary and runner.model", c.Runner.Kind)
 		}

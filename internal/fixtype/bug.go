@@ -32,6 +32,11 @@ type TestSpec struct {
 	Path    string `json:"path"`
 	Name    string `json:"name"`
 	Symptom string `json:"symptom"`
+	// Fixtures are the other files the investigate phase wrote for the test
+	// to run — a conftest, an __init__.py, a table test's testdata files.
+	// They are evidence like the test: recorded, run red, committed, and
+	// never changed by the fix. Anything else the phase writes escalates.
+	Fixtures []string `json:"fixtures,omitempty"`
 }
 
 // Result is what the agent writes after the fix phase.
@@ -96,6 +101,21 @@ func ReadPlan(path string) (*Plan, error) {
 	p.Test.Path = c
 	if seen[c] {
 		return nil, fmt.Errorf("%w: the test file %s is also planned as a source file", ErrInvalid, c)
+	}
+	if len(p.Test.Fixtures) > 100 {
+		return nil, fmt.Errorf("%w: PLAN.json declares %d fixtures", ErrInvalid, len(p.Test.Fixtures))
+	}
+	seen[c] = true
+	for i, f := range p.Test.Fixtures {
+		fc, err := pathguard.CleanRel(f)
+		if err != nil {
+			return nil, fmt.Errorf("%w: test.fixtures[%d]: %v", ErrUnsafePath, i, err)
+		}
+		if seen[fc] {
+			return nil, fmt.Errorf("%w: test.fixtures lists %s, which is already the test, a fixture or a planned file", ErrInvalid, fc)
+		}
+		seen[fc] = true
+		p.Test.Fixtures[i] = fc
 	}
 	if p.Test.Name != "" && !plainTestID(p.Test.Name) {
 		return nil, fmt.Errorf("%w: test.name %q is not a plain test id", ErrInvalid, p.Test.Name)

@@ -126,3 +126,13 @@ func removeBundle(dir string) error {
 	}
 	return nil
 }
+
+// Withdraw removes the bundle OpenDraft wrote for id: the run could not set
+// its branch after all, and a bundle must never describe a branch that
+// does not hold its commit.
+func (l *Local) Withdraw(_ context.Context, id string) error {
+	if !pathguard.SafeName(id) {
+		return fmt.Errorf("outbox: %q is not a safe directory name", id)
+	}
+	return removeBundle(filepath.Join(l.Dir, id))
+}

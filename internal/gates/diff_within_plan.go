@@ -40,10 +40,13 @@ var DeclaredOnly = &Gate{
 // planAndDeclaration sorts the changed paths into unplanned and undeclared.
 func planAndDeclaration(c *Change) (pass Verdict, unplanned, undeclared []string) {
 	planned := map[string]bool{c.Plan.Test.Path: true}
+	declared := map[string]bool{c.Plan.Test.Path: true}
+	for _, f := range c.Plan.Test.Fixtures {
+		planned[f], declared[f] = true, true
+	}
 	for _, f := range c.Plan.Files {
 		planned[f] = true
 	}
-	declared := map[string]bool{c.Plan.Test.Path: true}
 	for _, f := range c.Result.FilesChanged {
 		declared[f] = true
 	}

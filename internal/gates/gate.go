@@ -38,26 +38,35 @@ type Verdict struct {
 	Unconfirmed bool
 	// Label is the PR label a passing verdict asks for, e.g. "needs-review".
 	Label string
+	// Output is the end of the output of the command the gate ran, if any.
+	Output string
 }
 
-// Change is everything the fix-phase gates look at. The pipeline fills it
-// after the agent's second invocation; the gates never ask the agent.
+// Change is everything the fix-phase gates look at: the candidate commit
+// the harness built from the blobs it read after the agent's second
+// invocation. Gates read only this evidence — the files' bytes as
+// committed, the diff between the base and the candidate — never a
+// directory that something could still be writing to.
 type Change struct {
 	Plan   *fixtype.Plan
 	Result *fixtype.Result
-	// Changed lists every path that differs from the base in the worktree
-	// (tracked changes and untracked files), sorted.
+	// Commit is the candidate: the base plus exactly Files.
+	Commit string
+	// Changed lists every path the candidate changes against the base
+	// (the test and fixtures included), sorted.
 	Changed []string
-	// Diff is the patch of Changed against the base.
-	Diff gitx.Diff
-	// Worktree is the directory the fix was made in.
-	Worktree string
-	Policy   *sensitive.Policy
+	// Diff is the candidate against the base, every file as text.
+	Diff gitx.TreeDiff
+	// Files holds each changed path as committed (a deletion has Mode "").
+	Files  map[string]gitx.Entry
+	Policy *sensitive.Policy
 	// MaxDiffLines is budget.max_diff_lines.
 	MaxDiffLines int
-	// TestWhenRed is the reproducing test's content when the harness saw it red.
-	TestWhenRed []byte
-	// Oracle runs the reproducing test; Suite runs the prior suite.
+	// Evidence is what the investigate phase produced — the reproducing
+	// test and its declared fixtures — as the harness ran it red.
+	Evidence []gitx.Entry
+	// Oracle runs the reproducing test, Suite the prior suite, each in a
+	// fresh checkout of Commit.
 	Oracle func(ctx context.Context) (sandbox.Result, error)
 	Suite  func(ctx context.Context) (sandbox.Result, error)
 }

@@ -3,9 +3,8 @@ package gates_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,23 +61,16 @@ func change(t *testing.T) *gates.Change {
 			Test:    fixtype.TestSpec{Path: testPath, Name: "test_none", Symptom: "AttributeError"},
 		},
 		Result:       &fixtype.Result{Summary: "fixed", FilesChanged: []string{"src/textfmt/format.py"}},
-		Worktree:     t.TempDir(),
+		Files:        map[string]gitx.Entry{},
 		Policy:       policy(t),
 		MaxDiffLines: 10,
 	}
 }
 
-// write creates the files of a worktree, parents included.
-func write(t *testing.T, root string, files map[string]string) {
-	t.Helper()
+// write puts files into the candidate, as the pipeline read them.
+func write(c *gates.Change, files map[string]string) {
 	for name, content := range files {
-		full := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		c.Files[name] = gitx.Entry{Path: name, Mode: "100644", Data: []byte(content)}
 	}
 }
 
@@ -248,8 +240,8 @@ func TestDiffWithinPlan(t *testing.T) {
 func TestStageB(t *testing.T) {
 	tests := []struct {
 		name    string
-		files   map[string]string // the worktree
-		links   map[string]string // symlinks in the worktree: name → target
+		files   map[string]string // the candidate's files
+		missing []string          // changed paths the candidate has no entry for
 		changed []string
 		want    verdict
 	}{
@@ -289,9 +281,9 @@ func TestStageB(t *testing.T) {
 		},
 		{
 			name: "denied path is not read",
-			// A directory where a file is expected would be a read error;
-			// a denied path is refused before any read.
-			files:   map[string]string{"src/secrets/x/keep": ""},
+			// A path with no entry would be an error; a denied path is
+			// refused before any read.
+			missing: []string{"src/secrets/x"},
 			changed: []string{"src/secrets/x"},
 			want:    verdict{Detail: "src/secrets/x (denied word:secret)"},
 		},
@@ -321,29 +313,21 @@ func TestStageB(t *testing.T) {
 			want: verdict{Detail: `fixrail.yaml (denied glob:fixrail.yaml); src/textfmt/format.py imports "import app.crypto" (import:crypt)`},
 		},
 		{
-			name:    "unreadable changed path",
-			files:   map[string]string{"src/textfmt/pkg/x.py": ""},
+			// The candidate is built before any gate: a changed path it has
+			// no bytes for means the evidence is incomplete.
+			name:    "changed path without an entry",
+			missing: []string{"src/textfmt/pkg"},
 			changed: []string{"src/textfmt/pkg"},
-			want:    verdict{Err: true},
-		},
-		{
-			name:    "symlink out of the worktree",
-			links:   map[string]string{"src/textfmt": "/etc"},
-			changed: []string{"src/textfmt/hostname"},
 			want:    verdict{Err: true},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := change(t)
-			write(t, c.Worktree, tc.files)
-			for name, target := range tc.links {
-				full := filepath.Join(c.Worktree, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink(target, full); err != nil {
-					t.Fatal(err)
+			write(c, tc.files)
+			for _, p := range tc.changed {
+				if _, ok := c.Files[p]; !ok && !slices.Contains(tc.missing, p) {
+					c.Files[p] = gitx.Entry{Path: p} // a deletion
 				}
 			}
 			c.Changed = tc.changed
@@ -371,7 +355,7 @@ func TestDiffBudget(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := change(t)
 			c.MaxDiffLines = tc.max
-			c.Diff = gitx.Diff{Added: tc.added, Deleted: tc.deleted}
+			c.Diff = gitx.TreeDiff{Diff: gitx.Diff{Added: tc.added, Deleted: tc.deleted}}
 			if diff := cmp.Diff(tc.want, run(t, gates.DiffBudget, c)); diff != "" {
 				t.Errorf("verdict (-want +got):\n%s", diff)
 			}
@@ -383,9 +367,10 @@ func TestTestUnchanged(t *testing.T) {
 	const red = "def test_none():\n    assert format_name(None) == ''\n"
 	tests := []struct {
 		name     string
-		files    map[string]string
-		links    map[string]string
-		testPath string
+		files    map[string]string // the candidate's files
+		fixtures map[string]string // evidence besides the test
+		deleted  bool              // evidence paths without a file are deleted
+		exec     bool              // the test's mode turned executable
 		want     verdict
 	}{
 		{
@@ -409,37 +394,59 @@ func TestTestUnchanged(t *testing.T) {
 			want:  verdict{Detail: "the fix phase edited " + testPath},
 		},
 		{
-			name: "deleted",
-			want: verdict{Detail: "the reproducing test was deleted"},
+			name:    "deleted",
+			deleted: true,
+			want:    verdict{Detail: "the reproducing test was deleted"},
 		},
 		{
-			name:  "replaced by a directory",
-			files: map[string]string{testPath + "/x": ""},
-			want:  verdict{Err: true},
+			name:  "made executable",
+			files: map[string]string{testPath: red},
+			exec:  true,
+			want:  verdict{Detail: "the fix phase edited " + testPath},
 		},
 		{
-			name:  "tests dir redirected out of the worktree",
-			links: map[string]string{"tests": "/etc"},
-			want:  verdict{Err: true},
+			name: "missing from the candidate",
+			want: verdict{Err: true},
 		},
 		{
-			name:     "unsafe test path",
-			testPath: "../outside.py",
-			want:     verdict{Err: true},
+			name:     "a fixture edited",
+			files:    map[string]string{testPath: red, "tests/conftest.py": "x = 2\n"},
+			fixtures: map[string]string{"tests/conftest.py": "x = 1\n"},
+			want:     verdict{Detail: "the fix phase edited tests/conftest.py"},
+		},
+		{
+			name:     "a fixture deleted",
+			files:    map[string]string{testPath: red},
+			fixtures: map[string]string{"tests/conftest.py": "x = 1\n"},
+			deleted:  true,
+			want:     verdict{Detail: "the fix phase deleted tests/conftest.py"},
+		},
+		{
+			name:     "test and fixture unchanged",
+			files:    map[string]string{testPath: red, "tests/conftest.py": "x = 1\n"},
+			fixtures: map[string]string{"tests/conftest.py": "x = 1\n"},
+			want:     verdict{Pass: true, Detail: testPath + " and 1 fixture(s)"},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := change(t)
-			c.TestWhenRed = []byte(red)
-			if tc.testPath != "" {
-				c.Plan.Test.Path = tc.testPath
+			c.Evidence = []gitx.Entry{{Path: testPath, Mode: "100644", Data: []byte(red)}}
+			for name, content := range tc.fixtures {
+				c.Evidence = append(c.Evidence, gitx.Entry{Path: name, Mode: "100644", Data: []byte(content)})
 			}
-			write(t, c.Worktree, tc.files)
-			for name, target := range tc.links {
-				if err := os.Symlink(target, filepath.Join(c.Worktree, name)); err != nil {
-					t.Fatal(err)
+			write(c, tc.files)
+			if tc.deleted {
+				for _, e := range c.Evidence {
+					if _, ok := c.Files[e.Path]; !ok {
+						c.Files[e.Path] = gitx.Entry{Path: e.Path}
+					}
 				}
+			}
+			if tc.exec {
+				e := c.Files[testPath]
+				e.Mode = "100755"
+				c.Files[testPath] = e
 			}
 			if diff := cmp.Diff(tc.want, run(t, gates.TestUnchanged, c)); diff != "" {
 				t.Errorf("verdict (-want +got):\n%s", diff)

@@ -78,7 +78,7 @@ func TestLLMValidateOutcomes(t *testing.T) {
 				t.Errorf("gate reason %q halt %v, want llm-fail, an escalation", g.Reason, g.Halt)
 			}
 			start := time.Now()
-			v, err := g.Run(t.Context(), &gates.Change{Diff: gitx.Diff{Patch: patch}})
+			v, err := g.Run(t.Context(), &gates.Change{Diff: gitx.TreeDiff{Diff: gitx.Diff{Patch: patch}}})
 			got := outcome{Pass: v.Pass, Unconfirmed: v.Unconfirmed, Label: v.Label, Err: err != nil}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("outcome (-want +got):\n%s\ndetail: %s\nerr: %v", diff, v.Detail, err)
@@ -175,7 +175,7 @@ func TestLLMValidateFreshNonceAndBoundedDiff(t *testing.T) {
 		Redact:  func(s string) (string, error) { return strings.ReplaceAll(s, secret, "[REDACTED]"), nil },
 	})
 	for range 2 {
-		if _, err := g.Run(t.Context(), &gates.Change{Diff: gitx.Diff{Patch: big}}); err != nil {
+		if _, err := g.Run(t.Context(), &gates.Change{Diff: gitx.TreeDiff{Diff: gitx.Diff{Patch: big}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -204,7 +204,7 @@ func TestLLMValidateFreshNonceAndBoundedDiff(t *testing.T) {
 func TestLLMValidateCannotSendUnscrubbed(t *testing.T) {
 	srv := fakemodel.Start(t, fakemodel.Reply(`{"verdict": "pass"}`))
 	m := model.NewAnthropic("k", srv.URL, "claude-test")
-	c := &gates.Change{Diff: gitx.Diff{Patch: patch}}
+	c := &gates.Change{Diff: gitx.TreeDiff{Diff: gitx.Diff{Patch: patch}}}
 	for _, v := range []gates.Validation{
 		{Model: m, Finding: finding},
 		{Model: m, Finding: finding, Redact: func(string) (string, error) { return "", errors.New("scrubber down") }},
@@ -220,7 +220,7 @@ func TestLLMValidateCannotSendUnscrubbed(t *testing.T) {
 }
 
 func TestLLMValidateNoModel(t *testing.T) {
-	v, err := gates.LLMValidate(gates.Validation{Finding: finding, Redact: keep}).Run(t.Context(), &gates.Change{Diff: gitx.Diff{Patch: patch}})
+	v, err := gates.LLMValidate(gates.Validation{Finding: finding, Redact: keep}).Run(t.Context(), &gates.Change{Diff: gitx.TreeDiff{Diff: gitx.Diff{Patch: patch}}})
 	if err != nil || !v.Pass || !v.Unconfirmed || v.Label != gates.LabelNeedsReview {
 		t.Errorf("got (%+v, %v), want an unconfirmed pass", v, err)
 	}
@@ -238,7 +238,7 @@ func TestLLMValidateClaudeCLI(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	v, err := gates.LLMValidate(gates.Validation{Model: c, Finding: finding, Redact: keep}).Run(ctx, &gates.Change{Diff: gitx.Diff{Patch: patch}})
+	v, err := gates.LLMValidate(gates.Validation{Model: c, Finding: finding, Redact: keep}).Run(ctx, &gates.Change{Diff: gitx.TreeDiff{Diff: gitx.Diff{Patch: patch}}})
 	if err != nil || v.Pass || v.Unconfirmed {
 		t.Fatalf("got (%+v, %v), want a failed verdict", v, err)
 	}

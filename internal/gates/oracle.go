@@ -1,39 +1,38 @@
 package gates
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
+	"strings"
 
-	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/sandbox"
 )
 
 // TestUnchanged makes the red→green flip mean something: the reproducing
-// test must be byte-for-byte the one the harness saw fail, so the fix phase
-// cannot turn it green by weakening it.
+// test and every fixture it came with must be byte for byte what the
+// harness ran red, so the fix phase cannot turn it green by weakening it.
 var TestUnchanged = &Gate{
 	Name:   "test-unchanged",
-	Doc:    "the reproducing test is exactly the one that was red on the base",
+	Doc:    "the reproducing test and its fixtures are exactly the ones that were red on the base",
 	Reason: "test-modified",
 	Run: func(_ context.Context, c *Change) (Verdict, error) {
-		full, err := pathguard.ResolveWithin(c.Worktree, c.Plan.Test.Path)
-		if err != nil {
-			return Verdict{}, fmt.Errorf("test-unchanged: %w", err)
+		for _, ev := range c.Evidence {
+			now, ok := c.Files[ev.Path]
+			switch {
+			case !ok:
+				return Verdict{}, fmt.Errorf("test-unchanged: %s is not in the candidate", ev.Path)
+			case now.Deleted() && ev.Path == c.Plan.Test.Path:
+				return Verdict{Detail: "the reproducing test was deleted"}, nil
+			case now.Deleted():
+				return Verdict{Detail: "the fix phase deleted " + ev.Path}, nil
+			case !now.Same(ev):
+				return Verdict{Detail: "the fix phase edited " + ev.Path}, nil
+			}
 		}
-		now, err := os.ReadFile(full)
-		if errors.Is(err, os.ErrNotExist) {
-			return Verdict{Detail: "the reproducing test was deleted"}, nil
+		if len(c.Evidence) == 1 {
+			return Verdict{Pass: true, Detail: c.Plan.Test.Path}, nil
 		}
-		if err != nil {
-			return Verdict{}, fmt.Errorf("test-unchanged: %w", err)
-		}
-		if !bytes.Equal(now, c.TestWhenRed) {
-			return Verdict{Detail: "the fix phase edited " + c.Plan.Test.Path}, nil
-		}
-		return Verdict{Pass: true, Detail: c.Plan.Test.Path}, nil
+		return Verdict{Pass: true, Detail: fmt.Sprintf("%s and %d fixture(s)", c.Plan.Test.Path, len(c.Evidence)-1)}, nil
 	},
 }
 
@@ -48,9 +47,9 @@ var OracleGreen = &Gate{
 			return Verdict{}, fmt.Errorf("oracle-green: %w", err)
 		}
 		if !res.Success() {
-			return Verdict{Detail: "test still fails: " + describe(res)}, nil
+			return Verdict{Detail: "test still fails: " + describe(res), Output: tail(res)}, nil
 		}
-		return Verdict{Pass: true, Detail: "test passes"}, nil
+		return Verdict{Pass: true, Detail: "test passes", Output: tail(res)}, nil
 	},
 }
 
@@ -66,10 +65,22 @@ var SuiteGreen = &Gate{
 			return Verdict{}, fmt.Errorf("suite-green: %w", err)
 		}
 		if !res.Success() {
-			return Verdict{Detail: "suite fails: " + describe(res)}, nil
+			return Verdict{Detail: "suite fails: " + describe(res), Output: tail(res)}, nil
 		}
-		return Verdict{Pass: true, Detail: "suite passes"}, nil
+		return Verdict{Pass: true, Detail: "suite passes", Output: tail(res)}, nil
 	},
+}
+
+// outputTail bounds the output a verdict keeps; the pipeline redacts it.
+const outputTail = 4000
+
+// tail is the end of a command's output, at most outputTail bytes.
+func tail(res sandbox.Result) string {
+	out := res.Output()
+	if len(out) <= outputTail {
+		return out
+	}
+	return "…" + strings.ToValidUTF8(out[len(out)-outputTail:], "")
 }
 
 func describe(res sandbox.Result) string {

@@ -2,12 +2,9 @@ package gates
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 
-	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/sensitive"
 )
 
@@ -25,18 +22,14 @@ var StageB = &Gate{
 				hits = append(hits, DescribeVerdict(p, v))
 				continue
 			}
-			full, err := pathguard.ResolveWithin(c.Worktree, p)
-			if err != nil {
-				return Verdict{}, fmt.Errorf("stage-b: %w", err)
+			e, ok := c.Files[p]
+			if !ok {
+				return Verdict{}, fmt.Errorf("stage-b: %s is not in the candidate", p)
 			}
-			data, err := os.ReadFile(full)
-			if errors.Is(err, os.ErrNotExist) {
+			if e.Deleted() {
 				continue // a deletion has no imports left
 			}
-			if err != nil {
-				return Verdict{}, fmt.Errorf("stage-b: %w", err)
-			}
-			for _, v := range c.Policy.CheckImports(p, data) {
+			for _, v := range c.Policy.CheckImports(p, e.Data) {
 				hits = append(hits, fmt.Sprintf("%s imports %q (%s)", p, v.Path, v.Rule))
 			}
 		}

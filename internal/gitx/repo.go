@@ -227,10 +227,10 @@ func (r *Repo) UpdateBranch(ctx context.Context, name, newSHA, oldSHA string) er
 	ref := "refs/heads/" + name
 	return r.guarded(ctx, false, func() error {
 		_, err := r.run(ctx, invocation{dir: r.top, args: []string{"update-ref", "--no-deref", "-m", "fixrail: update " + name, ref, newSHA, oldSHA}})
-		r.expectRef(ctx, ref)
 		if err != nil {
 			return fmt.Errorf("update branch %s: %w", name, err)
 		}
+		r.expectRef(ref, newSHA)
 		return nil
 	})
 }

@@ -30,6 +30,33 @@ type Tree struct {
 	Rev   string // the tree or commit checked out
 	index string
 	repo  *Repo
+	dev   uint64 // Dir's device and inode when it was made: a directory
+	ino   uint64 // renamed away and replaced (by a link) is not this Tree
+}
+
+// ErrTreeReplaced reports a Tree whose directory is no longer the one
+// Checkout made: something moved it and put another (or a symlink) there.
+var ErrTreeReplaced = errors.New("gitx: a checked-out tree's directory was replaced")
+
+// Verify checks that Dir is still the directory Checkout made.
+func (t *Tree) Verify() error {
+	dev, ino, err := dirID(t.Dir)
+	if err != nil || dev != t.dev || ino != t.ino {
+		return fmt.Errorf("%s: %w", t.Dir, ErrTreeReplaced)
+	}
+	return nil
+}
+
+func dirID(p string) (dev, ino uint64, err error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return 0, 0, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || !fi.IsDir() {
+		return 0, 0, fmt.Errorf("%s: not a directory", p)
+	}
+	return uint64(st.Dev), st.Ino, nil
 }
 
 // ErrPlantedGit reports a .git entry at the top of a Tree: something run
@@ -65,7 +92,11 @@ func (r *Repo) Checkout(ctx context.Context, dir, index, rev string) (*Tree, err
 	if err != nil {
 		return nil, fmt.Errorf("checkout %s: %w", dir, err)
 	}
-	t := &Tree{Dir: abs, Rev: oid, index: index, repo: r}
+	dev, ino, err := dirID(abs)
+	if err != nil {
+		return nil, fmt.Errorf("checkout %s: %w", dir, err)
+	}
+	t := &Tree{Dir: abs, Rev: oid, index: index, repo: r, dev: dev, ino: ino}
 	err = r.guarded(ctx, false, func() error {
 		_, err := r.run(ctx, t.inv("read-tree", "--reset", "-u", oid))
 		return err
@@ -88,6 +119,9 @@ func (t *Tree) inv(args ...string) invocation {
 // misses simply is not shipped (nor judged). A .git entry at the top is
 // ErrPlantedGit.
 func (t *Tree) Changed(ctx context.Context) ([]string, error) {
+	if err := t.Verify(); err != nil {
+		return nil, fmt.Errorf("changes: %w", err)
+	}
 	if _, err := os.Lstat(filepath.Join(t.Dir, ".git")); !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("changes in %s: %w", t.Dir, ErrPlantedGit)
 	}
@@ -463,9 +497,14 @@ func hunkCounts(h string) (int, int) {
 }
 
 // resolveTreeish returns the full id of rev if it names a commit or a tree.
+// A full object id is taken as it is (it cannot be read as an option, and
+// the git call it goes to fails on an id that names no tree-ish).
 func (r *Repo) resolveTreeish(ctx context.Context, rev string) (string, error) {
 	if rev == "" {
 		return "", errors.New("empty revision")
+	}
+	if checkSHA(rev) == nil {
+		return rev, nil
 	}
 	out, err := r.run(ctx, invocation{dir: r.top, args: []string{"rev-parse", "--verify", "--end-of-options", rev + "^{tree}"}})
 	if err != nil {

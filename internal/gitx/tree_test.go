@@ -52,6 +52,23 @@ func TestTreeCheckoutHasNoGitLink(t *testing.T) {
 	if want := []string{"a.txt", "new.txt", "sub/b.txt", "x.log"}; !slices.Equal(got, want) {
 		t.Fatalf("Changed = %q, want %q", got, want)
 	}
+	// A tree renamed away and replaced by a link to elsewhere is not ours.
+	moved := filepath.Join(tmp, "moved")
+	if err := os.Rename(tr.Dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dir, tr.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Changed(ctx); !errors.Is(err, ErrTreeReplaced) {
+		t.Fatalf("replaced tree: err = %v, want ErrTreeReplaced", err)
+	}
+	if err := os.Remove(tr.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(moved, tr.Dir); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(tr.Dir, ".git"), []byte("gitdir: "+dir+"/.git\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

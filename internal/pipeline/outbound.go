@@ -10,7 +10,7 @@ import (
 // Two chokepoints guard text. Inbound, every report field is redacted (by
 // exact value and by shape) before it is bounded and fenced into a prompt.
 // Outbound, every text that leaves the run — commit message, PR title, body,
-// labels, branch name, the patch's added lines, events, the run report — is
+// labels, branch name, the whole patch (context lines too), events, the run report — is
 // scanned, and a hit, or a scanner error, is a leak: the text is not sent and
 // the run escalates.
 
@@ -79,16 +79,4 @@ func (r *run) scrubEvent(s string) (string, bool) {
 		return "[WITHHELD by fixrail: the redaction of this text failed]", true
 	}
 	return out, len(fs) > 0
-}
-
-// addedLines is the part of a patch the fix wrote: its added lines.
-func addedLines(patch string) string {
-	var b strings.Builder
-	for _, line := range strings.Split(patch, "\n") {
-		if strings.HasPrefix(line, "+") && !strings.HasPrefix(line, "+++ ") {
-			b.WriteString(line[1:])
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }

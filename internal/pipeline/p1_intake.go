@@ -2,10 +2,8 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -43,6 +41,9 @@ func (r *run) intake(ctx context.Context) *Outcome {
 	if err := r.s.Repo.Poisoned(); err != nil {
 		return stop(Escalate, ReasonPoisoned, err.Error())
 	}
+	if err := realDir(filepath.Join(r.stateDir, "locks")); err != nil {
+		return stop(Halt, ReasonCheckError, "per-finding lock: "+err.Error())
+	}
 	lock, err := ledger.TryLock(filepath.Join(r.stateDir, "locks"), r.fin.ID)
 	if errors.Is(err, ledger.ErrHeld) {
 		return stop(Halt, ReasonInFlight, "another fixrail run holds finding "+r.fin.ID)
@@ -53,7 +54,7 @@ func (r *run) intake(ctx context.Context) *Outcome {
 	r.lock = lock
 	r.gate("P1", "finding-lock", "pass", "finding "+r.fin.ID)
 
-	r.sweep(ctx)
+	r.sweepRunDirs()
 	for _, d := range pathguard.SweepStale(r.p.TempDir) {
 		r.note("sweep", "removed "+filepath.Base(d)+", left by a process that is gone")
 	}
@@ -77,44 +78,6 @@ func (r *run) intake(ctx context.Context) *Outcome {
 	}
 	r.gate("P1", "in-flight", "pass", "no unmerged work on "+r.branch)
 	return nil
-}
-
-// sweep removes worktrees that earlier runs of this repository left behind
-// when they crashed. A directory is only touched when it carries fixrail's
-// marker and its finding's lock is free (its run is gone) or is ours.
-func (r *run) sweep(ctx context.Context) {
-	paths, err := r.s.Repo.Worktrees(ctx)
-	if err != nil {
-		r.note("sweep", "cannot list worktrees: "+err.Error())
-		return
-	}
-	for _, wt := range paths {
-		dir := filepath.Dir(wt)
-		if pathguard.AssertDisposable(dir) != nil {
-			continue
-		}
-		var m marker
-		data, err := os.ReadFile(filepath.Join(dir, pathguard.MarkerName))
-		if err != nil || json.Unmarshal(data, &m) != nil || m.Repo != r.s.Repo.Top() {
-			continue
-		}
-		if m.Finding != r.fin.ID {
-			l, err := ledger.TryLock(filepath.Join(r.stateDir, "locks"), m.Finding)
-			if err != nil {
-				continue // its run is alive, or we cannot tell: leave it
-			}
-			defer l.Release()
-		}
-		if err := r.s.Repo.RemoveWorktree(ctx, wt); err != nil {
-			r.note("sweep", "remove "+wt+": "+err.Error())
-			continue
-		}
-		if err := pathguard.RemoveDisposable(dir); err != nil {
-			r.note("sweep", err.Error())
-			continue
-		}
-		r.note("sweep", "removed worktree left by run "+m.Run)
-	}
 }
 
 func (r *run) note(name, detail string) {

@@ -2,47 +2,33 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fixrail/fixrail/internal/events"
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gates"
-	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/sandbox"
 )
 
-// reproduce is P3: the harness itself runs the reproducing test on the
-// pre-fix tree — it must fail, with the symptom — and then checks the plan
-// against the deny list (Stage A) before any source may be written.
+// reproduce is P3: the harness itself runs the reproducing test on a fresh
+// checkout of the base plus exactly the P2 evidence — it must fail, with
+// the symptom — and then checks the plan against the deny list (Stage A)
+// before any source may be written. The checkout is discarded afterwards:
+// nothing the test does there reaches the agent's tree or the commit.
 func (r *run) reproduce(ctx context.Context) *Outcome {
 	tp := r.plan.Test.Path
 	if ok, _ := doublestar.Match(r.cfg.Test.PathGlob, tp); !ok {
 		r.gate("P3", "oracle-red", "fail", tp+" is not under "+r.cfg.Test.PathGlob)
 		return stop(NotRepro, ReasonBadTestPath, fmt.Sprintf("test path %s does not match test.path_glob %s", tp, r.cfg.Test.PathGlob))
 	}
-	full, err := pathguard.ResolveWithin(r.wt.Dir, tp)
-	if errors.Is(err, pathguard.ErrEscape) {
-		return stop(Escalate, ReasonUnsafePath, err.Error())
-	}
-	if err != nil {
-		return stop(NotRepro, ReasonBadTestPath, err.Error())
-	}
-	fi, err := os.Lstat(full)
-	if err != nil || !fi.Mode().IsRegular() {
-		r.gate("P3", "oracle-red", "fail", tp+" is not a regular file")
-		return stop(NotRepro, ReasonBadTestPath, "the planned test "+tp+" was not written as a regular file")
-	}
-	if r.testWhenRed, err = os.ReadFile(full); err != nil {
-		return stop(Escalate, ReasonCheckError, err.Error())
-	}
-
 	r.oracleArgv = fixtype.OracleArgv(r.cfg.Test.Command, r.plan)
-	res, err := r.exec(ctx, r.oracleArgv, r.cfg.Test.Timeout)
+	res, err := r.execFresh(ctx, "red", r.redTree, r.oracleArgv, r.cfg.Test.Timeout)
 	if o := r.containmentOutcome("P3", err); o != nil {
 		return o
 	}
@@ -53,46 +39,39 @@ func (r *run) reproduce(ctx context.Context) *Outcome {
 	if o := r.stopped(ctx); o != nil {
 		return o
 	}
-	if r.artifacts, err = r.snapshotArtifacts(ctx); err != nil {
-		return stop(Escalate, ReasonCheckError, "worktree status after the test run: "+err.Error())
-	}
 	switch {
 	case res.Success():
-		r.gate("P3", "oracle-red", "fail", "the test passes on the unpatched tree")
+		r.gateOutput("P3", "oracle-red", "fail", "the test passes on the unpatched tree", res)
 		return stop(NotRepro, ReasonGreenOnBase, "the reproducing test passes on "+r.s.Base+": nothing to fix, or the test does not exercise the bug")
 	case !strings.Contains(res.Output(), r.plan.Test.Symptom):
-		r.gate("P3", "oracle-red", "fail", fmt.Sprintf("test fails (%s) but its output lacks the symptom", outcomeText(res)))
+		r.gateOutput("P3", "oracle-red", "fail", fmt.Sprintf("test fails (%s) but its output lacks the symptom", outcomeText(res)), res)
 		return stop(NotRepro, ReasonSymptomMismatch, fmt.Sprintf("the test fails on %s but not with the reported symptom %q", r.s.Base, r.plan.Test.Symptom))
 	}
-	r.gate("P3", "oracle-red", "pass", fmt.Sprintf("test fails on %s (%s) with the symptom", r.s.Base, outcomeText(res)))
-	return r.stageA()
+	r.gateOutput("P3", "oracle-red", "pass", fmt.Sprintf("test fails on %s (%s) with the symptom", r.s.Base, outcomeText(res)), res)
+	return r.stageA(ctx)
 }
 
-// stageA matches the plan (and the import lines of the planned files) against
-// the deny list. One sensitive path escalates the whole fix: a benign half is
-// never committed on its own.
-func (r *run) stageA() *Outcome {
+// stageA matches the plan (and the import lines the planned files hold on
+// the base) against the deny list. One sensitive path escalates the whole
+// fix: a benign half is never committed on its own. The files are read from
+// the base commit, never from a directory an agent wrote in.
+func (r *run) stageA(ctx context.Context) *Outcome {
 	var hits []string
-	for _, f := range append([]string{r.plan.Test.Path}, r.plan.Files...) {
+	for _, f := range append(append([]string{r.plan.Test.Path}, r.plan.Test.Fixtures...), r.plan.Files...) {
 		if v := r.s.Policy.Classify(f); r.s.Policy.Sensitive(v) {
 			hits = append(hits, gates.DescribeVerdict(f, v))
 		}
 	}
 	for _, f := range r.plan.Files {
-		full, err := pathguard.ResolveWithin(r.wt.Dir, f)
-		if err != nil {
-			hits = append(hits, fmt.Sprintf("%s (%v)", f, err))
-			continue
-		}
-		data, err := os.ReadFile(full)
-		if errors.Is(err, os.ErrNotExist) {
-			continue // a new file has no imports yet; Stage B reads it after the fix
-		}
+		e, err := r.s.Repo.TreeEntry(ctx, r.s.BaseSHA, f, maxEvidenceBytes)
 		if err != nil {
 			r.gate("P3", "stage-a", "error", err.Error())
 			return stop(Escalate, ReasonCheckError, "stage-a: "+err.Error())
 		}
-		for _, v := range r.s.Policy.CheckImports(f, data) {
+		if e.Deleted() {
+			continue // a new file has no imports yet; Stage B reads it after the fix
+		}
+		for _, v := range r.s.Policy.CheckImports(f, e.Data) {
 			hits = append(hits, fmt.Sprintf("%s imports %q (%s)", f, v.Path, v.Rule))
 		}
 	}
@@ -104,28 +83,52 @@ func (r *run) stageA() *Outcome {
 	return nil
 }
 
-// exec runs a harness-owned command (test or suite) in the worktree: the
-// build environment (no credentials), a private TMPDIR, and bubblewrap where
-// the config asks for it. It holds the clone's gate shared while repository
-// code runs and checks the git config for drift afterwards.
-func (r *run) exec(ctx context.Context, argv []string, timeout time.Duration) (sandbox.Result, error) {
+func (r *run) sandboxMode() sandbox.Mode {
+	mode, _ := sandbox.ParseMode(r.cfg.Sandbox) // validated with the config
+	return mode
+}
+
+// execFresh runs a harness-owned command (the oracle, the suite) in a fresh
+// checkout of rev made for this one run and removed after it, so the
+// command judges exactly rev and nothing it leaves behind is seen again.
+func (r *run) execFresh(ctx context.Context, label, rev string, argv []string, timeout time.Duration) (sandbox.Result, error) {
+	r.checkouts++
+	name := fmt.Sprintf("%s-%d", label, r.checkouts)
+	t, err := r.s.Repo.Checkout(ctx, filepath.Join(r.dir, name), r.indexPath(name), rev)
+	if err != nil {
+		return sandbox.Result{}, err
+	}
+	defer func() {
+		if err := removeTree(t.Dir); err != nil {
+			r.rep.Warnings = append(r.rep.Warnings, "remove "+name+": "+err.Error())
+		}
+		_ = os.Remove(r.indexPath(name))
+	}()
+	return r.exec(ctx, t.Dir, argv, timeout)
+}
+
+// exec runs a harness-owned command in dir: the build environment (no
+// credentials), a private TMPDIR, and bubblewrap where the config asks for
+// it. It holds the clone's gate shared while repository code runs and
+// checks the git config and the clone's state afterwards.
+func (r *run) exec(ctx context.Context, dir string, argv []string, timeout time.Duration) (sandbox.Result, error) {
 	env, err := sandbox.Env(sandbox.Build, os.LookupEnv, r.cfg.ExtraEnv)
 	if err != nil {
 		return sandbox.Result{}, err
 	}
-	tmp, cleanup, err := sandbox.TempDir(r.p.TempDir)
+	tmp, cleanup, err := sandbox.TempDir(r.dir)
 	if err != nil {
 		return sandbox.Result{}, err
 	}
 	defer cleanup()
-	mode, _ := sandbox.ParseMode(r.cfg.Sandbox) // validated with the config
+	mode := r.sandboxMode()
 	release := r.s.Repo.Shared()
 	res, err := sandbox.Run(ctx, sandbox.Cmd{
 		Args:    argv,
-		Dir:     r.wt.Dir,
+		Dir:     dir,
 		Env:     sandbox.WithTempDir(env, tmp),
 		Timeout: timeout,
-		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{r.wt.Dir}, Tmp: tmp},
+		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, Tmp: tmp},
 	})
 	release()
 	if err != nil {
@@ -138,6 +141,25 @@ func (r *run) exec(ctx context.Context, argv []string, timeout time.Duration) (s
 		return res, err
 	}
 	return res, nil
+}
+
+// gateOutput records a verdict with the end of the command's output, so a
+// NOT-REPRO or a red suite can be read without rerunning anything. The
+// report and the event log redact it on the way out.
+func (r *run) gateOutput(phase, name, verdict, detail string, res sandbox.Result) {
+	r.rep.Gates = append(r.rep.Gates, GateResult{Name: name, Phase: phase, Verdict: verdict, Detail: detail, Output: outputTail(res)})
+	r.log.Emit(events.Event{Type: "gate", Phase: phase, Name: name, Verdict: verdict, Detail: detail + "\n" + outputTail(res)})
+}
+
+// maxOutputTail bounds the output a gate result keeps.
+const maxOutputTail = 4000
+
+func outputTail(res sandbox.Result) string {
+	out := res.Output()
+	if len(out) <= maxOutputTail {
+		return out
+	}
+	return "…" + strings.ToValidUTF8(out[len(out)-maxOutputTail:], "")
 }
 
 func outcomeText(res sandbox.Result) string {

@@ -64,19 +64,29 @@ func (r *run) terminal(ctx context.Context) *Outcome {
 	}
 	r.gate("P5", "leak-scan", "pass", "PR title, body, labels and branch clean")
 	// From here on the run is finishing its writes: a late signal must not
-	// leave a branch without its PR bundle.
+	// leave a branch without its PR bundle. The bundle goes first and the
+	// branch moves after it, by compare-and-swap; if the branch moved under
+	// the run, the bundle is withdrawn again, so there is never a branch
+	// without its bundle nor a bundle for a branch that is not this commit.
 	wctx := context.WithoutCancel(ctx)
-	if err := r.s.Repo.UpdateBranch(wctx, r.branch, r.change.commit, r.oldHead); err != nil {
-		return stop(Halt, ReasonInFlight, "branch "+r.branch+" moved during the run: "+err.Error())
-	}
-	r.rep.Branch = r.branch
 	loc, err := r.forge.OpenDraft(wctx, pr)
 	if err != nil {
 		return stop(Escalate, ReasonForgeError, "draft PR: "+err.Error())
 	}
+	if err := r.s.Repo.UpdateBranch(wctx, r.branch, r.change.commit, r.oldHead); err != nil {
+		if w, ok := r.forge.(interface {
+			Withdraw(ctx context.Context, id string) error
+		}); ok {
+			if werr := w.Withdraw(wctx, pr.ID); werr != nil {
+				r.rep.Warnings = append(r.rep.Warnings, "withdraw the PR bundle: "+werr.Error())
+			}
+		}
+		return stop(Halt, ReasonInFlight, "branch "+r.branch+" moved during the run: "+err.Error())
+	}
+	r.rep.Branch = r.branch
 	r.rep.PR = loc
 	detail := "reproduced red on " + r.s.Base + ", green after the fix; every gate passed"
-	if len(r.needsReview) > 0 || r.unsandboxed {
+	if len(r.needsReview) > 0 || r.unsandboxed || r.agentUnconfined {
 		detail = "reproduced red on " + r.s.Base + ", green after the fix; labelled needs-review (see the PR body)"
 	}
 	return stop(DraftPR, ReasonFixed, detail)
@@ -97,6 +107,9 @@ func (r *run) prBody() string {
 	if r.unsandboxed {
 		b.WriteString("> **Needs review:** the test and the suite ran without a sandbox (sandbox: auto, and bubblewrap was not available), so the repository's code ran with the operator's user rights.\n\n")
 	}
+	if r.agentUnconfined {
+		b.WriteString("> **Needs review:** the agent ran without a sandbox too (sandbox: auto, and bubblewrap was not available): it could read what the operator can and reach the repository's git directory. The harness still judged and committed only what it read back itself.\n\n")
+	}
 	if len(r.needsReview) > 0 {
 		b.WriteString("### Needs review\n\n")
 		for _, why := range r.needsReview {
@@ -105,21 +118,27 @@ func (r *run) prBody() string {
 		b.WriteString("\n")
 	}
 	b.WriteString("### What was reproduced\n\n")
-	fmt.Fprintf(&b, "The harness ran `%s` on `%s` (%s) before any fix existed: it failed, and its output contained the reported symptom `%s`. ",
-		strings.Join(r.oracleArgv, " "), r.s.Base, short(r.s.BaseSHA), r.plan.Test.Symptom)
-	b.WriteString("After the fix, the same test, unchanged, passes.\n\n")
+	fmt.Fprintf(&b, "The harness ran %s on %s (%s) on a fresh checkout of the base plus the test before any fix existed: it failed, and its output contained the reported symptom %s. ",
+		codeSpan(strings.Join(r.oracleArgv, " ")), codeSpan(r.s.Base), short(r.s.BaseSHA), codeSpan(r.plan.Test.Symptom))
+	fmt.Fprintf(&b, "After the fix, the same test, byte for byte, passes on a fresh checkout of commit %s, which is exactly what this branch holds.\n\n", short(r.change.commit))
 	b.WriteString("### The test that proves it\n\n")
-	fmt.Fprintf(&b, "- `%s`", r.plan.Test.Path)
+	fmt.Fprintf(&b, "- %s", codeSpan(r.plan.Test.Path))
 	if r.plan.Test.Name != "" {
-		fmt.Fprintf(&b, " (`%s`)", r.plan.Test.Name)
+		fmt.Fprintf(&b, " (%s)", codeSpan(r.plan.Test.Name))
 	}
-	b.WriteString("\n\n### Files changed\n\n")
+	b.WriteString("\n")
+	for _, f := range r.plan.Test.Fixtures {
+		fmt.Fprintf(&b, "- fixture %s\n", codeSpan(f))
+	}
+	b.WriteString("\n### Files changed\n\n")
 	for _, p := range r.change.paths {
-		fmt.Fprintf(&b, "- `%s`\n", p)
+		fmt.Fprintf(&b, "- %s\n", codeSpan(p))
 	}
 	fmt.Fprintf(&b, "\n+%d −%d lines.\n\n### Gates run\n\n| phase | gate | verdict | detail |\n|---|---|---|---|\n", r.change.diff.Added, r.change.diff.Deleted)
 	for _, g := range r.rep.Gates {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.Phase, g.Name, g.Verdict, strings.ReplaceAll(g.Detail, "|", "\\|"))
+		// Details quote agent-chosen paths: a code span, so no Markdown in
+		// them renders.
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.Phase, g.Name, g.Verdict, strings.ReplaceAll(codeSpan(g.Detail), "|", "\\|"))
 	}
 	b.WriteString("\n")
 	b.WriteString(r.impact.Markdown())
@@ -127,6 +146,29 @@ func (r *run) prBody() string {
 	b.WriteString(quoteBlock("plan: " + r.planSummary + "\nresult: " + r.change.result.Summary))
 	fmt.Fprintf(&b, "\nRun `%s`, %s mode.\n", r.rep.RunID, r.rep.Mode)
 	return b.String()
+}
+
+// codeSpan renders text inline as code, whatever it holds: on one line,
+// delimited by a backtick run longer than any inside it (CommonMark), with
+// a space of padding so a leading or trailing backtick cannot merge with
+// the delimiter. Agent and report values in the body go through it, so
+// none can close its span and add links, images or headings.
+func codeSpan(s string) string {
+	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
+	if s == "" {
+		return "` `"
+	}
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	return fence + " " + s + " " + fence
 }
 
 // quoteBlock renders untrusted text as a code block whose fence is longer than
@@ -143,7 +185,7 @@ func quoteBlock(s string) string {
 // PR exists, so every such reason is in the body too.
 func (r *run) prLabels() []string {
 	labels := []string{"fixrail", "fix:bug"}
-	if r.unsandboxed {
+	if r.unsandboxed || r.agentUnconfined {
 		labels = append(labels, gates.LabelNeedsReview)
 	}
 	labels = append(labels, r.labels...)

@@ -16,6 +16,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/config"
@@ -26,11 +29,11 @@ import (
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/ledger"
+	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/runner/model"
 	"github.com/fixrail/fixrail/internal/sensitive"
-	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 // Runner is the agent seam: one call per invocation.
@@ -96,6 +99,9 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 	// The clone's own config, recorded before any repository code runs;
 	// every later git call that follows repository code is checked against it.
 	if err := repo.Baseline(ctx); err != nil {
+		if errors.Is(err, gitx.ErrPoisoned) {
+			return nil, fmt.Errorf("%w: %w", ErrSetup, err)
+		}
 		return nil, fmt.Errorf("%w: record the repository's git config: %v", ErrSetup, err)
 	}
 	if base == "" {
@@ -119,6 +125,18 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 	cfg, err := config.Parse(config.FileName+" (on "+base+")", data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	// A clone whose own config names programs may have been prepared by
+	// code that ran in it; only the operator, through the base branch's
+	// fixrail.yaml, can accept one.
+	var refused []string
+	for _, k := range repo.ProgramKeys() {
+		if !slices.Contains(cfg.Git.AllowConfig, k) {
+			refused = append(refused, k)
+		}
+	}
+	if len(refused) > 0 {
+		return nil, fmt.Errorf("%w: the clone's local git config names programs (%s); remove them, or list them under git.allow_config in %s on %s if you put them there", ErrSetup, strings.Join(refused, ", "), config.FileName, base)
 	}
 	pol, err := sensitive.New(cfg.Paths.Fixable, cfg.Paths.Sensitive, cfg.Test.PathGlob)
 	if err != nil {
@@ -167,25 +185,29 @@ type run struct {
 	rep      *Report
 	runner   Runner
 	forge    Forge
-	fence    *untrusted.Fence
+	reportF  *os.File // the run report, opened at start so it is always written
 
-	parent  context.Context // cancelled by SIGINT/SIGTERM
-	lock    *ledger.Lock
-	dir     string // the run's disposable directory
-	wt      *gitx.Worktree
-	branch  string
-	oldHead string // the branch's value before this run, "" if absent
+	parent    context.Context // cancelled by SIGINT/SIGTERM
+	lock      *ledger.Lock
+	dir       string     // the run's disposable directory
+	dirID     fileID     // its device and inode, recorded when made
+	handoff   string     // dir/agent: the agent's tree and, beside it, PLAN.json and result.json
+	wt        *gitx.Tree // the agent's tree: the base, then the base plus the evidence
+	checkouts int        // fresh checkouts made, for their names
+	branch    string
+	oldHead   string // the branch's value before this run, "" if absent
 
-	plan        *fixtype.Plan
-	testWhenRed []byte
-	oracleArgv  []string
-	planSummary string            // PLAN.json's summary, redacted
-	artifacts   map[string]string // path → hash of what the harness's test run left
-	change      *changeSet
-	unsandboxed bool     // a test or suite command ran outside a sandbox (mode auto)
-	needsReview []string // why the PR must be read with care: unconfirmed gates
-	labels      []string // labels gates asked for
-	impact      gates.ImpactReport
+	plan            *fixtype.Plan
+	evidence        []gitx.Entry // what P2 produced: the test first, then the fixtures
+	redTree         string       // the base plus the evidence: what ran red
+	oracleArgv      []string
+	planSummary     string // PLAN.json's summary, redacted
+	change          *changeSet
+	unsandboxed     bool     // a test or suite command ran outside a sandbox (mode auto)
+	agentUnconfined bool     // an agent invocation ran outside the sandbox (mode auto)
+	needsReview     []string // why the PR must be read with care: unconfirmed gates
+	labels          []string // labels gates asked for
+	impact          gates.ImpactReport
 }
 
 // Run takes one finding to a terminal state. The error is non-nil only when
@@ -276,19 +298,29 @@ func (r *run) open() error {
 	}
 	r.stateDir = filepath.Join(r.s.Repo.Top(), StateDirName)
 	runs := filepath.Join(r.stateDir, "runs")
-	if err := os.MkdirAll(runs, 0o755); err != nil {
-		return fmt.Errorf("state dir: %w", err)
+	// Real directories only: a committed .fixrail symlink would send
+	// reports, locks and the outbox wherever it points.
+	for _, d := range []string{r.stateDir, runs} {
+		if err := realDir(d); err != nil {
+			return fmt.Errorf("%w: state dir: %v", ErrSetup, err)
+		}
 	}
 	// The state directory ignores itself so it never shows up as a change.
 	ign := filepath.Join(r.stateDir, ".gitignore")
-	if _, err := os.Stat(ign); errors.Is(err, os.ErrNotExist) {
-		if err := os.WriteFile(ign, []byte("*\n"), 0o644); err != nil {
+	if _, err := os.Lstat(ign); errors.Is(err, os.ErrNotExist) {
+		if err := pathguard.WriteNew(ign, []byte("*\n"), 0o644); err != nil {
 			return fmt.Errorf("state dir: %w", err)
 		}
 	}
 	id, err := newRunID()
 	if err != nil {
 		return err
+	}
+	// The report's file is created now and written through this handle at
+	// the end, so whatever happens to runs/ meanwhile, the report exists
+	// and the exit code matches it.
+	if r.reportF, err = os.OpenFile(filepath.Join(runs, id+".json"), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600); err != nil {
+		return fmt.Errorf("run report: %w", err)
 	}
 	mode := r.cfg.Mode
 	if r.p.Mode != "" {
@@ -310,7 +342,11 @@ func (r *run) open() error {
 	}
 	r.forge = r.p.Forge
 	if r.forge == nil {
-		r.forge = &forge.Local{Dir: filepath.Join(r.stateDir, "outbox")}
+		outbox := filepath.Join(r.stateDir, "outbox")
+		if err := realDir(outbox); err != nil {
+			return fmt.Errorf("%w: state dir: %v", ErrSetup, err)
+		}
+		r.forge = &forge.Local{Dir: outbox}
 	}
 	r.log.Emit(events.Event{Type: "run-start", Detail: fmt.Sprintf("finding %s, base %s, %s mode", r.fin.ID, r.s.Base, mode)})
 	return nil
@@ -336,8 +372,7 @@ func (r *run) finish() error {
 	if err := r.rep.scrub(r.s.Scrub); err != nil {
 		return err
 	}
-	_, err := r.rep.write(filepath.Join(r.stateDir, "runs"))
-	return err
+	return r.rep.writeTo(r.reportF)
 }
 
 func (r *run) gate(phase, name, verdict, detail string) {

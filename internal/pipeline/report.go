@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/redact"
@@ -48,6 +47,7 @@ type PlanRef struct {
 	TestPath string   `json:"test_path"`
 	TestName string   `json:"test_name,omitempty"`
 	Symptom  string   `json:"symptom"`
+	Fixtures []string `json:"fixtures,omitempty"`
 }
 
 // GateResult is one check and its verdict: pass, fail or error.
@@ -56,6 +56,8 @@ type GateResult struct {
 	Phase   string `json:"phase"`
 	Verdict string `json:"verdict"`
 	Detail  string `json:"detail,omitempty"`
+	// Output is the end of the command's output, for the gates that run one.
+	Output string `json:"output,omitempty"`
 }
 
 // AgentUsage sums what the agent's invocations reported: cost in US dollars,
@@ -103,18 +105,24 @@ func (r *Report) scrub(e interface {
 	return nil
 }
 
-func (r *Report) write(dir string) (string, error) {
+// writeTo writes the report through f, the file opened when the run
+// started, and closes it.
+func (r *Report) writeTo(f *os.File) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return "", err
+		f.Close()
+		return err
 	}
-	p := filepath.Join(dir, r.RunID+".json")
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return "", fmt.Errorf("write run report: %w", err)
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return fmt.Errorf("write run report: %w", err)
 	}
-	if err := os.Rename(tmp, p); err != nil {
-		return "", fmt.Errorf("write run report: %w", err)
+	if _, err := f.WriteAt(append(b, '\n'), 0); err != nil {
+		f.Close()
+		return fmt.Errorf("write run report: %w", err)
 	}
-	return p, nil
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write run report: %w", err)
+	}
+	return nil
 }

@@ -19,7 +19,7 @@ func newRunner(cfg *config.Config, hook []string) (Runner, error) {
 	rc := cfg.Runner
 	switch rc.Kind {
 	case "command":
-		return &runner.Command{Argv: rc.Command}, nil
+		return &runner.Command{Argv: rc.Command, RO: rc.ROPaths, RW: rc.RWPaths, Network: rc.Network}, nil
 	case "claude":
 		if len(hook) == 0 || !filepath.IsAbs(hook[0]) {
 			return nil, fmt.Errorf("runner.kind claude needs the phase hook command with an absolute path, got %q", hook)

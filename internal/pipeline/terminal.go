@@ -49,6 +49,7 @@ const (
 	ReasonConfigDrift      = "config-drift"
 	ReasonNoSandbox        = "no-sandbox"
 	ReasonPoisoned         = "poisoned-clone"
+	ReasonUndeclared       = "undeclared-changes"
 )
 
 // Outcome is how a run ended.

@@ -64,6 +64,16 @@ type Invocation struct {
 	// ReceiptLog is where the phase hook appends its receipts. Empty keeps
 	// them in the invocation's private directory, deleted afterwards.
 	ReceiptLog string
+	// Sandbox confines the agent's filesystem as it confines tests: RW
+	// holds the worktree and the hand-off directory (PlanPath's and
+	// ResultPath's), RO the toolchains; the adapter adds what its own
+	// process needs (a private HOME, its install, the network for a model
+	// API). nil runs the agent unconfined.
+	Sandbox *sandbox.Spec
+	// TempDir is where the agent's private TMPDIR is made (inside the run's
+	// disposable directory, so a sweep after a crash removes it too);
+	// empty is the system's.
+	TempDir string
 }
 
 // Kind classifies why an invocation did not succeed; the pipeline maps each
@@ -87,9 +97,15 @@ const (
 type Error struct {
 	Kind   Kind
 	Detail string
+	// Err is the cause, when there is one (a sandbox that cannot be had).
+	Err error
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Kind, e.Detail) }
+
+// Unwrap keeps the cause in the chain, so the pipeline can tell a missing
+// sandbox from a missing binary.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Result is what the invocation left besides files.
 type Result struct {
@@ -105,6 +121,8 @@ type Result struct {
 	// Denials counts the tool calls that were refused, by a permission
 	// rule or by the phase hook, when known.
 	Denials int
+	// Sandboxed reports that the agent ran inside the sandbox.
+	Sandboxed bool
 }
 
 // baseEnvNames is the agent environment allowlist: names, never patterns.
@@ -113,6 +131,10 @@ var baseEnvNames = []string{"PATH", "HOME", "LANG"}
 // Command runs an argv as the agent (runner.kind: command).
 type Command struct {
 	Argv []string
+	// RO and RW are further paths the agent sees in its sandbox (its
+	// install, a state directory); Network keeps the host's network.
+	RO, RW  []string
+	Network bool
 	// Lookup reads the parent environment; nil means os.LookupEnv.
 	Lookup func(string) (string, bool)
 }
@@ -132,22 +154,32 @@ func (c *Command) Run(ctx context.Context, inv Invocation) (Result, error) {
 	env = sandbox.With(env, "FIXRAIL_MAX_TURNS", fmt.Sprint(inv.MaxTurns))
 	// A throwaway TMPDIR: nothing the agent leaves there outlives the call,
 	// and it never shares fixrail's own temp directory.
-	tmp, cleanup, err := sandbox.TempDir("")
+	tmp, cleanup, err := sandbox.TempDir(inv.TempDir)
 	if err != nil {
 		return Result{}, &Error{Kind: Unavailable, Detail: "temp dir: " + err.Error()}
 	}
 	defer cleanup()
 	env = sandbox.WithTempDir(env, tmp)
+	var spec *sandbox.Spec
+	if inv.Sandbox != nil {
+		s := *inv.Sandbox
+		s.RW = append(append([]string{}, s.RW...), c.RW...)
+		s.RO = append(append([]string{}, s.RO...), c.RO...)
+		s.Network = s.Network || c.Network
+		s.Tmp = tmp
+		spec = &s
+	}
 	res, err := sandbox.Run(ctx, sandbox.Cmd{
 		Args:    c.Argv,
 		Dir:     inv.Worktree,
 		Env:     env,
 		Stdin:   []byte(inv.Prompt),
 		Timeout: inv.Timeout,
+		Sandbox: spec,
 	})
-	out := Result{Duration: res.Duration, OutputTail: tail(res.Stderr, 2000)}
+	out := Result{Duration: res.Duration, OutputTail: tail(res.Stderr, 2000), Sandboxed: res.Sandboxed}
 	if err != nil {
-		return out, &Error{Kind: Unavailable, Detail: err.Error()}
+		return out, &Error{Kind: Unavailable, Detail: err.Error(), Err: err}
 	}
 	return out, classify(ctx, res)
 }
@@ -161,6 +193,9 @@ func classify(ctx context.Context, res sandbox.Result) error {
 		return &Error{Kind: TimedOut, Detail: fmt.Sprintf("no result after %s", res.Duration.Round(time.Millisecond))}
 	case res.Signal != "":
 		return &Error{Kind: Crashed, Detail: "agent was " + res.Signal}
+	case res.Sandboxed && res.ExitCode > 128 && res.ExitCode <= 128+64:
+		// bwrap reports a command a signal ended as 128+n.
+		return &Error{Kind: Crashed, Detail: fmt.Sprintf("agent was ended by signal %d", res.ExitCode-128)}
 	case res.ExitCode != 0:
 		return &Error{Kind: Failed, Detail: fmt.Sprintf("agent exited %d", res.ExitCode)}
 	}

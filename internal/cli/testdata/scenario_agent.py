@@ -11,9 +11,18 @@ script can describe an agent's behaviour as files:
   agent/investigate/plan.json   copied to $FIXRAIL_PLAN
   agent/fix/result.json         copied to $FIXRAIL_RESULT
   agent/<phase>/action      one of: "kill" (SIGKILL itself), "sleep N",
-                            "plant-git-config" (append core.fsmonitor to the
-                            clone's .git/config),
-                            "block" (write agent/started, wait for agent/release)
+                            "block" (write agent/started, wait for agent/release),
+                            or attacks on the clone at $WORK/repo, each tried
+                            and its outcome appended to agent/attacks:
+                            "plant-git-config" (core.fsmonitor in .git/config),
+                            "plant-hook", "write-info-attributes",
+                            "move-base" (commit on main), "steal-environ"
+                            (read the parent's /proc environ into agent/stolen),
+                            "replace-runs" (.fixrail/runs becomes a file),
+                            "block-outbox" (a file where the bundle goes),
+                            "plant-dotgit" (a .git link in the worktree),
+                            "mkfifo PATH" (a FIFO in the worktree),
+                            "symlink PATH TARGET" (a link in the worktree)
 
 It records the prompt it got in agent/<phase>.prompt and the environment
 it saw in agent/<phase>.env for the script to assert on.
@@ -21,6 +30,7 @@ it saw in agent/<phase>.env for the script to assert on.
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 
@@ -58,23 +68,97 @@ def main():
         shutil.copy(os.path.join(d, "result.json"), os.environ["FIXRAIL_RESULT"])
     action = os.path.join(d, "action")
     if os.path.exists(action):
-        words = open(action).read().split()
-        if words[0] == "kill":
+        lines = [l.split() for l in open(action).read().splitlines() if l.strip()]
+        words = lines[0]
+        if words[0] in ATTACKS:
+            for words in lines:
+                attack(words, base)
+        elif words[0] == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
         elif words[0] == "sleep":
             time.sleep(float(words[1]))
-        elif words[0] == "plant-git-config":
-            # Rewrite the clone's shared git config, as a hostile repository's
-            # build step could: a command git would run later.
-            gitdir = open(".git").read().split("gitdir:")[1].strip()
-            common = os.path.normpath(os.path.join(gitdir, "..", ".."))
-            with open(os.path.join(common, "config"), "a") as f:
-                f.write("[core]\n\tfsmonitor = touch " + os.path.join(HERE, "fsmonitor-ran") + "\n")
         elif words[0] == "block":
             open(os.path.join(base, "started"), "w").close()
             deadline = time.time() + 60
             while not os.path.exists(os.path.join(base, "release")) and time.time() < deadline:
                 time.sleep(0.05)
+
+
+REPO = os.path.join(HERE, "repo")
+
+
+def plant_git_config():
+    with open(os.path.join(REPO, ".git", "config"), "a") as f:
+        f.write("[core]\n\tfsmonitor = touch " + os.path.join(HERE, "fsmonitor-ran") + "\n")
+
+
+def plant_hook():
+    p = os.path.join(REPO, ".git", "hooks", "post-checkout")
+    with open(p, "w") as f:
+        f.write("#!/bin/sh\ntouch " + os.path.join(HERE, "hook-ran") + "\n")
+    os.chmod(p, 0o755)
+
+
+def write_info_attributes():
+    with open(os.path.join(REPO, ".git", "info", "attributes"), "w") as f:
+        f.write("* -diff\n")
+
+
+def move_base():
+    subprocess.run(["git", "-C", REPO, "-c", "user.name=a", "-c", "user.email=a@a",
+                    "commit", "-q", "--allow-empty", "-m", "agent"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def steal_environ():
+    data = open("/proc/%d/environ" % os.getppid(), "rb").read()
+    open(os.path.join(HERE, "agent", "stolen"), "wb").write(data)
+
+
+def replace_runs():
+    runs = os.path.join(REPO, ".fixrail", "runs")
+    shutil.rmtree(runs)
+    open(runs, "w").write("not a directory")
+
+
+def block_outbox():
+    outbox = os.path.join(REPO, ".fixrail", "outbox")
+    os.makedirs(outbox, exist_ok=True)
+    for name in os.listdir(os.path.join(REPO, ".fixrail", "locks")):
+        open(os.path.join(outbox, name[:-len(".lock")]), "w").write("blocked")
+
+
+def plant_dotgit():
+    open(".git", "w").write("gitdir: " + os.path.join(REPO, ".git") + "\n")
+
+
+def symlink(path, target):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    os.symlink(target, path)
+
+
+def mkfifo(path):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    os.mkfifo(path)
+
+
+ATTACKS = {
+    "plant-git-config": plant_git_config, "plant-hook": plant_hook,
+    "write-info-attributes": write_info_attributes, "move-base": move_base,
+    "steal-environ": steal_environ, "replace-runs": replace_runs,
+    "block-outbox": block_outbox, "plant-dotgit": plant_dotgit, "mkfifo": mkfifo,
+    "symlink": symlink,
+}
+
+
+def attack(words, base):
+    try:
+        ATTACKS[words[0]](*words[1:])
+        outcome = "done"
+    except Exception as e:  # the sandbox is meant to make these fail
+        outcome = "failed: " + type(e).__name__
+    with open(os.path.join(base, "attacks"), "a") as f:
+        f.write("%s %s\n" % (words[0], outcome))
 
 
 if __name__ == "__main__":

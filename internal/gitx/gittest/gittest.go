@@ -114,7 +114,8 @@ func (e *runError) Unwrap() error { return e.err }
 
 // env is the parent environment without any GIT_* variable, so a test that
 // sets GIT_DIR to check gitx ignores it does not redirect its own setup,
-// and with global and system config switched off.
+// with global and system config switched off, and no automatic gc: a
+// detached background gc would rewrite the repository while a test reads it.
 func env() []string {
 	var e []string
 	for _, kv := range os.Environ() {
@@ -126,5 +127,8 @@ func env() []string {
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL="+os.DevNull,
 		"GIT_TERMINAL_PROMPT=0",
+		"GIT_CONFIG_COUNT=2",
+		"GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0",
+		"GIT_CONFIG_KEY_1=maintenance.auto", "GIT_CONFIG_VALUE_1=false",
 	)
 }
