@@ -80,14 +80,14 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 		snap.Close()
 	}
 
-	sandboxMode := "auto"
+	sandboxMode, runnerKind := "auto", ""
 	setup, err := pipeline.Prepare(ctx, o.repo, "")
 	if err != nil {
 		add("config", "fail", err.Error())
 	} else {
 		defer setup.Close()
 		cfg := setup.Config
-		sandboxMode = cfg.Sandbox
+		sandboxMode, runnerKind = cfg.Sandbox, cfg.Runner.Kind
 		add("config", "ok", fmt.Sprintf("fixrail.yaml on %s parses; runner %s, mode %s", setup.Base, cfg.Runner.Kind, cfg.Mode))
 		bin := cfg.Runner.Binary
 		if cfg.Runner.Kind == "command" && len(cfg.Runner.Command) > 0 {
@@ -111,16 +111,30 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 		add("branch-protection", "ok", "not applicable: the local forge pushes nothing")
 	}
 
+	// Tests and agents are reported apart: they are confined by different
+	// means, and an operator must not read "sandbox ok" as covering both.
 	path, usable := sandbox.Detect()
 	switch {
-	case usable:
-		add("sandbox", "ok", "bubblewrap at "+path+" is usable; sandbox: "+sandboxMode)
-	case sandboxMode == "required":
-		add("sandbox", "fail", "sandbox: required, but bubblewrap is missing or unusable (runs would HALT no-sandbox)")
 	case sandboxMode == "off":
-		add("sandbox", "warn", "sandbox: off — test and suite commands run with the operator's rights")
+		add("sandbox-tests", "warn", "sandbox: off — test and suite commands run with the operator's rights")
+	case usable:
+		add("sandbox-tests", "ok", "bubblewrap at "+path+" is usable; test and suite commands run in it (sandbox: "+sandboxMode+")")
+	case sandboxMode == "required":
+		add("sandbox-tests", "fail", "sandbox: required, but bubblewrap is missing or unusable (runs would HALT no-sandbox)")
 	default:
-		add("sandbox", "warn", "bubblewrap is missing or unusable; sandbox: auto runs unsandboxed and labels PRs needs-review")
+		add("sandbox-tests", "warn", "bubblewrap is missing or unusable; sandbox: auto runs tests unsandboxed and labels PRs needs-review")
+	}
+	switch {
+	case sandboxMode == "off":
+		add("sandbox-agent", "warn", "sandbox: off — the agent runs with the operator's rights and can reach the repository's git directory")
+	case usable && runnerKind == "claude":
+		add("sandbox-agent", "ok", "the claude agent runs in bubblewrap: its worktree and hand-off files writable, no view of the repository, .fixrail, fixrail or HOME; the host network stays open for the model API")
+	case usable:
+		add("sandbox-agent", "ok", "the agent runs in bubblewrap: its worktree and hand-off files writable, no view of the repository, .fixrail, fixrail or HOME")
+	case sandboxMode == "required":
+		add("sandbox-agent", "fail", "sandbox: required, but bubblewrap is missing or unusable (runs would HALT no-sandbox)")
+	default:
+		add("sandbox-agent", "warn", "bubblewrap is missing or unusable; sandbox: auto runs the agent unconfined too and labels PRs needs-review")
 	}
 
 	var held []string

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/fixrail/fixrail/internal/pathguard"
 )
@@ -122,7 +123,10 @@ func Snapshot(ctx context.Context) (*Snap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config snapshot: %w", err)
 	}
-	dir, err := os.MkdirTemp("", snapDirPrefix)
+	sweepSnapshots(os.TempDir())
+	// The owner's pid is in the name, so a later process can tell the
+	// leftovers of one killed with SIGKILL from a live one's snapshot.
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", snapDirPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("config snapshot: %w", err)
 	}
@@ -179,6 +183,28 @@ func Snapshot(ctx context.Context) (*Snap, error) {
 	}
 	ok = true
 	return s, nil
+}
+
+// sweepSnapshots removes the snapshot directories under parent whose owner
+// is gone: each holds only the snapshot file, and is removed only then.
+func sweepSnapshots(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), snapDirPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		(&Snap{dir: dir, path: filepath.Join(dir, snapFile)}).remove()
+	}
 }
 
 // Path is the snapshot file, for a child fixrail starts that runs git

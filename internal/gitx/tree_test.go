@@ -3,6 +3,7 @@ package gitx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -286,6 +287,41 @@ func TestCountLines(t *testing.T) {
 	} {
 		if a, d := CountLines(tc.patch); a != tc.add || d != tc.del {
 			t.Errorf("CountLines(%q) = %d, %d; want %d, %d", tc.patch, a, d, tc.add, tc.del)
+		}
+	}
+}
+
+// TestSnapshotSweep: a snapshot directory left by a process that is gone
+// (killed with SIGKILL before Close) is removed by the next Snapshot; a
+// live owner's, or one holding anything else, is left alone.
+func TestSnapshotSweep(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	gone := filepath.Join(tmp, snapDirPrefix+"999999999-abc")
+	alive := filepath.Join(tmp, fmt.Sprintf("%s%d-abc", snapDirPrefix, os.Getppid()))
+	foreign := filepath.Join(tmp, snapDirPrefix+"999999998-abc")
+	for _, d := range []string{gone, alive, foreign} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, snapFile), nil, 0o400); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(foreign, "keep"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := os.Stat(gone); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a dead owner's snapshot is still there: %v", err)
+	}
+	for _, d := range []string{alive, foreign} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed: %v", d, err)
 		}
 	}
 }

@@ -287,6 +287,11 @@ func TestClaudePipeline(t *testing.T) {
 			if r.res.Denials != 0 || r.res.Cost <= 0 {
 				t.Errorf("%s phase result %+v: want no denial and a cost", ph, r.res)
 			}
+			// The real CLI, and the phase hook it starts, ran inside
+			// bubblewrap (the network kept for the model API).
+			if !r.res.Sandboxed {
+				t.Errorf("%s phase: the claude agent ran outside the sandbox", ph)
+			}
 		}
 		if got := agent.run(runner.Fix).inv.Allow; len(got) != 1 || got[0] != "src/app/format.py" {
 			t.Errorf("fix Allow = %q, want the planned file", got)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -149,6 +150,10 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 	if err := plan.probeHook(ctx, env, filepath.Join(priv, "probe-receipts.ndjson")); err != nil {
 		return Result{}, err
 	}
+	spec, err := plan.confine(priv, receipts)
+	if err != nil {
+		return Result{}, err
+	}
 	res, err := sandbox.Run(ctx, sandbox.Cmd{
 		Args:      argv,
 		Dir:       inv.Worktree,
@@ -156,16 +161,73 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 		Stdin:     []byte(inv.Prompt),
 		Timeout:   inv.Timeout,
 		OutputCap: streamCap,
+		Sandbox:   spec,
 	})
-	out := Result{Duration: res.Duration, OutputTail: tail(res.Stderr, 2000)}
+	out := Result{Duration: res.Duration, OutputTail: tail(res.Stderr, 2000), Sandboxed: res.Sandboxed}
 	if err != nil {
-		return out, &Error{Kind: Unavailable, Detail: err.Error()}
+		return out, &Error{Kind: Unavailable, Detail: err.Error(), Err: err}
 	}
 	s := parseStream(res.Stdout)
 	if r := s.result; r != nil {
 		out.Cost, out.Turns, out.Denials = r.TotalCostUSD, r.NumTurns, len(r.PermissionDenials)
 	}
 	return out, s.outcome(ctx, res, plan.tools, inv.MaxTurns)
+}
+
+// confine is the invocation's sandbox: the pipeline's (the worktree and the
+// hand-off files writable) plus what the CLI itself needs — its private
+// directory and the receipt log writable, its install and the phase hook's
+// binary readable — and the host's network, for the model API. nil when the
+// pipeline asked for no sandbox.
+func (p *claudePlan) confine(priv, receipts string) (*sandbox.Spec, error) {
+	if p.inv.Sandbox == nil {
+		return nil, nil
+	}
+	s := *p.inv.Sandbox
+	s.RW = append(slices.Clone(s.RW), priv)
+	if d := filepath.Dir(receipts); d != priv {
+		s.RW = append(s.RW, d)
+	}
+	install, err := installRoot(p.c.Binary)
+	if err != nil {
+		return nil, &Error{Kind: Unavailable, Detail: "claude binary: " + err.Error()}
+	}
+	s.RO = append(slices.Clone(s.RO), install, p.hook[0])
+	s.Network = true
+	return &s, nil
+}
+
+// installRoot is what must be visible for the CLI at bin to run: for an npm
+// install, the outermost node_modules directory on its resolved path (the
+// package, its dependencies and the .bin link); otherwise the directory of
+// the resolved executable.
+func installRoot(bin string) (string, error) {
+	p := bin
+	if !strings.Contains(bin, "/") {
+		var err error
+		if p, err = exec.LookPath(bin); err != nil {
+			return "", err
+		}
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", err
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	root := ""
+	for _, q := range []string{real, p} {
+		for d := filepath.Dir(q); d != "/" && d != "."; d = filepath.Dir(d) {
+			if filepath.Base(d) == "node_modules" {
+				root = d
+			}
+		}
+		if root != "" {
+			return root, nil
+		}
+	}
+	return filepath.Dir(real), nil
 }
 
 // claudeDirs are one invocation's private directories.
