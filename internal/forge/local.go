@@ -1,6 +1,3 @@
-// Package forge is where a finished fix leaves the harness: a pull request
-// and, later, comments and labels. The local forge is the embedded default:
-// it writes the PR as files under .fixrail/outbox and pushes nothing.
 package forge
 
 import (
@@ -11,36 +8,26 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
-// PR is a pull request to open. Draft must be true: fixrail never opens a
-// ready-for-review PR, so a caller that forgets is refused, not obeyed.
-type PR struct {
-	ID     string   `json:"id"`
-	Title  string   `json:"title"`
-	Base   string   `json:"base"`
-	Head   string   `json:"head"`
-	Labels []string `json:"labels"`
-	Draft  bool     `json:"draft"`
-	Commit string   `json:"commit"`
-	Body   string   `json:"-"`
-	Patch  string   `json:"-"`
-}
-
-// ErrNotDraft refuses a PR that is not a draft.
-var ErrNotDraft = errors.New("forge: refusing to open a PR that is not a draft")
-
-// Local writes PR bundles under Dir/<id>/.
+// Local writes PR bundles under Dir/<id>/ and pushes nothing: the branch
+// is the repository's own, set by the pipeline.
 type Local struct {
 	Dir string
 }
 
 // bundleFiles are the only files a bundle holds; replacing a bundle deletes
-// exactly these, never recursively.
-var bundleFiles = []string{"pr.json", "body.md", "fix.patch"}
+// exactly these, never recursively. notice.* is the latest ESCALATE or
+// NOT-REPRO notice for the finding.
+var bundleFiles = []string{"pr.json", "body.md", "fix.patch", "notice.json", "notice.md"}
+
+// prFiles are what a PR writes (a notice is written alone).
+var prFiles = []string{"pr.json", "body.md", "fix.patch"}
 
 // OpenDraft writes pr.json, body.md and fix.patch into Dir/<pr.ID>/ and
 // returns that directory. The bundle is built in a marked disposable
@@ -72,7 +59,7 @@ func (l *Local) OpenDraft(_ context.Context, pr PR) (string, error) {
 		"body.md":   []byte(pr.Body),
 		"fix.patch": []byte(pr.Patch),
 	}
-	for _, name := range bundleFiles {
+	for _, name := range prFiles {
 		if err := os.WriteFile(filepath.Join(tmp, name), contents[name], 0o644); err != nil {
 			return "", fmt.Errorf("outbox: %w", err)
 		}
@@ -135,4 +122,141 @@ func (l *Local) Withdraw(_ context.Context, id string) error {
 		return fmt.Errorf("outbox: %q is not a safe directory name", id)
 	}
 	return removeBundle(filepath.Join(l.Dir, id))
+}
+
+// Publish writes the PR bundle (OpenDraft); the local forge pushes nothing,
+// so the branch the pipeline set in the repository is the published one.
+func (l *Local) Publish(ctx context.Context, pr PR) (Published, error) {
+	if err := CheckHead(pr); err != nil {
+		return Published{}, err
+	}
+	dir, err := l.OpenDraft(ctx, pr)
+	if err != nil {
+		return Published{}, err
+	}
+	return Published{Location: dir, Branch: pr.Head, Commit: pr.Commit}, nil
+}
+
+// AssertProtected is not applicable locally: nothing leaves the machine, so
+// there is no remote base for an agent to push to.
+func (l *Local) AssertProtected(_ context.Context, base string, _ []string) (Protection, error) {
+	return Protection{Branch: base, Applicable: false}, nil
+}
+
+// noticeFile is notice.json: the notice without its body (in notice.md).
+type noticeFile struct {
+	Notice
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Notify writes notice.json and notice.md into Dir/<id>/, replacing an
+// earlier notice. A person clears an escalation by deleting them.
+func (l *Local) Notify(_ context.Context, n Notice) error {
+	if !pathguard.SafeName(n.ID) {
+		return fmt.Errorf("outbox: %q is not a safe directory name", n.ID)
+	}
+	dir := filepath.Join(l.Dir, n.ID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("outbox: %w", err)
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("outbox: %s is not a directory fixrail wrote", dir)
+	}
+	meta, err := json.MarshalIndent(noticeFile{n, time.Now().UTC()}, "", "  ")
+	if err != nil {
+		return err
+	}
+	// notice.md first: a notice.json is only ever beside its body.
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"notice.md", []byte(n.Body)}, {"notice.json", append(meta, '\n')}} {
+		if err := replaceFile(l.Dir, filepath.Join(dir, f.name), f.data); err != nil {
+			return fmt.Errorf("outbox: %w", err)
+		}
+	}
+	return nil
+}
+
+// replaceFile writes data to a temporary file in tmpDir and renames it onto
+// dst, so a reader sees the old file or the new one, never half of one.
+func replaceFile(tmpDir, dst string, data []byte) error {
+	f, err := os.CreateTemp(tmpDir, ".notice-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), dst); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// maxMetaBytes bounds pr.json and notice.json when read back.
+const maxMetaBytes = 1 << 20
+
+// OpenWork lists the outbox's bundles as open fixes (no CI runs locally, so
+// their checks are "none") and reports an escalation when the subject's
+// notice is an ESCALATE.
+func (l *Local) OpenWork(_ context.Context, s Subject) (Work, error) {
+	var w Work
+	entries, err := os.ReadDir(l.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return w, nil
+	}
+	if err != nil {
+		return w, fmt.Errorf("outbox: %w", err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !pathguard.SafeName(e.Name()) {
+			continue
+		}
+		data, err := pathguard.ReadRegular(filepath.Join(l.Dir, e.Name(), "pr.json"), maxMetaBytes)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return w, fmt.Errorf("outbox: %w", err)
+		}
+		var pr PR
+		if err := json.Unmarshal(data, &pr); err != nil {
+			return w, fmt.Errorf("outbox: %s/pr.json: %w", e.Name(), err)
+		}
+		w.Fixes = append(w.Fixes, OpenFix{ID: e.Name(), Branch: pr.Head, Location: filepath.Join(l.Dir, e.Name()), HeadSHA: pr.Commit, Checks: CINone})
+	}
+	sort.Slice(w.Fixes, func(i, j int) bool { return w.Fixes[i].ID < w.Fixes[j].ID })
+	if !pathguard.SafeName(s.ID) {
+		return w, nil
+	}
+	p := filepath.Join(l.Dir, s.ID, "notice.json")
+	data, err := pathguard.ReadRegular(p, maxMetaBytes)
+	if errors.Is(err, os.ErrNotExist) {
+		return w, nil
+	}
+	if err != nil {
+		return w, fmt.Errorf("outbox: %w", err)
+	}
+	var n noticeFile
+	if err := json.Unmarshal(data, &n); err != nil {
+		return w, fmt.Errorf("outbox: %s: %w", p, err)
+	}
+	if n.Terminal == Escalate {
+		w.Escalation = &OpenEscalation{Number: s.Issue, Label: LabelEscalated, Location: p}
+	}
+	return w, nil
+}
+
+// WaitChecks has nothing to wait for: no CI runs on a local bundle.
+func (l *Local) WaitChecks(_ context.Context, pub Published, _ time.Time, required []string) (CIResult, error) {
+	res := CIResult{State: CINone, HeadSHA: pub.Commit, Detail: "the local forge runs no CI"}
+	if len(required) > 0 {
+		res.State, res.Missing = CINeverAppeared, slices.Clone(required)
+		res.Detail = "the local forge runs no CI; required checks " + strings.Join(required, ", ") + " cannot report"
+	}
+	return res, nil
 }

@@ -1,0 +1,306 @@
+// Package forge is where a finished fix leaves the harness: a pushed branch
+// and a draft pull request, a notice (comment and label) after ESCALATE or
+// NOT-REPRO, the branch-protection assertion P1 makes before anything runs,
+// the open work S7 refuses to stack on, and the CI state of a PR once it
+// exists. The local forge (this package) is the embedded default: it writes
+// everything under .fixrail/outbox and pushes nothing; the GitHub forge lives
+// in forge/github. Both speak the types below, so the pipeline holds small
+// interfaces of its own and never names a backend.
+//
+// fixrail never merges, never marks a PR ready for review, never pushes to
+// the base branch and never force-pushes; no backend has a method for any of
+// it, and forge/github's tests scan its source and its traffic for them.
+package forge
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// PR is a pull request to open. Draft must be true: fixrail never opens a
+// ready-for-review PR, so a caller that forgets is refused, not obeyed.
+type PR struct {
+	ID     string   `json:"id"`
+	Title  string   `json:"title"`
+	Base   string   `json:"base"`
+	Head   string   `json:"head"`
+	Labels []string `json:"labels"`
+	Draft  bool     `json:"draft"`
+	Commit string   `json:"commit"`
+	// Issue is the tracker issue the finding came from, 0 for none. It is
+	// recorded, never used to close anything.
+	Issue int    `json:"issue,omitempty"`
+	Body  string `json:"-"`
+	Patch string `json:"-"`
+}
+
+// BranchPrefix is the namespace of every branch fixrail pushes. A head
+// outside it is refused, so no caller can point a push at the base.
+const BranchPrefix = "fixrail/"
+
+// Published is where a PR went: the local forge's bundle directory, or the
+// pushed branch and the draft PR's number and address.
+type Published struct {
+	// Location is what a person opens: the bundle directory or the PR URL.
+	Location string `json:"location"`
+	Branch   string `json:"branch"`
+	Commit   string `json:"commit"`
+	Number   int    `json:"number,omitempty"`
+	// Warnings are best-effort steps that failed after the PR existed
+	// (a label); the body carries the same information.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Protection is what AssertProtected found on the base branch.
+type Protection struct {
+	Branch string `json:"branch"`
+	// Applicable is false for a forge that pushes nothing (local).
+	Applicable bool `json:"applicable"`
+	// RequiresPR: a pull request is required before merging (confirmed).
+	RequiresPR bool `json:"requires_pr"`
+	// Protected is the branch's own "protected" flag.
+	Protected bool `json:"protected"`
+	// Sources names where RequiresPR was read: "ruleset:<source>#<id>",
+	// "classic".
+	Sources []string `json:"sources,omitempty"`
+	// RequiredChecks are the status checks the branch requires.
+	RequiredChecks []string `json:"required_checks,omitempty"`
+	// Unread lists what could not be read, and why (for the note).
+	Unread []string `json:"unread,omitempty"`
+}
+
+// Terminal names the terminal state a notice reports.
+type Terminal string
+
+const (
+	Escalate Terminal = "ESCALATE"
+	NotRepro Terminal = "NOT-REPRO"
+)
+
+// Labels fixrail puts on an issue or PR after a terminal state.
+const (
+	LabelEscalated = "fixrail:escalated"
+	LabelNotRepro  = "fixrail:not-repro"
+	LabelCIFailed  = "ci-failed"
+)
+
+// NoticeLabel is the label a notice for t carries.
+func NoticeLabel(t Terminal) string {
+	if t == NotRepro {
+		return LabelNotRepro
+	}
+	return LabelEscalated
+}
+
+// Notice is a best-effort comment and label after ESCALATE or NOT-REPRO.
+// Body must already be redacted and leak-scanned by the caller.
+type Notice struct {
+	ID       string   `json:"id"`
+	Terminal Terminal `json:"terminal"`
+	Reason   string   `json:"reason"`
+	// Number is the issue or PR the notice goes on; 0 means the finding has
+	// no tracker item (the local forge still records it).
+	Number int      `json:"number,omitempty"`
+	Body   string   `json:"-"`
+	Labels []string `json:"labels"`
+}
+
+// Subject names the finding a lookup is about.
+type Subject struct {
+	ID    string
+	Issue int // 0: not from a tracker
+}
+
+// Work is what is open that a new run must not stack on (S7).
+type Work struct {
+	// Fixes are fixrail's open PRs on the repository (every finding's).
+	Fixes []OpenFix `json:"fixes"`
+	// Escalation is set when the subject's issue already carries an open
+	// escalation: the run is a no-op with a comment.
+	Escalation *OpenEscalation `json:"escalation,omitempty"`
+}
+
+// OpenFix is one open fixrail PR (or, locally, an outbox bundle).
+type OpenFix struct {
+	ID       string  `json:"id"` // the finding id, from the branch name
+	Branch   string  `json:"branch"`
+	Number   int     `json:"number,omitempty"`
+	Location string  `json:"location"`
+	HeadSHA  string  `json:"head_sha,omitempty"`
+	Checks   CIState `json:"checks"`
+}
+
+// Broken reports whether a fix's checks are not green (S7: stacking on it
+// would build on an unproven base). No CI at all is not broken.
+func (f OpenFix) Broken() bool { return f.Checks == CIRed || f.Checks == CIPending }
+
+// OpenEscalation is an escalation already open on an issue.
+type OpenEscalation struct {
+	Number   int    `json:"number"`
+	Label    string `json:"label"`
+	Location string `json:"location"`
+}
+
+// CIState is a PR head's checks, summed up.
+type CIState string
+
+const (
+	CIGreen   CIState = "green"   // every check run and status finished and passed
+	CIRed     CIState = "red"     // at least one failed
+	CIPending CIState = "pending" // some still running (at the deadline, for WaitChecks)
+	// CINone: nothing reported at all and none required — no CI configured.
+	CINone CIState = "none"
+	// CINeverAppeared: checks the branch requires never reported.
+	CINeverAppeared CIState = "never-appeared"
+)
+
+// Check is one check run or commit status.
+type Check struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"` // "check-run" or "status"
+	// State is the finished conclusion, or the status while running.
+	State string `json:"state"`
+	URL   string `json:"url,omitempty"`
+}
+
+// CIResult is what WaitChecks saw last.
+type CIResult struct {
+	State   CIState `json:"state"`
+	HeadSHA string  `json:"head_sha"`
+	Checks  []Check `json:"checks,omitempty"`
+	// Missing are required checks that never reported.
+	Missing []string `json:"missing,omitempty"`
+	Detail  string   `json:"detail"`
+}
+
+// The errors every backend returns, typed so the pipeline's classifier can
+// map them to a terminal without reading a message.
+var (
+	// ErrNotDraft: a PR that is not a draft was asked for, or came back.
+	ErrNotDraft = errors.New("forge: refusing to open a PR that is not a draft")
+	// ErrDraftUnsupported: the repository cannot have draft PRs (GitHub's
+	// 422 on private repositories of Free/Pro plans). ESCALATE
+	// draft-unsupported; fixrail never falls back to a ready PR.
+	ErrDraftUnsupported = errors.New("forge: the repository does not support draft pull requests")
+	// ErrBadHead: the head branch is outside fixrail/ or is the base.
+	ErrBadHead = errors.New("forge: refusing a head branch fixrail does not own")
+	// ErrNoProtection: the base branch does not require a pull request.
+	ErrNoProtection = errors.New("forge: the base branch does not require a pull request before merging")
+	// ErrProtectionUnreadable: the token cannot read enough to confirm it.
+	ErrProtectionUnreadable = errors.New("forge: the base branch's protection cannot be read")
+	// ErrRateLimited: a primary or secondary rate limit; *RateLimitError
+	// carries the reset time. HALT forge-rate-limited.
+	ErrRateLimited = errors.New("forge: rate limited")
+	// ErrForge: any other refusal by the forge (a 4xx). ESCALATE forge-error.
+	ErrForge = errors.New("forge: request refused")
+	// ErrUnavailable: 5xx or connection errors that outlasted the retries.
+	ErrUnavailable = errors.New("forge: unavailable")
+	// ErrActionsCannotOpenPRs: the repository or organisation setting
+	// "Allow GitHub Actions to create and approve pull requests" is off.
+	ErrActionsCannotOpenPRs = errors.New("forge: GitHub Actions is not permitted to create pull requests in this repository")
+)
+
+// ProtectionError says why the base branch failed the assertion. It is
+// ErrNoProtection or ErrProtectionUnreadable (both HALT no-branch-protection;
+// the note says which).
+type ProtectionError struct {
+	Found      Protection
+	Unreadable bool
+	// MissingChecks are configured required checks the branch does not require.
+	MissingChecks []string
+	Detail        string
+}
+
+func (e *ProtectionError) Error() string {
+	what := "does not require a pull request before merging"
+	if e.Unreadable {
+		what = "protection cannot be confirmed with this token"
+	} else if len(e.MissingChecks) > 0 && e.Found.RequiresPR {
+		what = "does not require the configured status checks " + strings.Join(e.MissingChecks, ", ")
+	}
+	s := fmt.Sprintf("base branch %s %s", e.Found.Branch, what)
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+func (e *ProtectionError) Is(target error) bool {
+	if e.Unreadable {
+		return target == ErrProtectionUnreadable
+	}
+	return target == ErrNoProtection
+}
+
+// RateLimitError is a rate limit with the time it lifts.
+type RateLimitError struct {
+	Op        string
+	Secondary bool
+	Reset     time.Time // zero when the forge did not say
+	Message   string
+}
+
+func (e *RateLimitError) Error() string {
+	kind := "primary"
+	if e.Secondary {
+		kind = "secondary"
+	}
+	s := fmt.Sprintf("%s: %s rate limit", e.Op, kind)
+	if !e.Reset.IsZero() {
+		s += ", resets at " + e.Reset.UTC().Format(time.RFC3339)
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
+
+// APIError is a forge refusal: the operation, the HTTP status and the
+// forge's message (untrusted text from the server, bounded).
+type APIError struct {
+	Op      string
+	Status  int // 0 for a connection error
+	Message string
+	// Kind is ErrForge, ErrUnavailable, ErrDraftUnsupported or
+	// ErrActionsCannotOpenPRs.
+	Kind error
+	Err  error
+}
+
+func (e *APIError) Error() string {
+	if e.Status == 0 {
+		return fmt.Sprintf("%s: %v", e.Op, e.Err)
+	}
+	return fmt.Sprintf("%s: HTTP %d: %s", e.Op, e.Status, e.Message)
+}
+
+func (e *APIError) Is(target error) bool {
+	if target == e.Kind {
+		return true
+	}
+	// The specific refusals are refusals too.
+	return target == ErrForge && (e.Kind == ErrDraftUnsupported || e.Kind == ErrActionsCannotOpenPRs)
+}
+
+func (e *APIError) Unwrap() error { return e.Err }
+
+// CheckHead refuses a PR whose head is not a fixrail/ branch, is the base,
+// or whose commit is not a full object name: the push can then only ever
+// touch fixrail's own namespace.
+func CheckHead(pr PR) error {
+	if !pr.Draft {
+		return ErrNotDraft
+	}
+	name, ok := strings.CutPrefix(pr.Head, BranchPrefix)
+	if !ok || name == "" || pr.Head == pr.Base || strings.ContainsAny(pr.Head, " ~^:?*[\\") || strings.Contains(pr.Head, "..") {
+		return fmt.Errorf("%w: head %q (base %q)", ErrBadHead, pr.Head, pr.Base)
+	}
+	if len(pr.Commit) != 40 || strings.Trim(pr.Commit, "0123456789abcdef") != "" {
+		return fmt.Errorf("%w: commit %q is not a full object name", ErrBadHead, pr.Commit)
+	}
+	return nil
+}
