@@ -1,0 +1,274 @@
+package githubtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// The helpers below build reply bodies in the shapes GitHub documents for
+// each endpoint (REST API 2022-11-28), trimmed to the fields fixrail reads
+// plus a few it does not, so a decoder that is too strict would notice.
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+type obj = map[string]any
+
+// PullRequest is POST/GET /repos/{o}/{r}/pulls[/{n}]: a PR object.
+func PullRequest(owner, repo string, number int, head, sha, base string, draft bool) string {
+	return mustJSON(pr(owner, repo, number, head, sha, base, draft))
+}
+
+func pr(owner, repo string, number int, head, sha, base string, draft bool) obj {
+	return obj{
+		"number": number, "state": "open", "draft": draft, "locked": false,
+		"title":     "fixrail: " + head,
+		"html_url":  fmt.Sprintf("https://github.com/%s/%s/pull/%d", owner, repo, number),
+		"head":      obj{"ref": head, "sha": sha, "label": owner + ":" + head},
+		"base":      obj{"ref": base, "sha": "1111111111111111111111111111111111111111"},
+		"mergeable": nil, "maintainer_can_modify": false,
+		"user": obj{"login": "fixrail-bot[bot]", "type": "Bot"},
+	}
+}
+
+// PR describes one open PR for PullRequests.
+type PR struct {
+	Number    int
+	Head, SHA string
+	Draft     bool
+}
+
+// PullRequests is GET /repos/{o}/{r}/pulls: a list of PR objects.
+func PullRequests(owner, repo, base string, prs ...PR) string {
+	list := []obj{}
+	for _, p := range prs {
+		list = append(list, pr(owner, repo, p.Number, p.Head, p.SHA, base, p.Draft))
+	}
+	return mustJSON(list)
+}
+
+// DraftUnsupported is the 422 for a private repository on a Free/Pro plan.
+const DraftUnsupported = `{"message":"Draft pull requests are not supported in this repository.","documentation_url":"https://docs.github.com/rest/pulls/pulls#create-a-pull-request","status":"422"}`
+
+// ActionsCannotCreatePR is the 403 when "Allow GitHub Actions to create and
+// approve pull requests" is off.
+const ActionsCannotCreatePR = `{"message":"GitHub Actions is not permitted to create or approve pull requests.","documentation_url":"https://docs.github.com/rest/pulls/pulls#create-a-pull-request","status":"403"}`
+
+// LabelExists is the 422 for POST /labels with a name that exists.
+const LabelExists = `{"message":"Validation Failed","errors":[{"resource":"Label","code":"already_exists","field":"name"}],"documentation_url":"https://docs.github.com/rest/issues/labels#create-a-label","status":"422"}`
+
+// Label is one label object.
+func Label(name string) string {
+	return mustJSON(label(name))
+}
+
+func label(name string) obj {
+	return obj{"id": 1, "name": name, "color": "ededed", "description": nil, "default": false}
+}
+
+// Labels is the label list POST /issues/{n}/labels answers with.
+func Labels(names ...string) string {
+	list := []obj{}
+	for _, n := range names {
+		list = append(list, label(n))
+	}
+	return mustJSON(list)
+}
+
+// Issue is GET /repos/{o}/{r}/issues/{n}.
+func Issue(number int, title, body, author string, labels []string, updated time.Time) string {
+	ls := []obj{}
+	for _, n := range labels {
+		ls = append(ls, label(n))
+	}
+	return mustJSON(obj{
+		"number": number, "title": title, "body": body, "state": "open", "locked": false,
+		"labels": ls, "user": obj{"login": author, "type": "User"}, "author_association": "NONE",
+		"comments": 0, "updated_at": updated.UTC().Format(time.RFC3339), "created_at": updated.UTC().Add(-time.Hour).Format(time.RFC3339),
+		"html_url": fmt.Sprintf("https://github.com/o/r/issues/%d", number),
+	})
+}
+
+// Comment is one issue comment. Association is what GitHub reports in
+// author_association, which fixrail must not trust.
+type Comment struct {
+	ID          int64
+	Author      string
+	Association string
+	Body        string
+}
+
+// Comments is GET /repos/{o}/{r}/issues/{n}/comments.
+func Comments(cs ...Comment) string {
+	list := []obj{}
+	for _, c := range cs {
+		list = append(list, obj{
+			"id": c.ID, "body": c.Body, "user": obj{"login": c.Author, "type": "User"},
+			"author_association": c.Association, "created_at": "2026-11-30T10:00:00Z",
+			"html_url": "https://github.com/o/r/issues/1#issuecomment-" + strconv.FormatInt(c.ID, 10),
+		})
+	}
+	return mustJSON(list)
+}
+
+// CreatedComment is the 201 for POST /issues/{n}/comments.
+func CreatedComment(id int64, body string) string {
+	return mustJSON(obj{"id": id, "body": body, "html_url": "https://github.com/o/r/issues/1#issuecomment-" + strconv.FormatInt(id, 10), "user": obj{"login": "fixrail-bot[bot]"}})
+}
+
+// Permission is GET /repos/{o}/{r}/collaborators/{u}/permission. permission
+// is the legacy level (admin, write, read, none), role the full role name.
+func Permission(login, permission, role string) string {
+	return mustJSON(obj{"permission": permission, "role_name": role, "user": obj{"login": login, "type": "User", "role_name": role}})
+}
+
+// MustHavePush is the 403 when the caller itself lacks push access.
+const MustHavePush = `{"message":"Must have push access to view collaborator permission.","documentation_url":"https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user","status":"403"}`
+
+// Branch is GET /repos/{o}/{r}/branches/{b}. contexts are classic
+// protection's required status checks (visible without admin).
+func Branch(name string, protected bool, contexts ...string) string {
+	b := obj{"name": name, "commit": obj{"sha": "1111111111111111111111111111111111111111"}, "protected": protected,
+		"protection_url": "https://api.github.com/repos/o/r/branches/" + name + "/protection"}
+	if protected {
+		b["protection"] = obj{"enabled": true, "required_status_checks": obj{"enforcement_level": "non_admins", "contexts": contexts, "checks": []obj{}}}
+	}
+	return mustJSON(b)
+}
+
+// Rule is one entry of GET /repos/{o}/{r}/rules/branches/{b}.
+type Rule struct {
+	Type string // pull_request, required_status_checks, non_fast_forward, deletion
+	// Reviews is required_approving_review_count for pull_request.
+	Reviews int
+	// Checks are the contexts for required_status_checks.
+	Checks []string
+}
+
+// Rules is GET /repos/{o}/{r}/rules/branches/{b}.
+func Rules(rules ...Rule) string {
+	list := []obj{}
+	for _, r := range rules {
+		o := obj{"type": r.Type, "ruleset_source_type": "Repository", "ruleset_source": "o/r", "ruleset_id": 42}
+		switch r.Type {
+		case "pull_request":
+			o["parameters"] = obj{"required_approving_review_count": r.Reviews, "dismiss_stale_reviews_on_push": true,
+				"require_code_owner_review": false, "require_last_push_approval": false,
+				"required_review_thread_resolution": false, "allowed_merge_methods": []string{"squash"}}
+		case "required_status_checks":
+			cs := []obj{}
+			for _, c := range r.Checks {
+				cs = append(cs, obj{"context": c, "integration_id": 15368})
+			}
+			o["parameters"] = obj{"strict_required_status_checks_policy": true, "required_status_checks": cs}
+		}
+		list = append(list, o)
+	}
+	return mustJSON(list)
+}
+
+// BranchNotProtected is the classic endpoint's 404.
+const BranchNotProtected = `{"message":"Branch not protected","documentation_url":"https://docs.github.com/rest/branches/branch-protection#get-branch-protection","status":"404"}`
+
+// NotAccessible is the 403 a GITHUB_TOKEN gets from admin endpoints.
+const NotAccessible = `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest","status":"403"}`
+
+// NotFound is GitHub's 404 body.
+const NotFound = `{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}`
+
+// ClassicProtection is GET /branches/{b}/protection with admin rights.
+func ClassicProtection(reviews int, contexts ...string) string {
+	p := obj{"url": "https://api.github.com/repos/o/r/branches/main/protection",
+		"allow_force_pushes": obj{"enabled": false}, "allow_deletions": obj{"enabled": false}}
+	if reviews >= 0 {
+		p["required_pull_request_reviews"] = obj{"required_approving_review_count": reviews, "dismiss_stale_reviews": false}
+	}
+	if len(contexts) > 0 {
+		p["required_status_checks"] = obj{"strict": true, "contexts": contexts}
+	}
+	return mustJSON(p)
+}
+
+// Run is one check run for CheckRuns.
+type Run struct {
+	Name, Status, Conclusion string // status queued|in_progress|completed
+}
+
+// CheckRuns is GET /repos/{o}/{r}/commits/{ref}/check-runs.
+func CheckRuns(sha string, runs ...Run) string {
+	list := []obj{}
+	for i, r := range runs {
+		o := obj{"id": i + 1, "name": r.Name, "head_sha": sha, "status": r.Status, "conclusion": nil,
+			"details_url": fmt.Sprintf("https://github.com/o/r/actions/runs/%d", i+1), "app": obj{"slug": "github-actions"}}
+		if r.Conclusion != "" {
+			o["conclusion"] = r.Conclusion
+		}
+		list = append(list, o)
+	}
+	return mustJSON(obj{"total_count": len(runs), "check_runs": list})
+}
+
+// Status is one commit status for CombinedStatus.
+type Status struct{ Context, State string }
+
+// CombinedStatus is GET /repos/{o}/{r}/commits/{ref}/status. With no
+// statuses GitHub answers state "pending" and total_count 0.
+func CombinedStatus(sha string, ss ...Status) string {
+	state := "pending"
+	list := []obj{}
+	if len(ss) > 0 {
+		state = "success"
+	}
+	for _, s := range ss {
+		list = append(list, obj{"context": s.Context, "state": s.State, "description": "", "target_url": "https://ci.example/1"})
+		switch {
+		case s.State == "failure" || s.State == "error":
+			state = "failure"
+		case s.State == "pending" && state == "success":
+			state = "pending"
+		}
+	}
+	return mustJSON(obj{"state": state, "sha": sha, "total_count": len(ss), "statuses": list})
+}
+
+// Repository is GET /repos/{o}/{r}. push and admin are the token's rights
+// as GitHub reports them in "permissions".
+func Repository(owner, repo string, private bool, push, admin bool) string {
+	vis := "public"
+	if private {
+		vis = "private"
+	}
+	return mustJSON(obj{"full_name": owner + "/" + repo, "name": repo, "private": private, "visibility": vis,
+		"default_branch": "main", "owner": obj{"login": owner, "type": "Organization"},
+		"permissions": obj{"admin": admin, "maintain": admin, "push": push, "triage": push, "pull": true}})
+}
+
+// WorkflowPermissions is GET /repos/{o}/{r}/actions/permissions/workflow.
+func WorkflowPermissions(defaultPerms string, canApprove bool) string {
+	return mustJSON(obj{"default_workflow_permissions": defaultPerms, "can_approve_pull_request_reviews": canApprove})
+}
+
+// SecondaryRateLimit is the 403 body of a secondary rate limit; reply with
+// a Retry-After header.
+const SecondaryRateLimit = `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits","status":"403"}`
+
+// PrimaryRateLimit is the 403 body when x-ratelimit-remaining is 0; reply
+// with the x-ratelimit-* headers (RateLimitHeaders).
+const PrimaryRateLimit = `{"message":"API rate limit exceeded for installation ID 1.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api","status":"403"}`
+
+// RateLimitHeaders are the x-ratelimit-* headers of an exhausted limit.
+func RateLimitHeaders(e *Expectation, reset time.Time) *Expectation {
+	return e.Header("X-RateLimit-Limit", "1000").Header("X-RateLimit-Remaining", "0").
+		Header("X-RateLimit-Used", "1000").Header("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10)).
+		Header("X-RateLimit-Resource", "core")
+}
+
+// ServerError is a 500 body.
+const ServerError = `{"message":"Server Error"}`
