@@ -31,25 +31,31 @@ func pr(owner, repo string, number int, head, sha, base string, draft bool) obj 
 		"number": number, "state": "open", "draft": draft, "locked": false,
 		"title":     "fixrail: " + head,
 		"html_url":  fmt.Sprintf("https://github.com/%s/%s/pull/%d", owner, repo, number),
-		"head":      obj{"ref": head, "sha": sha, "label": owner + ":" + head},
+		"head":      obj{"ref": head, "sha": sha, "label": owner + ":" + head, "repo": obj{"full_name": owner + "/" + repo}},
 		"base":      obj{"ref": base, "sha": "1111111111111111111111111111111111111111"},
 		"mergeable": nil, "maintainer_can_modify": false,
 		"user": obj{"login": "fixrail-bot[bot]", "type": "Bot"},
 	}
 }
 
-// PR describes one open PR for PullRequests.
+// PR describes one open PR for PullRequests. Fork, when set, is the head
+// repository's full name (a PR from a fork).
 type PR struct {
 	Number    int
 	Head, SHA string
 	Draft     bool
+	Fork      string
 }
 
 // PullRequests is GET /repos/{o}/{r}/pulls: a list of PR objects.
 func PullRequests(owner, repo, base string, prs ...PR) string {
 	list := []obj{}
 	for _, p := range prs {
-		list = append(list, pr(owner, repo, p.Number, p.Head, p.SHA, base, p.Draft))
+		o := pr(owner, repo, p.Number, p.Head, p.SHA, base, p.Draft)
+		if p.Fork != "" {
+			o["head"].(obj)["repo"] = obj{"full_name": p.Fork}
+		}
+		list = append(list, o)
 	}
 	return mustJSON(list)
 }

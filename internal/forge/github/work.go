@@ -1,0 +1,180 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v93/github"
+
+	"github.com/fixrail/fixrail/internal/forge"
+)
+
+// OpenWork lists fixrail's open PRs on this repository (head fixrail/* in
+// this repository, never a fork's: anyone can name a fork branch fixrail/x)
+// with their checks' state, and whether s's issue is open with the
+// fixrail:escalated label.
+func (f *Forge) OpenWork(ctx context.Context, s forge.Subject) (forge.Work, error) {
+	var w forge.Work
+	for page := 1; page > 0 && page <= maxPages; {
+		var prs []*gh.PullRequest
+		var resp *gh.Response
+		err := f.call(ctx, "list open PRs", true, func(ctx context.Context) (*gh.Response, error) {
+			var err error
+			prs, resp, err = f.c.PullRequests.List(ctx, f.cfg.Owner, f.cfg.Repo, &gh.PullRequestListOptions{State: "open", ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
+			return resp, err
+		})
+		if err != nil {
+			return w, err
+		}
+		for _, p := range prs {
+			ref := p.GetHead().GetRef()
+			id, ok := strings.CutPrefix(ref, forge.BranchPrefix)
+			if !ok || p.GetHead().GetRepo() == nil || !strings.EqualFold(p.GetHead().GetRepo().GetFullName(), f.Repo()) {
+				continue
+			}
+			fix := forge.OpenFix{ID: id, Branch: ref, Number: p.GetNumber(), Location: p.GetHTMLURL(), HeadSHA: p.GetHead().GetSHA()}
+			res, err := f.ciState(ctx, fix.HeadSHA, nil)
+			if err != nil {
+				return w, err
+			}
+			fix.Checks = res.State
+			w.Fixes = append(w.Fixes, fix)
+		}
+		page = resp.NextPage
+	}
+	if s.Issue > 0 {
+		var is *gh.Issue
+		err := f.call(ctx, fmt.Sprintf("get issue #%d", s.Issue), true, func(ctx context.Context) (*gh.Response, error) {
+			var resp *gh.Response
+			var err error
+			is, resp, err = f.c.Issues.Get(ctx, f.cfg.Owner, f.cfg.Repo, s.Issue)
+			return resp, err
+		})
+		if err != nil {
+			return w, err
+		}
+		if is.GetState() == "open" {
+			for _, l := range is.Labels {
+				if l.GetName() == forge.LabelEscalated {
+					w.Escalation = &forge.OpenEscalation{Number: s.Issue, Label: forge.LabelEscalated, Location: is.GetHTMLURL()}
+				}
+			}
+		}
+	}
+	return w, nil
+}
+
+// WaitChecks polls the check runs and commit statuses of pub's head commit
+// (the SHA, never the branch, which can move) until they are all finished,
+// one fails, or the deadline passes. Red as soon as anything fails; green
+// when everything reported finished and passed and every required check
+// reported. At the deadline: pending if something was running, never-
+// appeared if required checks are missing, none if nothing ever reported.
+func (f *Forge) WaitChecks(ctx context.Context, pub forge.Published, deadline time.Time, required []string) (forge.CIResult, error) {
+	for {
+		res, err := f.ciState(ctx, pub.Commit, required)
+		if err != nil {
+			return res, err
+		}
+		if res.State == forge.CIGreen || res.State == forge.CIRed {
+			return res, nil
+		}
+		if time.Now().Add(f.cfg.PollEvery).After(deadline) {
+			switch {
+			case len(res.Checks) == 0 && len(required) == 0:
+				res.State, res.Detail = forge.CINone, "no check run or status reported before the deadline: no CI configured, or it never started"
+			case len(res.Missing) > 0 && len(res.Checks) == 0:
+				res.State = forge.CINeverAppeared
+				res.Detail = "required checks never reported: " + strings.Join(res.Missing, ", ")
+			default:
+				res.State, res.Detail = forge.CIPending, "checks still running at the deadline"
+				if len(res.Missing) > 0 {
+					res.Detail += "; required checks not reported: " + strings.Join(res.Missing, ", ")
+				}
+			}
+			return res, nil
+		}
+		t := time.NewTimer(f.cfg.PollEvery)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return res, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// ciState reads sha's check runs and combined status once.
+func (f *Forge) ciState(ctx context.Context, sha string, required []string) (forge.CIResult, error) {
+	res := forge.CIResult{HeadSHA: sha}
+	for page := 1; page > 0 && page <= maxPages; {
+		var runs *gh.ListCheckRunsResults
+		var resp *gh.Response
+		err := f.call(ctx, "list check runs of "+short(sha), true, func(ctx context.Context) (*gh.Response, error) {
+			var err error
+			runs, resp, err = f.c.Checks.ListCheckRunsForRef(ctx, f.cfg.Owner, f.cfg.Repo, sha, &gh.ListCheckRunsOptions{Filter: new("latest"), ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
+			return resp, err
+		})
+		if err != nil {
+			return res, err
+		}
+		for _, r := range runs.CheckRuns {
+			state := r.GetStatus()
+			if state == "completed" {
+				state = r.GetConclusion()
+			}
+			res.Checks = append(res.Checks, forge.Check{Name: r.GetName(), Kind: "check-run", State: state, URL: r.GetDetailsURL()})
+		}
+		page = resp.NextPage
+	}
+	var cs *gh.CombinedStatus
+	err := f.call(ctx, "get combined status of "+short(sha), true, func(ctx context.Context) (*gh.Response, error) {
+		var resp *gh.Response
+		var err error
+		cs, resp, err = f.c.Repositories.GetCombinedStatus(ctx, f.cfg.Owner, f.cfg.Repo, sha, &gh.ListOptions{PerPage: 100})
+		return resp, err
+	})
+	if err != nil {
+		return res, err
+	}
+	// "pending" with total_count 0 means no statuses at all, not CI running.
+	for _, s := range cs.Statuses {
+		res.Checks = append(res.Checks, forge.Check{Name: s.GetContext(), Kind: "status", State: s.GetState(), URL: s.GetTargetURL()})
+	}
+	var failed, running []string
+	for _, c := range res.Checks {
+		switch c.State {
+		case "success", "neutral", "skipped":
+		case "failure", "error", "timed_out", "cancelled", "action_required", "startup_failure", "stale":
+			failed = append(failed, c.Name)
+		default: // queued, in_progress, pending, waiting, requested
+			running = append(running, c.Name)
+		}
+	}
+	for _, want := range required {
+		if !slices.ContainsFunc(res.Checks, func(c forge.Check) bool { return c.Name == want }) {
+			res.Missing = append(res.Missing, want)
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		res.State, res.Detail = forge.CIRed, "failed: "+strings.Join(failed, ", ")
+	case len(running) > 0 || len(res.Missing) > 0:
+		res.State, res.Detail = forge.CIPending, fmt.Sprintf("%d running, %d required not reported", len(running), len(res.Missing))
+	case len(res.Checks) == 0:
+		res.State, res.Detail = forge.CINone, "no check run or status"
+	default:
+		res.State, res.Detail = forge.CIGreen, fmt.Sprintf("%d check(s) passed", len(res.Checks))
+	}
+	return res, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
