@@ -53,7 +53,7 @@ func (f *fakeSource) Permission(_ context.Context, login string) (string, error)
 
 type haltErr struct{}
 
-func (haltErr) Error() string  { return "rate limited" }
+func (haltErr) Error() string { return "rate limited" }
 func (haltErr) Halting() bool { return true }
 
 func source() *fakeSource {
