@@ -18,7 +18,7 @@ import (
 
 var cmdDoctor = &command{
 	Name:  "doctor",
-	Usage: "[--repo DIR] [--json]",
+	Usage: "[--repo DIR|OWNER/NAME] [--json]",
 	Short: "check git, the config snapshot, the sandbox, the runner and credentials",
 	Long: `
 Doctor checks what a run depends on, without running one: the git version
@@ -26,7 +26,13 @@ Doctor checks what a run depends on, without running one: the git version
 verified, whether bubblewrap is usable (and what sandbox: in fixrail.yaml
 asks for), that fixrail.yaml on the base branch parses, that the runner's
 binary is on PATH, and which credentials fixrail would hold (names only,
-never values). It exits 3 when something a run needs is missing.`,
+never values). It exits 3 when something a run needs is missing.
+
+With --repo OWNER/NAME (and no such directory) it also asks GitHub, read
+only, with FIXRAIL_GITHUB_TOKEN or GITHUB_TOKEN: the token's rights, one
+probe per read permission a run needs, the default branch's protection,
+whether draft PRs are possible and whether Actions may open PRs. The
+working tree checked is then the current directory.`,
 	Flags: func() *flag.FlagSet { fs, _ := doctorFlags(); return fs },
 	Run:   runDoctor,
 }
@@ -39,7 +45,7 @@ type doctorOpts struct {
 func doctorFlags() (*flag.FlagSet, *doctorOpts) {
 	o := &doctorOpts{}
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.StringVar(&o.repo, "repo", ".", "the repository fixrail would run on")
+	fs.StringVar(&o.repo, "repo", ".", "the repository fixrail would run on: a directory, or OWNER/NAME on GitHub")
 	fs.BoolVar(&o.json, "json", false, "print the checks as JSON")
 	return fs, o
 }
@@ -81,7 +87,12 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 	}
 
 	sandboxMode, runnerKind := "auto", ""
-	setup, err := pipeline.Prepare(ctx, o.repo, "")
+	ghOwner, ghName, onGitHub := githubRepoArg(o.repo)
+	dir := o.repo
+	if onGitHub {
+		dir = "."
+	}
+	setup, err := pipeline.Prepare(ctx, dir, "")
 	if err != nil {
 		add("config", "fail", err.Error())
 	} else {
@@ -108,7 +119,12 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 		} else {
 			add("model", "ok", cfg.Model.Kind+" "+cfg.Model.Model)
 		}
-		add("branch-protection", "ok", "not applicable: the local forge pushes nothing")
+		if !onGitHub {
+			add("branch-protection", "ok", "not applicable: the local forge pushes nothing")
+		}
+	}
+	if onGitHub {
+		checks = append(checks, githubChecks(ctx, ghOwner, ghName, os.LookupEnv)...)
 	}
 
 	// Tests and agents are reported apart: they are confined by different
