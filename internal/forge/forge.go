@@ -120,6 +120,12 @@ type Work struct {
 	// Escalation is set when the subject's issue already carries an open
 	// escalation: the run is a no-op with a comment.
 	Escalation *OpenEscalation `json:"escalation,omitempty"`
+	// LeftBranch is the subject's fixrail/<id> on the remote when no open
+	// PR has it as head (an earlier run's, its PR closed or never opened):
+	// a push would be refused as non-fast-forward, so the run HALTs
+	// in-flight and asks for the branch to be reviewed or deleted. Empty
+	// for the local forge, whose branch the pipeline checks itself.
+	LeftBranch string `json:"left_branch,omitempty"`
 }
 
 // OpenFix is one open fixrail PR (or, locally, an outbox bundle).

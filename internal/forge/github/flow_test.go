@@ -51,6 +51,7 @@ func TestLabelTriggeredRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.On("GET", "/repos/o/r/pulls").Query("state", "open").Reply(200, "[]")
+	srv.On("GET", "/repos/o/r/branches/fixrail/gh-42").Reply(404, githubtest.NotFound)
 	srv.On("GET", "/repos/o/r/issues/42").Reply(200, githubtest.Issue(42, "crash on empty input", "x", "reporter", []string{"bug", "fixrail"}, time.Now()))
 	w, err := f.OpenWork(ctx, forge.Subject{ID: gi.Finding.ID, Issue: 42})
 	if err != nil || len(w.Fixes) != 0 || w.Escalation != nil {

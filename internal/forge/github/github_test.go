@@ -406,6 +406,7 @@ func TestOpenWork(t *testing.T) {
 	srv.On("GET", "/repos/o/r/commits/"+red+"/status").Reply(200, githubtest.CombinedStatus(red))
 	srv.On("GET", "/repos/o/r/commits/"+green+"/check-runs").Reply(200, githubtest.CheckRuns(green, githubtest.Run{Name: "test", Status: "completed", Conclusion: "success"}))
 	srv.On("GET", "/repos/o/r/commits/"+green+"/status").Reply(200, githubtest.CombinedStatus(green, githubtest.Status{Context: "lint", State: "success"}))
+	srv.On("GET", "/repos/o/r/branches/fixrail/gh-42").Reply(200, githubtest.Branch("fixrail/gh-42", false))
 	srv.On("GET", "/repos/o/r/issues/42").Reply(200, githubtest.Issue(42, "t", "b", "u", []string{"bug", forge.LabelEscalated}, time.Now()))
 	w, err := newForge(t, srv, nil).OpenWork(t.Context(), forge.Subject{ID: "gh-42", Issue: 42})
 	if err != nil {
@@ -417,12 +418,27 @@ func TestOpenWork(t *testing.T) {
 			{ID: "gh-8", Branch: "fixrail/gh-8", Number: 4, Location: "https://github.com/o/r/pull/4", HeadSHA: green, Checks: forge.CIGreen},
 		},
 		Escalation: &forge.OpenEscalation{Number: 42, Label: forge.LabelEscalated, Location: "https://github.com/o/r/issues/42"},
+		LeftBranch: "fixrail/gh-42",
 	}
 	if d := cmp.Diff(want, w); d != "" {
 		t.Errorf("OpenWork (-want +got):\n%s", d)
 	}
 	if !w.Fixes[0].Broken() || w.Fixes[1].Broken() {
 		t.Errorf("Broken: red %v, green %v", w.Fixes[0].Broken(), w.Fixes[1].Broken())
+	}
+}
+
+// TestOpenWorkOwnBranchWithPR: the subject's branch with an open PR is an
+// open fix, not a left branch, and is not looked up again.
+func TestOpenWorkOwnBranchWithPR(t *testing.T) {
+	srv := githubtest.New(t)
+	sha := strings.Repeat("d", 40)
+	srv.On("GET", "/repos/o/r/pulls").Reply(200, githubtest.PullRequests("o", "r", "main", githubtest.PR{Number: 3, Head: "fixrail/gh-42", SHA: sha, Draft: true}))
+	srv.On("GET", "/repos/o/r/commits/"+sha+"/check-runs").Reply(200, githubtest.CheckRuns(sha, githubtest.Run{Name: "t", Status: "queued"}))
+	srv.On("GET", "/repos/o/r/commits/"+sha+"/status").Reply(200, githubtest.CombinedStatus(sha))
+	w, err := newForge(t, srv, nil).OpenWork(t.Context(), forge.Subject{ID: "gh-42"})
+	if err != nil || w.LeftBranch != "" || len(w.Fixes) != 1 || !w.Fixes[0].Broken() {
+		t.Fatalf("OpenWork = %+v, %v", w, err)
 	}
 }
 

@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -14,8 +15,8 @@ import (
 
 // OpenWork lists fixrail's open PRs on this repository (head fixrail/* in
 // this repository, never a fork's: anyone can name a fork branch fixrail/x)
-// with their checks' state, and whether s's issue is open with the
-// fixrail:escalated label.
+// with their checks' state, whether s's branch is on the remote without an
+// open PR, and whether s's issue is open with the fixrail:escalated label.
 func (f *Forge) OpenWork(ctx context.Context, s forge.Subject) (forge.Work, error) {
 	var w forge.Work
 	for page := 1; page > 0 && page <= maxPages; {
@@ -44,6 +45,22 @@ func (f *Forge) OpenWork(ctx context.Context, s forge.Subject) (forge.Work, erro
 			w.Fixes = append(w.Fixes, fix)
 		}
 		page = resp.NextPage
+	}
+	if s.ID != "" && !slices.ContainsFunc(w.Fixes, func(x forge.OpenFix) bool { return x.ID == s.ID }) {
+		branch := forge.BranchPrefix + s.ID
+		err := f.call(ctx, "get branch "+branch, true, func(ctx context.Context) (*gh.Response, error) {
+			req, err := f.c.NewRequest(ctx, "GET", fmt.Sprintf("repos/%v/%v/branches/%v", f.cfg.Owner, f.cfg.Repo, url.PathEscape(branch)), nil)
+			if err != nil {
+				return nil, err
+			}
+			return f.c.Do(req, nil)
+		})
+		switch {
+		case err == nil:
+			w.LeftBranch = branch
+		case status(err) != 404:
+			return w, err
+		}
 	}
 	if s.Issue > 0 {
 		var is *gh.Issue
