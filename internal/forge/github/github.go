@@ -312,3 +312,18 @@ func halting(err error) error {
 	}
 	return err
 }
+
+// FromEnv builds the Forge for repo ("owner/name") the way the CLI does:
+// the token from TokenEnv, the API URL from APIURLEnv, remote for pushes
+// (the run's *gitx.Repo; nil for a forge that only reads, like doctor's).
+func FromEnv(lookup func(string) (string, bool), repo string, remote Pusher) (*Forge, error) {
+	owner, name, err := ParseRepo(repo)
+	if err != nil {
+		return nil, err
+	}
+	tok, _, err := TokenFromEnv(lookup)
+	if err != nil {
+		return nil, err
+	}
+	return New(Config{Owner: owner, Repo: name, Token: tok, APIURL: APIURLFromEnv(lookup), Remote: remote})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -613,4 +614,42 @@ func TestNoForbiddenCallInSource(t *testing.T) {
 	if scanned < 8 {
 		t.Fatalf("scanned %d files; the glob lost the package", scanned)
 	}
+}
+
+func TestFromEnv(t *testing.T) {
+	srv := githubtest.New(t)
+	srv.On("GET", "/repos/o/r/issues/1").Reply(200, githubtest.Issue(1, "t", "b", "u", nil, time.Now()))
+	env := map[string]string{"GITHUB_TOKEN": githubtest.Token, "GITHUB_API_URL": strings.TrimSuffix(srv.URL(), "/")}
+	f, err := FromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, "o/r", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Issue(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FromEnv(func(string) (string, bool) { return "", false }, "o/r", nil); !errors.Is(err, ErrNoToken) {
+		t.Errorf("no token: %v", err)
+	}
+	if _, err := FromEnv(func(string) (string, bool) { return "t", true }, "o/r/../x", nil); err == nil {
+		t.Error("bad repo accepted")
+	}
+}
+
+func FuzzParseRepo(f *testing.F) {
+	for _, s := range []string{"o/r", "my-org/repo.name_2", "o/..", "a/b/c", "../x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		owner, name, err := ParseRepo(s)
+		if err != nil {
+			return
+		}
+		// What is accepted goes into URL paths unescaped: no separator, no
+		// dot segment, nothing to escape.
+		for _, part := range []string{owner, name} {
+			if part == "" || part == "." || part == ".." || strings.ContainsAny(part, "/\\?#%@: ") || url.PathEscape(part) != part {
+				t.Fatalf("ParseRepo(%q) accepted %q", s, part)
+			}
+		}
+	})
 }
