@@ -110,6 +110,10 @@ func FromGitHubIssue(ctx context.Context, src IssueSource, repo string, number i
 // issue is taken from the payload's snapshot; the comments are read from
 // the API. The event's sender must have write access.
 func FromEvent(ctx context.Context, src IssueSource, ev *Event) (*GitHubIssue, error) {
+	// A payload from another repository must not pick an issue number here.
+	if r, ok := src.(interface{ Repo() string }); ok && !strings.EqualFold(r.Repo(), ev.Repo) {
+		return nil, fmt.Errorf("%w: the event is for %s, not %s", ErrBadEvent, ev.Repo, r.Repo())
+	}
 	gi := &GitHubIssue{Repo: ev.Repo, Number: ev.Number, Trigger: ev.Trigger(), Actor: ev.Sender, Label: ev.Label}
 	return gi, gi.read(ctx, src, ev.Snapshot)
 }

@@ -1,6 +1,7 @@
 package github
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,11 @@ func TestLabelTriggeredRun(t *testing.T) {
 		"sender":{"login":"maint"},"repository":{"full_name":"o/r"}}`))
 	if err != nil {
 		t.Fatal(err)
+	}
+	other := *ev
+	other.Repo = "attacker/r"
+	if _, err := findings.FromEvent(ctx, f, &other); !errors.Is(err, findings.ErrBadEvent) {
+		t.Errorf("an event for another repository: err = %v, want ErrBadEvent", err)
 	}
 	srv.On("GET", "/repos/o/r/collaborators/maint/permission").Reply(200, githubtest.Permission("maint", "admin", "admin"))
 	srv.On("GET", "/repos/o/r/issues/42/comments").Reply(200, githubtest.Comments(

@@ -112,6 +112,9 @@ type Config struct {
 	Backoff time.Duration
 	// PollEvery is WaitChecks' interval.
 	PollEvery time.Duration
+	// AppearWithin is how long WaitChecks waits for a first check when
+	// none is required: nothing by then is "no CI configured".
+	AppearWithin time.Duration
 }
 
 const (
@@ -119,6 +122,7 @@ const (
 	defaultRetries = 3
 	defaultBackoff = 2 * time.Second
 	defaultPoll    = 20 * time.Second
+	defaultAppear  = 3 * time.Minute
 	// maxPages bounds every paginated listing (100 per page).
 	maxPages = 10
 )
@@ -151,6 +155,9 @@ func New(cfg Config) (*Forge, error) {
 	}
 	if cfg.PollEvery <= 0 {
 		cfg.PollEvery = defaultPoll
+	}
+	if cfg.AppearWithin <= 0 {
+		cfg.AppearWithin = defaultAppear
 	}
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "fixrail"

@@ -490,6 +490,28 @@ func TestWaitChecks(t *testing.T) {
 	}
 }
 
+// TestWaitChecksNoCI: with nothing required, a repository that never
+// reports a check ends the wait after AppearWithin, long before the deadline.
+func TestWaitChecksNoCI(t *testing.T) {
+	sha := strings.Repeat("e", 40)
+	srv := githubtest.New(t)
+	srv.On("GET", "/repos/o/r/commits/"+sha+"/check-runs").Reply(200, githubtest.CheckRuns(sha)).AnyTimes()
+	srv.On("GET", "/repos/o/r/commits/"+sha+"/status").Reply(200, githubtest.CombinedStatus(sha)).AnyTimes()
+	f := newForge(t, srv, nil)
+	f.cfg.AppearWithin = 20 * time.Millisecond
+	start := time.Now()
+	res, err := f.WaitChecks(t.Context(), forge.Published{Commit: sha}, time.Now().Add(time.Minute), nil)
+	if err != nil || res.State != forge.CINone {
+		t.Fatalf("WaitChecks = %+v, %v; want none", res, err)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Errorf("waited %s for a repository without CI", time.Since(start))
+	}
+	if srv.Count("GET", "/repos/o/r/commits/"+sha+"/check-runs") < 2 {
+		t.Error("gave up without polling again")
+	}
+}
+
 func TestIntakeThroughTheAPI(t *testing.T) {
 	srv := githubtest.New(t)
 	srv.On("GET", "/repos/o/r/collaborators/maint/permission").Reply(200, githubtest.Permission("maint", "write", "maintain"))

@@ -90,13 +90,21 @@ func (f *Forge) OpenWork(ctx context.Context, s forge.Subject) (forge.Work, erro
 // when everything reported finished and passed and every required check
 // reported. At the deadline: pending if something was running, never-
 // appeared if required checks are missing, none if nothing ever reported.
+// With nothing required, nothing reported within Config.AppearWithin is
+// none at once: a repository without CI does not hold the run to the
+// deadline.
 func (f *Forge) WaitChecks(ctx context.Context, pub forge.Published, deadline time.Time, required []string) (forge.CIResult, error) {
+	start := time.Now()
 	for {
 		res, err := f.ciState(ctx, pub.Commit, required)
 		if err != nil {
 			return res, err
 		}
 		if res.State == forge.CIGreen || res.State == forge.CIRed {
+			return res, nil
+		}
+		if res.State == forge.CINone && len(required) == 0 && time.Since(start) >= f.cfg.AppearWithin {
+			res.Detail = fmt.Sprintf("no check run or status appeared within %s: no CI configured, or it did not start", f.cfg.AppearWithin)
 			return res, nil
 		}
 		if time.Now().Add(f.cfg.PollEvery).After(deadline) {
