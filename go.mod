@@ -3,6 +3,7 @@ module github.com/fixrail/fixrail
 go 1.26.0
 
 require (
+	deps.dev/util/semver v0.0.0-20260727054525-2946ae4a6141
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/google/go-cmp v0.7.0
@@ -11,6 +12,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/crypto v0.59.0
+	golang.org/x/mod v0.29.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 
