@@ -54,8 +54,10 @@ func exitCode(err error) int {
 			return exitEscalate
 		}
 		return exitInternal
-	case errors.As(err, new(*errFound)):
-		return exitEscalate
+	case errors.As(err, new(*errFound)), errors.As(err, new(errNoSafeVersion)):
+		return exitEscalate // also resolve-version: no safe version
+	case errors.As(err, new(*errServiceUnavailable)):
+		return exitHalt // resolve-version: offline cache miss or service unreachable
 	case errors.As(err, new(*hookBlocked)):
 		return exitBlock
 	case errors.As(err, new(*errChainBroken)):
@@ -77,7 +79,7 @@ func exitCode(err error) int {
 // errorMessage is what Main prints for err; terminal outcomes and help were
 // already shown by the command.
 func errorMessage(err error) string {
-	if err == nil || errors.Is(err, errHelpShown) || errors.As(err, new(*terminalError)) || errors.As(err, new(*errFound)) || errors.As(err, new(*hookBlocked)) || errors.Is(err, errDoctor) {
+	if err == nil || errors.Is(err, errHelpShown) || errors.As(err, new(*terminalError)) || errors.As(err, new(*errFound)) || errors.As(err, new(errNoSafeVersion)) || errors.As(err, new(*hookBlocked)) || errors.Is(err, errDoctor) {
 		return ""
 	}
 	return err.Error()

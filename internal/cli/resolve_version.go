@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+
+	"github.com/fixrail/fixrail/internal/cve"
+	"github.com/fixrail/fixrail/internal/vulndata"
+)
+
+var cmdResolveVersion = &command{
+	Name:  "resolve-version",
+	Usage: "ECOSYSTEM PACKAGE VERSION [--json] [--offline] [--osv-url U] [--depsdev-url U] [--cache-dir D]",
+	Short: "the cve fix type's version decision for one package, on its own",
+	Long: `
+Resolve-version decides which version a vulnerable dependency should move to,
+exactly as the cve fix type does, without a repository, an alert or a run: the
+lowest published version above VERSION that no advisory for the package
+affects — every advisory OSV holds for the package, not only the alerted one —
+at any distance. The bump class (patch, minor, major) and the majors crossed
+are measured, not refused. Pre-releases (unless VERSION is one), Go
+pseudo-versions and deprecated versions are never candidates; the candidates
+passed over are listed with the reason.
+
+ECOSYSTEM is one of PyPI, npm, Go, Maven, crates.io (cargo), RubyGems (gem),
+in any case. Advisories come from OSV's package-wide query (every page),
+published versions from deps.dev. Answers are cached for 6 h in --cache-dir
+(default: the user cache dir's fixrail/vulndata); --offline answers from the
+cache only, whatever its age (marked stale past 6 h), and never calls out.
+
+Every string from OSV or deps.dev is untrusted: --json escapes it, the text
+output replaces control characters.
+
+Exit codes:
+  0  decided: a target version, or no advisory affects VERSION
+  5  no safe version: every published candidate is affected (ESCALATE)
+  3  would not start: --offline and not in the cache, or a service unreachable
+  2  usage: bad arguments, unknown ecosystem, unorderable VERSION
+  1  internal error`,
+	Flags: func() *flag.FlagSet { fs, _ := resolveFlags(); return fs },
+	Run:   runResolveVersion,
+}
+
+type resolveOpts struct {
+	json, offline             bool
+	osvURL, depsDevURL, cache string
+}
+
+func resolveFlags() (*flag.FlagSet, *resolveOpts) {
+	o := &resolveOpts{}
+	fs := flag.NewFlagSet("resolve-version", flag.ContinueOnError)
+	fs.BoolVar(&o.json, "json", false, "print the whole decision as JSON")
+	fs.BoolVar(&o.offline, "offline", false, "answer from the cache only; never call out")
+	fs.StringVar(&o.osvURL, "osv-url", vulndata.DefaultOSVURL, "OSV API base `URL`")
+	fs.StringVar(&o.depsDevURL, "depsdev-url", vulndata.DefaultDepsDevURL, "deps.dev API base `URL`")
+	fs.StringVar(&o.cache, "cache-dir", "", "cache `directory` (default: the user cache dir's fixrail/vulndata)")
+	return fs, o
+}
+
+// errNoSafeVersion is resolve-version's "every candidate is affected"; the
+// decision was already printed.
+type errNoSafeVersion struct{}
+
+func (errNoSafeVersion) Error() string { return "no safe version" }
+
+// errServiceUnavailable is "would not start": offline with nothing cached,
+// or a service that could not be asked.
+type errServiceUnavailable struct{ err error }
+
+func (e *errServiceUnavailable) Error() string { return e.err.Error() }
+func (e *errServiceUnavailable) Unwrap() error { return e.err }
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments (resolve-version go mod v1 --json).
+func parseInterleaved(fs *flag.FlagSet, stdio Stdio, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, stdio, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func runResolveVersion(ctx context.Context, stdio Stdio, args []string) error {
+	fs, o := resolveFlags()
+	pos, err := parseInterleaved(fs, stdio, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 3 {
+		return usagef("resolve-version takes ECOSYSTEM PACKAGE VERSION (%d given)", len(pos))
+	}
+	eco, err := vulndata.ParseEcosystem(pos[0])
+	if err != nil {
+		return usagef("%v", err)
+	}
+	name, version := pos[1], pos[2]
+	if name == "" || len(name) > 512 || strings.ContainsFunc(name, unicode.IsControl) {
+		return usagef("package name must be 1 to 512 printable bytes")
+	}
+	if _, err := eco.Parse(version); err != nil {
+		return usagef("%v", err)
+	}
+	for _, u := range []string{o.osvURL, o.depsDevURL} {
+		if err := vulndata.CheckBaseURL(u); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	dir := o.cache
+	if dir == "" {
+		if dir, err = vulndata.DefaultCacheDir(); err != nil {
+			return fmt.Errorf("no cache dir: %w (use --cache-dir)", err)
+		}
+	}
+	client := vulndata.NewClient(vulndata.NewCache(dir))
+	client.OSVURL, client.DepsDevURL, client.Offline = o.osvURL, o.depsDevURL, o.offline
+	d, err := cve.Decide(ctx, client, eco, name, version)
+	switch {
+	case errors.Is(err, vulndata.ErrOfflineMiss), errors.Is(err, vulndata.ErrUnreachable), errors.Is(err, vulndata.ErrNotFound):
+		return &errServiceUnavailable{err}
+	case err != nil && !errors.Is(err, cve.ErrNoSafeVersion):
+		return err
+	}
+	if o.json {
+		b, err := d.JSON()
+		if err != nil {
+			return err
+		}
+		if _, err := stdio.Stdout.Write(b); err != nil {
+			return err
+		}
+	} else {
+		printDecision(stdio.Stdout, d)
+	}
+	if d.Outcome == cve.NoSafeVersion {
+		return errNoSafeVersion{}
+	}
+	return nil
+}
+
+// oneLine is approve's printable (every non-printable rune escaped) with
+// newlines escaped too, so a registry string cannot forge an output line.
+func oneLine(s string) string { return printable(strings.ReplaceAll(s, "\n", `\u000a`)) }
+
+func printDecision(w io.Writer, d *cve.Decision) {
+	p := oneLine
+	head := fmt.Sprintf("%s (%s) %s", p(d.Package), d.Ecosystem, p(d.Installed))
+	switch d.Outcome {
+	case cve.Upgrade:
+		fmt.Fprintf(w, "%s → %s: %s bump, %d major(s) crossed", head, p(d.Target), d.Bump.Class, d.Bump.MajorsCrossed)
+		if d.Bump.Breaking {
+			fmt.Fprint(w, ", breaking by version number")
+		}
+		fmt.Fprintln(w)
+	case cve.AlreadySafe:
+		fmt.Fprintf(w, "%s: already safe (no known advisory affects it)\n", head)
+	default:
+		fmt.Fprintf(w, "%s: NO SAFE VERSION\n", head)
+	}
+	fmt.Fprintf(w, "why: %s\n", p(d.Rationale))
+	ids := func(label string, as []cve.Advisory) {
+		if len(as) > 0 {
+			fmt.Fprintf(w, "%s: %s\n", label, p(strings.Join(cve.IDs(as), ", ")))
+		}
+	}
+	if d.Outcome == cve.Upgrade {
+		ids("clears", d.Cleared)
+	} else {
+		ids("affecting", d.Affecting)
+	}
+	ids("still open", d.StillOpen)
+	ids("without ranges", d.WithoutRanges)
+	for _, c := range d.PassedOver {
+		by := ""
+		if len(c.By) > 0 {
+			by = " by " + strings.Join(c.By, ", ")
+		}
+		fmt.Fprintf(w, "passed over: %s (%s%s)\n", p(c.Version), c.Reason, p(by))
+	}
+	if d.PassedOverOmitted > 0 {
+		fmt.Fprintf(w, "passed over: … and %d more\n", d.PassedOverOmitted)
+	}
+	if d.Data.Stale || d.Versions.Stale {
+		fmt.Fprintf(w, "warning: served offline from a cache older than 6 h (fetched %s)\n", d.Data.FetchedAt.Format("2006-01-02 15:04 UTC"))
+	}
+}
