@@ -122,8 +122,8 @@ func TestMarkdownFencesEveryRegistryString(t *testing.T) {
 	evil := "x`](https://evil.invalid)\n# owned @org/team"
 	d := &Decision{
 		Ecosystem: "npm", Package: evil, Installed: evil, Outcome: Upgrade, Target: evil,
-		Bump: &vulndata.Bump{Class: "patch"},
-		Cleared: []Advisory{{ID: evil, Aliases: []string{evil}, Summary: evil}},
+		Bump:       &vulndata.Bump{Class: "patch"},
+		Cleared:    []Advisory{{ID: evil, Aliases: []string{evil}, Summary: evil}},
 		PassedOver: []Passed{{Version: evil, Reason: "affected", By: []string{evil}}},
 	}
 	md := d.Markdown()
