@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	deps.dev/util/semver v0.0.0-20260727054525-2946ae4a6141
+	github.com/BurntSushi/toml v1.6.0
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/google/go-cmp v0.7.0

@@ -1,0 +1,230 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
+	"github.com/fixrail/fixrail/internal/vulndata"
+)
+
+// ErrNoBuiltIn means the built-in bumper does not make this edit (another
+// ecosystem, a range it would have to rewrite, a hash-pinned file, a
+// replace directive); the fix goes to the agent instead.
+var ErrNoBuiltIn = errors.New("no built-in bump for this declaration")
+
+// Regen is the lockfile regeneration the harness runs after the edit,
+// inside its sandbox (the bumper never runs it): Argv in Dir (relative to
+// the repository root) with Env added to the sandbox's environment.
+type Regen struct {
+	Dir  string   `json:"dir"`
+	Argv []string `json:"argv"`
+	Env  []string `json:"env"`
+	// Writes are the files the command may change, repo-relative.
+	Writes []string `json:"writes"`
+}
+
+// Edit is what Bump changed.
+type Edit struct {
+	Files []string `json:"files"` // repo-relative, edited by Bump
+	Regen *Regen   `json:"regen,omitempty"`
+}
+
+// Bump edits dep's manifest under root to require target and returns the
+// files it changed and the regeneration the harness must run. It makes the
+// edit only where it is deterministic: go.mod requires, requirements.txt
+// pins, and package.json exact, ^ and ~ specs.
+func Bump(root string, dep Dep, target string) (*Edit, error) {
+	if strings.ContainsFunc(target, func(r rune) bool { return r <= ' ' || r == 0x7f || strings.ContainsRune("\"'\\`$;&|<>", r) }) || target == "" || len(target) > 128 {
+		return nil, fmt.Errorf("%w: target version %q is not a plain version", ErrNoBuiltIn, target)
+	}
+	full, err := pathguard.ResolveWithin(root, dep.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	data, err := pathguard.ReadRegular(full, MaxManifest)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	var regen *Regen
+	dir := path.Dir(dep.Manifest)
+	switch {
+	case dep.Ecosystem == vulndata.Go && path.Base(dep.Manifest) == "go.mod":
+		out, err = bumpGoMod(data, dep, target)
+		regen = &Regen{
+			Dir:  dir,
+			Argv: []string{"go", "mod", "tidy"},
+			// Offline from the module cache: no proxy, no toolchain
+			// download, no workspace. GOSUMDB=off because the checksum
+			// database cannot be reached without a network; the hashes
+			// go.sum gains are those of the module cache, which was
+			// verified when it was filled.
+			Env:    []string{"GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOTOOLCHAIN=local", "GOWORK=off"},
+			Writes: []string{dep.Manifest, path.Join(dir, "go.sum")},
+		}
+	case dep.Ecosystem == vulndata.PyPI && formatFor(dep.Manifest) == &formats[0]:
+		out, err = bumpRequirement(data, dep, target)
+	case dep.Ecosystem == vulndata.NPM && path.Base(dep.Manifest) == "package.json":
+		out, err = bumpPackageJSON(data, dep, target)
+		if dep.Lockfile != "" {
+			regen = &Regen{
+				Dir:    dir,
+				Argv:   []string{"npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"},
+				Env:    []string{"npm_config_update_notifier=false"},
+				Writes: []string{dep.Manifest, dep.Lockfile},
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%w: %s in %s", ErrNoBuiltIn, dep.Ecosystem, dep.Manifest)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(full)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(full, out, fi.Mode().Perm()); err != nil {
+		return nil, err
+	}
+	return &Edit{Files: []string{dep.Manifest}, Regen: regen}, nil
+}
+
+func bumpGoMod(data []byte, dep Dep, target string) ([]byte, error) {
+	if dep.Replaced {
+		return nil, fmt.Errorf("%w: a replace directive overrides %s", ErrNoBuiltIn, dep.Name)
+	}
+	if !strings.HasPrefix(target, "v") {
+		target = "v" + target
+	}
+	if err := module.Check(dep.Name, target); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoBuiltIn, err)
+	}
+	f, err := modfile.Parse("go.mod", data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrParse, err)
+	}
+	found := false
+	for _, r := range f.Require {
+		if r.Mod.Path == dep.Name {
+			found = true
+		}
+	}
+	if !found {
+		return nil, &NotInManifestError{Ecosystem: vulndata.Go, Name: dep.Name, Searched: []string{dep.Manifest}}
+	}
+	if err := f.AddRequire(dep.Name, target); err != nil {
+		return nil, err
+	}
+	f.Cleanup()
+	return modfile.Format(f.Syntax), nil
+}
+
+func bumpRequirement(data []byte, dep Dep, target string) ([]byte, error) {
+	if dep.Hashed {
+		return nil, fmt.Errorf("%w: %s is hash-pinned (--hash): the hashes must be regenerated", ErrNoBuiltIn, dep.Manifest)
+	}
+	if dep.Version == "" || dep.Line <= 0 {
+		return nil, fmt.Errorf("%w: %s is not pinned with == in %s", ErrNoBuiltIn, dep.Name, dep.Manifest)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if dep.Line > len(lines) {
+		return nil, fmt.Errorf("%w: line %d is gone", ErrParse, dep.Line)
+	}
+	l := lines[dep.Line-1]
+	re := regexp.MustCompile(`(===?\s*)` + regexp.QuoteMeta(dep.Version) + `\b`)
+	loc := re.FindStringSubmatchIndex(l)
+	if loc == nil {
+		return nil, fmt.Errorf("%w: %s line %d does not pin %s", ErrParse, dep.Manifest, dep.Line, dep.Version)
+	}
+	lines[dep.Line-1] = l[:loc[3]] + target + l[loc[1]:]
+	return []byte(strings.Join(lines, "")), nil
+}
+
+// bumpPackageJSON rewrites the one string value of dep in its section,
+// byte for byte elsewhere (no re-encoding: key order and formatting stay).
+func bumpPackageJSON(data []byte, dep Dep, target string) ([]byte, error) {
+	spec := strings.TrimSpace(dep.Spec)
+	var next string
+	switch {
+	case npmExact(spec) != "":
+		next = target
+	case (strings.HasPrefix(spec, "^") || strings.HasPrefix(spec, "~")) && npmExact(spec[1:]) != "":
+		next = spec[:1] + target
+	default:
+		return nil, fmt.Errorf("%w: npm spec %q is not exact, ^ or ~", ErrNoBuiltIn, spec)
+	}
+	start, end, err := findJSONValue(data, dep.Section, dep.Name)
+	if err != nil {
+		return nil, err
+	}
+	enc, _ := json.Marshal(next)
+	var b bytes.Buffer
+	b.Write(data[:start])
+	b.Write(enc)
+	b.Write(data[end:])
+	return b.Bytes(), nil
+}
+
+// findJSONValue finds the byte span of the string value at
+// top-level[section][key] (the first occurrence), walking tokens with a
+// key/value state per container, so a key-like string elsewhere (a value,
+// a nested object) never matches.
+func findJSONValue(data []byte, section, key string) (start, end int, err error) {
+	type level struct {
+		object, expectKey bool
+		key               string
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var stack []level
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0, 0, fmt.Errorf("%w: %q not found in %s", ErrParse, key, section)
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		var top *level
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		if s, ok := tok.(string); ok && top != nil && top.object && top.expectKey {
+			top.key, top.expectKey = s, false
+			if len(stack) == 2 && stack[0].key == section && s == key {
+				vstart := int(dec.InputOffset())
+				v, err := dec.Token()
+				if err != nil {
+					return 0, 0, fmt.Errorf("%w: %v", ErrParse, err)
+				}
+				if _, ok := v.(string); !ok {
+					return 0, 0, fmt.Errorf("%w: %s.%s is not a string", ErrParse, section, key)
+				}
+				vend := int(dec.InputOffset())
+				for vstart < vend && data[vstart] != '"' {
+					vstart++
+				}
+				return vstart, vend, nil
+			}
+			continue
+		}
+		// A value: the container now expects its next key.
+		if top != nil && top.object {
+			top.expectKey = true
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, level{object: d == '{', expectKey: d == '{'})
+		}
+	}
+}

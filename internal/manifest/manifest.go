@@ -1,0 +1,287 @@
+// Package manifest reads which version of a package a repository declares
+// and locks — requirements.txt, pyproject.toml (+ poetry.lock / uv.lock),
+// package.json + package-lock.json, go.mod + go.sum, pom.xml, Cargo.toml +
+// Cargo.lock, Gemfile + Gemfile.lock — finds the manifest that declares a
+// package (an alert's package is only a hint), and makes the built-in bump
+// for go.mod, requirements.txt and package.json. Every file here is
+// attacker-controlled: reads are bounded, non-blocking and regular-file only,
+// and every parser is fuzzed.
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
+	"github.com/fixrail/fixrail/internal/vulndata"
+)
+
+// Size limits: a manifest is small; a lockfile of a large monorepo is not.
+const (
+	MaxManifest = 1 << 20
+	MaxLockfile = 32 << 20
+)
+
+// ErrNotInManifest means no manifest of the repository declares the
+// package; the pipeline maps it to NOT-REPRO package-not-in-manifest.
+var ErrNotInManifest = errors.New("package not declared in any manifest")
+
+// ErrParse wraps a manifest or lockfile that could not be read as one.
+var ErrParse = errors.New("unparsable manifest")
+
+// NotInManifestError says what was looked for and where.
+type NotInManifestError struct {
+	Ecosystem vulndata.Ecosystem
+	Name      string
+	Searched  []string // manifests read, repo-relative
+}
+
+func (e *NotInManifestError) Error() string {
+	return fmt.Sprintf("%s %q: %v (%d manifest(s) searched)", e.Ecosystem, e.Name, ErrNotInManifest, len(e.Searched))
+}
+func (e *NotInManifestError) Unwrap() error { return ErrNotInManifest }
+
+// Dep is one declaration of a package in a manifest.
+type Dep struct {
+	Ecosystem vulndata.Ecosystem `json:"ecosystem"`
+	Name      string             `json:"name"`      // as written in the manifest
+	Manifest  string             `json:"manifest"`  // repo-relative, slash-separated
+	Line      int                `json:"line"`      // 1-based, 0 if unknown
+	Spec      string             `json:"spec"`      // the requirement as written: "==2.7.2", "^1.1.0", "v0.3.7"
+	Version   string             `json:"version"`   // the exact version the spec pins, "" for a range
+	Section   string             `json:"section"`   // dependencies, devDependencies, require, …
+	Lockfile  string             `json:"lockfile"`  // repo-relative, "" if none beside the manifest
+	Locked    []string           `json:"locked"`    // versions the lockfile holds for the package
+	Replaced  bool               `json:"replaced"`  // go.mod: a replace directive overrides it
+	Hashed    bool               `json:"hashed"`    // requirements.txt: --hash pinned (acts as a lockfile)
+	Unbounded bool               `json:"unbounded"` // the spec names no version at all
+}
+
+// Current is the version the repository is on: the locked version when a
+// lockfile holds exactly one, else the pinned one.
+func (d *Dep) Current() string {
+	if len(d.Locked) == 1 {
+		return d.Locked[0]
+	}
+	return d.Version
+}
+
+// decl is what a manifest parser returns.
+type decl struct {
+	name, spec, version, section string
+	line                         int
+	hashed, unbounded            bool
+}
+
+// format is one manifest kind.
+type format struct {
+	file  string
+	eco   vulndata.Ecosystem
+	parse func([]byte) ([]decl, error)
+	// locks are lockfile names beside the manifest, each parser returning
+	// name → versions.
+	locks []lockFormat
+}
+
+type lockFormat struct {
+	file  string
+	parse func([]byte) (map[string][]string, error)
+}
+
+var formats = []format{
+	{file: "requirements.txt", eco: vulndata.PyPI, parse: parseRequirements},
+	{file: "pyproject.toml", eco: vulndata.PyPI, parse: parsePyproject, locks: []lockFormat{{"poetry.lock", parseTOMLLock}, {"uv.lock", parseTOMLLock}}},
+	{file: "package.json", eco: vulndata.NPM, parse: parsePackageJSON, locks: []lockFormat{{"package-lock.json", parsePackageLock}}},
+	{file: "go.mod", eco: vulndata.Go, parse: parseGoMod, locks: []lockFormat{{"go.sum", parseGoSum}}},
+	{file: "pom.xml", eco: vulndata.Maven, parse: parsePom},
+	{file: "Cargo.toml", eco: vulndata.Cargo, parse: parseCargoToml, locks: []lockFormat{{"Cargo.lock", parseTOMLLock}}},
+	{file: "Gemfile", eco: vulndata.RubyGems, parse: parseGemfile, locks: []lockFormat{{"Gemfile.lock", parseGemfileLock}}},
+}
+
+func formatFor(rel string) *format {
+	base := path.Base(rel)
+	for i := range formats {
+		if formats[i].file == base {
+			return &formats[i]
+		}
+	}
+	// requirements-dev.txt, requirements/prod.txt and the like.
+	if strings.HasSuffix(base, ".txt") && strings.HasPrefix(base, "requirements") {
+		return &formats[0]
+	}
+	return nil
+}
+
+// IsManifest reports whether rel names a manifest this package reads.
+func IsManifest(rel string) bool { return formatFor(rel) != nil }
+
+// Read parses the manifest at rel under root (and its lockfile beside it)
+// and returns every declaration in it.
+func Read(root, rel string) ([]Dep, error) {
+	rel, err := pathguard.CleanRel(rel)
+	if err != nil {
+		return nil, err
+	}
+	f := formatFor(rel)
+	if f == nil {
+		return nil, fmt.Errorf("%w: %s is not a manifest fixrail reads", ErrParse, rel)
+	}
+	data, err := readIn(root, rel, MaxManifest)
+	if err != nil {
+		return nil, err
+	}
+	decls, err := f.parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrParse, rel, err)
+	}
+	lockRel, locked := "", map[string][]string(nil)
+	for _, lf := range f.locks {
+		lr := path.Join(path.Dir(rel), lf.file)
+		ld, err := readIn(root, lr, MaxLockfile)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if locked, err = lf.parse(ld); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrParse, lr, err)
+		}
+		lockRel = lr
+		break
+	}
+	var replaced map[string]bool
+	if f.eco == vulndata.Go {
+		replaced = goReplaced(data)
+	}
+	out := make([]Dep, 0, len(decls))
+	for _, d := range decls {
+		dep := Dep{
+			Ecosystem: f.eco, Name: d.name, Manifest: rel, Line: d.line, Spec: d.spec, Version: d.version,
+			Section: d.section, Hashed: d.hashed, Unbounded: d.unbounded, Replaced: replaced[d.name],
+		}
+		if lockRel != "" {
+			dep.Lockfile = lockRel
+			dep.Locked = lookupLocked(f.eco, locked, d.name, d.version)
+		}
+		out = append(out, dep)
+	}
+	return out, nil
+}
+
+// lookupLocked is what the lockfile holds for name. go.sum holds every
+// version in the module graph, so for Go only the declared version counts
+// (present in go.sum or not).
+func lookupLocked(eco vulndata.Ecosystem, locked map[string][]string, name, declared string) []string {
+	if eco == vulndata.Go {
+		for _, v := range locked[name] {
+			if v == declared {
+				return []string{v}
+			}
+		}
+		return nil
+	}
+	n := eco.NormalizeName(name)
+	for k, vs := range locked {
+		if eco.NormalizeName(k) == n {
+			out := append([]string(nil), vs...)
+			sort.Strings(out)
+			return out
+		}
+	}
+	return nil
+}
+
+// readIn reads rel under root: resolved within root (a symlink out of the
+// repository is refused), a regular file, at most limit bytes, never
+// blocking on a FIFO.
+func readIn(root, rel string, limit int64) ([]byte, error) {
+	full, err := pathguard.ResolveWithin(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	return pathguard.ReadRegular(full, limit)
+}
+
+// skipDirs are never searched for manifests: vendored and installed copies
+// declare other people's dependencies.
+var skipDirs = map[string]bool{"node_modules": true, "vendor": true, "target": true, "dist": true, "build": true, "__pycache__": true, "venv": true}
+
+// Limits on the search, so a hostile tree cannot make it unbounded.
+const (
+	maxDepth   = 8
+	maxEntries = 20000
+)
+
+// Find returns every declaration of eco/name in the repository at root,
+// hint's manifest first when it declares the package (hint is the alert's
+// manifest path: untrusted, and only a hint). No declaration is a
+// *NotInManifestError.
+func Find(root string, eco vulndata.Ecosystem, name, hint string) ([]Dep, error) {
+	want := eco.NormalizeName(name)
+	var manifests []string
+	seen := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		seen++
+		if seen > maxEntries {
+			return fs.SkipAll
+		}
+		rel, rerr := filepath.Rel(root, p)
+		if rerr != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || skipDirs[d.Name()] || strings.Count(rel, "/") >= maxDepth) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			if f := formatFor(rel); f != nil && f.eco == eco {
+				manifests = append(manifests, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(manifests)
+	if h, err := pathguard.CleanRel(hint); err == nil && hint != "" {
+		for i, m := range manifests {
+			if m == h {
+				manifests = append([]string{m}, append(manifests[:i:i], manifests[i+1:]...)...)
+				break
+			}
+		}
+	}
+	var found []Dep
+	var searched []string
+	for _, m := range manifests {
+		deps, err := Read(root, m)
+		if err != nil {
+			continue // an unreadable manifest declares nothing we can bump
+		}
+		searched = append(searched, m)
+		for _, d := range deps {
+			if eco.NormalizeName(d.Name) == want {
+				found = append(found, d)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return nil, &NotInManifestError{Ecosystem: eco, Name: name, Searched: searched}
+	}
+	return found, nil
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

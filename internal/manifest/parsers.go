@@ -1,0 +1,517 @@
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"golang.org/x/mod/modfile"
+)
+
+// maxDecls bounds what one manifest may declare.
+const maxDecls = 10000
+
+var errTooMany = errors.New("too many declarations")
+
+// ---- requirements.txt ----
+
+// reqName is a PEP 508 name, then optional extras.
+var reqName = regexp.MustCompile(`^([A-Za-z0-9](?:[A-Za-z0-9._-]{0,200}[A-Za-z0-9])?)\s*(\[[^\]]{0,200}\])?\s*`)
+
+// logicalLines joins backslash continuations; each carries its first
+// physical line number.
+func logicalLines(data []byte) (lines []string, nums []int) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), MaxLockfile)
+	var cur strings.Builder
+	start, n := 0, 0
+	for sc.Scan() {
+		n++
+		l := sc.Text()
+		if cur.Len() == 0 {
+			start = n
+		}
+		if strings.HasSuffix(l, "\\") {
+			cur.WriteString(strings.TrimSuffix(l, "\\"))
+			cur.WriteByte(' ')
+			continue
+		}
+		cur.WriteString(l)
+		lines = append(lines, cur.String())
+		nums = append(nums, start)
+		cur.Reset()
+	}
+	if cur.Len() > 0 {
+		lines = append(lines, cur.String())
+		nums = append(nums, start)
+	}
+	return lines, nums
+}
+
+// parseRequirement reads one PEP 508 requirement (no URL form): name,
+// extras, version specifier, markers after ';'.
+func parseRequirement(s string) (name, spec string, ok bool) {
+	if i := strings.Index(s, ";"); i >= 0 {
+		s = s[:i]
+	}
+	m := reqName.FindStringSubmatchIndex(s)
+	if m == nil {
+		return "", "", false
+	}
+	name = s[m[2]:m[3]]
+	rest := strings.TrimSpace(s[m[1]:])
+	if strings.HasPrefix(rest, "@") {
+		return "", "", false // a URL requirement names no version
+	}
+	rest = strings.TrimSuffix(strings.TrimPrefix(rest, "("), ")")
+	return name, strings.TrimSpace(rest), true
+}
+
+// pinned is the version a specifier pins exactly: "==1.2" or "===1.2" as
+// its only clause (a wildcard "==1.*" pins nothing).
+func pinned(spec string) string {
+	spec = strings.TrimSpace(spec)
+	if strings.Contains(spec, ",") {
+		return ""
+	}
+	for _, op := range []string{"===", "=="} {
+		if v, ok := strings.CutPrefix(spec, op); ok {
+			v = strings.TrimSpace(v)
+			if v == "" || strings.ContainsAny(v, "* \t<>=!~") {
+				return ""
+			}
+			return v
+		}
+	}
+	return ""
+}
+
+func parseRequirements(data []byte) ([]decl, error) {
+	var out []decl
+	lines, nums := logicalLines(data)
+	for i, l := range lines {
+		hashed := strings.Contains(l, "--hash")
+		if j := strings.Index(l, " #"); j >= 0 {
+			l = l[:j]
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		// Options on the requirement's line (--hash=…) end it.
+		if j := strings.Index(l, " --"); j >= 0 {
+			l = l[:j]
+		}
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "-") {
+			continue // -r, -c, -e, --index-url: not a requirement of a named version
+		}
+		name, spec, ok := parseRequirement(l)
+		if !ok {
+			continue
+		}
+		if len(out) == maxDecls {
+			return nil, errTooMany
+		}
+		out = append(out, decl{name: name, spec: spec, version: pinned(spec), section: "requirements", line: nums[i], hashed: hashed, unbounded: spec == ""})
+	}
+	return out, nil
+}
+
+// ---- pyproject.toml ----
+
+func parsePyproject(data []byte) ([]decl, error) {
+	var doc struct {
+		Project struct {
+			Dependencies         []string            `toml:"dependencies"`
+			OptionalDependencies map[string][]string `toml:"optional-dependencies"`
+		} `toml:"project"`
+		Tool struct {
+			Poetry struct {
+				Dependencies    map[string]any `toml:"dependencies"`
+				DevDependencies map[string]any `toml:"dev-dependencies"`
+			} `toml:"poetry"`
+		} `toml:"tool"`
+	}
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return nil, err
+	}
+	var out []decl
+	add := func(section string, reqs []string) {
+		for _, r := range reqs {
+			if name, spec, ok := parseRequirement(r); ok && len(out) < maxDecls {
+				out = append(out, decl{name: name, spec: spec, version: pinned(spec), section: section, unbounded: spec == ""})
+			}
+		}
+	}
+	add("project.dependencies", doc.Project.Dependencies)
+	for _, k := range sortedKeys(doc.Project.OptionalDependencies) {
+		add("project.optional-dependencies."+k, doc.Project.OptionalDependencies[k])
+	}
+	poetry := func(section string, m map[string]any) {
+		for _, name := range sortedKeys(m) {
+			if name == "" || strings.EqualFold(name, "python") || len(out) >= maxDecls {
+				continue
+			}
+			spec := tomlVersion(m[name])
+			// Poetry's bare "1.2.3" is an exact pin; ^ and ~ are ranges.
+			v := pinned(spec)
+			if v == "" && spec != "" && !strings.ContainsAny(spec, "^~<>=!*, ") {
+				v = spec
+			}
+			out = append(out, decl{name: name, spec: spec, version: v, section: section, unbounded: spec == "" || spec == "*"})
+		}
+	}
+	poetry("tool.poetry.dependencies", doc.Tool.Poetry.Dependencies)
+	poetry("tool.poetry.dev-dependencies", doc.Tool.Poetry.DevDependencies)
+	return out, nil
+}
+
+// tomlVersion is a TOML dependency's version: a string, or a table's
+// "version" key.
+func tomlVersion(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case map[string]any:
+		if s, ok := x["version"].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// parseTOMLLock reads poetry.lock, uv.lock and Cargo.lock: each has
+// [[package]] tables with name and version (Cargo.lock may hold several
+// versions of one crate).
+func parseTOMLLock(data []byte) (map[string][]string, error) {
+	var doc struct {
+		Package []struct {
+			Name    string `toml:"name"`
+			Version string `toml:"version"`
+		} `toml:"package"`
+	}
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, p := range doc.Package {
+		if p.Name != "" && p.Version != "" {
+			out[p.Name] = append(out[p.Name], p.Version)
+		}
+	}
+	return out, nil
+}
+
+// ---- package.json / package-lock.json ----
+
+var npmSections = []string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies"}
+
+func parsePackageJSON(data []byte) ([]decl, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var out []decl
+	for _, sec := range npmSections {
+		raw, ok := doc[sec]
+		if !ok {
+			continue
+		}
+		var deps map[string]string
+		if err := json.Unmarshal(raw, &deps); err != nil {
+			return nil, fmt.Errorf("%s: %v", sec, err)
+		}
+		for _, name := range sortedKeys(deps) {
+			if len(out) == maxDecls {
+				return nil, errTooMany
+			}
+			spec := deps[name]
+			if name == "" {
+				continue
+			}
+			out = append(out, decl{name: name, spec: spec, version: npmExact(spec), section: sec, unbounded: spec == "" || spec == "*" || spec == "latest"})
+		}
+	}
+	return out, nil
+}
+
+var npmExactRe = regexp.MustCompile(`^=?v?(\d{1,9}\.\d{1,9}\.\d{1,9}(?:-[0-9A-Za-z.-]{1,100})?(?:\+[0-9A-Za-z.-]{1,100})?)$`)
+
+// npmExact is the version an npm spec pins exactly ("1.2.3", "=1.2.3").
+func npmExact(spec string) string {
+	if m := npmExactRe.FindStringSubmatch(strings.TrimSpace(spec)); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+func parsePackageLock(data []byte) (map[string][]string, error) {
+	var doc struct {
+		LockfileVersion int `json:"lockfileVersion"`
+		Packages        map[string]struct {
+			Version string `json:"version"`
+			Name    string `json:"name"`
+		} `json:"packages"`
+		Dependencies map[string]struct {
+			Version string `json:"version"`
+		} `json:"dependencies"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	if doc.Packages != nil {
+		// Only the top-level install, node_modules/<name>: nested copies
+		// belong to other packages' ranges and are not what the manifest
+		// declares.
+		for k, p := range doc.Packages {
+			name, ok := strings.CutPrefix(k, "node_modules/")
+			if !ok || strings.Contains(strings.TrimPrefix(name, "@"), "/node_modules/") || p.Version == "" {
+				continue
+			}
+			if strings.HasPrefix(name, "@") {
+				if strings.Count(name, "/") != 1 {
+					continue
+				}
+			} else if strings.Contains(name, "/") {
+				continue
+			}
+			out[name] = append(out[name], p.Version)
+		}
+		return out, nil
+	}
+	for name, d := range doc.Dependencies {
+		if d.Version != "" {
+			out[name] = append(out[name], d.Version)
+		}
+	}
+	return out, nil
+}
+
+// ---- go.mod / go.sum ----
+
+func parseGoMod(data []byte) ([]decl, error) {
+	f, err := modfile.Parse("go.mod", data, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []decl
+	for _, r := range f.Require {
+		if len(out) == maxDecls {
+			return nil, errTooMany
+		}
+		line := 0
+		if r.Syntax != nil {
+			line = r.Syntax.Start.Line
+		}
+		sec := "require"
+		if r.Indirect {
+			sec = "require (indirect)"
+		}
+		out = append(out, decl{name: r.Mod.Path, spec: r.Mod.Version, version: r.Mod.Version, section: sec, line: line})
+	}
+	return out, nil
+}
+
+// goReplaced lists modules a replace directive overrides (any version or
+// the required one): bumping the require line would change nothing.
+func goReplaced(data []byte) map[string]bool {
+	f, err := modfile.Parse("go.mod", data, nil)
+	if err != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, r := range f.Replace {
+		out[r.Old.Path] = true
+	}
+	return out
+}
+
+// parseGoSum records a version only when go.sum holds both its module hash
+// and its go.mod hash (what go needs to build with it).
+func parseGoSum(data []byte) (map[string][]string, error) {
+	type key struct{ mod, ver string }
+	zip, mod := map[key]bool{}, map[key]bool{}
+	for i, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 3 || !strings.HasPrefix(f[2], "h1:") {
+			return nil, fmt.Errorf("go.sum line %d: not \"module version h1:hash\"", i+1)
+		}
+		if v, ok := strings.CutSuffix(f[1], "/go.mod"); ok {
+			mod[key{f[0], v}] = true
+		} else {
+			zip[key{f[0], f[1]}] = true
+		}
+	}
+	out := map[string][]string{}
+	for k := range zip {
+		if mod[k] {
+			out[k.mod] = append(out[k.mod], k.ver)
+		}
+	}
+	return out, nil
+}
+
+// ---- pom.xml ----
+
+func parsePom(data []byte) ([]decl, error) {
+	type dep struct {
+		GroupID    string `xml:"groupId"`
+		ArtifactID string `xml:"artifactId"`
+		Version    string `xml:"version"`
+	}
+	var doc struct {
+		Properties struct {
+			Any []struct {
+				XMLName xml.Name
+				Value   string `xml:",chardata"`
+			} `xml:",any"`
+		} `xml:"properties"`
+		Dependencies         []dep `xml:"dependencies>dependency"`
+		DependencyManagement []dep `xml:"dependencyManagement>dependencies>dependency"`
+	}
+	d := xml.NewDecoder(bytes.NewReader(data))
+	d.Strict = true
+	// No external entities or DTD expansion: encoding/xml never fetches or
+	// expands them, and Entity stays nil.
+	if err := d.Decode(&doc); err != nil {
+		return nil, err
+	}
+	props := map[string]string{}
+	for _, p := range doc.Properties.Any {
+		props[p.XMLName.Local] = strings.TrimSpace(p.Value)
+	}
+	var out []decl
+	add := func(section string, deps []dep) {
+		for _, x := range deps {
+			g, a := strings.TrimSpace(x.GroupID), strings.TrimSpace(x.ArtifactID)
+			if g == "" || a == "" || len(out) >= maxDecls {
+				continue
+			}
+			spec := strings.TrimSpace(x.Version)
+			v := spec
+			if strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") {
+				v = props[v[2:len(v)-1]]
+			}
+			if strings.ContainsAny(v, "[](),${} ") {
+				v = "" // a range or an unresolved property pins nothing
+			}
+			out = append(out, decl{name: g + ":" + a, spec: spec, version: v, section: section, unbounded: spec == ""})
+		}
+	}
+	add("dependencies", doc.Dependencies)
+	add("dependencyManagement", doc.DependencyManagement)
+	return out, nil
+}
+
+// ---- Cargo.toml ----
+
+func parseCargoToml(data []byte) ([]decl, error) {
+	var doc map[string]any
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return nil, err
+	}
+	var out []decl
+	for _, sec := range []string{"dependencies", "dev-dependencies", "build-dependencies"} {
+		deps, _ := doc[sec].(map[string]any)
+		for _, name := range sortedKeys(deps) {
+			if len(out) == maxDecls {
+				return nil, errTooMany
+			}
+			crate := name
+			if t, ok := deps[name].(map[string]any); ok {
+				if p, ok := t["package"].(string); ok && p != "" {
+					crate = p // a renamed dependency
+				}
+			}
+			if crate == "" {
+				continue
+			}
+			spec := tomlVersion(deps[name])
+			v := ""
+			if s, ok := strings.CutPrefix(strings.TrimSpace(spec), "="); ok {
+				v = strings.TrimSpace(s)
+			}
+			out = append(out, decl{name: crate, spec: spec, version: v, section: sec, unbounded: spec == "" || spec == "*"})
+		}
+	}
+	return out, nil
+}
+
+// ---- Gemfile / Gemfile.lock ----
+
+var gemLine = regexp.MustCompile(`^\s*gem\s*\(?\s*["']([A-Za-z0-9][A-Za-z0-9._-]{0,200})["']((?:\s*,\s*["'][^"']{0,200}["'])*)`)
+var gemReq = regexp.MustCompile(`["']([^"']{0,200})["']`)
+
+func parseGemfile(data []byte) ([]decl, error) {
+	var out []decl
+	for i, l := range strings.Split(string(data), "\n") {
+		m := gemLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if len(out) == maxDecls {
+			return nil, errTooMany
+		}
+		var reqs []string
+		for _, r := range gemReq.FindAllStringSubmatch(m[2], -1) {
+			reqs = append(reqs, strings.TrimSpace(r[1]))
+		}
+		spec := strings.Join(reqs, ", ")
+		v := ""
+		if len(reqs) == 1 {
+			if s, ok := strings.CutPrefix(reqs[0], "="); ok {
+				v = strings.TrimSpace(s)
+			} else if !strings.ContainsAny(reqs[0], "<>~! ") {
+				v = reqs[0]
+			}
+		}
+		out = append(out, decl{name: m[1], spec: spec, version: v, section: "gem", line: i + 1, unbounded: spec == ""})
+	}
+	return out, nil
+}
+
+var gemSpecLine = regexp.MustCompile(`^    ([A-Za-z0-9][A-Za-z0-9._-]{0,200}) \(([^)\s]{1,100})\)$`)
+
+// parseGemfileLock reads the 4-space "name (version)" lines under a
+// "specs:" of a GEM (or PATH/GIT) section; the version may carry a
+// platform suffix, which the ecosystem's ordering strips.
+func parseGemfileLock(data []byte) (map[string][]string, error) {
+	out := map[string][]string{}
+	inSpecs := false
+	for _, l := range strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") {
+		switch {
+		case l == "  specs:":
+			inSpecs = true
+			continue
+		case l == "" || !strings.HasPrefix(l, " "):
+			inSpecs = false
+			continue
+		}
+		if !inSpecs {
+			continue
+		}
+		if m := gemSpecLine.FindStringSubmatch(l); m != nil {
+			out[m[1]] = append(out[m[1]], m[2])
+		}
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}
