@@ -1,0 +1,220 @@
+package findings
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
+)
+
+// Limits on vulnerable-dependency intake.
+const (
+	MaxVulnFileBytes = 16 << 20
+	maxVulns         = 10000
+	maxField         = 512
+	maxAdvisories    = 200
+)
+
+// Vuln is a vulnerable-dependency finding (the cve fix type's input). Every
+// field is untrusted: the package is only a hint until a manifest of the
+// repository declares it, the manifest path only a hint of where to look.
+type Vuln struct {
+	// ID names the branch, lock and outbox: given (and SafeName), or derived
+	// from ecosystem, package and version.
+	ID         string   `json:"id"`
+	Ecosystem  string   `json:"ecosystem"`
+	Package    string   `json:"package"`
+	Version    string   `json:"version"` // the installed version the alert was raised against
+	Advisories []string `json:"advisories"`
+	// Manifest is a repository-relative path, or "" when the input gave
+	// none usable (absolute paths from a scanner keep only their base name).
+	Manifest string `json:"manifest"`
+	// Source is "finding" or "osv-scanner", and the file it came from.
+	Source string `json:"source"`
+}
+
+// ReadVulnFile reads a vulnerable-dependency finding file: fixrail's own
+// JSON (one object, or an array of them) or osv-scanner's --format json.
+func ReadVulnFile(p string) ([]*Vuln, error) {
+	data, err := pathguard.ReadRegular(p, MaxVulnFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadReport, err)
+	}
+	vs, err := ParseVuln(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return vs, nil
+}
+
+// ParseVuln parses finding JSON from memory.
+func ParseVuln(data []byte) ([]*Vuln, error) {
+	if !utf8.Valid(data) {
+		return nil, fmt.Errorf("%w: not UTF-8", ErrBadReport)
+	}
+	trim := bytes.TrimSpace(data)
+	var probe map[string]json.RawMessage
+	if len(trim) > 0 && trim[0] == '{' {
+		if err := json.Unmarshal(trim, &probe); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadReport, err)
+		}
+		if _, ok := probe["results"]; ok {
+			return parseOSVScanner(trim)
+		}
+		trim = append(append([]byte("["), trim...), ']')
+	}
+	var in []struct {
+		ID         string   `json:"id"`
+		Ecosystem  string   `json:"ecosystem"`
+		Package    string   `json:"package"`
+		Version    string   `json:"version"`
+		Advisories []string `json:"advisories"`
+		Manifest   string   `json:"manifest"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(trim))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadReport, err)
+	}
+	if len(in) == 0 || len(in) > maxVulns {
+		return nil, fmt.Errorf("%w: %d findings (want 1 to %d)", ErrBadReport, len(in), maxVulns)
+	}
+	out := make([]*Vuln, 0, len(in))
+	for i, f := range in {
+		v, err := newVuln(f.ID, f.Ecosystem, f.Package, f.Version, f.Advisories, f.Manifest, "finding")
+		if err != nil {
+			return nil, fmt.Errorf("%w: finding %d: %v", ErrBadReport, i, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parseOSVScanner reads osv-scanner's JSON: results[].source.path and
+// results[].packages[] with package{name, version, ecosystem} and
+// vulnerabilities[].id (groups[].ids when present).
+func parseOSVScanner(data []byte) ([]*Vuln, error) {
+	var doc struct {
+		Results []struct {
+			Source struct {
+				Path string `json:"path"`
+			} `json:"source"`
+			Packages []struct {
+				Package struct {
+					Name      string `json:"name"`
+					Version   string `json:"version"`
+					Ecosystem string `json:"ecosystem"`
+				} `json:"package"`
+				Vulnerabilities []struct {
+					ID string `json:"id"`
+				} `json:"vulnerabilities"`
+				Groups []struct {
+					IDs []string `json:"ids"`
+				} `json:"groups"`
+			} `json:"packages"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%w: osv-scanner JSON: %v", ErrBadReport, err)
+	}
+	var out []*Vuln
+	for _, r := range doc.Results {
+		for _, p := range r.Packages {
+			var ids []string
+			for _, g := range p.Groups {
+				if len(g.IDs) > 0 {
+					ids = append(ids, g.IDs[0]) // one id per alias group
+				}
+			}
+			if len(ids) == 0 {
+				for _, v := range p.Vulnerabilities {
+					ids = append(ids, v.ID)
+				}
+			}
+			if len(ids) == 0 {
+				continue
+			}
+			if len(out) == maxVulns {
+				return nil, fmt.Errorf("%w: more than %d findings", ErrBadReport, maxVulns)
+			}
+			v, err := newVuln("", p.Package.Ecosystem, p.Package.Name, p.Package.Version, ids, r.Source.Path, "osv-scanner")
+			if err != nil {
+				return nil, fmt.Errorf("%w: osv-scanner package %d: %v", ErrBadReport, len(out), err)
+			}
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: osv-scanner output lists no vulnerable package", ErrBadReport)
+	}
+	return out, nil
+}
+
+// plainField is a bounded, printable, single-line identifier.
+func plainField(name, s string, required bool) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		if required {
+			return "", fmt.Errorf("%s is missing", name)
+		}
+		return "", nil
+	}
+	if len(s) > maxField {
+		return "", fmt.Errorf("%s is %d bytes (limit %d)", name, len(s), maxField)
+	}
+	if strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) }) {
+		return "", fmt.Errorf("%s has a space or control character", name)
+	}
+	return s, nil
+}
+
+func newVuln(id, eco, pkg, version string, advisories []string, manifest, source string) (*Vuln, error) {
+	v := &Vuln{Source: source}
+	var err error
+	if v.Ecosystem, err = plainField("ecosystem", eco, true); err != nil {
+		return nil, err
+	}
+	if v.Package, err = plainField("package", pkg, true); err != nil {
+		return nil, err
+	}
+	if v.Version, err = plainField("version", version, true); err != nil {
+		return nil, err
+	}
+	if len(advisories) > maxAdvisories {
+		return nil, fmt.Errorf("%d advisories (limit %d)", len(advisories), maxAdvisories)
+	}
+	for i, a := range advisories {
+		a, err := plainField(fmt.Sprintf("advisories[%d]", i), a, true)
+		if err != nil {
+			return nil, err
+		}
+		if len(a) > 128 {
+			return nil, fmt.Errorf("advisories[%d] is over 128 bytes", i)
+		}
+		v.Advisories = append(v.Advisories, a)
+	}
+	if m := strings.TrimPrefix(strings.TrimSpace(manifest), "file://"); m != "" {
+		if c, err := pathguard.CleanRel(m); err == nil {
+			v.Manifest = c
+		} else if b := path.Base(m); pathguard.SafeName(b) {
+			v.Manifest = b // an absolute scanner path: only its name is a hint
+		}
+	}
+	if id != "" {
+		if !pathguard.SafeName(id) {
+			return nil, fmt.Errorf("id %q is not a safe name", id)
+		}
+		v.ID = id
+	} else {
+		sum := sha256.Sum256([]byte(v.Ecosystem + "\x00" + v.Package + "\x00" + v.Version))
+		v.ID = "cve-" + hex.EncodeToString(sum[:6])
+	}
+	return v, nil
+}
