@@ -34,8 +34,8 @@ func TestParseVuln(t *testing.T) {
 		t.Fatalf("%+v", v)
 	}
 	for _, bad := range []string{
-		`{"ecosystem": "npm", "package": "x"}`,                                     // no version
-		`{"ecosystem": "npm", "package": "x\u001b[31m", "version": "1"}`,           // control character
+		`{"ecosystem": "npm", "package": "x"}`,                                    // no version
+		`{"ecosystem": "npm", "package": "x\u001b[31m", "version": "1"}`,          // control character
 		`{"ecosystem": "npm", "package": "x", "version": "1", "id": "../../etc"}`, // unsafe id
 		`{"ecosystem": "npm", "package": "x", "version": "1", "extra": 1}`,        // unknown field
 		`[]`, `{"results": []}`, "\xff",
