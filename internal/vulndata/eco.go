@@ -291,3 +291,25 @@ func releaseNumbers(e Ecosystem, raw string) (epoch int, nums []int) {
 	}
 	return epoch, nums
 }
+
+// Satisfies reports whether version meets the manifest's requirement spec
+// in the ecosystem's own constraint syntax; ok is false when the spec is
+// not one deps.dev's parser reads (then nothing is known either way).
+func (e Ecosystem) Satisfies(spec, version string) (match, ok bool) {
+	sys, name := e.system()
+	if name == "" || len(spec) > 1024 {
+		return false, false
+	}
+	if e == Go {
+		return e.canon(spec) == e.canon(version), true
+	}
+	c, err := sys.ParseConstraint(spec)
+	if err != nil {
+		return false, false
+	}
+	v, err := sys.Parse(e.canon(version))
+	if err != nil {
+		return false, false
+	}
+	return c.MatchVersion(v), true
+}

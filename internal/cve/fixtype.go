@@ -1,0 +1,126 @@
+package cve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/manifest"
+	"github.com/fixrail/fixrail/internal/vulndata"
+)
+
+// ErrNotAffected means the repository's version of the package is not
+// affected by any known advisory: nothing to reproduce (NOT-REPRO).
+var ErrNotAffected = errors.New("the repository's version is not affected")
+
+// Plan is what Prepare decided before any edit: the declaration to bump,
+// the red oracle, and the version decision (nil when Unguided).
+type Plan struct {
+	Finding  *findings.Vuln
+	Eco      vulndata.Ecosystem
+	Dep      manifest.Dep
+	Red      RedResult
+	Decision *Decision
+	// Unguided: OSV or deps.dev could not be asked; the fix goes to the
+	// agent without a target and the PR is labelled needs-review.
+	Unguided    bool
+	UnguidedWhy string
+}
+
+// Type is the cve fix type as the pipeline drives it: Prepare, Edit (the
+// built-in bumper), Verify (the oracle after), PRSection.
+type Type struct {
+	Source Source
+}
+
+// Prepare finds the package in the repository's manifests (the finding's
+// package and manifest are hints), judges it red, and decides the target.
+// Typed outcomes for the pipeline:
+//   - *manifest.NotInManifestError → NOT-REPRO package-not-in-manifest
+//   - ErrNotAffected              → NOT-REPRO green-on-base
+//   - *NoSafeError (plan returned) → ESCALATE no-safe-version
+//   - plan.Unguided, nil error     → agent fix, needs-review
+func (t *Type) Prepare(ctx context.Context, root string, f *findings.Vuln) (*Plan, error) {
+	eco, err := vulndata.ParseEcosystem(f.Ecosystem)
+	if err != nil {
+		return nil, err
+	}
+	deps, err := manifest.Find(root, eco, f.Package, f.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Finding: f, Eco: eco, Dep: deps[0]}
+	vulns, _, err := t.Source.Vulns(ctx, eco, p.Dep.Name)
+	if err != nil {
+		if errors.Is(err, vulndata.ErrUnreachable) || errors.Is(err, vulndata.ErrOfflineMiss) {
+			p.Unguided, p.UnguidedWhy = true, err.Error()
+			return p, nil
+		}
+		return nil, err
+	}
+	p.Red = Red(eco, p.Dep, vulns)
+	if !p.Red.Red {
+		return p, fmt.Errorf("%w: %s", ErrNotAffected, p.Red.Detail)
+	}
+	d, err := Decide(ctx, t.Source, eco, p.Dep.Name, p.Red.Version)
+	p.Decision = d
+	if err != nil {
+		if errors.Is(err, vulndata.ErrUnreachable) || errors.Is(err, vulndata.ErrOfflineMiss) {
+			p.Unguided, p.UnguidedWhy = true, err.Error()
+			return p, nil
+		}
+		return p, err
+	}
+	return p, nil
+}
+
+// Edit makes the built-in bump to the decided target. manifest.ErrNoBuiltIn
+// (or an Unguided plan) means the agent makes the edit instead, with Bash
+// limited to AgentRegen's command.
+func (t *Type) Edit(root string, p *Plan) (*manifest.Edit, error) {
+	if p.Unguided || p.Decision == nil || p.Decision.Outcome != Upgrade {
+		return nil, fmt.Errorf("%w: no decided target", manifest.ErrNoBuiltIn)
+	}
+	return manifest.Bump(root, p.Dep, p.Decision.Target)
+}
+
+// Verify is the oracle after the fix, run by the harness on the candidate.
+func (t *Type) Verify(ctx context.Context, root string, p *Plan) GreenResult {
+	after, ferr := manifest.Find(root, p.Eco, p.Dep.Name, p.Dep.Manifest)
+	vulns, _, verr := t.Source.Vulns(ctx, p.Eco, p.Dep.Name)
+	alerted := p.Red.Version
+	if alerted == "" {
+		alerted = p.Dep.Current()
+	}
+	if alerted == "" {
+		alerted = p.Finding.Version
+	}
+	return GreenAfter(GreenInput{
+		Ecosystem: p.Eco, Name: p.Dep.Name, Manifest: p.Dep.Manifest, Alerted: alerted,
+		After: after, FindErr: ferr, Vulns: vulns, VulnsErr: verr,
+	})
+}
+
+// PRSection is the cve part of the PR body: the decision and the oracle's
+// checks; registry strings are in code spans only.
+func (p *Plan) PRSection(g *GreenResult) string {
+	var b strings.Builder
+	if p.Unguided {
+		fmt.Fprintf(&b, "## Version decision\n\n**Unguided: needs review.** The advisory data could not be fetched, so no target version was decided and the applied version was not checked against advisories. The checks that need no advisory data (still declared, no longer on the alerted version, lockfile agrees) ran first and passed.\n")
+	} else if p.Decision != nil {
+		b.WriteString(p.Decision.Markdown())
+	}
+	if g != nil {
+		fmt.Fprintf(&b, "\n### Oracle after the fix: %s\n\n", g.Verdict)
+		for _, c := range g.Checks {
+			mark := "pass"
+			if !c.OK {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(&b, "- %s — %s: %s\n", c.Name, mark, Code(c.Detail))
+		}
+	}
+	return b.String()
+}

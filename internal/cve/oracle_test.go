@@ -1,0 +1,216 @@
+package cve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/manifest"
+	"github.com/fixrail/fixrail/internal/vulndata"
+	"github.com/fixrail/fixrail/internal/vulndata/vulntest"
+)
+
+// memSource answers from stand-in scenarios in memory; down makes every
+// call fail as an unreachable service does.
+type memSource struct {
+	vulns map[string][]vulndata.Vuln
+	pub   map[string][]vulndata.Published
+	down  bool
+}
+
+func newMemSource(t *testing.T, names ...string) *memSource {
+	m := &memSource{vulns: map[string][]vulndata.Vuln{}, pub: map[string][]vulndata.Published{}}
+	for _, n := range names {
+		sc, err := vulntest.Load(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vs []vulndata.Vuln
+		for _, p := range sc.OSVPages {
+			var page struct{ Vulns []vulndata.Vuln }
+			json.Unmarshal(p, &page)
+			vs = append(vs, page.Vulns...)
+		}
+		var dd struct {
+			Versions []struct {
+				VersionKey   struct{ Version string } `json:"versionKey"`
+				IsDeprecated bool                     `json:"isDeprecated"`
+			}
+		}
+		json.Unmarshal(sc.DepsDev, &dd)
+		var pub []vulndata.Published
+		for _, v := range dd.Versions {
+			pub = append(pub, vulndata.Published{Version: v.VersionKey.Version, Deprecated: v.IsDeprecated})
+		}
+		eco := vulndata.Ecosystem(sc.Ecosystem)
+		m.vulns[eco.NormalizeName(sc.Name)] = vs
+		m.pub[eco.NormalizeName(sc.Name)] = pub
+	}
+	return m
+}
+
+func (m *memSource) Vulns(_ context.Context, eco vulndata.Ecosystem, name string) ([]vulndata.Vuln, vulndata.Meta, error) {
+	if m.down {
+		return nil, vulndata.Meta{}, vulndata.ErrUnreachable
+	}
+	return m.vulns[eco.NormalizeName(name)], vulndata.Meta{}, nil
+}
+
+func (m *memSource) Versions(_ context.Context, eco vulndata.Ecosystem, name string) ([]vulndata.Published, vulndata.Meta, error) {
+	if m.down {
+		return nil, vulndata.Meta{}, vulndata.ErrUnreachable
+	}
+	return m.pub[eco.NormalizeName(name)], vulndata.Meta{}, nil
+}
+
+func tree(t *testing.T, files map[string]string) string {
+	root := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, []byte(c), 0o644)
+	}
+	return root
+}
+
+func write(t *testing.T, root, p, c string) {
+	if err := os.WriteFile(filepath.Join(root, p), []byte(c), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var jinjaFinding = &findings.Vuln{ID: "cve-1", Ecosystem: "PyPI", Package: "jinja2", Version: "2.7.2", Advisories: []string{"PYSEC-2014-82"}, Manifest: "requirements.txt"}
+
+// TestTypeEndToEnd: prepare (find, red, decide) → the built-in bump →
+// verify green; the PR section carries the decision and the checks.
+func TestTypeEndToEnd(t *testing.T) {
+	ctx := context.Background()
+	root := tree(t, map[string]string{"requirements.txt": "flask==2.0.0\nJinja2==2.7.2\n"})
+	ty := &Type{Source: newMemSource(t, "pypi_jinja2")}
+	p, err := ty.Prepare(ctx, root, jinjaFinding)
+	if err != nil || !p.Red.Red || p.Decision.Target != "2.8.1" {
+		t.Fatalf("prepare: %v %+v", err, p)
+	}
+	e, err := ty.Edit(root, p)
+	if err != nil || len(e.Files) != 1 || e.Files[0] != "requirements.txt" || e.Regen != nil {
+		t.Fatalf("edit: %v %+v", err, e)
+	}
+	g := ty.Verify(ctx, root, p)
+	if g.Verdict != Green || g.Applied != "2.8.1" || len(g.Checks) != 4 {
+		t.Fatalf("verify: %+v", g)
+	}
+	md := p.PRSection(&g)
+	for _, want := range []string{"## Version decision", "- target: `2.8.1`", "### Oracle after the fix: green", "- clean — pass"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("PR section lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestPrepareOutcomes(t *testing.T) {
+	ctx := context.Background()
+	src := newMemSource(t, "pypi_jinja2", "cargo_unfixed")
+	ty := &Type{Source: src}
+	// The alert names a package no manifest declares.
+	root := tree(t, map[string]string{"requirements.txt": "flask==2.0.0\n"})
+	_, err := ty.Prepare(ctx, root, jinjaFinding)
+	var nim *manifest.NotInManifestError
+	if !errors.As(err, &nim) {
+		t.Fatalf("err = %v, want NotInManifestError", err)
+	}
+	// Declared, but on a version no advisory affects.
+	root = tree(t, map[string]string{"requirements.txt": "jinja2==2.9\n"})
+	if _, err := ty.Prepare(ctx, root, jinjaFinding); !errors.Is(err, ErrNotAffected) {
+		t.Fatalf("err = %v, want ErrNotAffected", err)
+	}
+	// No safe version (Cargo: locked in Cargo.lock).
+	root = tree(t, map[string]string{
+		"Cargo.toml": "[dependencies]\nfixrail-demo-unfixed = \"0.1\"\n",
+		"Cargo.lock": "[[package]]\nname = \"fixrail-demo-unfixed\"\nversion = \"0.1.0\"\n",
+	})
+	p, err := ty.Prepare(ctx, root, &findings.Vuln{Ecosystem: "cargo", Package: "fixrail-demo-unfixed", Version: "0.1.0"})
+	var ns *NoSafeError
+	if !errors.As(err, &ns) || p.Decision.Outcome != NoSafeVersion {
+		t.Fatalf("err = %v, want NoSafeError", err)
+	}
+	if _, err := ty.Edit(root, p); !errors.Is(err, manifest.ErrNoBuiltIn) {
+		t.Fatalf("edit with no target: %v", err)
+	}
+	// OSV down: an unguided plan, not an error.
+	src.down = true
+	root = tree(t, map[string]string{"requirements.txt": "jinja2==2.7.2\n"})
+	p, err = ty.Prepare(ctx, root, jinjaFinding)
+	if err != nil || !p.Unguided || p.Decision != nil {
+		t.Fatalf("down: %v %+v", err, p)
+	}
+}
+
+// TestGreenAfter is the oracle after the fix on each way a candidate can
+// be wrong; the OSV-down rows are seed 001's asymmetry.
+func TestGreenAfter(t *testing.T) {
+	ctx := context.Background()
+	src := newMemSource(t, "pypi_jinja2", "npm_scoped")
+	ty := &Type{Source: src}
+	prep := func(files map[string]string, f *findings.Vuln) (string, *Plan) {
+		root := tree(t, files)
+		src.down = false
+		p, err := ty.Prepare(ctx, root, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return root, p
+	}
+	const pj = `{"dependencies": {"@fixrail-demo/left-pad": "^1.1.0"}}`
+	lock := func(v string) string {
+		return `{"lockfileVersion": 3, "packages": {"node_modules/@fixrail-demo/left-pad": {"version": "` + v + `"}}}`
+	}
+	npmFinding := &findings.Vuln{Ecosystem: "npm", Package: "@fixrail-demo/left-pad", Version: "1.1.0"}
+	for _, c := range []struct {
+		name    string
+		npm     bool
+		after   map[string]string // files rewritten on the candidate
+		down    bool
+		verdict string
+		failed  string // the check that fails
+	}{
+		{name: "bumped", after: map[string]string{"requirements.txt": "Jinja2==2.8.1\n"}, verdict: Green},
+		{name: "untouched", after: nil, verdict: StillRed, failed: "moved"},
+		{name: "untouched, OSV down", after: nil, down: true, verdict: StillRed, failed: "moved"},
+		{name: "bumped, OSV down", after: map[string]string{"requirements.txt": "Jinja2==2.8.1\n"}, down: true, verdict: Unguided, failed: "clean"},
+		{name: "PEP 440 equal is not moved", after: map[string]string{"requirements.txt": "Jinja2==2.7.2.0\n"}, verdict: StillRed, failed: "moved"},
+		{name: "still vulnerable", after: map[string]string{"requirements.txt": "Jinja2==2.7.3\n"}, verdict: StillRed, failed: "clean"},
+		{name: "removed", after: map[string]string{"requirements.txt": "flask==1.0\n"}, verdict: StillRed, failed: "declared"},
+		{name: "npm bumped and relocked", npm: true, after: map[string]string{"package.json": `{"dependencies": {"@fixrail-demo/left-pad": "^1.2.3"}}`, "package-lock.json": lock("1.2.3")}, verdict: Green},
+		{name: "npm lockfile disagrees", npm: true, after: map[string]string{"package.json": `{"dependencies": {"@fixrail-demo/left-pad": "^1.2.3"}}`, "package-lock.json": lock("1.2.2")}, verdict: StillRed, failed: "lockfile"},
+		{name: "npm lockfile disagrees, OSV down", npm: true, down: true, after: map[string]string{"package.json": `{"dependencies": {"@fixrail-demo/left-pad": "^1.2.3"}}`, "package-lock.json": lock("1.2.2")}, verdict: StillRed, failed: "lockfile"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var root string
+			var p *Plan
+			if c.npm {
+				root, p = prep(map[string]string{"package.json": pj, "package-lock.json": lock("1.1.0")}, npmFinding)
+			} else {
+				root, p = prep(map[string]string{"requirements.txt": "Jinja2==2.7.2\n"}, jinjaFinding)
+			}
+			for f, content := range c.after {
+				write(t, root, f, content)
+			}
+			src.down = c.down
+			g := ty.Verify(ctx, root, p)
+			if g.Verdict != c.verdict {
+				t.Fatalf("verdict %s, want %s: %+v", g.Verdict, c.verdict, g.Checks)
+			}
+			if c.failed != "" {
+				last := g.Checks[len(g.Checks)-1]
+				if last.Name != c.failed || last.OK {
+					t.Fatalf("last check %+v, want %s failed", last, c.failed)
+				}
+			}
+		})
+	}
+}
