@@ -222,7 +222,7 @@ func DecideFrom(eco vulndata.Ecosystem, name string, cur vulndata.Version, vulns
 		d.Bump = &b
 		d.Cleared = d.Affecting
 		n := len(d.PassedOver) + d.PassedOverOmitted
-		d.Rationale = fmt.Sprintf("%s is the lowest published version above %s that none of the %d advisories for the package affects; it clears the %d that affect %s (%s bump, %d major(s) crossed); %d higher candidate(s) below it were passed over",
+		d.Rationale = fmt.Sprintf("%s is the lowest published version above %s that none of the %d advisories for the package affects; it clears the %d that affect %s (%s bump, %d major(s) crossed); %d candidate(s) between the two were passed over",
 			c.p.Version, cur.Raw, len(relevant), len(installedHits), cur.Raw, b.Class, b.MajorsCrossed, n)
 		return d
 	}
