@@ -106,7 +106,6 @@ func (i memInfo) ModTime() time.Time { return time.Time{} }
 func (i memInfo) IsDir() bool        { return false }
 func (i memInfo) Sys() any           { return nil }
 
-
 func readJSON(t *testing.T, p string, v any) {
 	b, err := os.ReadFile(p)
 	if err != nil {
