@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 	"golang.org/x/mod/modfile"
@@ -22,7 +23,9 @@ var errTooMany = errors.New("too many declarations")
 // ---- requirements.txt ----
 
 // reqName is a PEP 508 name, then optional extras.
-var reqName = regexp.MustCompile(`^([A-Za-z0-9](?:[A-Za-z0-9._-]{0,200}[A-Za-z0-9])?)\s*(\[[^\]]{0,200}\])?\s*`)
+// Patterns are compiled on first use, not at start-up: every fixrail
+// command links this package.
+var reqName = lazyRE(`^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(\[[^\]]*\])?\s*`)
 
 // logicalLines joins backslash continuations; each carries its first
 // physical line number.
@@ -60,8 +63,8 @@ func parseRequirement(s string) (name, spec string, ok bool) {
 	if i := strings.Index(s, ";"); i >= 0 {
 		s = s[:i]
 	}
-	m := reqName.FindStringSubmatchIndex(s)
-	if m == nil {
+	m := reqName().FindStringSubmatchIndex(s)
+	if m == nil || m[3]-m[2] > 200 {
 		return "", "", false
 	}
 	name = s[m[2]:m[3]]
@@ -241,11 +244,14 @@ func parsePackageJSON(data []byte) ([]decl, error) {
 	return out, nil
 }
 
-var npmExactRe = regexp.MustCompile(`^=?v?(\d{1,9}\.\d{1,9}\.\d{1,9}(?:-[0-9A-Za-z.-]{1,100})?(?:\+[0-9A-Za-z.-]{1,100})?)$`)
+var npmExactRe = lazyRE(`^=?v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$`)
 
 // npmExact is the version an npm spec pins exactly ("1.2.3", "=1.2.3").
 func npmExact(spec string) string {
-	if m := npmExactRe.FindStringSubmatch(strings.TrimSpace(spec)); m != nil {
+	if spec = strings.TrimSpace(spec); len(spec) > 128 {
+		return ""
+	}
+	if m := npmExactRe().FindStringSubmatch(spec); m != nil {
 		return m[1]
 	}
 	return ""
@@ -449,21 +455,24 @@ func parseCargoToml(data []byte) ([]decl, error) {
 
 // ---- Gemfile / Gemfile.lock ----
 
-var gemLine = regexp.MustCompile(`^\s*gem\s*\(?\s*["']([A-Za-z0-9][A-Za-z0-9._-]{0,200})["']((?:\s*,\s*["'][^"']{0,200}["'])*)`)
-var gemReq = regexp.MustCompile(`["']([^"']{0,200})["']`)
+var gemLine = lazyRE(`^\s*gem\s*\(?\s*["']([A-Za-z0-9][A-Za-z0-9._-]*)["']((?:\s*,\s*["'][^"']*["'])*)`)
+var gemReq = lazyRE(`["']([^"']*)["']`)
 
 func parseGemfile(data []byte) ([]decl, error) {
 	var out []decl
 	for i, l := range strings.Split(string(data), "\n") {
-		m := gemLine.FindStringSubmatch(l)
-		if m == nil {
+		if len(l) > 4096 {
+			continue
+		}
+		m := gemLine().FindStringSubmatch(l)
+		if m == nil || len(m[1]) > 200 {
 			continue
 		}
 		if len(out) == maxDecls {
 			return nil, errTooMany
 		}
 		var reqs []string
-		for _, r := range gemReq.FindAllStringSubmatch(m[2], -1) {
+		for _, r := range gemReq().FindAllStringSubmatch(m[2], -1) {
 			reqs = append(reqs, strings.TrimSpace(r[1]))
 		}
 		spec := strings.Join(reqs, ", ")
@@ -480,7 +489,7 @@ func parseGemfile(data []byte) ([]decl, error) {
 	return out, nil
 }
 
-var gemSpecLine = regexp.MustCompile(`^    ([A-Za-z0-9][A-Za-z0-9._-]{0,200}) \(([^)\s]{1,100})\)$`)
+var gemSpecLine = lazyRE(`^    ([A-Za-z0-9][A-Za-z0-9._-]*) \(([^)\s]+)\)$`)
 
 // parseGemfileLock reads the 4-space "name (version)" lines under a
 // "specs:" of a GEM (or PATH/GIT) section; the version may carry a
@@ -500,7 +509,7 @@ func parseGemfileLock(data []byte) (map[string][]string, error) {
 		if !inSpecs {
 			continue
 		}
-		if m := gemSpecLine.FindStringSubmatch(l); m != nil {
+		if m := gemSpecLine().FindStringSubmatch(l); m != nil && len(l) <= 512 {
 			out[m[1]] = append(out[m[1]], m[2])
 		}
 	}
@@ -514,4 +523,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sortStrings(out)
 	return out
+}
+
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
