@@ -143,17 +143,18 @@ func DecideFrom(eco vulndata.Ecosystem, name string, cur vulndata.Version, vulns
 	}
 	sort.Slice(relevant, func(i, j int) bool { return relevant[i].ID < relevant[j].ID })
 	d.Advisories = len(relevant)
+	memo := eco.NewMemo()
 	affecting := func(v vulndata.Version) []*vulndata.Vuln {
 		var hit []*vulndata.Vuln
 		for _, r := range relevant {
-			if r.Evaluate(eco, name, v) == vulndata.IsAffected {
+			if r.EvaluateMemo(memo, name, v) == vulndata.IsAffected {
 				hit = append(hit, r)
 			}
 		}
 		return hit
 	}
 	for _, r := range relevant {
-		if r.Evaluate(eco, name, cur) == vulndata.NoRange {
+		if r.EvaluateMemo(memo, name, cur) == vulndata.NoRange {
 			d.WithoutRanges = append(d.WithoutRanges, advisory(r))
 		}
 	}
@@ -180,7 +181,7 @@ func DecideFrom(eco vulndata.Ecosystem, name string, cur vulndata.Version, vulns
 			continue
 		}
 		seen[p.Version] = true
-		pv, err := eco.Parse(p.Version)
+		pv, err := memo.Parse(p.Version)
 		if err != nil {
 			continue // unorderable: cannot be placed above or below
 		}

@@ -1,6 +1,7 @@
 package vulndata
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -77,27 +78,36 @@ func (a Affected) matches(eco Ecosystem, name string) bool {
 // skipped, never read as "not affected" (a PYSEC record lists its GIT range
 // first).
 func (r *Vuln) Evaluate(eco Ecosystem, name string, v Version) Verdict {
+	return r.evaluate(eco, name, v, eco.Parse, nil)
+}
+
+// EvaluateMemo is Evaluate parsing each version string once across calls
+// (a decision evaluates every candidate against every record).
+func (r *Vuln) EvaluateMemo(m *Memo, name string, v Version) Verdict {
+	return r.evaluate(m.eco, name, v, m.Parse, m)
+}
+
+func (r *Vuln) evaluate(eco Ecosystem, name string, v Version, parse func(string) (Version, error), lists *Memo) Verdict {
 	evaluable := false
 	for _, a := range r.Affected {
 		if !a.matches(eco, name) {
 			continue
 		}
-		for _, s := range a.Versions {
-			if s == v.Raw {
-				return IsAffected
-			}
-			if pv, err := eco.Parse(s); err == nil {
+		if len(a.Versions) > 0 {
+			list := lists.sorted(a.Versions, parse)
+			if len(list) > 0 {
 				evaluable = true
-				if pv.Equal(v) {
-					return IsAffected
-				}
+			}
+			i := sort.Search(len(list), func(i int) bool { return list[i].Compare(v) >= 0 })
+			if i < len(list) && list[i].Equal(v) || slices.Contains(a.Versions, v.Raw) {
+				return IsAffected
 			}
 		}
 		for _, rg := range a.Ranges {
 			if rg.Type != "SEMVER" && rg.Type != "ECOSYSTEM" {
 				continue
 			}
-			hit, ok := rangeAffects(eco, rg.Events, v)
+			hit, ok := rangeAffects(parse, rg.Events, v)
 			if !ok {
 				continue
 			}
@@ -131,7 +141,7 @@ type sortedEvent struct {
 
 // rangeAffects walks one range's events in version order; ok is false when
 // an event's version does not parse (the range cannot be judged).
-func rangeAffects(eco Ecosystem, events []Event, v Version) (hit, ok bool) {
+func rangeAffects(parse func(string) (Version, error), events []Event, v Version) (hit, ok bool) {
 	var evs []sortedEvent
 	var limits []Version
 	for _, e := range events {
@@ -151,7 +161,7 @@ func rangeAffects(eco Ecosystem, events []Event, v Version) (hit, ok bool) {
 			if e.Limit == "*" {
 				continue
 			}
-			lv, err := eco.Parse(e.Limit)
+			lv, err := parse(e.Limit)
 			if err != nil {
 				return false, false
 			}
@@ -161,7 +171,7 @@ func rangeAffects(eco Ecosystem, events []Event, v Version) (hit, ok bool) {
 			continue
 		}
 		if !se.zero {
-			pv, err := eco.Parse(s)
+			pv, err := parse(s)
 			if err != nil {
 				return false, false
 			}
@@ -213,4 +223,52 @@ func rangeAffects(eco Ecosystem, events []Event, v Version) (hit, ok bool) {
 		}
 	}
 	return vulnerable, true
+}
+
+// Memo parses version strings of one ecosystem, each once.
+type Memo struct {
+	eco   Ecosystem
+	m     map[string]memoEntry
+	lists map[*string][]Version // a versions[] list, parsed and sorted, by its first element
+}
+
+type memoEntry struct {
+	v   Version
+	err error
+}
+
+// NewMemo is an empty memo for e.
+func (e Ecosystem) NewMemo() *Memo {
+	return &Memo{eco: e, m: map[string]memoEntry{}, lists: map[*string][]Version{}}
+}
+
+// sorted is list's orderable versions in order; remembered when m is not
+// nil (the list must not change meanwhile: records are read-only here).
+func (m *Memo) sorted(list []string, parse func(string) (Version, error)) []Version {
+	if m != nil {
+		if l, ok := m.lists[&list[0]]; ok {
+			return l
+		}
+	}
+	out := make([]Version, 0, len(list))
+	for _, s := range list {
+		if pv, err := parse(s); err == nil {
+			out = append(out, pv)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Compare(out[j]) < 0 })
+	if m != nil {
+		m.lists[&list[0]] = out
+	}
+	return out
+}
+
+// Parse is e.Parse, remembered.
+func (m *Memo) Parse(s string) (Version, error) {
+	if r, ok := m.m[s]; ok {
+		return r.v, r.err
+	}
+	v, err := m.eco.Parse(s)
+	m.m[s] = memoEntry{v, err}
+	return v, err
 }
