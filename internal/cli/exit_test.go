@@ -8,6 +8,7 @@ import (
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/receipt"
+	"github.com/fixrail/fixrail/internal/vulndata"
 )
 
 // TestExitCode pins the documented table: testscript can only say "non-zero".
@@ -32,6 +33,8 @@ func TestExitCode(t *testing.T) {
 		{"receipt chain broken", &errChainBroken{&receipt.Break{Line: 2, Reason: "x"}}, 5},
 		{"approve declined", errDeclined, 3},
 		{"doctor found a missing precondition", errDoctor, 3},
+		{"resolve-version no safe version", errNoSafeVersion{}, 5},
+		{"resolve-version offline miss", &errServiceUnavailable{&vulndata.MissError{Kind: "osv"}}, 3},
 		{"internal", errors.New("disk on fire"), 1},
 	} {
 		if got := exitCode(tc.err); got != tc.want {

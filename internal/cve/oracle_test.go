@@ -2,7 +2,6 @@ package cve
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -30,22 +29,9 @@ func newMemSource(t *testing.T, names ...string) *memSource {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var vs []vulndata.Vuln
-		for _, p := range sc.OSVPages {
-			var page struct{ Vulns []vulndata.Vuln }
-			json.Unmarshal(p, &page)
-			vs = append(vs, page.Vulns...)
-		}
-		var dd struct {
-			Versions []struct {
-				VersionKey   struct{ Version string } `json:"versionKey"`
-				IsDeprecated bool                     `json:"isDeprecated"`
-			}
-		}
-		json.Unmarshal(sc.DepsDev, &dd)
-		var pub []vulndata.Published
-		for _, v := range dd.Versions {
-			pub = append(pub, vulndata.Published{Version: v.VersionKey.Version, Deprecated: v.IsDeprecated})
+		vs, pub, err := sc.Records()
+		if err != nil {
+			t.Fatal(err)
 		}
 		eco := vulndata.Ecosystem(sc.Ecosystem)
 		m.vulns[eco.NormalizeName(sc.Name)] = vs

@@ -1,7 +1,6 @@
 package cve
 
 import (
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -23,26 +22,9 @@ func scenarioDecision(t *testing.T, name string, eco vulndata.Ecosystem, pkg, in
 	if err != nil {
 		t.Fatal(err)
 	}
-	var vulns []vulndata.Vuln
-	for _, p := range sc.OSVPages {
-		var page struct{ Vulns []vulndata.Vuln }
-		if err := json.Unmarshal(p, &page); err != nil {
-			t.Fatal(err)
-		}
-		vulns = append(vulns, page.Vulns...)
-	}
-	var dd struct {
-		Versions []struct {
-			VersionKey   struct{ Version string } `json:"versionKey"`
-			IsDeprecated bool                     `json:"isDeprecated"`
-		}
-	}
-	if err := json.Unmarshal(sc.DepsDev, &dd); err != nil {
+	vulns, pub, err := sc.Records()
+	if err != nil {
 		t.Fatal(err)
-	}
-	var pub []vulndata.Published
-	for _, v := range dd.Versions {
-		pub = append(pub, vulndata.Published{Version: v.VersionKey.Version, Deprecated: v.IsDeprecated})
 	}
 	cur, err := eco.Parse(installed)
 	if err != nil {

@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/fixrail/fixrail/internal/vulndata"
 )
 
 //go:embed testdata/*.json
@@ -169,3 +171,30 @@ func (s *Server) Check(t TB) {
 
 // Stop closes the server; its routes are kept for Problems.
 func (s *Server) Stop() { s.Server.Close() }
+
+// Records decodes the scenario's answers as fixrail's client would return
+// them: every page's records, and deps.dev's versions.
+func (s *Scenario) Records() ([]vulndata.Vuln, []vulndata.Published, error) {
+	var vulns []vulndata.Vuln
+	for i, p := range s.OSVPages {
+		var page struct{ Vulns []vulndata.Vuln }
+		if err := json.Unmarshal(p, &page); err != nil {
+			return nil, nil, fmt.Errorf("osv page %d: %w", i, err)
+		}
+		vulns = append(vulns, page.Vulns...)
+	}
+	var dd struct {
+		Versions []struct {
+			VersionKey   struct{ Version string } `json:"versionKey"`
+			IsDeprecated bool                     `json:"isDeprecated"`
+		}
+	}
+	if err := json.Unmarshal(s.DepsDev, &dd); err != nil {
+		return nil, nil, fmt.Errorf("depsdev: %w", err)
+	}
+	var pub []vulndata.Published
+	for _, v := range dd.Versions {
+		pub = append(pub, vulndata.Published{Version: v.VersionKey.Version, Deprecated: v.IsDeprecated})
+	}
+	return vulns, pub, nil
+}
