@@ -44,7 +44,7 @@ type Edit struct {
 // edit only where it is deterministic: go.mod requires, requirements.txt
 // pins, and package.json exact, ^ and ~ specs.
 func Bump(root string, dep Dep, target string) (*Edit, error) {
-	if strings.ContainsFunc(target, func(r rune) bool { return r <= ' ' || r == 0x7f || strings.ContainsRune("\"'\\`$;&|<>", r) }) || target == "" || len(target) > 128 {
+	if !plainArg(target) {
 		return nil, fmt.Errorf("%w: target version %q is not a plain version", ErrNoBuiltIn, target)
 	}
 	full, err := pathguard.ResolveWithin(root, dep.Manifest)
@@ -227,4 +227,49 @@ func findJSONValue(data []byte, section, key string) (start, end int, err error)
 			stack = append(stack, level{object: d == '{', expectKey: d == '{'})
 		}
 	}
+}
+
+// AgentRegen is the one lockfile-regeneration command an agent may run
+// (the phase hook allows exactly this argv and nothing else) for a
+// declaration the built-in bumper does not edit; nil means none exists
+// (pom.xml has no lockfile; a requirements file is its own). The package
+// name and target come from the repository and the registry: both are
+// checked to be plain before they reach an argv, and each is a separate
+// argument, never shell text.
+func AgentRegen(dep Dep, target string) (*Regen, error) {
+	if !plainArg(dep.Name) || !plainArg(target) {
+		return nil, fmt.Errorf("%w: %q@%q is not plain enough for an argv", ErrNoBuiltIn, dep.Name, target)
+	}
+	dir := path.Dir(dep.Manifest)
+	base := path.Base(dep.Manifest)
+	r := &Regen{Dir: dir}
+	switch {
+	case base == "Cargo.toml":
+		r.Argv = []string{"cargo", "update", "--offline", "--package", dep.Name, "--precise", target}
+		r.Writes = []string{path.Join(dir, "Cargo.lock")}
+	case base == "Gemfile":
+		r.Argv = []string{"bundle", "lock", "--local", "--update", dep.Name}
+		r.Writes = []string{path.Join(dir, "Gemfile.lock")}
+	case base == "pyproject.toml" && dep.Lockfile != "" && path.Base(dep.Lockfile) == "poetry.lock":
+		r.Argv = []string{"poetry", "lock", "--no-update"}
+		r.Writes = []string{dep.Lockfile}
+	case base == "pyproject.toml" && dep.Lockfile != "" && path.Base(dep.Lockfile) == "uv.lock":
+		r.Argv = []string{"uv", "lock", "--offline", "--upgrade-package", dep.Name}
+		r.Writes = []string{dep.Lockfile}
+	default:
+		return nil, nil
+	}
+	r.Writes = append([]string{dep.Manifest}, r.Writes...)
+	return r, nil
+}
+
+// plainArg is a package name or version safe as one argv element: no
+// leading '-', no spaces, controls or shell metacharacters.
+func plainArg(s string) bool {
+	if s == "" || len(s) > 256 || s[0] == '-' {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(r rune) bool {
+		return r <= ' ' || r == 0x7f || strings.ContainsRune("\"'\\`$;&|<>(){}*?!#~", r)
+	})
 }

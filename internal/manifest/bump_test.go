@@ -279,3 +279,43 @@ func TestBumpPackageJSONRegen(t *testing.T) {
 		t.Fatalf("unexpected registry requests: %v", reg.unexpected)
 	}
 }
+
+func TestAgentRegen(t *testing.T) {
+	root := writeTree(t, repo)
+	for _, c := range []struct {
+		eco    vulndata.Ecosystem
+		name   string
+		target string
+		argv   string
+	}{
+		{vulndata.Cargo, "smallvec", "1.6.1", "cargo update --offline --package smallvec --precise 1.6.1"},
+		{vulndata.RubyGems, "nokogiri", "1.16.5", "bundle lock --local --update nokogiri"},
+		{vulndata.PyPI, "django", "3.0.14", "poetry lock --no-update"},
+		{vulndata.Maven, "junit:junit", "4.13.2", ""},
+	} {
+		deps, err := Find(root, c.eco, c.name, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := AgentRegen(deps[0], c.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if r != nil {
+			got = strings.Join(r.Argv, " ")
+			if r.Writes[0] != deps[0].Manifest {
+				t.Errorf("%s: writes %v", c.name, r.Writes)
+			}
+		}
+		if got != c.argv {
+			t.Errorf("%s: argv %q, want %q", c.name, got, c.argv)
+		}
+	}
+	deps, _ := Find(root, vulndata.Cargo, "smallvec", "")
+	for _, bad := range []string{"--config=x", "1.0;id", "$(id)", "1 2"} {
+		if _, err := AgentRegen(deps[0], bad); !errors.Is(err, ErrNoBuiltIn) {
+			t.Errorf("target %q accepted", bad)
+		}
+	}
+}
