@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -143,9 +142,9 @@ func (c *Client) cached(_ context.Context, kind string, eco Ecosystem, name stri
 	now := time.Now().UTC()
 	if c.Cache != nil {
 		now = c.Cache.now().UTC()
-		if err := c.Cache.Put(kind, eco, name, data); err != nil && !errors.Is(err, fs.ErrPermission) {
-			return Meta{}, fmt.Errorf("write cache: %w", err)
-		}
+		// A cache that cannot be written (read-only, full) costs the next
+		// call a fetch; it does not make this answer wrong.
+		_ = c.Cache.Put(kind, eco, name, data)
 	}
 	return Meta{FetchedAt: now}, nil
 }

@@ -26,10 +26,11 @@ const (
 )
 
 // Limits on what a service may send: OSV's documented HTTP/1.1 cap is 32 MiB
-// per response; a package-wide query longer than maxPages pages is refused
-// rather than followed forever.
+// per response; a package-wide query longer than maxPages pages, or larger
+// than maxTotal over all its pages, is refused rather than followed.
 const (
 	maxBody  = 32 << 20
+	maxTotal = 64 << 20
 	maxPages = 100
 )
 
@@ -130,6 +131,7 @@ func (c *Client) queryOSV(ctx context.Context, eco Ecosystem, name string) ([]Vu
 	var all []Vuln
 	seen := map[string]bool{}
 	q := query{Package: pkg{name, string(eco)}}
+	total := 0
 	for page := 0; ; page++ {
 		if page == maxPages {
 			return nil, fmt.Errorf("%w: OSV sent more than %d pages for %s %q", ErrUnreachable, maxPages, eco, name)
@@ -139,8 +141,12 @@ func (c *Client) queryOSV(ctx context.Context, eco Ecosystem, name string) ([]Vu
 			Vulns         []Vuln `json:"vulns"`
 			NextPageToken string `json:"next_page_token"`
 		}
-		if err := c.do(ctx, http.MethodPost, strings.TrimRight(c.OSVURL, "/")+"/v1/query", body, &resp); err != nil {
+		n, err := c.do(ctx, http.MethodPost, strings.TrimRight(c.OSVURL, "/")+"/v1/query", body, &resp)
+		if err != nil {
 			return nil, err
+		}
+		if total += n; total > maxTotal {
+			return nil, fmt.Errorf("%w: OSV sent more than %d bytes for %s %q", ErrUnreachable, maxTotal, eco, name)
 		}
 		for _, v := range resp.Vulns {
 			if v.ID == "" || seen[v.ID] {
@@ -196,7 +202,7 @@ func (c *Client) queryDepsDev(ctx context.Context, eco Ecosystem, name string) (
 		} `json:"versions"`
 	}
 	u := strings.TrimRight(c.DepsDevURL, "/") + "/v3/systems/" + sys + "/packages/" + pathComponent(name)
-	if err := c.do(ctx, http.MethodGet, u, nil, &resp); err != nil {
+	if _, err := c.do(ctx, http.MethodGet, u, nil, &resp); err != nil {
 		return nil, err
 	}
 	out := make([]Published, 0, len(resp.Versions))
@@ -228,12 +234,12 @@ type statusError struct {
 func (e *statusError) Error() string { return fmt.Sprintf("%s answered HTTP %d", e.url, e.code) }
 
 // do makes one request (with retries on 429, 5xx and transport errors) and
-// decodes a bounded JSON answer into out.
-func (c *Client) do(ctx context.Context, method, u string, body []byte, out any) error {
+// decodes a bounded JSON answer into out; n is the answer's size.
+func (c *Client) do(ctx context.Context, method, u string, body []byte, out any) (n int, err error) {
 	if c.Offline {
-		// Unreachable by construction (cached() never calls out offline);
-		// kept so a future caller cannot make one by mistake.
-		return fmt.Errorf("%w: refusing to call %s offline", ErrOfflineMiss, u)
+		// cached() never gets here offline; this keeps a direct caller
+		// (queryOSV, queryDepsDev) from calling out (TestOfflineNeverCallsOut).
+		return 0, fmt.Errorf("%w: refusing to call %s offline", ErrOfflineMiss, u)
 	}
 	hc := c.HTTP
 	if hc == nil {
@@ -245,7 +251,7 @@ func (c *Client) do(ctx context.Context, method, u string, body []byte, out any)
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
-				return fmt.Errorf("%w: %v", ErrUnreachable, ctx.Err())
+				return 0, fmt.Errorf("%w: %v", ErrUnreachable, ctx.Err())
 			case <-time.After(backoff):
 			}
 			backoff *= 2
@@ -256,7 +262,7 @@ func (c *Client) do(ctx context.Context, method, u string, body []byte, out any)
 		}
 		req, err := http.NewRequestWithContext(ctx, method, u, rd)
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrUnreachable, err)
+			return 0, fmt.Errorf("%w: %v", ErrUnreachable, err)
 		}
 		req.Header.Set("Accept", "application/json")
 		if body != nil {
@@ -271,22 +277,22 @@ func (c *Client) do(ctx context.Context, method, u string, body []byte, out any)
 		resp.Body.Close()
 		switch {
 		case resp.StatusCode == http.StatusNotFound:
-			return fmt.Errorf("%w: %s", ErrNotFound, u)
+			return 0, fmt.Errorf("%w: %s", ErrNotFound, u)
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 			last = &statusError{resp.StatusCode, u}
 			continue
 		case resp.StatusCode/100 != 2:
-			return fmt.Errorf("%w: %v", ErrUnreachable, &statusError{resp.StatusCode, u})
+			return 0, fmt.Errorf("%w: %v", ErrUnreachable, &statusError{resp.StatusCode, u})
 		case rerr != nil:
 			last = rerr
 			continue
 		case len(data) > maxBody:
-			return fmt.Errorf("%w: %s sent more than %d bytes", ErrUnreachable, u, maxBody)
+			return 0, fmt.Errorf("%w: %s sent more than %d bytes", ErrUnreachable, u, maxBody)
 		}
 		if err := json.Unmarshal(data, out); err != nil {
-			return fmt.Errorf("%w: %s: bad JSON: %v", ErrUnreachable, u, err)
+			return 0, fmt.Errorf("%w: %s: bad JSON: %v", ErrUnreachable, u, err)
 		}
-		return nil
+		return len(data), nil
 	}
-	return fmt.Errorf("%w: %v", ErrUnreachable, last)
+	return 0, fmt.Errorf("%w: %v", ErrUnreachable, last)
 }

@@ -1,7 +1,12 @@
 package vulndata
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -187,5 +192,39 @@ func TestPathComponent(t *testing.T) {
 		if got := pathComponent(in); got != want {
 			t.Errorf("%s → %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestOfflineNeverCallsOut: even a direct query (bypassing the cache
+// lookup) refuses to make a request offline.
+func TestOfflineNeverCallsOut(t *testing.T) {
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
+	defer srv.Close()
+	c := NewClient(nil)
+	c.OSVURL, c.DepsDevURL, c.Offline = srv.URL, srv.URL, true
+	if _, err := c.queryOSV(context.Background(), NPM, "x"); !errors.Is(err, ErrOfflineMiss) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, _, err := c.Versions(context.Background(), NPM, "x"); !errors.Is(err, ErrOfflineMiss) {
+		t.Fatalf("err = %v", err)
+	}
+	if hits != 0 {
+		t.Fatalf("%d requests made offline", hits)
+	}
+}
+
+// TestPagesBounded: a service that keeps sending tokens is cut off.
+func TestPagesBounded(t *testing.T) {
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n++
+		fmt.Fprintf(w, `{"next_page_token": "t%d"}`, n)
+	}))
+	defer srv.Close()
+	c := NewClient(nil)
+	c.OSVURL = srv.URL
+	if _, err := c.queryOSV(context.Background(), NPM, "x"); !errors.Is(err, ErrUnreachable) || n != maxPages {
+		t.Fatalf("err = %v after %d pages", err, n)
 	}
 }
