@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/txtar"
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/sumdb/dirhash"
 	modzip "golang.org/x/mod/zip"
@@ -57,7 +58,17 @@ func exampleFiles(t *testing.T) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out["repo/go.sum"] = []byte("example.com/fakelib v1.0.0 " + zipHash + "\nexample.com/fakelib v1.0.0/go.mod " + modHash + "\n")
+	// The repository archive, with the go.sum its go.mod needs.
+	ar, err := txtar.ParseFile(filepath.Join(exampleDir, "repo.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ar.Files {
+		if ar.Files[i].Name == "go.sum" {
+			ar.Files[i].Data = []byte("example.com/fakelib v1.0.0 " + zipHash + "\nexample.com/fakelib v1.0.0/go.mod " + modHash + "\n")
+		}
+	}
+	out["repo.txtar"] = txtar.Format(ar)
 
 	// The cache, as vulndata writes it, fetched at a fixed time.
 	var vulns []vulndata.Vuln
@@ -151,9 +162,12 @@ func TestExampleCVEGo(t *testing.T) {
 	ctx := context.Background()
 	abs, _ := filepath.Abs(exampleDir)
 	root := t.TempDir()
-	for _, f := range []string{"go.mod", "go.sum", "main.go"} {
-		b, _ := os.ReadFile(filepath.Join(abs, "repo", f))
-		os.WriteFile(filepath.Join(root, f), b, 0o644)
+	ar, err := txtar.ParseFile(filepath.Join(abs, "repo.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		os.WriteFile(filepath.Join(root, f.Name), f.Data, 0o644)
 	}
 	fs, err := findings.ReadVulnFile(filepath.Join(abs, "finding.json"))
 	if err != nil {
