@@ -111,6 +111,19 @@ func (p *Plan) PRSection(g *GreenResult) string {
 		fmt.Fprintf(&b, "## Version decision\n\n**Unguided: needs review.** The advisory data could not be fetched, so no target version was decided and the applied version was not checked against advisories. The checks that need no advisory data (still declared, no longer on the alerted version, lockfile agrees) ran first and passed.\n")
 	} else if p.Decision != nil {
 		b.WriteString(p.Decision.Markdown())
+		if len(p.Finding.Advisories) > 0 {
+			b.WriteString("\n### The alert's advisories\n\n")
+			for _, id := range p.Finding.Advisories {
+				status := "cleared by the target"
+				switch {
+				case p.Decision.Outcome != Upgrade && Names(p.Decision.Affecting, id):
+					status = "affects the installed version; not cleared"
+				case !Names(p.Decision.Affecting, id):
+					status = "not among the advisories OSV lists as affecting the installed version (the alert is a hint; the decision used OSV's)"
+				}
+				fmt.Fprintf(&b, "- %s: %s\n", Code(id), status)
+			}
+		}
 	}
 	if g != nil {
 		fmt.Fprintf(&b, "\n### Oracle after the fix: %s\n\n", g.Verdict)
