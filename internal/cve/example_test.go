@@ -216,7 +216,9 @@ func TestExampleCVEGo(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "fakelib v1.0.2") {
 		t.Fatalf("go run after the fix: %v\n%s", err, out)
 	}
-	if md := p.PRSection(&g); !strings.Contains(md, "stale") || !strings.Contains(md, "`v1.0.1`: affected by `GO-2099-0002`") {
+	md := p.PRSection(&g)
+	if !strings.Contains(md, "stale") || !strings.Contains(md, "`v1.0.1`: affected by `GO-2099-0002`") {
 		t.Fatalf("PR section:\n%s", md)
 	}
+	golden(t, "example_cve_go_pr.md", []byte(md))
 }
