@@ -1,5 +1,0 @@
-package findings
-
-import "syscall"
-
-func mkfifo(p string) error { return syscall.Mkfifo(p, 0o644) }
