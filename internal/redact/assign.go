@@ -37,7 +37,65 @@ var metaWords = map[string]bool{
 	"pattern": true, "kind": true, "version": true, "scope": true, "scopes": true, "method": true,
 }
 
-// credentialName reports whether key names a credential.
+// Kinds of key name (credentialKind).
+const (
+	notCredential = iota
+	strongName    // password, secret, token, api_key, pass, pwd, …
+	ambiguousName // key alone as the last word: license_key, PresharedKey
+)
+
+// credentialKind says whether key names a credential, and how surely.
+// "key" as the key's last word (license_key, Key, PresharedKey, ANY_KEY)
+// often names a credential but as often a cache, sort or map key, so it is
+// ambiguous: only a token-shaped value counts, and only for review. pass
+// and pwd count only as whole words (DB_PASS, Pwd in an ODBC string), not
+// inside bypass or compass.
+func credentialKind(key string) int {
+	if credentialName(key) {
+		return strongName
+	}
+	lw := lastWord(key)
+	if strings.EqualFold(lw, "pass") || strings.EqualFold(lw, "pwd") {
+		return strongName
+	}
+	if !strings.EqualFold(lw, "key") {
+		return notCredential
+	}
+	prev := lastWord(key[:len(key)-len(lw)])
+	if foldIn(keyQualifiers, prev) || strings.HasSuffix(strings.ToLower(prev), "public") {
+		return notCredential
+	}
+	return ambiguousName
+}
+
+// keyQualifiers, as the word before a last word "key", name a key that is
+// no credential: a public key, a sort, cache or map key.
+var keyQualifiers = wordSet("public", "pub", "sort", "primary", "foreign", "partition", "cache", "idempotency",
+	"hash", "row", "routing", "object", "lookup", "group", "shard", "index", "unique", "translation", "i18n",
+	"message", "label", "map", "dict", "composite", "natural", "join", "hot", "short", "sign", "verify",
+	"verification", "host", "dedup", "dedupe", "idempotence", "registry", "config", "env", "field", "s3")
+
+// tokenValue reports a value shaped like a key, for an ambiguous name: one
+// run of base64 or base64url characters holding letters and digits, not a
+// path or a dotted name.
+func tokenValue(v string) bool {
+	var letter, digit bool
+	for i := 0; i < len(v); i++ {
+		b := v[i]
+		switch {
+		case b >= '0' && b <= '9':
+			digit = true
+		case b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z':
+			letter = true
+		case b == '+' || b == '/' || b == '=' || b == '-' || b == '_':
+		default:
+			return false
+		}
+	}
+	return letter && digit && !strings.Contains(v, "//") && !pathLike(v, 0, v)
+}
+
+// credentialName reports whether key names a credential unambiguously.
 func credentialName(key string) bool {
 	var buf [maxKeyLen + 8]byte
 	n := 0
@@ -244,7 +302,13 @@ func scanAssignments(t string, c *collector) {
 			}
 		}
 		key, ks, ok := keyBefore(t, o)
-		if !ok || !credentialName(key) {
+		kind := notCredential
+		if ok {
+			kind = credentialKind(key)
+		}
+		if kind == notCredential || t[o] == ':' && ks > 0 && t[ks-1] == ':' {
+			// a:b:c is a colon-separated name (an ARN, a URN), not
+			// key: value
 			i = o + 1
 			continue
 		}
@@ -254,8 +318,12 @@ func scanAssignments(t string, c *collector) {
 			op = '=' // := is an assignment in code, not a YAML key
 			env = false
 		}
-		if s, e, ok := assignedValue(t, vs, op, env); ok && !sameName(key, t[s:e]) {
-			if !c.add(ruleAssignment, s, e) {
+		if s, e, ok := assignedValue(t, vs, op, env); ok && !sameName(key, t[s:e]) && (kind == strongName || tokenValue(t[s:e])) {
+			review := valueReview(t[s:e])
+			if review == "" && kind == ambiguousName {
+				review = ReviewAmbiguousName
+			}
+			if !c.addReview(ruleAssignment, s, e, review) {
 				return
 			}
 			i = max(e, o+1)
@@ -423,9 +491,56 @@ func sepLen(s string, i int) int {
 	return 0
 }
 
-// literal reports whether v is long enough and not a placeholder.
+// literal reports whether v is long enough and not a placeholder or code.
 func literal(v string) bool {
-	return len(v) >= minValueLen && !placeholder(v)
+	return len(v) >= minValueLen && !placeholder(v) && !codeValue(v)
+}
+
+// codeValue reports a value that is code or an address read as a literal:
+//   - the code between two string literals, when a quote closes one
+//     literal and the next quote opens another (" + get() + ");
+//   - a CSS selector ("#add-password", ".token-field");
+//   - an ARN, which names a resource (arn:aws:secretsmanager:…);
+//   - a URL: the URL rule reads its userinfo, and a connection URL under
+//     an …AUTH… key is an address, not a secret;
+//   - an absolute path.
+func codeValue(v string) bool {
+	t := strings.TrimSpace(v)
+	if t == "" {
+		return false
+	}
+	if strings.HasPrefix(t, "+ ") || strings.HasPrefix(t, ". ") || strings.HasSuffix(t, " +") || strings.HasSuffix(t, " .") || t[0] == '+' && len(v) > len(t) {
+		return true
+	}
+	if (t[0] == '#' || t[0] == '.') && selector(t[1:]) {
+		return true
+	}
+	if strings.HasPrefix(t, "arn:") && strings.Count(t, ":") >= 5 {
+		return true
+	}
+	if k := strings.Index(t, "://"); k > 0 && identPathLen(t[:k]) == k {
+		return true // a URL: its password, if any, is the URL rule's
+	}
+	if (t[0] == '/' || strings.HasPrefix(t, "~/")) && pathLike(t, 0, t) {
+		return true // a path (PWD=/usr/src/app)
+	}
+	return false
+}
+
+// selector reports the rest of a CSS selector after its # or .: letters,
+// '-' and '_', with at least one '-' or '_' (add-password, token_input).
+func selector(s string) bool {
+	sep := false
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z':
+		case b == '-' || b == '_':
+			sep = true
+		default:
+			return false
+		}
+	}
+	return sep && len(s) > 2
 }
 
 var placeholderWords = wordSet("changeme", "change-me", "change_me", "password", "passwd", "secret", "redacted", "hidden",
@@ -435,11 +550,19 @@ var placeholderWords = wordSet("changeme", "change-me", "change_me", "password",
 // rather than a credential. Matching is by whole shape, never by substring,
 // so appending a word to a secret cannot make it a placeholder.
 func placeholder(v string) bool {
+	if len(v) >= 2 && isQuote(v[0]) && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1] // '$VAR' inside double quotes
+	}
 	if v == "" || strings.HasPrefix(v, "[REDACTED") || strings.HasPrefix(v, "[WITHHELD") {
 		return true
 	}
-	if masked(v) || partlyMasked(v) || envName(v) && !strings.ContainsAny(v, "0123456789") || interpolates(v) {
+	if masked(v) || partlyMasked(v) || envName(v) && !strings.ContainsAny(v, "0123456789") || interpolates(v) || noAlnum(v) || standIn(v) {
 		return true
+	}
+	if strings.HasPrefix(v, "-----BEGIN ") {
+		if k := strings.Index(v[11:], "-----"); k >= 0 && pemPlaceholder(v[11+k+5:]) {
+			return true // a PEM block with no key in it
+		}
 	}
 	first, last := v[0], v[len(v)-1]
 	switch {
@@ -467,15 +590,91 @@ func placeholder(v string) bool {
 	return false
 }
 
-// interpolates reports a template that a program fills in: `Bearer
-// ${token}`, "{{ .Values.password }}", "token %s".
+// interpolates reports a value that holds a well-formed template
+// expression a program fills in, anywhere in it: `Bearer ${token}`,
+// "{{ .Values.password }}", "token %s", "%(pw)s", "$(DB_PASS)", "$TOKEN".
+// The expression must be whole (${ident…}, {{ … }} with no brace inside,
+// %s between non-letters): a random secret that merely holds "${" or "%("
+// is not a template.
 func interpolates(v string) bool {
-	for _, m := range []string{"${", "{{", "%s", "%v", "%("} {
-		if strings.Contains(v, m) {
-			return true
+	for i := 0; i+1 < len(v); i++ {
+		switch v[i] {
+		case '$':
+			switch v[i+1] {
+			case '{':
+				if shellExpansion(v[i+2:]) {
+					return true
+				}
+			case '(':
+				if n := identPathLen(v[i+2:]); n > 0 && i+2+n < len(v) && v[i+2+n] == ')' {
+					return true
+				}
+			default:
+				if (i == 0 || strings.IndexByte(" \t'\"/:=", v[i-1]) >= 0) && envRef(v[i+1:]) {
+					return true
+				}
+			}
+		case '{', '#':
+			if v[i+1] == '{' && v[i] == '{' {
+				if k := strings.Index(v[i+2:min(len(v), i+2+128)], "}}"); k > 0 && !strings.ContainsAny(v[i+2:i+2+k], "{}") {
+					return true
+				}
+			}
+			if v[i] == '#' && v[i+1] == '{' {
+				if n := identPathLen(v[i+2:]); n > 0 && i+2+n < len(v) && v[i+2+n] == '}' {
+					return true
+				}
+			}
+		case '%':
+			switch c := v[i+1]; {
+			case c == '(':
+				if printfName(v[i:min(len(v), i+68)]) || namedVerb(v[i:]) {
+					return true
+				}
+			case c == 's' || c == 'v' || c == 'd' || c == 'q':
+				if (i == 0 || !csAlnum[v[i-1]]) && (i+2 == len(v) || !csAlnum[v[i+2]]) {
+					return true
+				}
+			}
 		}
 	}
 	return false
+}
+
+// shellExpansion reports "ident}" or "ident:-default}" (and the other
+// operators of ${…}) at the start of s, within 128 bytes.
+func shellExpansion(s string) bool {
+	n := identPathLen(s)
+	if n == 0 {
+		return false
+	}
+	s = s[n:min(len(s), n+128)]
+	if strings.HasPrefix(s, "}") {
+		return true
+	}
+	for _, op := range []string{":-", ":=", ":?", ":+", "-", "=", "?", "+", "#", "%", "/"} {
+		if strings.HasPrefix(s, op) {
+			k := strings.IndexByte(s, '}')
+			return k > 0 && strings.IndexByte(s[:k], '{') < 0
+		}
+	}
+	return false
+}
+
+// envRef reports an upper-case shell variable ($TOKEN, $DB_PASS) at the
+// start of s: three or more of A-Z, 0-9, _ ending at a separator.
+func envRef(s string) bool {
+	n := 0
+	for n < len(s) && (s[n] >= 'A' && s[n] <= 'Z' || s[n] >= '0' && s[n] <= '9' && n > 0 || s[n] == '_') {
+		n++
+	}
+	return n >= 3 && (n == len(s) || strings.IndexByte(" \t'\"/:@;,)}", s[n]) >= 0)
+}
+
+// namedVerb reports %(name)s at the start of s.
+func namedVerb(s string) bool {
+	n := identPathLen(s[2:])
+	return n > 0 && len(s) > n+3 && s[n+2] == ')' && s[n+3] >= 'a' && s[n+3] <= 'z'
 }
 
 // printfName reports a named format verb such as %(secret)s.

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -141,8 +142,11 @@ func judgeToken(t string, s, e int, c *collector) bool {
 			pe++
 		}
 		if pe-ps >= minPartLen && randomPart(t, ps, pe) {
+			if b64Placeholder(tok) || publicValue(t, s) {
+				return true // judged once a part reads random: these cost more
+			}
 			if !url {
-				return c.add(ruleEntropy, s, e)
+				return c.addReview(ruleEntropy, s, e, ReviewNoName)
 			}
 			a, b := s, e
 			if k := strings.LastIndexByte(t[s:ps], '/'); k >= 0 {
@@ -151,7 +155,7 @@ func judgeToken(t string, s, e int, c *collector) bool {
 			if k := strings.IndexByte(t[pe:e], '/'); k >= 0 {
 				b = pe + k
 			}
-			if !c.add(ruleEntropy, a, b) {
+			if !c.addReview(ruleEntropy, a, b, ReviewNoName) {
 				return false
 			}
 			pe = b
@@ -159,8 +163,8 @@ func judgeToken(t string, s, e int, c *collector) bool {
 		ps = pe
 	}
 	// Base64 splits at '/' into parts too short to judge; judge it whole.
-	if core := strings.TrimRight(tok, "="); len(core) >= minTokenLen && strings.ContainsAny(core, "+/") && allIn(core, csB64) && randomPart(t, s, s+len(core)) {
-		return c.add(ruleEntropy, s, e)
+	if core := strings.TrimRight(tok, "="); len(core) >= minTokenLen && strings.ContainsAny(core, "+/") && allIn(core, csB64) && randomPart(t, s, s+len(core)) && !b64Placeholder(tok) && !publicValue(t, s) {
+		return c.addReview(ruleEntropy, s, e, ReviewNoName)
 	}
 	return true
 }
@@ -185,8 +189,23 @@ func exemptToken(t string, s int, tok string) bool {
 	if s >= 7 && t[s-7:s] == "base64," || s >= 3 && t[s-3:s] == "h1:" {
 		return true
 	}
-	return pathLike(t, s, tok)
+	return pathLike(t, s, tok) || objectPath(t, s, tok)
 }
+
+// objectPath reports an object-store URL (s3://bucket/key, gs://…): its
+// segments are object names, often hashes or UUIDs, never credentials.
+func objectPath(t string, s int, tok string) bool {
+	if s == 0 || t[s-1] != ':' || !strings.HasPrefix(tok, "//") {
+		return false
+	}
+	i := s - 1
+	for i > 0 && s-1-i < 8 && csAlnum[t[i-1]] {
+		i--
+	}
+	return foldIn(objectSchemes, t[i:s-1])
+}
+
+var objectSchemes = wordSet("s3", "s3a", "s3n", "gs", "gcs", "az", "abfs", "abfss", "wasb", "wasbs", "r2", "oss", "cos", "hdfs")
 
 // pathLike reports a file path: it starts at a root (/, ./, ../, ~/) or its
 // last segment carries a short lower-case extension. A URL (after a colon
@@ -244,8 +263,19 @@ func randomPart(t string, ps, pe int) bool {
 	if !lower && !upper {
 		return false // digits: numbers, timestamps, IDs; cards are judged apart
 	}
-	if sequential(p) {
+	if sequential(p) || alphabetRun(p) || algoBefore(t, ps) {
 		return false
+	}
+	// A hex key behind a short non-hex prefix (dapi…, 0x…) or in mixed
+	// case is judged as hex, not against the alphabet its prefix adds.
+	if !hexLow && !hexUp && !other {
+		if hs := hexTail(p); hs >= 0 {
+			h := strings.ToLower(p[hs:])
+			if digestLen(len(h)) && digestContext(t, ps+hs, pe) {
+				return false
+			}
+			return entropy(h) >= threshold(alphaHex, len(h))
+		}
 	}
 	if hexLow || hexUp {
 		if !digit || len(p) < minHexLen {
@@ -272,6 +302,96 @@ func randomPart(t string, ps, pe int) bool {
 		a = alpha36
 	}
 	return entropy(p) >= threshold(a, len(p))
+}
+
+// hexTail returns where a hex run of at least minHexLen characters with a
+// digit starts, when it runs to the end of p and is preceded by nothing, by
+// "0x" or by at most six letters; else -1.
+func hexTail(p string) int {
+	k := len(p)
+	digit := false
+	for k > 0 && csHex[p[k-1]] {
+		k--
+		digit = digit || isDigit(p[k])
+	}
+	if !digit || len(p)-k < minHexLen || k > 6 {
+		return -1
+	}
+	if k == 2 && p[0] == '0' && p[1]|0x20 == 'x' {
+		return 2
+	}
+	for i := 0; i < k; i++ {
+		if !isLetter(p[i]) {
+			return -1
+		}
+	}
+	return k
+}
+
+// algoBefore reports a part labelled with its hash algorithm:
+// sha512.<hex> (pnpm's packageManager field), sha256:<hex>, md5-<b64>.
+func algoBefore(t string, ps int) bool {
+	if ps < 4 || strings.IndexByte(".:-", t[ps-1]) < 0 {
+		return false
+	}
+	i := ps - 1
+	for i > 0 && ps-1-i < 6 && isDigit(t[i-1]) {
+		i--
+	}
+	switch {
+	case i >= 3 && strings.EqualFold(t[i-3:i], "sha"):
+		return true
+	case i >= 3 && strings.EqualFold(t[i-3:i], "md5"), i >= 4 && strings.EqualFold(t[i-4:i], "blake"):
+		return true
+	}
+	return false
+}
+
+// publicValue reports a token assigned to a key that names public
+// material: DOTENV_PUBLIC_KEY=<hex>, "pubkey": "…", checksum: <hex>.
+func publicValue(t string, s int) bool {
+	j := s
+	if j > 0 && isQuote(t[j-1]) {
+		j--
+	}
+	for k := 0; j > 0 && (t[j-1] == ' ' || t[j-1] == '\t') && k < 16; k++ {
+		j--
+	}
+	if j == 0 || t[j-1] != '=' && t[j-1] != ':' {
+		return false
+	}
+	key, _, ok := keyBefore(t, j-1)
+	if !ok {
+		return false
+	}
+	k := strings.ToLower(key)
+	return strings.Contains(k, "public") || strings.Contains(k, "pubkey") || foldIn(publicWords, lastWord(key))
+}
+
+// publicWords, as a key's last word, name a digest or other public value.
+var publicWords = wordSet("hash", "checksum", "digest", "fingerprint", "integrity", "sha", "sha1", "sha256", "sha512", "etag")
+
+// b64Placeholder reports base64 whose first bytes decode to an alphabet
+// run, a fill or a stand-in made of words: a placeholder in disguise.
+func b64Placeholder(tok string) bool {
+	core := strings.TrimRight(tok, "=")
+	core = core[:min(len(core), 96)/4*4]
+	if len(core) < 16 {
+		return false
+	}
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		dec, err := enc.DecodeString(core)
+		if err != nil {
+			continue
+		}
+		for _, b := range dec {
+			if b < 0x20 || b >= 0x7f {
+				return false
+			}
+		}
+		return fillShape(string(dec))
+	}
+	return false
 }
 
 func digestLen(n int) bool {

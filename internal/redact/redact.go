@@ -84,11 +84,41 @@ const (
 
 // A Finding is one span of the input that holds a secret or customer data.
 // It never carries the matched value.
+//
+// Findings come in two tiers. A blocking finding (Review empty) is one the
+// leak gate must stop on: an exact known value or customer identifier, a
+// provider token, a private key, a password in a URL, a value under an
+// unambiguous credential name, a card number. A review finding (Review
+// set, to one of the Review* reasons) is redacted like any other but is too
+// weak to throw a fix away for: randomness with no credential name, a
+// placeholder-shaped or documented example value, a value under an
+// ambiguous name. The zero value blocks, so a path that forgets to choose
+// fails closed.
 type Finding struct {
 	Rule  string // e.g. "known-value", "github-pat", "private-key", "high-entropy"
 	Start int    // byte offsets into the input
 	End   int
+	// Review is why the finding only needs review; "" means it blocks.
+	Review string
 }
+
+// Blocking reports whether the leak gate must stop on f.
+func (f Finding) Blocking() bool { return f.Review == "" }
+
+// Reasons a finding needs review rather than blocking (Finding.Review).
+const (
+	// ReviewNoName: a random-looking token with no credential name and no
+	// provider prefix (the high-entropy rule always reports this).
+	ReviewNoName = "random-looking token with no credential name"
+	// ReviewAmbiguousName: a value under a name that is often not a
+	// credential (key, license_key, PresharedKey, pass, pwd).
+	ReviewAmbiguousName = "value under an ambiguous name"
+	// ReviewPlaceholder: a provider prefix, credential name or URL password
+	// whose value is a repeated run, an alphabet run or a fill.
+	ReviewPlaceholder = "placeholder-shaped value (repeated run, alphabet run or fill)"
+	// ReviewExample: a value vendors publish in their documentation.
+	ReviewExample = "documented example value"
+)
 
 // Options configures an [Engine].
 type Options struct {
@@ -375,7 +405,7 @@ func mapBack(out []Finding, segs []seg, fs []Finding) []Finding {
 			end = max(end, b)
 		}
 		if start >= 0 && end > start {
-			res = append(res, Finding{Rule: f.Rule, Start: start, End: end})
+			res = append(res, Finding{Rule: f.Rule, Start: start, End: end, Review: f.Review})
 		}
 	}
 	return res
@@ -429,6 +459,12 @@ func mergeFindings(fs []Finding) []Finding {
 			last.End = max(last.End, f.End)
 			if rulePriority(f.Rule) > rulePriority(last.Rule) {
 				last.Rule = f.Rule
+				if last.Review != "" {
+					last.Review = f.Review
+				}
+			}
+			if f.Review == "" {
+				last.Review = "" // a span that holds a blocking finding blocks
 			}
 			continue
 		}
@@ -449,9 +485,15 @@ type collector struct {
 
 func (c *collector) begin() { c.n, c.last = 0, -1 }
 
-// add records a finding for the current pass and reports whether the pass
-// may continue.
+// add records a blocking finding for the current pass and reports whether
+// the pass may continue.
 func (c *collector) add(rule string, start, end int) bool {
+	return c.addReview(rule, start, end, "")
+}
+
+// addReview records a finding that needs review for the given reason
+// ("" blocks).
+func (c *collector) addReview(rule string, start, end int, review string) bool {
 	if start >= c.limit {
 		return false
 	}
@@ -459,6 +501,9 @@ func (c *collector) add(rule string, start, end int) bool {
 		l := &c.fs[c.last]
 		if l.Rule == rule && start <= l.End && start >= l.Start {
 			l.End = max(l.End, end)
+			if review == "" {
+				l.Review = ""
+			}
 			return true
 		}
 	}
@@ -466,7 +511,7 @@ func (c *collector) add(rule string, start, end int) bool {
 		c.limit = start
 		return false
 	}
-	c.fs = append(c.fs, Finding{Rule: rule, Start: start, End: end})
+	c.fs = append(c.fs, Finding{Rule: rule, Start: start, End: end, Review: review})
 	c.n++
 	c.last = len(c.fs) - 1
 	return true

@@ -116,12 +116,12 @@ func TestRedactOutput(t *testing.T) {
 		wantFds []Finding
 	}{
 		{"clean", "nothing to see here", "nothing to see here", nil},
-		{"known value", "pw hunter2-hunter2.", "pw [REDACTED:known-value].", []Finding{{RuleKnownValue, 3, 18}}},
-		{"customer", "for ACME-0042 only", "for [REDACTED:customer-id] only", []Finding{{RuleCustomerID, 4, 13}}},
-		{"token keeps its key", "GITHUB_TOKEN=" + gh, "GITHUB_TOKEN=[REDACTED:github-pat]", []Finding{{"github-pat", 13, 53}}},
-		{"url keeps user and host", "postgres://app:Example" + "Pass99@db/x", "postgres://app:[REDACTED:url-credentials]@db/x", []Finding{{ruleURLCredentials, 15, 28}}},
-		{"assignment keeps key", `password: "correct-horse"`, `password: "[REDACTED:credential-assignment]"`, []Finding{{ruleAssignment, 11, 24}}},
-		{"two findings", "a hunter2-hunter2 b ACME-0042", "a [REDACTED:known-value] b [REDACTED:customer-id]", []Finding{{RuleKnownValue, 2, 17}, {RuleCustomerID, 20, 29}}},
+		{"known value", "pw hunter2-hunter2.", "pw [REDACTED:known-value].", []Finding{{RuleKnownValue, 3, 18, ""}}},
+		{"customer", "for ACME-0042 only", "for [REDACTED:customer-id] only", []Finding{{RuleCustomerID, 4, 13, ""}}},
+		{"token keeps its key", "GITHUB_TOKEN=" + gh, "GITHUB_TOKEN=[REDACTED:github-pat]", []Finding{{"github-pat", 13, 53, ""}}},
+		{"url keeps user and host", "postgres://app:Example" + "Pass99@db/x", "postgres://app:[REDACTED:url-credentials]@db/x", []Finding{{ruleURLCredentials, 15, 28, ""}}},
+		{"assignment keeps key", `password: "correct-horse"`, `password: "[REDACTED:credential-assignment]"`, []Finding{{ruleAssignment, 11, 24, ""}}},
+		{"two findings", "a hunter2-hunter2 b ACME-0042", "a [REDACTED:known-value] b [REDACTED:customer-id]", []Finding{{RuleKnownValue, 2, 17, ""}, {RuleCustomerID, 20, 29, ""}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,7 +180,7 @@ func TestOversizeWithheld(t *testing.T) {
 			if got := strings.TrimSuffix(out, wantTail); got != tc.in[:tc.wantCut] {
 				t.Errorf("scanned part is %d bytes, want %d", len(got), tc.wantCut)
 			}
-			want := []Finding{{RuleWithheld, tc.wantCut, len(tc.in)}}
+			want := []Finding{{RuleWithheld, tc.wantCut, len(tc.in), ""}}
 			if diff := cmp.Diff(want, fs); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
@@ -321,7 +321,7 @@ func TestInvisibleCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Finding{{"github-pat", 2, 2 + len(hidden)}, {RuleKnownValue, 5 + len(hidden), 5 + len(hidden) + len("zero-\ufeffwidth-known")}}
+	want := []Finding{{"github-pat", 2, 2 + len(hidden), ""}, {RuleKnownValue, 5 + len(hidden), 5 + len(hidden) + len("zero-\ufeffwidth-known"), ""}}
 	if diff := cmp.Diff(want, fs); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}

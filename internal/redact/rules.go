@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"slices"
 	"strings"
 	"sync"
@@ -29,7 +30,7 @@ var rulesList = sync.OnceValue(func() []RuleInfo {
 	return append(rules,
 		RuleInfo{ID: rulePrivateKey, Description: "PEM private key block (-----BEGIN … PRIVATE KEY----- through its END line)",
 			Example: "-----" + "BEGIN " + "PRIVATE KEY" + "-----\n" + synthetic(csB64, 64) + "\n" + synthetic(csB64, 40) + "\n-----" + "END " + "PRIVATE KEY" + "-----"},
-		RuleInfo{ID: ruleURLCredentials, Description: "password in a URL's userinfo (scheme://user:password@host); only the password is redacted",
+		RuleInfo{ID: ruleURLCredentials, Description: "password in a URL's userinfo (scheme://user:password@host); only the password is redacted. Not reported: placeholders and templates (user:password@, {password}, $(DB_PASS), ${PW}), and a password equal to the user name (postgres:postgres@, guest:guest@), which is an image's documented default, public rather than secret",
 			Example: "postgres://app:" + "Example" + "Pass" + "word42@db.example.com:5432/app"},
 		RuleInfo{ID: ruleAssignment, Description: "value assigned to a credential-named key (password, secret, token, api_key, auth, credential …), 8 characters or more, not code",
 			Example: "DB_" + "PASSWORD=" + "correct-horse-battery"},
@@ -43,6 +44,7 @@ var rulesList = sync.OnceValue(func() []RuleInfo {
 const (
 	rulePrivateKey     = "private-key"
 	ruleJWT            = "jwt"
+	ruleB64JSON        = "base64-json-key"
 	ruleURLCredentials = "url-credentials"
 	ruleAssignment     = "credential-assignment"
 	ruleCard           = "card-number"
@@ -79,6 +81,7 @@ var (
 	csHex        = makeCharset("0-9a-fA-F")
 	csSlack      = makeCharset("A-Za-z0-9-")
 	csB64        = makeCharset("A-Za-z0-9+/=")
+	csSlackHook  = makeCharset("A-Za-z0-9+/_-")
 )
 
 // runMemo finds the end of a maximal run of one charset. Prefix searches
@@ -119,6 +122,9 @@ type tokenRule struct {
 	// matched (one prefix can serve several) and the token end, or -1.
 	match   func(t string, i int, m *memos) (string, int)
 	example func() string
+	// boundary: the prefix must not follow a letter, digit or '_'
+	// (ssk-ant-…, xsk_live_…, fooAKIA… are not tokens).
+	boundary bool
 }
 
 // memos are one token rule's run memos for one scan.
@@ -148,17 +154,25 @@ func init() {
 			example: func() string { return "github" + "_pat_" + synthetic(csAlnum, 22) + "_" + synthetic(csAlnum, 59) }},
 		{id: "gitlab-pat", desc: "GitLab personal access token", prefixes: []string{"gl" + "pat-"}, body: body{csB64URL, 20, 255},
 			example: func() string { return "gl" + "pat-" + synthetic(csAlnum, 20) }},
-		{id: "slack-token", desc: "Slack bot, user, app-level, refresh or legacy token (xox[baprs]-)", prefixes: []string{"xo" + "x"}, match: matchSlack,
+		{id: "slack-token", desc: "Slack bot, user, app-level, refresh, configuration or legacy token (xox[abeoprs]-)", prefixes: []string{"xo" + "x"}, match: matchSlack,
 			example: func() string { return "xo" + "xb-" + synthetic(makeCharset("0-9"), 12) + "-" + synthetic(csAlnum, 24) }},
+		{id: "slack-webhook-url", desc: "Slack incoming webhook or workflow URL (hooks.slack.com/services/…)", prefixes: []string{"hooks" + ".slack.com/"}, match: matchSlackHook,
+			example: func() string {
+				return "https://hooks" + ".slack.com/services/T" + synthetic(csUpperDigit, 8) + "/B" + synthetic(csUpperDigit, 10) + "/" + synthetic(csAlnum, 24)
+			}},
 		{id: "slack-app-token", desc: "Slack app configuration token (xapp-)", prefixes: []string{"xa" + "pp-"}, body: body{csSlack, 10, 255},
 			example: func() string { return "xa" + "pp-1-" + synthetic(csAlnum, 30) }},
-		{id: "stripe-key", desc: "Stripe secret or restricted key", prefixes: []string{"sk" + "_live_", "sk" + "_test_", "sk" + "_prod_", "rk" + "_live_", "rk" + "_test_", "rk" + "_prod_"}, body: body{csAlnum, 10, 247},
+		{id: "gitlab-token", desc: "GitLab deploy, runner, CI/CD job, trigger, SCIM, OAuth application, agent, feed, incoming-mail and feature-flag tokens, runner registration tokens",
+			prefixes: []string{"gl" + "agent-", "gl" + "dt-", "gl" + "soat-", "gl" + "cbt-", "gl" + "imt-", "gl" + "oas-", "gl" + "ptt-", "gl" + "rt-", "gl" + "ft-", "gl" + "ffct-", "GR" + "1348941"},
+			body:     body{csB64URL, 20, 255}, boundary: true,
+			example: func() string { return "gl" + "dt-" + synthetic(csAlnum, 20) }},
+		{id: "stripe-key", desc: "Stripe secret or restricted key", prefixes: []string{"sk" + "_live_", "sk" + "_test_", "sk" + "_prod_", "rk" + "_live_", "rk" + "_test_", "rk" + "_prod_"}, body: body{csAlnum, 10, 247}, boundary: true,
 			example: func() string { return "sk" + "_live_" + synthetic(csAlnum, 24) }},
-		{id: "aws-access-key-id", desc: "AWS access key ID (AKIA, ASIA, ABIA, ACCA)", prefixes: []string{"AK" + "IA", "AS" + "IA", "AB" + "IA", "AC" + "CA"}, body: body{csUpperDigit, 16, 16},
+		{id: "aws-access-key-id", desc: "AWS access key ID (AKIA, ASIA, ABIA, ACCA)", prefixes: []string{"AK" + "IA", "AS" + "IA", "AB" + "IA", "AC" + "CA"}, body: body{csUpperDigit, 16, 16}, boundary: true,
 			example: func() string { return "AK" + "IA" + synthetic(csUpperDigit, 16) }},
 		{id: "gcp-api-key", desc: "Google API key", prefixes: []string{"AI" + "za"}, body: body{csB64URL, 35, 35},
 			example: func() string { return "AI" + "za" + synthetic(csAlnum, 35) }},
-		{id: "openai-api-key", desc: "OpenAI API key (sk-, sk-proj-, sk-svcacct-, sk-admin-)", prefixes: []string{"sk" + "-"}, match: matchSK,
+		{id: "openai-api-key", desc: "OpenAI API key (sk-, sk-proj-, sk-svcacct-, sk-admin-)", prefixes: []string{"sk" + "-"}, match: matchSK, boundary: true,
 			example: func() string { return "sk" + "-proj-" + synthetic(csAlnum, 48) }},
 		{id: "anthropic-api-key", desc: "Anthropic API key (sk-ant-)", match: nil, // found through the sk- prefix of openai-api-key
 			example: func() string { return "sk" + "-ant-api03-" + synthetic(csAlnum, 40) }},
@@ -170,6 +184,14 @@ func init() {
 			example: func() string { return "SG" + "." + synthetic(csAlnum, 22) + "." + synthetic(csAlnum, 43) }},
 		{id: "twilio-api-key", desc: "Twilio API key (SK + 32 hex)", prefixes: []string{"S" + "K"}, body: body{csHex, 32, 32},
 			example: func() string { return "S" + "K" + synthetic(makeCharset("0-9a-f"), 32) }},
+		{id: "age-secret-key", desc: "age encryption secret key (AGE-SECRET-KEY-1 and 58 bech32 characters)", prefixes: []string{"AGE" + "-SECRET-KEY-1"}, body: body{csUpperDigit, 58, 58}, boundary: true,
+			example: func() string {
+				return "AGE" + "-SECRET-KEY-1" + synthetic(makeCharset("ACDEFGHJKLMNPQRSTUVWXYZ023456789"), 58)
+			}},
+		{id: ruleB64JSON, desc: "base64 of a JSON object with a credential field (eyJ…: Grafana, 1Password service account keys)", match: nil, // found through the eyJ prefix of jwt
+			example: func() string {
+				return "ey" + "JrIjoi" + synthetic(csAlnum, 32) + "IiwibiI6InNlcnZpY2UiLCJpZCI6MX0"
+			}},
 		{id: ruleJWT, desc: "JSON Web Token (eyJ….eyJ….signature)", prefixes: []string{"ey" + "J"}, match: matchJWT,
 			example: func() string {
 				return "ey" + "J" + synthetic(csAlnum, 20) + ".ey" + "J" + synthetic(csAlnum, 30) + "." + synthetic(csB64URL, 43)
@@ -210,7 +232,7 @@ func synthetic(cs *charset, n int) string {
 
 func matchSlack(t string, i int, m *memos) (string, int) {
 	p := i + 3
-	if p+1 >= len(t) || strings.IndexByte("baprs", t[p]) < 0 || t[p+1] != '-' {
+	if p+1 >= len(t) || strings.IndexByte("abeoprs", t[p]) < 0 || t[p+1] != '-' {
 		return "", -1
 	}
 	return bodyEnd(t, p+2, body{csSlack, 10, 255}, m.get(0, csSlack), "slack-token")
@@ -244,6 +266,9 @@ func matchSendGrid(t string, i int, m *memos) (string, int) {
 func matchJWT(t string, i int, m *memos) (string, int) {
 	e1 := m.get(0, csB64URL).runEnd(t, i)
 	if e1-i < 13 || e1+2 >= len(t) || t[e1] != '.' || t[e1+1] != 'e' || t[e1+2] != 'y' {
+		if e1-i >= 32 && (e1 == len(t) || t[e1] != '.') && jsonCredential(t[i:e1]) {
+			return ruleB64JSON, e1
+		}
 		return "", -1
 	}
 	e2 := m.get(1, csB64URL).runEnd(t, e1+1)
@@ -251,6 +276,43 @@ func matchJWT(t string, i int, m *memos) (string, int) {
 		return "", -1
 	}
 	return ruleJWT, m.get(2, csB64URL).runEnd(t, e2+1)
+}
+
+// matchSlackHook matches hooks.slack.com/services/… (or workflows/,
+// triggers/) with a path of at least 20 characters.
+func matchSlackHook(t string, i int, m *memos) (string, int) {
+	p := i + len("hooks.slack.com/")
+	for _, kind := range []string{"services/", "workflows/", "triggers/"} {
+		if strings.HasPrefix(t[p:], kind) {
+			return bodyEnd(t, p+len(kind), body{csSlackHook, 20, 160}, m.get(0, csSlackHook), "slack-webhook-url")
+		}
+	}
+	return "", -1
+}
+
+// jsonCredential reports base64 (URL or standard alphabet, unpadded)
+// whose first bytes decode to a JSON object naming a credential field:
+// "k", or a key holding key, secret, token, password or private. A JWT
+// header ("alg") is not one.
+func jsonCredential(run string) bool {
+	run = run[:min(len(run), 512)/4*4]
+	dec, err := base64.RawURLEncoding.DecodeString(run)
+	if err != nil {
+		return false
+	}
+	d := strings.ToLower(string(dec))
+	if !strings.HasPrefix(d, `{"`) || strings.Contains(d, `"alg"`) {
+		return false
+	}
+	if strings.HasPrefix(d, `{"k":`) || strings.Contains(d, `,"k":`) {
+		return true
+	}
+	for _, w := range []string{"key\":", "secret", "token\":", "password\":", "private"} {
+		if strings.Contains(d, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func bodyEnd(t string, p int, b body, m *runMemo, rule string) (string, int) {
@@ -322,6 +384,9 @@ func scanTokenRules(t string, c *collector) {
 				continue
 			}
 			r := &tokenRules[pe.rule]
+			if r.boundary && i > 0 && csWord[t[i-1]] {
+				continue
+			}
 			rule, end := "", -1
 			if r.match != nil {
 				rule, end = r.match(t, i, &m[pe.rule])
@@ -331,7 +396,8 @@ func scanTokenRules(t string, c *collector) {
 			if end < 0 {
 				continue
 			}
-			if !c.add(rule, i, end) {
+			review := valueReview(t[i:end])
+			if !c.addReview(rule, i, end, review) {
 				return
 			}
 			lastEnd[pe.rule] = end
@@ -394,9 +460,9 @@ func scanPEM(t string, c *collector) {
 			stop = pemBodyEnd(t, hdrEnd)
 			body = stop
 		}
-		if !hasKeyBody(t[hdrEnd:body]) {
-			// A header alone (in docs, in code that checks for it) or
-			// around prose is not a key.
+		if pemPlaceholder(t[hdrEnd:body]) {
+			// A header alone (in docs, in code that checks for it),
+			// around prose, "..." or base64 of text is not a key.
 			pos = hdrEnd
 			continue
 		}
@@ -528,10 +594,12 @@ func scanURLCredentials(t string, c *collector) {
 			continue
 		}
 		ps := a + colon + 1
-		if ps >= at || placeholder(t[ps:at]) || maskedPassword(t[ps:at]) {
+		if ps >= at || placeholder(t[ps:at]) || maskedPassword(t[ps:at]) || strings.EqualFold(t[a:ps-1], t[ps:at]) {
+			// user:user@ is an image's documented default
+			// (postgres:postgres@, guest:guest@): public, not a secret.
 			continue
 		}
-		if !c.add(ruleURLCredentials, ps, at) {
+		if !c.addReview(ruleURLCredentials, ps, at, valueReview(t[ps:at])) {
 			return
 		}
 		pos = at

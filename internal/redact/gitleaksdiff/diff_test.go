@@ -81,6 +81,23 @@ var coverage = map[string][]string{
 	"jwt":                          {"jwt"},
 	"private-key":                  {"private-key"},
 	"generic-api-key":              {"credential-assignment", "high-entropy"},
+
+	"gitlab-cicd-job-token":                       {"gitlab-token"},
+	"gitlab-deploy-token":                         {"gitlab-token"},
+	"gitlab-feature-flag-client-token":            {"gitlab-token"},
+	"gitlab-feed-token":                           {"gitlab-token"},
+	"gitlab-incoming-mail-token":                  {"gitlab-token"},
+	"gitlab-kubernetes-agent-token":               {"gitlab-token"},
+	"gitlab-oauth-app-secret":                     {"gitlab-token"},
+	"gitlab-ptt":                                  {"gitlab-token"},
+	"gitlab-rrt":                                  {"gitlab-token"},
+	"gitlab-runner-authentication-token":          {"gitlab-token"},
+	"gitlab-runner-authentication-token-routable": {"gitlab-token"},
+	"gitlab-scim-token":                           {"gitlab-token"},
+	"slack-webhook-url":                           {"slack-webhook-url"},
+	"slack-config-access-token":                   {"slack-token"},
+	"slack-config-refresh-token":                  {"slack-token"},
+	"age-secret-key":                              {"age-secret-key"},
 }
 
 // providerRule reports whether a claimed gitleaks rule is a provider's token

@@ -1,0 +1,269 @@
+package redact
+
+import (
+	"encoding/base64"
+	"strings"
+)
+
+// Placeholder judgement by whole shape. A value is judged as a whole, never
+// by a substring found somewhere in it, except where the whole value is
+// made of words: then a stand-in word (fake, example, dummy, …) anywhere
+// marks it, since a random secret is not made of words. Appending a word
+// to a random secret therefore never hides it.
+//
+// Three outcomes, used by every rule that reads a value:
+//   - not a value at all (a template, a stand-in made of words, punctuation
+//     only): no finding;
+//   - a value that stands in for a secret (a repeated run, an alphabet run,
+//     a fill, a documented example): a review finding, redacted but not
+//     blocking, since redacting it costs nothing and a gate that blocks on
+//     it throws good fixes away;
+//   - anything else: the rule's own tier.
+
+// standInWords mark a value made of words as a stand-in. They are matched
+// anywhere in a value that holds only letters and separators.
+var standInWords = []string{"fake", "dummy", "example", "sample", "placeholder", "changeme", "notreal", "notareal",
+	"replace", "insert", "your", "redacted", "foobar", "lorem", "bogus", "invalid"}
+
+// nameWords, in a value made of letters and separators, make it the name of
+// a credential rather than one: real_key, mypassword, YOUR_API_TOKEN.
+var nameWords = []string{"password", "passwd", "secret", "token", "apikey", "key", "pass", "pwd", "credential"}
+
+// standIn reports a value made only of letters and separators (no digits)
+// that holds a stand-in word or a credential noun: somefakekey,
+// not_a_real_token, REPLACE_WITH_PASSWORD, mysecretpassword. A passphrase of
+// ordinary words (correct-horse-battery) is not one.
+func standIn(v string) bool {
+	if len(v) > 64 {
+		return false
+	}
+	var buf [64]byte
+	n := 0
+	for i := 0; i < len(v); i++ {
+		b := v[i]
+		switch {
+		case b >= 'a' && b <= 'z':
+			buf[n] = b
+			n++
+		case b >= 'A' && b <= 'Z':
+			buf[n] = b + 'a' - 'A'
+			n++
+		case b == '_' || b == '-' || b == ' ' || b == '.':
+		default:
+			return false
+		}
+	}
+	w := string(buf[:n])
+	for _, s := range standInWords {
+		if strings.Contains(w, s) {
+			return true
+		}
+	}
+	for _, s := range nameWords {
+		if strings.Contains(w, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// noAlnum reports a value with no letter or digit (",.:-@*?!", "-----"):
+// punctuation, not a credential.
+func noAlnum(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if csAlnum[v[i]] || v[i] >= 0x80 && isLetterRune(v, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// isLetterRune is a cheap test that the multi-byte rune at i is a letter:
+// Latin-1 letters and everything above the Latin-1 block count, symbols
+// such as ¨ and ¿ do not.
+func isLetterRune(v string, i int) bool {
+	if v[i] == 0xC2 {
+		return false // U+0080..U+00BF: controls, punctuation, symbols
+	}
+	return v[i] >= 0xC3
+}
+
+// fillShape reports a value that a person typed to stand in for a secret:
+// one character making up half of it (AAAA…, xxxx, 111111aaaa…), a short
+// unit repeated (abcd1234abcd1234…), or an alphabet run. Separators are
+// ignored; case is folded.
+func fillShape(v string) bool {
+	var s [128]byte
+	n := 0
+	for i := 0; i < len(v) && n < len(s); i++ {
+		if b := v[i]; csAlnum[b] {
+			s[n] = b | 0x20
+			n++
+		}
+	}
+	t := s[:n]
+	if n < 4 {
+		return n >= 2 && sequential(string(t))
+	}
+	var counts [256]uint8
+	for _, b := range t {
+		counts[b]++
+		if int(counts[b])*2 >= n && n >= 4 {
+			return true
+		}
+	}
+	// A unit of at most 12 characters repeated: the text matches itself
+	// shifted by the unit, but for a stray character.
+	for p := 1; p <= 12 && 2*p <= n; p++ {
+		miss := 0
+		for i := p; i < n; i++ {
+			if t[i] != t[i-p] {
+				if miss++; miss*10 > n-p {
+					break
+				}
+			}
+		}
+		if miss*10 <= n-p {
+			return true
+		}
+	}
+	return alphabetRun(v)
+}
+
+// alphabetRun reports an alphabet or digit run a person typed: eight
+// characters that are eight consecutive letters or digits in some order
+// (abcdefgh, 12345678, abdcefgh), or twelve whose case-folded neighbours
+// repeat or step by one (aAbBcCdDeEfF, 112233445566). A uniformly random
+// string holds either with a probability below one in a million.
+func alphabetRun(v string) bool {
+	var fold [256]byte
+	n := 0
+	for i := 0; i < len(v) && n < len(fold); i++ {
+		b := v[i]
+		if !csAlnum[b] {
+			continue
+		}
+		if b >= 'A' && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		fold[n] = b
+		n++
+	}
+	t := fold[:n]
+	step := 0
+	for i := range t {
+		if i > 0 && (t[i] == t[i-1] || t[i] == t[i-1]+1) && sameClass(t[i], t[i-1]) {
+			if step++; step >= 11 {
+				return true
+			}
+		} else {
+			step = 0
+		}
+		if i >= 7 {
+			lo, hi := t[i], t[i]
+			var seen uint64
+			ok := true
+			for _, b := range t[i-7 : i+1] {
+				bit := uint64(1) << (b & 63)
+				if seen&bit != 0 || !sameClass(b, t[i]) {
+					ok = false
+					break
+				}
+				seen |= bit
+				lo, hi = min(lo, b), max(hi, b)
+			}
+			if ok && hi-lo == 7 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sameClass(a, b byte) bool { return isDigit(a) == isDigit(b) }
+
+// docExamples are values vendors publish as examples in their own
+// documentation (AWS's example access key pair, Stripe's documented test
+// key). They are public, so they are reported for review only. Assembled
+// from parts so this file spells none of them.
+var docExamples = wordSet(
+	"AK"+"IAIOSFODNN7"+"EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCY"+"EXAMPLEKEY",
+	"AK"+"IAI44QH8DHB"+"EXAMPLE", "je7MtGbClwBF/2Zp9Utk/h3yCo8nvb"+"EXAMPLEKEY",
+	"sk"+"_test_4eC39HqLyjWDarjtT1zdp7dc",
+)
+
+// docExample reports a documented example value (case-sensitive).
+func docExample(v string) bool { return len(v) <= 64 && docExamples[v] }
+
+// valueReview is the tier of a value that is not a placeholder: "" (the
+// rule's own tier) or the reason it only needs review.
+func valueReview(v string) string {
+	switch {
+	case docExample(v):
+		return ReviewExample
+	case fillShape(v):
+		return ReviewPlaceholder
+	}
+	return ""
+}
+
+// pemPlaceholder reports a PEM private-key block whose body is no key: no
+// base64 line at all ("..."), or base64 that decodes to printable text (an
+// alphabet, a sentence). A real key body decodes to DER, an OpenSSH or PGP
+// packet, or ciphertext, none of which is text. Lines holding a colon
+// (Proc-Type: and the like) are headers and are skipped; a line may end in
+// a literal \n, as in JSON.
+func pemPlaceholder(body string) bool {
+	if !hasKeyBody(body) {
+		return true
+	}
+	var run []byte
+	line := []byte(nil)
+	flush := func() {
+		ok := len(line) > 0
+		for _, b := range line {
+			if !csB64[b] && b != ' ' && b != '\t' && b != '\r' {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			for _, b := range line {
+				if csB64[b] && b != '=' {
+					run = append(run, b)
+				}
+			}
+		}
+		line = line[:0]
+	}
+	for i := 0; i < len(body) && len(run) < 96; i++ {
+		switch b := body[i]; {
+		case b == '\n':
+			flush()
+		case b == '\\' && i+1 < len(body) && body[i+1] == 'n':
+			flush()
+			i++
+		default:
+			if len(line) < 256 {
+				line = append(line, b)
+			}
+		}
+	}
+	if len(run) < 96 {
+		flush()
+	}
+	run = run[:min(len(run), 96)/4*4]
+	if len(run) < 16 {
+		return false
+	}
+	dec, err := base64.StdEncoding.DecodeString(string(run))
+	if err != nil {
+		return false
+	}
+	for _, b := range dec {
+		if b < 0x20 && b != '\n' && b != '\r' && b != '\t' || b >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
