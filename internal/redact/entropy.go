@@ -234,8 +234,14 @@ func pathLike(t string, s int, tok string) bool {
 	return true
 }
 
-// randomPart judges one separator-free part.
+// randomPart judges one separator-free part: random by its alphabet's
+// entropy, and not an alphabet run a person typed (checked last: it is
+// rarely needed).
 func randomPart(t string, ps, pe int) bool {
+	return randomShape(t, ps, pe) && !alphabetRun(t[ps:pe])
+}
+
+func randomShape(t string, ps, pe int) bool {
 	p := t[ps:pe]
 	var lower, upper, digit, other, hexLow, hexUp bool
 	hexLow, hexUp = true, true
@@ -263,7 +269,7 @@ func randomPart(t string, ps, pe int) bool {
 	if !lower && !upper {
 		return false // digits: numbers, timestamps, IDs; cards are judged apart
 	}
-	if sequential(p) || alphabetRun(p) || algoBefore(t, ps) {
+	if sequential(p) || algoBefore(t, ps) {
 		return false
 	}
 	// A hex key behind a short non-hex prefix (dapi…, 0x…) or in mixed
@@ -379,17 +385,18 @@ func b64Placeholder(tok string) bool {
 	if len(core) < 16 {
 		return false
 	}
+	var dec [72]byte
 	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-		dec, err := enc.DecodeString(core)
+		n, err := enc.Decode(dec[:], []byte(core))
 		if err != nil {
 			continue
 		}
-		for _, b := range dec {
+		for _, b := range dec[:n] {
 			if b < 0x20 || b >= 0x7f {
 				return false
 			}
 		}
-		return fillShape(string(dec))
+		return fillShape(string(dec[:n]))
 	}
 	return false
 }

@@ -136,9 +136,15 @@ func fillShape(v string) bool {
 // repeat or step by one (aAbBcCdDeEfF, 112233445566). A uniformly random
 // string holds either with a probability below one in a million.
 func alphabetRun(v string) bool {
-	var fold [256]byte
-	n := 0
-	for i := 0; i < len(v) && n < len(fold); i++ {
+	// One pass over the alphanumerics, case folded, with the last eight
+	// kept in a ring. near counts the neighbours in a row that are at most
+	// seven apart and of one class (letters or digits), without which no
+	// eight can form a range of eight, so the window itself is looked at
+	// about once per 100,000 characters of random text.
+	var ring [8]byte
+	n, step, near := 0, 0, 0
+	var prev byte
+	for i := 0; i < len(v) && i < 4096; i++ {
 		b := v[i]
 		if !csAlnum[b] {
 			continue
@@ -146,38 +152,45 @@ func alphabetRun(v string) bool {
 		if b >= 'A' && b <= 'Z' {
 			b += 'a' - 'A'
 		}
-		fold[n] = b
-		n++
-	}
-	t := fold[:n]
-	step := 0
-	for i := range t {
-		if i > 0 && (t[i] == t[i-1] || t[i] == t[i-1]+1) && sameClass(t[i], t[i-1]) {
-			if step++; step >= 11 {
-				return true
+		if n > 0 && sameClass(b, prev) {
+			if b == prev || b == prev+1 {
+				if step++; step >= 11 {
+					return true
+				}
+			} else {
+				step = 0
+			}
+			if d := int(b) - int(prev); d >= -7 && d <= 7 {
+				near++
+			} else {
+				near = 0
 			}
 		} else {
-			step = 0
+			step, near = 0, 0
 		}
-		if i >= 7 {
-			lo, hi := t[i], t[i]
-			var seen uint64
-			ok := true
-			for _, b := range t[i-7 : i+1] {
-				bit := uint64(1) << (b & 63)
-				if seen&bit != 0 || !sameClass(b, t[i]) {
-					ok = false
-					break
-				}
-				seen |= bit
-				lo, hi = min(lo, b), max(hi, b)
-			}
-			if ok && hi-lo == 7 {
-				return true
-			}
+		ring[n%8] = b
+		n++
+		prev = b
+		if near >= 7 && rangeOfEight(&ring) {
+			return true
 		}
 	}
 	return false
+}
+
+// rangeOfEight reports eight distinct bytes spanning exactly eight values.
+func rangeOfEight(w *[8]byte) bool {
+	lo, hi := w[0], w[0]
+	var seen uint64
+	for _, b := range w {
+		bit := uint64(1) << (b & 63)
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		lo, hi = min(lo, b), max(hi, b)
+	}
+	return hi-lo == 7
 }
 
 func sameClass(a, b byte) bool { return isDigit(a) == isDigit(b) }
