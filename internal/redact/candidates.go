@@ -46,7 +46,7 @@ func Candidates(snippet string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, v := range vals {
-		if seen[v] || len(v) < minKnownLen || keys[v] || envName(v) || maskedCandidate(v) || overlapsMarker(v) {
+		if seen[v] || len(normalizeValue(v)) < minKnownLen || keys[v] || envName(v) || maskedCandidate(v) || overlapsMarker(v) {
 			continue
 		}
 		seen[v] = true

@@ -158,8 +158,10 @@ func New(o Options) (*Engine, error) {
 	}
 	var pats []acPattern
 	for i, k := range o.Known {
-		if len(k) < minKnownLen {
-			return nil, fmt.Errorf("redact: known value #%d is %d bytes, shorter than %d: too short to redact safely", i, len(k), minKnownLen)
+		// Invisible characters are removed before matching, so they do
+		// not count towards the length.
+		if n := len(normalizeValue(k)); n < minKnownLen {
+			return nil, fmt.Errorf("redact: known value #%d is %d bytes without invisible characters, shorter than %d: too short to redact safely", i, n, minKnownLen)
 		}
 		for _, v := range knownVariants(k) {
 			if overlapsMarker(v.text) {

@@ -31,6 +31,7 @@ func TestNewRefuses(t *testing.T) {
 	}{
 		{"short known value", Options{Known: []string{"1234567"}}},
 		{"empty known value", Options{Known: []string{""}}},
+		{"known value short once invisible characters go", Options{Known: []string{"\u00ad0\ufeff\ufeff"}}},
 		{"known value inside a marker", Options{Known: []string{"REDACTED"}}},
 		{"known value is a rule name", Options{Known: []string{"known-value-base64"}}},
 		{"known value ends where a marker starts", Options{Known: []string{"password[REDA"}}},
