@@ -22,6 +22,16 @@
 // it as a "withheld-oversize" finding. Work is charged to a [Budget]; an
 // exhausted budget is an error, and the caller must fail closed.
 //
+// # Tiers
+//
+// Each finding is blocking or for review ([Finding.Review]): the leak gate
+// stops only on blocking ones, while Redact removes both, so text going to
+// a model stays aggressively redacted. Values are judged by whole shape
+// (placeholder.go): what is no value at all (a whole template, words that
+// stand in for a secret, a PEM block with no key in it) is not reported; a
+// value that stands in for one (a fill, a repeated unit, an alphabet run, a
+// documented example) is reported for review.
+//
 // # Residuals
 //
 //   - Shapes can miss a credential (an unknown provider format, a low-entropy
@@ -37,6 +47,10 @@
 //     tokens are treated as words.
 //   - Zero-width characters and soft hyphens are removed before matching
 //     (offsets map back to the original text); homoglyphs are not folded.
+//   - A value made only of letters that holds a stand-in word (fake,
+//     example, your, …) or a credential noun is taken for a placeholder, so
+//     a letters-only passphrase with such a word in it is missed; values
+//     with digits or mixed classes are never judged by their words.
 package redact
 
 import (
