@@ -54,6 +54,10 @@ func credentialKind(key string) int {
 	if credentialName(key) {
 		return strongName
 	}
+	// Only keys ending in s, d or y can end in pass, pwd or key.
+	if k := strings.TrimRight(key, "_.-"); k == "" || strings.IndexByte("sSdDyY", k[len(k)-1]) < 0 {
+		return notCredential
+	}
 	lw := lastWord(key)
 	if strings.EqualFold(lw, "pass") || strings.EqualFold(lw, "pwd") {
 		return strongName

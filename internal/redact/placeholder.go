@@ -136,39 +136,32 @@ func fillShape(v string) bool {
 // repeat or step by one (aAbBcCdDeEfF, 112233445566). A uniformly random
 // string holds either with a probability below one in a million.
 func alphabetRun(v string) bool {
-	// One pass over the alphanumerics, case folded, with the last eight
-	// kept in a ring. near counts the neighbours in a row that are at most
-	// seven apart and of one class (letters or digits), without which no
-	// eight can form a range of eight, so the window itself is looked at
-	// about once per 100,000 characters of random text.
+	// One pass over the alphanumerics, case folded (foldTab), with the
+	// last eight kept in a ring. near counts the neighbours in a row that
+	// are at most seven apart and of one class, without which no eight can
+	// form a range of eight, so the window itself is rarely looked at.
 	var ring [8]byte
 	n, step, near := 0, 0, 0
 	var prev byte
 	for i := 0; i < len(v) && i < 4096; i++ {
-		b := v[i]
-		if !csAlnum[b] {
+		b := foldTab[v[i]]
+		if b == 0 {
 			continue
 		}
-		if b >= 'A' && b <= 'Z' {
-			b += 'a' - 'A'
-		}
-		if n > 0 && sameClass(b, prev) {
-			if b == prev || b == prev+1 {
+		d := int(b) - int(prev)
+		if n > 0 && (b >= 'a') == (prev >= 'a') && d >= -7 && d <= 7 {
+			near++
+			if d == 0 || d == 1 {
 				if step++; step >= 11 {
 					return true
 				}
 			} else {
 				step = 0
 			}
-			if d := int(b) - int(prev); d >= -7 && d <= 7 {
-				near++
-			} else {
-				near = 0
-			}
 		} else {
 			step, near = 0, 0
 		}
-		ring[n%8] = b
+		ring[n&7] = b
 		n++
 		prev = b
 		if near >= 7 && rangeOfEight(&ring) {
@@ -177,6 +170,20 @@ func alphabetRun(v string) bool {
 	}
 	return false
 }
+
+// foldTab maps letters to lower case, digits to themselves and everything
+// else to 0.
+var foldTab = func() (t [256]byte) {
+	for b := range 256 {
+		switch {
+		case b >= 'a' && b <= 'z', b >= '0' && b <= '9':
+			t[b] = byte(b)
+		case b >= 'A' && b <= 'Z':
+			t[b] = byte(b) + 'a' - 'A'
+		}
+	}
+	return t
+}()
 
 // rangeOfEight reports eight distinct bytes spanning exactly eight values.
 func rangeOfEight(w *[8]byte) bool {
