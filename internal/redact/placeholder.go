@@ -131,10 +131,9 @@ func fillShape(v string) bool {
 }
 
 // alphabetRun reports an alphabet or digit run a person typed: eight
-// characters that are eight consecutive letters or digits in some order
-// (abcdefgh, 12345678, abdcefgh), or twelve whose case-folded neighbours
-// repeat or step by one (aAbBcCdDeEfF, 112233445566). A uniformly random
-// string holds either with a probability below one in a million.
+// characters that are eight consecutive letters or digits, in order but for
+// one step (abcdefgh, 12345678, abdcefgh), or twelve whose case-folded
+// neighbours repeat or step by one (aAbBcCdDeEfF, 112233445566).
 func alphabetRun(v string) bool {
 	// One pass over the alphanumerics, case folded (foldTab), with the
 	// last eight kept in a ring. near counts the neighbours in a row that
@@ -164,7 +163,7 @@ func alphabetRun(v string) bool {
 		ring[n&7] = b
 		n++
 		prev = b
-		if near >= 7 && rangeOfEight(&ring) {
+		if near >= 7 && rangeOfEight(&ring, n) {
 			return true
 		}
 	}
@@ -185,19 +184,32 @@ var foldTab = func() (t [256]byte) {
 	return t
 }()
 
-// rangeOfEight reports eight distinct bytes spanning exactly eight values.
-func rangeOfEight(w *[8]byte) bool {
+// rangeOfEight reports that the last eight bytes in the ring (n written so
+// far) are eight distinct values spanning exactly eight, in order but for
+// at most one step (abcdefgh, abdcefgh, 87654321): a random string holds
+// such a window with a probability of about 2e-8 for letters and 2e-5 for
+// digits.
+func rangeOfEight(w *[8]byte, n int) bool {
 	lo, hi := w[0], w[0]
 	var seen uint64
-	for _, b := range w {
+	up, down := 0, 0
+	for k := range 8 {
+		b := w[(n+k)&7] // oldest first
 		bit := uint64(1) << (b & 63)
 		if seen&bit != 0 {
 			return false
 		}
 		seen |= bit
 		lo, hi = min(lo, b), max(hi, b)
+		if k > 0 {
+			if prev := w[(n+k-1)&7]; b > prev {
+				up++
+			} else {
+				down++
+			}
+		}
 	}
-	return hi-lo == 7
+	return hi-lo == 7 && (up >= 6 || down >= 6)
 }
 
 func sameClass(a, b byte) bool { return isDigit(a) == isDigit(b) }

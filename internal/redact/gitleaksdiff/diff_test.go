@@ -18,7 +18,9 @@ package gitleaksdiff
 //   - ours (caught): a fixrail finding of any rule that overlaps the
 //     secret, as gitleaks reported it for that rule; when gitleaks
 //     reported none (or a decoded value not in the text), any fixrail
-//     finding. This is what the leak scan and redaction act on.
+//     finding. This is what the leak scan and redaction act on;
+//   - ours (block): the same, counting blocking findings only (the tier
+//     the leak gate stops on; reported, not asserted).
 //
 // For the rules fixrail claims to cover, ours (caught) must be at least
 // gitleaks (any), the higher of gitleaks' two figures: under the full
@@ -165,6 +167,7 @@ type ruleResult struct {
 	skipped            int
 	glRule, glAny      int
 	ourRule, ourCaught int
+	ourBlocks          int // caught by a blocking finding
 	fps, fpOurs, fpGl  int
 	flaggedFPs         []string
 	missedTPs          []string
@@ -273,6 +276,9 @@ func TestGitleaksFixtureRecall(t *testing.T) {
 				if byRule {
 					res.ourRule++
 				}
+				if caught(tp, secrets, slices.DeleteFunc(slices.Clone(fs), func(f redact.Finding) bool { return !f.Blocking() })) {
+					res.ourBlocks++
+				}
 				if caught(tp, secrets, fs) {
 					res.ourCaught++
 					if !byRule && len(res.claimed) > 0 && len(res.fallbackTPs) < 3 {
@@ -331,9 +337,9 @@ func TestGitleaksFixtureRecall(t *testing.T) {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "gitleaks %s rule fixtures, %d round(s) of random fixtures; %d rules with text fixtures, %d distinct true positives\n", version, *rounds, len(ids), totalTP)
-	fmt.Fprintf(&b, "%-45s %-38s %6s %5s %10s %10s %10s %10s  %s\n", "gitleaks rule", "fixrail rule(s) (claimed)", "cases", "skip", "gl(rule)", "gl(any)", "ours(rule)", "ours(caught)", "verdict")
+	fmt.Fprintf(&b, "%-45s %-38s %6s %5s %10s %10s %10s %10s %10s  %s\n", "gitleaks rule", "fixrail rule(s) (claimed)", "cases", "skip", "gl(rule)", "gl(any)", "ours(rule)", "ours(caught)", "ours(block)", "verdict")
 	var failed []string
-	sum := func(claimed bool) (c, g, o, r int) {
+	sum := func(claimed bool) (c, g, o, r, bl int) {
 		for _, id := range ids {
 			res := results[id]
 			if (len(res.claimed) > 0) == claimed {
@@ -341,6 +347,7 @@ func TestGitleaksFixtureRecall(t *testing.T) {
 				g += res.glAny
 				o += res.ourCaught
 				r += res.ourRule
+				bl += res.ourBlocks
 			}
 		}
 		return
@@ -369,12 +376,12 @@ func TestGitleaksFixtureRecall(t *testing.T) {
 		if !res.inConfig {
 			verdict = strings.TrimPrefix(verdict+"; not in gitleaks' default config", "; ")
 		}
-		fmt.Fprintf(&b, "%-45s %-38s %6d %5d %10s %10s %10s %10s  %s\n", id, cl, res.cases, res.skipped,
-			pct(res.glRule, res.cases), pct(res.glAny, res.cases), pct(res.ourRule, res.cases), pct(res.ourCaught, res.cases), verdict)
+		fmt.Fprintf(&b, "%-45s %-38s %6d %5d %10s %10s %10s %10s %10s  %s\n", id, cl, res.cases, res.skipped,
+			pct(res.glRule, res.cases), pct(res.glAny, res.cases), pct(res.ourRule, res.cases), pct(res.ourCaught, res.cases), pct(res.ourBlocks, res.cases), verdict)
 	}
-	c, g, o, r := sum(true)
-	fmt.Fprintf(&b, "claimed rules, pooled: %d cases, gitleaks (any) %s, ours (rule) %s, ours (caught) %s\n", c, pct(g, c), pct(r, c), pct(o, c))
-	c, g, o, _ = sum(false)
+	c, g, o, r, bl := sum(true)
+	fmt.Fprintf(&b, "claimed rules, pooled: %d cases, gitleaks (any) %s, ours (rule) %s, ours (caught) %s, ours (blocking) %s\n", c, pct(g, c), pct(r, c), pct(o, c), pct(bl, c))
+	c, g, o, _, _ = sum(false)
 	fmt.Fprintf(&b, "other rules, pooled:   %d cases, gitleaks (any) %s, ours (caught) %s (not claimed, not asserted)\n", c, pct(g, c), pct(o, c))
 
 	fmt.Fprintf(&b, "\nfixtures not statically evaluable: %d\n", len(skippedAll)+len(funcErrors))
