@@ -116,13 +116,31 @@ func credentialName(key string) bool {
 	}
 	k := buf[:n]
 	for j := 0; j+4 <= len(k); j++ {
-		switch k[j] {
-		case 'p', 's', 't', 'a', 'c':
+		// Every credential word starts with one of these four-byte
+		// prefixes: one comparison per position instead of one per word.
+		var ws []string
+		switch string(k[j : j+4]) {
+		case "pass":
+			ws = credentialWords[0:2]
+		case "secr":
+			ws = credentialWords[2:3]
+		case "toke":
+			ws = credentialWords[3:4]
+		case "apik":
+			ws = credentialWords[4:5]
+		case "acce":
+			ws = credentialWords[5:6]
+		case "priv":
+			ws = credentialWords[6:7]
+		case "auth":
+			ws = credentialWords[7:8]
+		case "cred":
+			ws = credentialWords[8:9]
 		default:
 			continue
 		}
-		for _, w := range credentialWords {
-			if w[0] != k[j] || !bytes.HasPrefix(k[j:], []byte(w)) {
+		for _, w := range ws {
+			if !bytes.HasPrefix(k[j:], []byte(w)) {
 				continue
 			}
 			rest, before := k[j+len(w):], k[:j]
