@@ -393,6 +393,12 @@ func assignedValue(t string, vs int, op byte, env bool) (int, int, bool) {
 // readValue is assignedValue; with refs false it keeps bare identifiers,
 // for a snippet already known to hold a secret.
 func readValue(t string, vs int, op byte, env, refs bool) (int, int, bool) {
+	lit := literal
+	if !refs {
+		// The snippet holds a secret: only masked values and templates
+		// are not it (a weak real password such as mysecretpassword is).
+		lit = func(v string) bool { return len(v) >= minValueLen && !maskedOrTemplate(v) }
+	}
 	p := vs
 	for p < len(t) && (t[p] == ' ' || t[p] == '\t') && p-vs < 16 {
 		p++
@@ -406,7 +412,7 @@ func readValue(t string, vs int, op byte, env, refs bool) (int, int, bool) {
 	if isQuote(t[p]) {
 		s := p + 1
 		if e := closingQuote(t, s, t[p]); e >= 0 {
-			if literal(t[s:e]) {
+			if lit(t[s:e]) {
 				return s, e, true
 			}
 			return 0, 0, false
@@ -425,7 +431,7 @@ func readValue(t string, vs int, op byte, env, refs bool) (int, int, bool) {
 	if env && e < len(t) && (t[e] == ',' || t[e] == ')') {
 		env = false // a keyword argument on its own line, not a .env entry
 	}
-	if !literal(v) || refs && (!env && (reference(v, op) || expression(t, e)) || op == ':' && typeAnnotation(v, t, e)) {
+	if !lit(v) || refs && (!env && (reference(v, op) || expression(t, e)) || op == ':' && typeAnnotation(v, t, e)) {
 		return 0, 0, false
 	}
 	return s, e, true
@@ -575,16 +581,26 @@ func placeholder(v string) bool {
 	if len(v) >= 2 && isQuote(v[0]) && v[len(v)-1] == v[0] {
 		v = v[1 : len(v)-1] // '$VAR' inside double quotes
 	}
-	if v == "" || strings.HasPrefix(v, "[REDACTED") || strings.HasPrefix(v, "[WITHHELD") {
-		return true
-	}
-	if masked(v) || partlyMasked(v) || envName(v) && !strings.ContainsAny(v, "0123456789") || interpolates(v) || noAlnum(v) || standIn(v) {
+	if noAlnum(v) || standIn(v) {
 		return true
 	}
 	if strings.HasPrefix(v, "-----BEGIN ") {
 		if k := strings.Index(v[11:], "-----"); k >= 0 && pemPlaceholder(v[11+k+5:]) {
 			return true // a PEM block with no key in it
 		}
+	}
+	return maskedOrTemplate(v)
+}
+
+// maskedOrTemplate is the part of placeholder that also holds for a
+// snippet known to carry a secret (Candidates): a masked value or a
+// template, never a weak but real value such as mysecretpassword.
+func maskedOrTemplate(v string) bool {
+	if v == "" || strings.HasPrefix(v, "[REDACTED") || strings.HasPrefix(v, "[WITHHELD") {
+		return true
+	}
+	if masked(v) || partlyMasked(v) || envName(v) && !strings.ContainsAny(v, "0123456789") || interpolates(v) {
+		return true
 	}
 	first, last := v[0], v[len(v)-1]
 	switch {

@@ -139,7 +139,7 @@ func envName(v string) bool {
 
 // maskedCandidate reports a value a scanner has masked, wholly or in part.
 func maskedCandidate(v string) bool {
-	if placeholder(v) {
+	if maskedOrTemplate(v) {
 		return true
 	}
 	for _, m := range []string{"***", "...", "…", "####", "••", "●●", "<hidden", "[REDACTED", "REDACTED]", "<redacted", "[MASKED", "<masked", "[HIDDEN", "[FILTERED"} {
