@@ -212,8 +212,6 @@ func rangeOfEight(w *[8]byte, n int) bool {
 	return hi-lo == 7 && (up >= 6 || down >= 6)
 }
 
-func sameClass(a, b byte) bool { return isDigit(a) == isDigit(b) }
-
 // docExamples are values vendors publish as examples in their own
 // documentation (AWS's example access key pair, Stripe's documented test
 // key). They are public, so they are reported for review only. Assembled
