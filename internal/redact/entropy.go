@@ -370,8 +370,18 @@ func publicValue(t string, s int) bool {
 	if !ok {
 		return false
 	}
-	k := strings.ToLower(key)
-	return strings.Contains(k, "public") || strings.Contains(k, "pubkey") || foldIn(publicWords, lastWord(key))
+	return containsFold(key, "public") || containsFold(key, "pubkey") || foldIn(publicWords, lastWord(key))
+}
+
+// containsFold reports whether s holds the lower-case word w, ignoring
+// case, without allocating.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i]|0x20 == w[0] && strings.EqualFold(s[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
 }
 
 // publicWords, as a key's last word, name a digest or other public value.
@@ -384,6 +394,14 @@ func b64Placeholder(tok string) bool {
 	core = core[:min(len(core), 96)/4*4]
 	if len(core) < 16 {
 		return false
+	}
+	// Base64 of printable ASCII starts every four characters with one of
+	// I-Z or a-f (the top six bits of a byte 0x20-0x7e): most random
+	// tokens fail this before any decoding.
+	for i := 0; i < len(core); i += 4 {
+		if b := core[i]; !(b >= 'I' && b <= 'Z' || b >= 'a' && b <= 'f') {
+			return false
+		}
 	}
 	var dec [72]byte
 	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
