@@ -537,6 +537,10 @@ func codeValue(v string) bool {
 	if t == "" {
 		return false
 	}
+	// the other literal may use another quote: `{"k": "` + f() + `"}`
+	if u := strings.Trim(t, " `'\""); u != t && (strings.HasPrefix(u, "+ ") || strings.HasSuffix(u, " +")) {
+		return true
+	}
 	if strings.HasPrefix(t, "+ ") || strings.HasPrefix(t, ". ") || strings.HasSuffix(t, " +") || strings.HasSuffix(t, " .") || t[0] == '+' && len(v) > len(t) {
 		return true
 	}

@@ -98,6 +98,7 @@ func TestPlaceholders(t *testing.T) {
 		// Controls: the same shapes with random values block.
 		{"control: Stripe key", "sk" + "_live_" + randomString(r, alnumAlphabet, 24), block, "stripe-key"},
 		{"control: passphrase under password", `db_password = "correct-horse-battery"`, block, ruleAssignment},
+		{"concatenation with another quote", "{\"private_key\": \"` + pem(label) + `\"}", none, ""},
 		{"control: PEM with a key body", pem("PRIVATE KEY", "\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC"+randomString(r, alnumAlphabet+"+/", 40)+"\n"), block, rulePrivateKey},
 	})
 }
