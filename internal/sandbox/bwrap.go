@@ -84,7 +84,8 @@ type Spec struct {
 	Network bool
 	// Tmp, when set, is bound read-write at /tmp (a TempDir: disk-backed,
 	// for builds whose temporary files would not fit in memory); empty
-	// means a fresh tmpfs.
+	// means a fresh tmpfs. Every environment value that names Tmp or a
+	// path under it is rewritten to the same path under /tmp.
 	Tmp string
 }
 
@@ -340,7 +341,25 @@ func (s *Spec) plan(c Cmd) (plan, error) {
 			p.env = With(p.env, k, "/tmp")
 		}
 	}
+	if len(tmp) > 0 {
+		p.env = underTmp(p.env, tmp[0])
+	}
 	return p, nil
+}
+
+// underTmp rewrites every value that names tmp or a path under it (GOCACHE,
+// XDG_CACHE_HOME … that Toolchain.Env put in the command's TMPDIR) to the
+// same path under /tmp, where tmp is bound inside.
+func underTmp(env []string, tmp string) []string {
+	out := make([]string, len(env))
+	for i, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if v == tmp || strings.HasPrefix(v, tmp+"/") {
+			kv = k + "=/tmp" + v[len(tmp):]
+		}
+		out[i] = kv
+	}
+	return out
 }
 
 // checkPaths cleans and checks RW, RO or Tmp paths: absolute, existing, not

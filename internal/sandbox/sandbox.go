@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // DefaultOutputCap is the number of bytes kept per stream when Cmd.OutputCap is 0.
@@ -89,6 +90,43 @@ func (r Result) Output() string {
 		return r.Stdout + r.Stderr
 	}
 	return r.Stdout + "\n" + r.Stderr
+}
+
+// MaxTail bounds what Tail returns, in bytes.
+const MaxTail = 16 << 10
+
+// Tail returns the last n lines of Output, at most MaxTail bytes of them
+// (cut at a character boundary), for a verdict's record of why a test went
+// the way it did. It is not redacted: the caller redacts before writing it
+// anywhere. A first line says how many bytes the output cap dropped, when it
+// dropped any: the tail is then the end of what was kept, not of what ran.
+func (r Result) Tail(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	out := strings.TrimRight(r.Output(), "\n")
+	// Walk back over n line breaks; the output may be megabytes.
+	start := len(out)
+	for range n {
+		j := strings.LastIndexByte(out[:start], '\n')
+		if j < 0 {
+			start = -1
+			break
+		}
+		start = j
+	}
+	out = out[start+1:]
+	if len(out) > MaxTail {
+		cut := len(out) - MaxTail
+		for cut < len(out) && !utf8.RuneStart(out[cut]) {
+			cut++
+		}
+		out = out[cut:]
+	}
+	if d := r.StdoutDropped + r.StderrDropped; d > 0 {
+		out = fmt.Sprintf("[output cap dropped %d bytes]\n", d) + out
+	}
+	return out
 }
 
 // Success reports whether the child exited 0 on its own.

@@ -1,0 +1,4 @@
+package sandbox
+
+// ExitText is exitText for the external tests.
+var ExitText = exitText

@@ -1,0 +1,463 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
+)
+
+// Cache is one dependency cache (or the interpreter a virtualenv needs) that
+// a sandboxed command sees read-only, at its own path.
+type Cache struct {
+	Kind string // "go modules", "cargo registry", "rust toolchain", "maven repository", "npm cache", "virtualenv", "python", "declared"
+	Path string // absolute and clean; exists
+	From string // how it was found: "go env GOMODCACHE", "$CARGO_HOME", "sandbox.ro_paths", …
+}
+
+// Toolchain is what the host's dependency caches add to a command: the
+// read-only paths (for Spec.RO) and the environment that makes each
+// toolchain use them offline (Env). Toolchains builds it once per run.
+type Toolchain struct {
+	Caches []Cache
+	// Skipped says, for the run report and doctor, which candidate
+	// paths were not mounted and why (missing, holds credentials, …).
+	Skipped []string
+
+	goCache, cargoRegistry, cargoGit, npmCache string
+}
+
+// ErrROPath is a declared read-only path (sandbox.ro_paths) that cannot be
+// mounted: not absolute or clean, the filesystem root, the operator's home or
+// an ancestor of it, or a place that holds credentials.
+var ErrROPath = errors.New("sandbox.ro_paths")
+
+// toolProbeTimeout bounds `go env` and `npm config get`, which run
+// unsandboxed with the build environment while the run is set up.
+const toolProbeTimeout = 10 * time.Second
+
+// Toolchains finds the dependency caches a test may need and returns them
+// with the environment that makes the toolchains use them offline. lookup is
+// the operator's environment (os.LookupEnv); declared are sandbox.ro_paths
+// from the base commit's fixrail.yaml. A declared path that cannot be
+// mounted is an error (wrapping ErrROPath); a detected cache that is missing
+// or unsafe is skipped and said so in Skipped.
+//
+// Only the exact cache directories are bound, never their parents: the
+// cargo registry and git checkouts but not ~/.cargo (credentials.toml), the
+// Maven repository but not ~/.m2 (settings.xml), npm's _cacache but not
+// ~/.npmrc. The probes (`go env GOMODCACHE`, `npm config get cache`) run
+// unsandboxed with the build environment, in /, bounded by a timeout, with
+// GOTOOLCHAIN=local so that go never fetches a toolchain to answer.
+func Toolchains(ctx context.Context, lookup func(string) (string, bool), declared []string) (Toolchain, error) {
+	var t Toolchain
+	get := func(k string) string { v, _ := lookup(k); return v }
+	home := absClean(get("HOME"))
+	inHome := func(rel string) string {
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, rel)
+	}
+	add := func(kind, path, from string) bool {
+		path = absClean(path)
+		if path == "" {
+			return false
+		}
+		if why := unsafeRO(path, home); why != "" {
+			t.Skipped = append(t.Skipped, fmt.Sprintf("%s %s (%s): %s", kind, path, from, why))
+			return false
+		}
+		fi, err := os.Stat(path)
+		if err != nil || !fi.IsDir() {
+			t.Skipped = append(t.Skipped, fmt.Sprintf("%s %s (%s): not a directory here", kind, path, from))
+			return false
+		}
+		if !slices.ContainsFunc(t.Caches, func(c Cache) bool { return c.Path == path }) {
+			t.Caches = append(t.Caches, Cache{Kind: kind, Path: path, From: from})
+		}
+		return true
+	}
+	buildEnv := Environ(lookup, BuildEnv...)
+
+	// Go: the module cache. GOCACHE (the build cache) is per run, see Env.
+	gomod, from := "", ""
+	if _, err := exec.LookPath("go"); err == nil {
+		if out, err := probe(ctx, With(buildEnv, "GOTOOLCHAIN", "local"), "go", "env", "GOMODCACHE"); err == nil {
+			gomod, from = out, "go env GOMODCACHE"
+		} else {
+			t.Skipped = append(t.Skipped, "go env GOMODCACHE: "+err.Error())
+		}
+	}
+	if gomod == "" {
+		switch gp, _, _ := strings.Cut(get("GOPATH"), string(filepath.ListSeparator)); {
+		case get("GOMODCACHE") != "":
+			gomod, from = get("GOMODCACHE"), "$GOMODCACHE"
+		case gp != "":
+			gomod, from = filepath.Join(gp, "pkg", "mod"), "$GOPATH/pkg/mod"
+		case home != "":
+			gomod, from = inHome("go/pkg/mod"), "~/go/pkg/mod"
+		}
+	}
+	if gomod != "" && add("go modules", gomod, from) {
+		t.goCache = absClean(gomod)
+	}
+
+	// Rust: the registry and git checkouts under CARGO_HOME, and the
+	// rustup toolchains its bin directory's proxies run.
+	cargoHome, from := get("CARGO_HOME"), "$CARGO_HOME"
+	if cargoHome == "" && home != "" {
+		cargoHome, from = inHome(".cargo"), "~/.cargo"
+	}
+	if cargoHome = absClean(cargoHome); cargoHome != "" {
+		if reg := filepath.Join(cargoHome, "registry"); exists(reg) && add("cargo registry", reg, from+"/registry") {
+			t.cargoRegistry = reg
+		}
+		if g := filepath.Join(cargoHome, "git"); exists(g) && add("cargo registry", g, from+"/git") {
+			t.cargoGit = g
+		}
+		if b := filepath.Join(cargoHome, "bin"); exists(b) && onPath(get("PATH"), b) {
+			add("rust toolchain", b, from+"/bin on PATH")
+		}
+	}
+	rustup, from := get("RUSTUP_HOME"), "$RUSTUP_HOME"
+	if rustup == "" && home != "" {
+		rustup, from = inHome(".rustup"), "~/.rustup"
+	}
+	if rustup = absClean(rustup); rustup != "" && exists(rustup) {
+		// rustup keeps toolchains and settings here, no credentials.
+		add("rust toolchain", rustup, from)
+	}
+
+	// Maven: the local repository, never ~/.m2 itself (settings.xml holds
+	// server passwords).
+	if home != "" {
+		if repo := inHome(".m2/repository"); exists(repo) {
+			add("maven repository", repo, "~/.m2/repository")
+		}
+	}
+
+	// npm: the content-addressed cache, never ~/.npmrc.
+	npmRoot, from := get("npm_config_cache"), "$npm_config_cache"
+	if npmRoot == "" {
+		if _, err := exec.LookPath("npm"); err == nil {
+			if out, err := probe(ctx, buildEnv, "npm", "config", "get", "cache"); err == nil {
+				npmRoot, from = out, "npm config get cache"
+			}
+		}
+	}
+	if npmRoot == "" && home != "" {
+		npmRoot, from = inHome(".npm"), "~/.npm"
+	}
+	if npmRoot = absClean(npmRoot); npmRoot != "" {
+		if c := filepath.Join(npmRoot, "_cacache"); exists(c) && add("npm cache", c, from+"/_cacache") {
+			t.npmCache = npmRoot
+		}
+	}
+
+	// Python: a virtualenv outside the worktree and the interpreter it was
+	// made from (pyvenv.cfg's home), which pyenv keeps under HOME.
+	if venv := absClean(get("VIRTUAL_ENV")); venv != "" {
+		if add("virtualenv", venv, "$VIRTUAL_ENV") {
+			if base := venvBase(venv); base != "" {
+				add("python", base, "pyvenv.cfg home of $VIRTUAL_ENV")
+			}
+		}
+	}
+
+	// Declared paths: refused, not skipped, when unsafe, so that the
+	// operator hears about a bad fixrail.yaml.
+	var errs []error
+	for _, d := range declared {
+		if err := CheckROPath(d); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if why := unsafeRO(d, home); why != "" {
+			errs = append(errs, fmt.Errorf("%w: %s: %s", ErrROPath, d, why))
+			continue
+		}
+		if _, err := os.Stat(d); err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s: %v", ErrROPath, d, err))
+			continue
+		}
+		if !slices.ContainsFunc(t.Caches, func(c Cache) bool { return c.Path == d }) {
+			t.Caches = append(t.Caches, Cache{Kind: "declared", Path: d, From: "sandbox.ro_paths"})
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Toolchain{}, err
+	}
+	return t, nil
+}
+
+// RO returns the paths to bind read-only (append them to Spec.RO).
+func (t Toolchain) RO() []string {
+	out := make([]string, 0, len(t.Caches))
+	for _, c := range t.Caches {
+		out = append(out, c.Path)
+	}
+	return out
+}
+
+// Describe is one line per cache mounted and per candidate skipped, for the
+// run report and doctor.
+func (t Toolchain) Describe() []string {
+	var out []string
+	for _, c := range t.Caches {
+		out = append(out, fmt.Sprintf("%s: %s (%s), read-only", c.Kind, c.Path, c.From))
+	}
+	for _, s := range t.Skipped {
+		out = append(out, "not mounted: "+s)
+	}
+	return out
+}
+
+// Env returns a copy of env that makes the toolchains work offline against
+// the read-only caches, with every writable cache in scratch, which must be
+// the command's throwaway TMPDIR (the directory given as Spec.Tmp: inside
+// the sandbox it is /tmp, and Run rewrites these values to match).
+//
+// Always: XDG_CACHE_HOME and GOCACHE in scratch, so no build cache is shared
+// with another run of repository code (a test that wrote into a shared cache
+// could make a later run green, or poison what it compiles). With the Go
+// module cache: GOMODCACHE (the operator's may be set only in the go env
+// file, which the sandbox's empty HOME hides), GOPROXY=off (a module missing
+// from the cache fails at once, naming it) and GOTOOLCHAIN=local (go.mod
+// cannot make go fetch and run another toolchain). GOFLAGS and GOSUMDB are
+// left as the operator has them: go test already defaults to -mod=readonly
+// (or -mod=vendor with a vendor directory, which forcing readonly would
+// break), and with readonly no go.sum line is ever added, so the checksum
+// database is never consulted; go.sum still verifies each module when it is
+// extracted. With the cargo registry: CARGO_HOME in scratch holding links to
+// the read-only registry and git checkouts (cargo must write its lock file
+// there; the operator's config.toml and credentials are not linked) and
+// CARGO_NET_OFFLINE=true. With npm's cache: npm_config_cache naming it,
+// npm_config_offline=true and npm's logs in scratch. Always PIP_NO_INDEX=1:
+// pip installs nothing from an index.
+func (t Toolchain) Env(env []string, scratch string) ([]string, error) {
+	scratch = absClean(scratch)
+	if scratch == "" {
+		return nil, errors.New("toolchain env: scratch must be an absolute directory (the command's TMPDIR)")
+	}
+	dir := func(name string) (string, error) {
+		d := filepath.Join(scratch, name)
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return "", fmt.Errorf("toolchain env: %w", err)
+		}
+		return d, nil
+	}
+	xdg, err := dir("cache")
+	if err != nil {
+		return nil, err
+	}
+	gocache, err := dir("go-build")
+	if err != nil {
+		return nil, err
+	}
+	env = With(env, "XDG_CACHE_HOME", xdg)
+	env = With(env, "GOCACHE", gocache)
+	if t.goCache != "" {
+		env = With(env, "GOMODCACHE", t.goCache)
+		env = With(env, "GOPROXY", "off")
+		env = With(env, "GOTOOLCHAIN", "local")
+	}
+	if t.cargoRegistry != "" || t.cargoGit != "" {
+		ch, err := dir("cargo-home")
+		if err != nil {
+			return nil, err
+		}
+		for name, target := range map[string]string{"registry": t.cargoRegistry, "git": t.cargoGit} {
+			if target == "" {
+				continue
+			}
+			if err := os.Symlink(target, filepath.Join(ch, name)); err != nil && !errors.Is(err, os.ErrExist) {
+				return nil, fmt.Errorf("toolchain env: %w", err)
+			}
+		}
+		env = With(env, "CARGO_HOME", ch)
+		env = With(env, "CARGO_NET_OFFLINE", "true")
+	}
+	if t.npmCache != "" {
+		logs, err := dir("npm-logs")
+		if err != nil {
+			return nil, err
+		}
+		env = With(env, "npm_config_cache", t.npmCache)
+		env = With(env, "npm_config_offline", "true")
+		env = With(env, "npm_config_logs_dir", logs)
+		env = With(env, "npm_config_update_notifier", "false")
+	}
+	env = With(env, "PIP_NO_INDEX", "1")
+	env = With(env, "PIP_DISABLE_PIP_VERSION_CHECK", "1")
+	return env, nil
+}
+
+// CheckROPath checks a declared read-only path as config reads it, before
+// the host is looked at: absolute, written clean, not /, and not a place
+// that holds credentials by name (~/.ssh, .cargo/credentials.toml, …).
+// Toolchains also refuses the operator's home, its ancestors and a directory
+// that directly holds a credential file.
+func CheckROPath(p string) error {
+	switch {
+	case !filepath.IsAbs(p):
+		return fmt.Errorf("%w: %q is not an absolute path", ErrROPath, p)
+	case filepath.Clean(p) != p:
+		return fmt.Errorf("%w: %q is not clean (write %s)", ErrROPath, p, filepath.Clean(p))
+	case p == "/":
+		return fmt.Errorf("%w: / would expose the whole host", ErrROPath)
+	}
+	if why := credentialName(p); why != "" {
+		return fmt.Errorf("%w: %s %s", ErrROPath, p, why)
+	}
+	return nil
+}
+
+// credentialDirs are directory names whose content is credentials; a path
+// through one is never bound.
+var credentialDirs = []string{".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", ".vault-token"}
+
+// credentialConfigDirs are ~/.config subdirectories that hold tokens.
+var credentialConfigDirs = []string{"gh", "hub", "gcloud", "git", "op", "doctl"}
+
+// credentialFile reports a file name that holds credentials: the
+// registries' and tools' login files. A directory that directly holds one
+// is not bound whole (bind the cache subdirectory instead).
+func credentialFile(name string) bool {
+	switch name {
+	case ".npmrc", ".yarnrc", ".yarnrc.yml", ".netrc", "_netrc", ".pypirc", "pip.conf", ".git-credentials",
+		".gitconfig", ".pgpass", ".my.cnf", ".env", "auth.json", "hosts.yml", ".boto", ".s3cfg":
+		return true
+	}
+	return strings.HasPrefix(name, "credentials") ||
+		strings.HasPrefix(name, "settings") && strings.HasSuffix(name, ".xml") ||
+		strings.HasPrefix(name, "id_") && !strings.Contains(name, ".")
+}
+
+// credentialName says why p names a credential location by its path alone,
+// or "".
+func credentialName(p string) string {
+	parts := strings.Split(p, string(filepath.Separator))
+	for i, part := range parts {
+		if slices.Contains(credentialDirs, part) {
+			return "lies in " + part + ", which holds credentials"
+		}
+		if part == ".config" && i+1 < len(parts) && slices.Contains(credentialConfigDirs, parts[i+1]) {
+			return "lies in .config/" + parts[i+1] + ", which holds credentials"
+		}
+	}
+	if credentialFile(filepath.Base(p)) {
+		return "is a credentials file"
+	}
+	return ""
+}
+
+// unsafeRO says why p (absolute, clean) must not be bound, or "": the root,
+// an operator home or an ancestor of one, a credential location, or a
+// directory that directly holds a credential file.
+func unsafeRO(p, home string) string {
+	if p == "/" {
+		return "the filesystem root"
+	}
+	homes := operatorHomes()
+	if home != "" && !slices.Contains(homes, home) {
+		homes = append(homes, home)
+	}
+	for _, h := range homes {
+		if within(h, p) {
+			return "is or contains the operator's home " + h
+		}
+	}
+	if why := credentialName(p); why != "" {
+		return why
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if credentialFile(e.Name()) || slices.Contains(credentialDirs, e.Name()) {
+			return "holds " + e.Name() + " (bind the cache directory beside it instead)"
+		}
+	}
+	return ""
+}
+
+// probe runs a toolchain's own query unsandboxed (it only prints a path),
+// in / so that no repository file (go.mod, .npmrc) takes part, and returns
+// its one line of output.
+func probe(ctx context.Context, env []string, argv ...string) (string, error) {
+	res, err := Run(ctx, Cmd{Args: argv, Dir: "/", Env: env, Timeout: toolProbeTimeout, OutputCap: 64 << 10})
+	if err != nil {
+		return "", err
+	}
+	if !res.Success() {
+		return "", fmt.Errorf("%s: %s: %s", strings.Join(argv, " "), exitText(res), strings.TrimSpace(res.Stderr))
+	}
+	out := strings.TrimSpace(res.Stdout)
+	if out == "" || strings.Contains(out, "\n") || absClean(out) == "" {
+		return "", fmt.Errorf("%s: not one absolute path: %q", strings.Join(argv, " "), out)
+	}
+	return out, nil
+}
+
+// venvBase is the install prefix of the interpreter a virtualenv was made
+// from: the parent of pyvenv.cfg's "home" (a bin directory), or "" when that
+// lies in the system toolchain already or cannot be read.
+func venvBase(venv string) string {
+	b, err := pathguard.ReadRegular(filepath.Join(venv, "pyvenv.cfg"), 64<<10)
+	if err != nil {
+		return ""
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(b)))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if !ok || strings.TrimSpace(k) != "home" {
+			continue
+		}
+		bin := absClean(strings.TrimSpace(v))
+		if bin == "" {
+			return ""
+		}
+		prefix := bin
+		if filepath.Base(bin) == "bin" {
+			prefix = filepath.Dir(bin)
+		}
+		for _, r := range systemRoots {
+			if within(prefix, r) {
+				return ""
+			}
+		}
+		return prefix
+	}
+	return ""
+}
+
+func absClean(p string) string {
+	if p == "" || !filepath.IsAbs(p) {
+		return ""
+	}
+	return filepath.Clean(p)
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func onPath(path, dir string) bool {
+	for _, e := range filepath.SplitList(path) {
+		if absClean(e) == dir {
+			return true
+		}
+	}
+	return false
+}
