@@ -41,8 +41,16 @@ type Config struct {
 	Model Model `yaml:"model"`
 	// Sandbox is where test, suite and build commands run: auto (bubblewrap
 	// when usable, else unsandboxed and said so in the PR), required (HALT
-	// no-sandbox without it) or off.
+	// no-sandbox without it) or off. The file says it either as a scalar
+	// (`sandbox: required`) or as a mapping (`sandbox: {mode: required,
+	// ro_paths: [...]}`, mode defaulting to auto); either way the mode
+	// lands here.
 	Sandbox string `yaml:"sandbox"`
+	// SandboxROPaths are sandbox.ro_paths: host directories a sandboxed
+	// command sees read-only besides the detected dependency caches
+	// (sandbox.Toolchains). Absolute, clean, never / or the operator's
+	// home, never a credential location.
+	SandboxROPaths []string `yaml:"-"`
 	// ExtraEnv names further variables the test and suite commands inherit.
 	// Credential-shaped and code-injection names are refused.
 	ExtraEnv []string `yaml:"extra_env"`
@@ -202,6 +210,10 @@ func Parse(name string, data []byte) (*Config, error) {
 	if doc.Kind != yaml.MappingNode {
 		return nil, &Error{File: name, Line: doc.Line, Msg: "top level must be a mapping of keys"}
 	}
+	roPaths, err := takeSandboxMapping(name, doc)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkKeys(name, "", doc, reflect.TypeOf(Config{})); err != nil {
 		return nil, err
 	}
@@ -209,10 +221,42 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := doc.Decode(&cfg); err != nil {
 		return nil, &Error{File: name, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
+	cfg.SandboxROPaths = roPaths
 	if err := cfg.validate(); err != nil {
 		return nil, &Error{File: name, Msg: err.Error()}
 	}
 	return &cfg, nil
+}
+
+// sandboxMapping is the mapping form of the sandbox key.
+type sandboxMapping struct {
+	Mode    string   `yaml:"mode"`
+	ROPaths []string `yaml:"ro_paths"`
+}
+
+// takeSandboxMapping reads the mapping form of the top-level sandbox key
+// (unknown keys refused by name) and puts its mode in its place as a
+// scalar, so that the rest of Parse sees the scalar form.
+func takeSandboxMapping(file string, doc *yaml.Node) ([]string, error) {
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i], doc.Content[i+1]
+		if k.Value != "sandbox" || v.Kind != yaml.MappingNode {
+			continue
+		}
+		if err := checkKeys(file, "sandbox", v, reflect.TypeOf(sandboxMapping{})); err != nil {
+			return nil, err
+		}
+		var m sandboxMapping
+		if err := v.Decode(&m); err != nil {
+			return nil, &Error{File: file, Line: v.Line, Msg: "sandbox: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+		}
+		if m.Mode == "" {
+			m.Mode = string(sandbox.Auto)
+		}
+		doc.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: m.Mode, Line: v.Line, Column: v.Column}
+		return m.ROPaths, nil
+	}
+	return nil, nil
 }
 
 // checkKeys walks the YAML mapping against the struct's yaml tags so that an
@@ -334,6 +378,11 @@ func (c *Config) validate() error {
 	}
 	if _, err := sandbox.ParseMode(c.Sandbox); err != nil {
 		return fmt.Errorf("sandbox: %v", err)
+	}
+	for _, p := range c.SandboxROPaths {
+		if err := sandbox.CheckROPath(p); err != nil {
+			return err
+		}
 	}
 	if err := sandbox.CheckExtra(c.ExtraEnv...); err != nil {
 		return fmt.Errorf("extra_env: %v", err)

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +61,16 @@ func TestParseErrors(t *testing.T) {
 		{"bad sandbox mode", valid + "sandbox: maybe\n", "sandbox: "},
 		{"credential in extra_env", valid + "extra_env: [GITHUB_TOKEN]\n", "extra_env: "},
 		{"zero diff budget", strings.Replace(valid, "max_diff_lines: 200", "max_diff_lines: 0", 1), "budget.max_diff_lines must be positive"},
+		{"unknown sandbox key", valid + "sandbox: {mode: required, ro_path: [/opt/x]}\n", `fixrail.yaml:8: unknown key "ro_path" in sandbox (known: mode, ro_paths)`},
+		{"bad sandbox mode in mapping", valid + "sandbox: {mode: maybe}\n", `sandbox: sandbox mode "maybe"`},
+		{"ro_paths not a list", valid + "sandbox: {ro_paths: /opt/x}\n", "fixrail.yaml:8: sandbox: "},
+		{"relative ro_path", valid + "sandbox: {ro_paths: [opt/x]}\n", `sandbox.ro_paths: "opt/x" is not an absolute path`},
+		{"unclean ro_path", valid + "sandbox: {ro_paths: [/opt/x/../y]}\n", `is not clean (write /opt/y)`},
+		{"root ro_path", valid + "sandbox: {ro_paths: [/]}\n", "sandbox.ro_paths: / would expose the whole host"},
+		{"ssh ro_path", valid + "sandbox: {ro_paths: [/srv/u/.ssh]}\n", "lies in .ssh, which holds credentials"},
+		{"npmrc ro_path", valid + "sandbox: {ro_paths: [/srv/u/.npmrc]}\n", "is a credentials file"},
+		{"maven settings ro_path", valid + "sandbox: {ro_paths: [/srv/u/.m2/settings.xml]}\n", "is a credentials file"},
+		{"sequence sandbox", valid + "sandbox: [auto]\n", "fixrail.yaml: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("fixrail.yaml", []byte(tc.yaml))
@@ -67,6 +79,41 @@ func TestParseErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseSandboxForms(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, tc := range []struct {
+		name, yaml string
+		mode       string
+		ro         []string
+		err        string
+	}{
+		{"scalar", "sandbox: required\n", "required", nil, ""},
+		{"absent", "", "auto", nil, ""},
+		{"mapping", "sandbox:\n  mode: required\n  ro_paths: [/opt/cache, /srv/vendor]\n", "required", []string{"/opt/cache", "/srv/vendor"}, ""},
+		{"mapping without mode", "sandbox: {ro_paths: [/opt/cache]}\n", "auto", []string{"/opt/cache"}, ""},
+		{"mapping off", "sandbox: {mode: off}\n", "off", nil, ""},
+		{"HOME itself", "sandbox: {ro_paths: [" + home + "]}\n", "", nil, "is or contains the operator's home"},
+		{"an ancestor of HOME", "sandbox: {ro_paths: [" + filepath.Dir(home) + "]}\n", "", nil, "is or contains the operator's home"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := Parse("fixrail.yaml", []byte(valid+tc.yaml))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Parse error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Sandbox != tc.mode || !slices.Equal(cfg.SandboxROPaths, tc.ro) {
+				t.Errorf("sandbox %q ro_paths %q, want %q %q", cfg.Sandbox, cfg.SandboxROPaths, tc.mode, tc.ro)
 			}
 		})
 	}
@@ -93,10 +140,18 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(valid))
 	f.Add([]byte("runner: {kind: command}\n"))
 	f.Add([]byte("a: [\n"))
+	f.Add([]byte(valid + "sandbox: {mode: required, ro_paths: [/opt/x]}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse("f", data)
 		if err == nil && (cfg.Budget.WallClock <= 0 || len(cfg.Test.Command) == 0) {
 			t.Fatalf("accepted an invalid config: %+v", cfg)
+		}
+		if err == nil {
+			for _, p := range cfg.SandboxROPaths {
+				if !filepath.IsAbs(p) || filepath.Clean(p) != p || p == "/" {
+					t.Fatalf("accepted ro_path %q", p)
+				}
+			}
 		}
 	})
 }

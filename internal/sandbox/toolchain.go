@@ -302,10 +302,11 @@ func (t Toolchain) Env(env []string, scratch string) ([]string, error) {
 }
 
 // CheckROPath checks a declared read-only path as config reads it, before
-// the host is looked at: absolute, written clean, not /, and not a place
-// that holds credentials by name (~/.ssh, .cargo/credentials.toml, …).
-// Toolchains also refuses the operator's home, its ancestors and a directory
-// that directly holds a credential file.
+// the filesystem is looked at: absolute, written clean, not /, not fixrail's
+// HOME (or the password database's home) nor an ancestor of it, and not a
+// place that holds credentials by name (~/.ssh, .cargo/credentials.toml,
+// …). Toolchains also refuses a directory that directly holds a credential
+// file, and one that does not exist.
 func CheckROPath(p string) error {
 	switch {
 	case !filepath.IsAbs(p):
@@ -314,6 +315,11 @@ func CheckROPath(p string) error {
 		return fmt.Errorf("%w: %q is not clean (write %s)", ErrROPath, p, filepath.Clean(p))
 	case p == "/":
 		return fmt.Errorf("%w: / would expose the whole host", ErrROPath)
+	}
+	for _, h := range operatorHomes() {
+		if within(h, p) {
+			return fmt.Errorf("%w: %s is or contains the operator's home %s (name the cache directory inside it)", ErrROPath, p, h)
+		}
 	}
 	if why := credentialName(p); why != "" {
 		return fmt.Errorf("%w: %s %s", ErrROPath, p, why)
