@@ -7,10 +7,13 @@ import (
 )
 
 // sysProcAttr puts the child in its own process group, so the whole group can
-// be killed at once, and has the kernel kill it if fixrail dies first.
-// Pdeathsig fires when the forking OS thread exits; Go only retires threads
-// whose goroutine exits while locked with runtime.LockOSThread, which Run does
-// not do.
+// be killed at once, and has the kernel kill it if fixrail dies first, even
+// by SIGKILL (PR_SET_PDEATHSIG). Pdeathsig fires when the forking OS thread
+// exits, so Run holds that thread (runtime.LockOSThread) until the child is
+// reaped. It reaches the child only: sandboxed, the child is bwrap, whose
+// --die-with-parent reaper takes the whole pid namespace with it;
+// unsandboxed, what the child started outlives a SIGKILLed fixrail (every
+// other way Run ends kills the group).
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }

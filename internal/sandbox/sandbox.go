@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -218,6 +219,13 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		cmd.Stdin = inR
 	}
 
+	// Pdeathsig belongs to the thread that forks the child, not to the
+	// process: when that thread exits (Go ends a thread whose goroutine
+	// returns while locked to it, as any code may do), the kernel kills the
+	// child mid-run. Holding the thread until the child is reaped keeps
+	// every other goroutine off it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	start := time.Now()
 	err = cmd.Start()
 	// The child has its own copies; ours would keep the pipes open forever.
