@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -156,7 +157,7 @@ func SweepStale(parent string) (removed []string) {
 		if err != nil || pid <= 0 || pid == os.Getpid() || processAlive(pid) {
 			continue
 		}
-		if chmodTree(dir) == nil && RemoveDisposable(dir) == nil {
+		if RemoveDisposable(dir) == nil {
 			removed = append(removed, dir)
 		}
 	}
@@ -167,24 +168,6 @@ func SweepStale(parent string) (removed []string) {
 // signal, which counts as alive: only a certain "no such process" frees it).
 func processAlive(pid int) bool {
 	return syscall.Kill(pid, 0) != syscall.ESRCH
-}
-
-// chmodTree gives the owner write access to every directory under dir, so a
-// read-only tree a child left behind does not stop its removal. Symlinks are
-// not followed.
-func chmodTree(dir string) error {
-	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			info, err := d.Info()
-			if err == nil {
-				os.Chmod(p, info.Mode().Perm()|0o700)
-			}
-		}
-		return nil
-	})
 }
 
 // AssertDisposable returns nil only for a real (non-symlink) directory whose
@@ -213,7 +196,10 @@ func AssertDisposable(dir string) error {
 }
 
 // RemoveDisposable deletes dir after AssertDisposable; a dir already gone is
-// not an error.
+// not an error. A directory in it that a child left without owner write or
+// search permission (a test's chmod 0500, Go's read-only module cache) is
+// made u+rwx first, so it cannot pin the tree for a non-root owner (see
+// RemoveWithin).
 func RemoveDisposable(dir string) error {
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -221,7 +207,88 @@ func RemoveDisposable(dir string) error {
 	if err := AssertDisposable(dir); err != nil {
 		return err
 	}
+	return removeTree(filepath.Clean(dir))
+}
+
+// RemoveWithin deletes dir, which must lie strictly inside root (both
+// absolute), with everything in it; a dir already gone is not an error. No
+// component of dir below root may be a symbolic link, and nothing is ever
+// followed out of the tree: directories that lack owner rwx are made u+rwx
+// through an os.Root (a symbolic link in the tree is removed, never chmodded
+// or entered), and only when a plain removal fails, so that the common case
+// walks the tree once.
+func RemoveWithin(root, dir string) error {
+	if !filepath.IsAbs(root) || !filepath.IsAbs(dir) {
+		return fmt.Errorf("refusing to delete %q under %q: not absolute", dir, root)
+	}
+	root, dir = filepath.Clean(root), filepath.Clean(dir)
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return fmt.Errorf("refusing to delete %s: %w %s", dir, ErrEscape, root)
+	}
+	p := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("refusing to delete %s: %w", dir, err)
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("refusing to delete %s: %s is a symbolic link", dir, p)
+		}
+	}
+	return removeTree(dir)
+}
+
+// removeTree removes dir (absolute, clean, checked not to be a symbolic
+// link); if that fails, it makes the tree writable and tries once more. The
+// tree is opened as an os.Root through its parent, so that dir itself left
+// at 0000 can be reopened.
+func removeTree(dir string) error {
+	if err := os.RemoveAll(dir); err == nil {
+		return nil
+	}
+	parent, err := os.OpenRoot(filepath.Dir(dir))
+	if err != nil {
+		return err
+	}
+	defer parent.Close()
+	base := filepath.Base(dir)
+	fi, err := parent.Lstat(base)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil || !fi.IsDir() {
+		return os.RemoveAll(dir)
+	}
+	if fi.Mode().Perm()&0o700 != 0o700 {
+		_ = parent.Chmod(base, fi.Mode().Perm()|0o700)
+	}
+	if r, err := parent.OpenRoot(base); err == nil {
+		makeWritable(r)
+		r.Close()
+	}
 	return os.RemoveAll(dir)
+}
+
+// makeWritable gives the owner rwx on every directory in r's tree, parents
+// before children, so that the next removal can empty them. Only what
+// ReadDir calls a directory is changed, and os.Root keeps every call inside
+// the tree (a directory swapped for a symbolic link mid-walk changes the
+// link, or nothing outside). Errors are left for the removal to report.
+func makeWritable(r *os.Root) {
+	_ = fs.WalkDir(r.FS(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if fi, err := r.Lstat(name); err == nil && fi.IsDir() && fi.Mode().Perm()&0o700 != 0o700 {
+			_ = r.Chmod(name, fi.Mode().Perm()|0o700)
+		}
+		return nil
+	})
 }
 
 // SafeName reports whether s may be used as a single file or directory name,

@@ -232,3 +232,170 @@ func TestReadRegular(t *testing.T) {
 		t.Fatal("ReadRegular blocked on a FIFO")
 	}
 }
+
+// asOperator runs the calling test again in a copy of this binary as an
+// unprivileged user (uid 65534) when the test runs as root, who ignores
+// permission bits: a directory left 0500 pins a tree only for the non-root
+// operator fixrail is meant for. It returns true when the child ran the test
+// (and passed), so the caller returns.
+func asOperator(t *testing.T) bool {
+	t.Helper()
+	const env = "PATHGUARD_TEST_AS_OPERATOR"
+	if os.Getuid() != 0 {
+		return false
+	}
+	if os.Getenv(env) != "" {
+		t.Fatal("the child still runs as root")
+	}
+	dir, err := os.MkdirTemp("", "pathguard-operator-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) }) // as root
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "pathguard.test")
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"=1", "TMPDIR="+dir, "HOME="+dir, "GOCOVERDIR=")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Fatalf("%s as uid 65534: %v\n%s", t.Name(), err, out)
+	}
+	return true
+}
+
+// pinnedTree makes a tree that a plain recursive delete cannot empty as its
+// non-root owner: a 0500 directory with a 0500 subdirectory, a 0000
+// directory with a file, and a symbolic link to a read-only directory
+// outside, whose content must survive.
+func pinnedTree(t *testing.T, top, outside string) {
+	t.Helper()
+	for _, d := range []string{"pinned/sub", "zero"} {
+		if err := os.MkdirAll(filepath.Join(top, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"pinned/f", "pinned/sub/f", "zero/f"} {
+		if err := os.WriteFile(filepath.Join(top, f), []byte("x"), 0o400); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(top, "pinned", "out")); err != nil {
+		t.Fatal(err)
+	}
+	for d, mode := range map[string]os.FileMode{"pinned/sub": 0o500, "pinned": 0o500, "zero": 0} {
+		if err := os.Chmod(filepath.Join(top, d), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRemoveReadOnlyTree(t *testing.T) {
+	if asOperator(t) {
+		return
+	}
+	base := t.TempDir()
+	outside := filepath.Join(base, "outside")
+	if err := os.MkdirAll(filepath.Join(outside, "keep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(outside, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(outside, 0o700) })
+
+	// The control: as this user, a plain recursive delete is pinned.
+	control := filepath.Join(base, "control")
+	pinnedTree(t, control, outside)
+	if err := os.RemoveAll(control); err == nil {
+		t.Fatal("os.RemoveAll emptied a 0500 tree: not running as an unprivileged user")
+	}
+	t.Cleanup(func() { RemoveWithin(base, control) })
+
+	d, err := NewDisposable(base, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinnedTree(t, filepath.Join(d, "wt"), outside)
+	if err := RemoveDisposable(d); err != nil {
+		t.Fatalf("RemoveDisposable: %v", err)
+	}
+	if _, err := os.Lstat(d); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("%s is still there: %v", d, err)
+	}
+
+	// A disposable directory whose own mode a child set to 0000.
+	d, err = NewDisposable(base, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinnedTree(t, filepath.Join(d, "wt"), outside)
+	os.Chmod(d, 0)
+	if err := RemoveWithin(base, d); err != nil {
+		t.Fatalf("RemoveWithin a 0000 directory: %v", err)
+	}
+	if _, err := os.Lstat(d); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("%s is still there: %v", d, err)
+	}
+
+	// Nothing outside was changed through the link.
+	fi, err := os.Stat(outside)
+	if err != nil || fi.Mode().Perm() != 0o500 {
+		t.Errorf("outside: %v %v, want it left 0500", fi.Mode(), err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "keep")); err != nil {
+		t.Errorf("outside lost its content: %v", err)
+	}
+}
+
+func TestRemoveWithinRefuses(t *testing.T) {
+	root := t.TempDir()
+	other := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(other, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, dir string
+	}{
+		{"the root itself", root},
+		{"outside", other},
+		{"a parent", filepath.Dir(root)},
+		{"dot-dot", root + "/a/../../x"},
+		{"relative", "a"},
+		{"through a symbolic link", filepath.Join(root, "link", "x")},
+		{"the symbolic link", filepath.Join(root, "link")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := RemoveWithin(root, tc.dir); err == nil {
+				t.Fatalf("RemoveWithin(%s, %s) accepted", root, tc.dir)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(other, "x")); err != nil {
+		t.Errorf("the link's target lost x: %v", err)
+	}
+	if err := RemoveWithin(root, filepath.Join(root, "missing")); err != nil {
+		t.Errorf("a missing dir: %v", err)
+	}
+	if err := RemoveWithin(root, filepath.Join(root, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "a")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a is still there: %v", err)
+	}
+}

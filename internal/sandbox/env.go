@@ -304,9 +304,6 @@ func TempDir(parent string) (dir string, cleanup func() error, err error) {
 		return "", nil, fmt.Errorf("create TMPDIR: %w", err)
 	}
 	cleanup = func() error {
-		if err := makeRemovable(outer); err != nil {
-			return fmt.Errorf("remove TMPDIR %s: %w", outer, err)
-		}
 		if err := pathguard.RemoveDisposable(outer); err != nil {
 			return fmt.Errorf("remove TMPDIR %s: %w", outer, err)
 		}
@@ -336,39 +333,3 @@ func WithTempDir(env []string, dir string) []string {
 }
 
 var tmpEnv = []string{"TMPDIR", "TMP", "TEMP"}
-
-// makeRemovable gives the owner rwx on every directory under root, so that a
-// child that left a read-only directory behind (Go's module cache does) cannot
-// make the delete fail. Symlinks are never followed: only what Lstat calls a
-// directory is changed. A process that escaped the group could still swap a
-// directory for a symlink between the Lstat and the Chmod; the worst it gets
-// is u+rwx on a file its own user owns.
-func makeRemovable(root string) error {
-	fi, err := os.Lstat(root)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return nil
-	}
-	if fi.Mode().Perm()&0o700 != 0o700 {
-		if err := os.Chmod(root, fi.Mode().Perm()|0o700); err != nil {
-			return err
-		}
-	}
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.IsDir() {
-			if err := makeRemovable(filepath.Join(root, e.Name())); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
