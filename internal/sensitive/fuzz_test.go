@@ -47,6 +47,10 @@ func FuzzImportLines(f *testing.F) {
 	f.Add("a.cs", "global using")
 	f.Add("a.php", "<?php")
 	f.Add("a.c", "#")
+	f.Add("a.py", "if True: from x import auth_tokens\n_=0; import y\ntry: import z\n")
+	f.Add("a.js", "x(); import {\n a,\n} from 'b'\nimport c\n from 'd'; `${require('e')}`")
+	f.Add("a.go", "package p; import (\n\"a\"; b \"c\"\n)\nimport \"\\x61\"")
+	f.Add("a.rs", "use a::{\n b,\n};\nfn f() { use c; }")
 	p := &Policy{}
 	f.Fuzz(func(t *testing.T, name, src string) {
 		lines := ImportLines(name, []byte(src))
@@ -58,6 +62,28 @@ func FuzzImportLines(f *testing.F) {
 		for _, v := range p.CheckImports(name, []byte(src)) {
 			if v.Class != Denied || !strings.HasPrefix(v.Rule, "import:") {
 				t.Fatalf("CheckImports verdict %+v", v)
+			}
+		}
+	})
+}
+
+// FuzzPythonImportAfterAnything: whatever comes before it, an import of a
+// denied module in a compound statement at the end of a Python file is
+// judged: by its word, or as unparsed when what came before left a string
+// or bracket open.
+func FuzzPythonImportAfterAnything(f *testing.F) {
+	f.Add("")
+	f.Add("x = '''")
+	f.Add("f(")
+	f.Add("s = 'abc")
+	f.Add("# comment \\")
+	f.Add("x = 1 \\")
+	f.Add("if True: from x import auth_tokens\n_=0; import y\ntry: import z\n")
+	p := &Policy{}
+	f.Fuzz(func(t *testing.T, src string) {
+		for _, tail := range []string{"\nif 1: import auth_x\n", "\n_ = 0; import auth_x\n", "\ntry: from m import auth_x\nexcept E: pass\n"} {
+			if v := p.CheckImports("a.py", []byte(src+tail)); len(v) == 0 {
+				t.Fatalf("no verdict for %q", src+tail)
 			}
 		}
 	})

@@ -2,6 +2,7 @@ package sensitive
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -38,20 +39,127 @@ var langByExt = map[string]lang{
 	".cs": langCSharp,
 }
 
-// ImportLines returns the import, require, use and include lines of a
-// source file, trimmed, in file order. The language comes from the path's
-// extension; an unknown extension yields nil. It is a line scanner, not a
-// parser: a multi-line import contributes its first line (and, for
-// JavaScript, its closing "} from '...'" line), and an import-looking line
-// inside a comment or string is included.
+// ImportLines returns the import statements of a source file, in file
+// order, each as the file writes it with its lines joined by single spaces.
+// The language comes from the path's extension; an unknown extension yields
+// nil. Statements are found per logical statement, not per line: Python's
+// `if x: import y`, `_ = 0; import y`, `try: import y` and parenthesised or
+// backslash-continued imports; JavaScript's `x(); import y from "z"`,
+// multi-line imports and require( or import( anywhere on a line; every spec
+// of a Go import block (go/scanner, so `package p; import "x"` too); Rust,
+// JVM, PHP, C# and Ruby statements after a ';', and brace groups over
+// several lines. It is a scanner, not a parser: on top of the statements,
+// every line that looks like an import by itself and lies in no statement
+// found is returned as well, so a scanner confused by a regular expression
+// literal or a stray quote loses nothing the line test would have found
+// (and a docstring line that reads like an import is one).
 func ImportLines(name string, content []byte) []string {
+	var out []string
+	for _, s := range importStatements(name, content) {
+		out = append(out, s.text)
+	}
+	return out
+}
+
+// importStatements is ImportLines with each statement's lines and whether
+// it could be parsed.
+func importStatements(name string, content []byte) []statement {
 	l := langByExt[strings.ToLower(path.Ext(name))]
 	if l == langNone {
 		return nil
 	}
-	var out []string
+	src := string(content)
+	var stmts []statement
+	switch l {
+	case langPython:
+		stmts = pythonStatements(src)
+	case langJS:
+		stmts = jsStatements(src)
+	case langGo:
+		stmts = goStatements(src)
+	case langC:
+		// #include is a line of its own: the line test is the statement.
+	default:
+		stmts = otherStatements(src, l, lineTest[l], anywhere[l]...)
+	}
+	covered := map[int]bool{}
+	for _, s := range stmts {
+		for i := s.first; i <= s.last; i++ {
+			covered[i] = true
+		}
+	}
+	for _, s := range lineImports(l, src) {
+		if !covered[s.first] {
+			stmts = append(stmts, s)
+		}
+	}
+	slices.SortStableFunc(stmts, func(a, b statement) int { return a.first - b.first })
+	out := stmts[:0]
+	for _, s := range stmts {
+		if s.text = strings.TrimSpace(s.text); s.text == "" {
+			continue
+		}
+		if hidesName(l, s.text) {
+			s.unparsed = true
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// hidesName reports a statement that could spell a module name in a way
+// the word test does not read: an escape in Python, JavaScript or Ruby
+// ("\x61uth", "\u0061uth", which a string or a JavaScript identifier turns
+// into "auth"), and any non-ASCII byte in Python, whose identifiers are NFKC
+// normalised (a fullwidth "ａｕｔｈ" imports auth).
+func hidesName(l lang, t string) bool {
+	switch l {
+	case langPython, langJS, langRuby:
+	default:
+		return false
+	}
+	for i := 0; i+1 < len(t); i++ {
+		if t[i] == '\\' && strings.IndexByte("xuUN01234567", t[i+1]) >= 0 {
+			return true
+		}
+	}
+	if l == langPython {
+		for i := 0; i < len(t); i++ {
+			if t[i] >= 0x80 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lineTest says whether a trimmed line (or statement) starts like an
+// import, per language; Go's blocks are goImport's.
+var lineTest = map[lang]func(string) bool{
+	langPython: isPythonImport,
+	langJS:     isJSImport,
+	langJVM:    func(t string) bool { return hasKeyword(t, "import") },
+	langRust:   isRustImport,
+	langRuby:   isRubyImport,
+	langC:      isCInclude,
+	langPHP:    isPHPImport,
+	langCSharp: isCSharpUsing,
+}
+
+// anywhere are the reserved words that make an import wherever they stand
+// as code in a statement (`fn f() { use crate::jwt; }`, `$c = require 'x';`).
+var anywhere = map[lang][]string{
+	langJVM:  {"import"},
+	langRust: {"use"},
+	langPHP:  {"require", "require_once", "include", "include_once"},
+}
+
+// lineImports is the line test: each trimmed line that starts like an
+// import (and each line of a Go import block).
+func lineImports(l lang, src string) []statement {
+	var out []statement
 	inGoBlock := false
-	for _, line := range strings.Split(string(content), "\n") {
+	for n, line := range strings.Split(src, "\n") {
 		t := strings.TrimSpace(line)
 		if t == "" {
 			continue
@@ -60,49 +168,39 @@ func ImportLines(name string, content []byte) []string {
 			if strings.HasPrefix(t, ")") {
 				inGoBlock = false
 			} else if !strings.HasPrefix(t, "//") {
-				out = append(out, t)
+				out = append(out, statement{text: t, first: n, last: n})
 			}
 			continue
 		}
 		var ok bool
-		switch l {
-		case langPython:
-			ok = isPythonImport(t)
-		case langJS:
-			ok = isJSImport(t)
-		case langGo:
+		if l == langGo {
 			ok, inGoBlock = goImport(t)
-		case langJVM:
-			ok = hasKeyword(t, "import")
-		case langRust:
-			ok = isRustImport(t)
-		case langRuby:
-			ok = hasKeyword(t, "require") || hasKeyword(t, "require_relative") ||
-				hasKeyword(t, "load") || hasKeyword(t, "autoload")
-		case langC:
-			ok = isCInclude(t)
-		case langPHP:
-			ok = isPHPImport(t)
-		case langCSharp:
-			ok = isCSharpUsing(t)
+		} else {
+			ok = lineTest[l](t)
 		}
 		if ok {
-			out = append(out, t)
+			out = append(out, statement{text: t, first: n, last: n})
 		}
 	}
 	return out
 }
 
-// CheckImports returns one Denied verdict for each import line of the file
-// that names a deny word, tokenised the same way as a path. Verdict.Path is
-// the line and Verdict.Rule is "import:<word>". It is the one-hop check: a
-// fixable file that imports an auth module touches auth. The project's
-// sensitive globs do not apply here: they match paths, not module names.
+// CheckImports returns one Denied verdict for each import statement of the
+// file that names a deny word, tokenised the same way as a path, and for
+// each that cannot be parsed (a string, comment or bracket that the file
+// ends inside, a Go import the scanner rejects, an escape or a non-ASCII
+// Python name that could spell a word): Verdict.Path is the statement and
+// Verdict.Rule is "import:<word>" or "import:unparsed". It is the one-hop
+// check: a fixable file that imports an auth module touches auth. The
+// project's sensitive globs do not apply here: they match paths, not module
+// names.
 func (p *Policy) CheckImports(name string, content []byte) []Verdict {
 	var out []Verdict
-	for _, line := range ImportLines(name, content) {
-		if w, ok := deniedWord(line); ok {
-			out = append(out, Verdict{Path: line, Class: Denied, Rule: "import:" + w})
+	for _, s := range importStatements(name, content) {
+		if w, ok := deniedWord(s.text); ok {
+			out = append(out, Verdict{Path: s.text, Class: Denied, Rule: "import:" + w})
+		} else if s.unparsed {
+			out = append(out, Verdict{Path: s.text, Class: Denied, Rule: "import:unparsed"})
 		}
 	}
 	return out
@@ -120,6 +218,29 @@ func hasKeyword(t, kw string) bool {
 	c := t[len(kw)]
 	return !(c == '_' || c == '$' || c >= '0' && c <= '9' ||
 		c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80)
+}
+
+// isRubyImport is require, require_relative, load or autoload at the start,
+// or a require call anywhere (`x && require "y"`), not as a method of
+// something else (`.require`).
+func isRubyImport(t string) bool {
+	if hasKeyword(t, "require") || hasKeyword(t, "require_relative") || hasKeyword(t, "load") || hasKeyword(t, "autoload") {
+		return true
+	}
+	for i := 0; ; {
+		j := strings.Index(t[i:], "require")
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		i = at + 1
+		if at > 0 && (t[at-1] == '.' || identByte(t, at-1)) {
+			continue
+		}
+		if hasKeyword(t[at:], "require") || hasKeyword(t[at:], "require_relative") {
+			return true
+		}
+	}
 }
 
 func isPythonImport(t string) bool {
