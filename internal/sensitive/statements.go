@@ -1,6 +1,7 @@
 package sensitive
 
 import (
+	"bytes"
 	"go/scanner"
 	"go/token"
 	"strconv"
@@ -40,6 +41,10 @@ type syntax struct {
 // open at the end of the file.
 func mask(src string, syn syntax) (m []byte, brokenAt []int, atEOF bool) {
 	m = make([]byte, len(src))
+	var quote [256]bool
+	for i := 0; i < len(syn.quotes); i++ {
+		quote[syn.quotes[i]] = true
+	}
 	for i := 0; i < len(src); {
 		c := src[i]
 		switch {
@@ -58,7 +63,7 @@ func mask(src string, syn syntax) (m []byte, brokenAt []int, atEOF bool) {
 			}
 			fill(m[i:end], mComment)
 			i = end
-		case strings.IndexByte(syn.quotes, c) >= 0:
+		case quote[c]:
 			end, ok := stringEnd(src, i, syn)
 			switch {
 			case ok:
@@ -83,7 +88,7 @@ func mask(src string, syn syntax) (m []byte, brokenAt []int, atEOF bool) {
 func stringEnd(src string, i int, syn syntax) (int, bool) {
 	q := src[i]
 	delim := src[i : i+1]
-	if syn.triple && strings.HasPrefix(src[i:], strings.Repeat(string(q), 3)) {
+	if syn.triple && i+2 < len(src) && src[i+1] == q && src[i+2] == q {
 		delim = src[i : i+3]
 	}
 	multi := len(delim) == 3 || strings.IndexByte(syn.multiline, q) >= 0
@@ -129,8 +134,6 @@ func (s *span) add(src string, m []byte, from, to, line int) {
 	s.mask = append(s.mask, m[off:off+len(seg)]...)
 	s.last = line
 }
-
-func (s *span) empty() bool { return len(strings.TrimSpace(string(s.text))) == 0 }
 
 // codeWord reports whether the keyword kw occurs in s as code: not in a
 // string or comment, and not part of a longer identifier.
@@ -179,7 +182,8 @@ func splitCode(text, m []byte, seps string, depth0, keep bool) [][2][]byte {
 		if m[i] != mCode {
 			continue
 		}
-		if strings.IndexByte("([{}])", c) >= 0 {
+		switch c {
+		case '(', '[', '{', ')', ']', '}':
 			depth = nest(c, depth)
 			continue
 		}
@@ -237,7 +241,8 @@ func pythonStatements(src string) []statement {
 			open = brokenLine[l]
 		}
 		cur.open = open
-		if !cur.empty() {
+		// Every form pythonPieces keeps spells "import".
+		if bytes.Contains(cur.text, []byte("import")) {
 			out = append(out, pythonPieces(cur)...)
 		}
 		cur = span{}
@@ -317,7 +322,7 @@ func headerColon(t, m []byte) int {
 
 func firstWord(t []byte) string {
 	i := 0
-	for i < len(t) && identByte(string(t), i) {
+	for i < len(t) && (t[i] == '_' || t[i] >= 'a' && t[i] <= 'z' || t[i] >= 'A' && t[i] <= 'Z' || i > 0 && t[i] >= '0' && t[i] <= '9') {
 		i++
 	}
 	return string(t[:i])
@@ -348,7 +353,8 @@ func jsStatements(src string) []statement {
 	depth, line, from, importish := 0, 0, 0, false
 	emit := func(open bool) {
 		cur.open = open
-		if !cur.empty() {
+		// Every form isJSStatement keeps spells one of these.
+		if bytes.Contains(cur.text, []byte("import")) || bytes.Contains(cur.text, []byte("require(")) || bytes.Contains(cur.text, []byte("from")) {
 			for _, p := range splitCode(cur.text, cur.mask, ";", false, true) {
 				t, pm := trimPiece(p)
 				if len(t) > 0 && isJSStatement(t, pm) {
