@@ -54,8 +54,8 @@ var ErrNoSandbox = errors.New("no usable sandbox")
 // a private /tmp (an empty tmpfs, or Tmp); and HOME as an empty tmpfs, so
 // ~/.ssh, ~/.config/gh and ~/.aws do not exist. Nothing else of the host's
 // filesystem is there: the operator's home is never mounted, and a PATH entry
-// inside it is skipped (add what a build needs from there, e.g. GOMODCACHE,
-// to RO). /etc/shadow, /etc/gshadow, /etc/ssl/private and sshd's private
+// inside it is skipped (add what a build needs from there to RO:
+// Toolchains finds the dependency caches and says which). /etc/shadow, /etc/gshadow, /etc/ssl/private and sshd's private
 // host keys are masked. No network unless Network.
 //
 // All namespaces are new (bwrap --unshare-all): user, mount, pid, network,

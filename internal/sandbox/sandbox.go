@@ -2,7 +2,10 @@
 // environment built from allowlists, their own process group, a deadline,
 // capped output, a throwaway TMPDIR and, where bubblewrap is usable, a
 // sandbox that hides the operator's home, the rest of the filesystem and the
-// network.
+// network. Toolchains finds the dependency caches (Go modules, the cargo
+// registry, the Maven repository, npm's cache, a virtualenv) that a
+// sandboxed build sees read-only, and the environment that makes the
+// toolchains use them offline with per-run build caches.
 //
 // What stays residual outside the sandbox (Mode Off, or Auto without
 // bubblewrap): the child runs as the operator and can read what the operator
