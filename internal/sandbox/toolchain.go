@@ -18,7 +18,7 @@ import (
 // Cache is one dependency cache (or the interpreter a virtualenv needs) that
 // a sandboxed command sees read-only, at its own path.
 type Cache struct {
-	Kind string // "go modules", "cargo registry", "rust toolchain", "maven repository", "npm cache", "virtualenv", "python", "declared"
+	Kind string // "go modules", "go toolchain", "cargo registry", "rust toolchain", "maven repository", "npm cache", "virtualenv", "python", "declared"
 	Path string // absolute and clean; exists
 	From string // how it was found: "go env GOMODCACHE", "$CARGO_HOME", "sandbox.ro_paths", …
 }
@@ -91,10 +91,15 @@ func Toolchains(ctx context.Context, lookup func(string) (string, bool), declare
 	// Go: the module cache. GOCACHE (the build cache) is per run, see Env.
 	gomod, from := "", ""
 	if _, err := exec.LookPath("go"); err == nil {
-		if out, err := probe(ctx, With(buildEnv, "GOTOOLCHAIN", "local"), "go", "env", "GOMODCACHE"); err == nil {
-			gomod, from = out, "go env GOMODCACHE"
+		if out, err := probe(ctx, With(buildEnv, "GOTOOLCHAIN", "local"), 2, "go", "env", "GOMODCACHE", "GOROOT"); err == nil {
+			gomod, from = out[0], "go env GOMODCACHE"
+			// A Go installed in HOME (golang.org/dl puts it in ~/sdk) is
+			// not among the PATH roots the sandbox mounts.
+			if goroot := absClean(out[1]); goroot != "" && inAHome(goroot, home) {
+				add("go toolchain", goroot, "go env GOROOT")
+			}
 		} else {
-			t.Skipped = append(t.Skipped, "go env GOMODCACHE: "+err.Error())
+			t.Skipped = append(t.Skipped, "go env: "+err.Error())
 		}
 	}
 	if gomod == "" {
@@ -149,8 +154,8 @@ func Toolchains(ctx context.Context, lookup func(string) (string, bool), declare
 	npmRoot, from := get("npm_config_cache"), "$npm_config_cache"
 	if npmRoot == "" {
 		if _, err := exec.LookPath("npm"); err == nil {
-			if out, err := probe(ctx, buildEnv, "npm", "config", "get", "cache"); err == nil {
-				npmRoot, from = out, "npm config get cache"
+			if out, err := probe(ctx, buildEnv, 1, "npm", "config", "get", "cache"); err == nil {
+				npmRoot, from = out[0], "npm config get cache"
 			}
 		}
 	}
@@ -171,6 +176,15 @@ func Toolchains(ctx context.Context, lookup func(string) (string, bool), declare
 				add("python", base, "pyvenv.cfg home of $VIRTUAL_ENV")
 			}
 		}
+	}
+
+	// pyenv: its shims on PATH run the interpreters it keeps in HOME.
+	pyenv, from := get("PYENV_ROOT"), "$PYENV_ROOT"
+	if pyenv == "" && home != "" {
+		pyenv, from = inHome(".pyenv"), "~/.pyenv"
+	}
+	if pyenv = absClean(pyenv); pyenv != "" && onPath(get("PATH"), filepath.Join(pyenv, "shims")) {
+		add("python", pyenv, from+" (its shims are on PATH)")
 	}
 
 	// Declared paths: refused, not skipped, when unsafe, so that the
@@ -397,22 +411,33 @@ func unsafeRO(p, home string) string {
 	return ""
 }
 
-// probe runs a toolchain's own query unsandboxed (it only prints a path),
+// probe runs a toolchain's own query unsandboxed (it only prints paths),
 // in / so that no repository file (go.mod, .npmrc) takes part, and returns
-// its one line of output.
-func probe(ctx context.Context, env []string, argv ...string) (string, error) {
+// its n lines of output, each an absolute path.
+func probe(ctx context.Context, env []string, n int, argv ...string) ([]string, error) {
 	res, err := Run(ctx, Cmd{Args: argv, Dir: "/", Env: env, Timeout: toolProbeTimeout, OutputCap: 64 << 10})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if !res.Success() {
-		return "", fmt.Errorf("%s: %s: %s", strings.Join(argv, " "), exitText(res), strings.TrimSpace(res.Stderr))
+		return nil, fmt.Errorf("%s: %s: %s", strings.Join(argv, " "), exitText(res), strings.TrimSpace(res.Stderr))
 	}
-	out := strings.TrimSpace(res.Stdout)
-	if out == "" || strings.Contains(out, "\n") || absClean(out) == "" {
-		return "", fmt.Errorf("%s: not one absolute path: %q", strings.Join(argv, " "), out)
+	out := strings.Split(strings.TrimSpace(res.Stdout), "\n")
+	if len(out) != n || slices.ContainsFunc(out, func(p string) bool { return absClean(p) == "" }) {
+		return nil, fmt.Errorf("%s: not %d absolute paths: %q", strings.Join(argv, " "), n, res.Stdout)
 	}
 	return out, nil
+}
+
+// inAHome reports whether p lies in the operator's home (home, or one of
+// operatorHomes).
+func inAHome(p, home string) bool {
+	for _, h := range append(operatorHomes(), home) {
+		if h != "" && within(p, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // venvBase is the install prefix of the interpreter a virtualenv was made

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -323,5 +324,32 @@ func write(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestToolchainPyenv: where pyenv's shims are on PATH (as on this project's
+// machines), `python3` inside the sandbox is pyenv's interpreter, as outside;
+// without the mount it is another one or none.
+func TestToolchainPyenv(t *testing.T) {
+	requireBwrap(t)
+	tc, err := sandbox.Toolchains(t.Context(), os.LookupEnv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(tc.Caches, func(c sandbox.Cache) bool { return c.Kind == "python" && strings.Contains(c.From, "shims") }) {
+		t.Skip("pyenv's shims are not on PATH here")
+	}
+	script := []string{"python3", "-c", "import sys; print(sys.base_prefix)"}
+	want, err := exec.Command(script[0], script[1:]...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt := t.TempDir()
+	res := toolchainRun(t, tc, os.LookupEnv, wt, true, script...)
+	if !res.Success() || res.Stdout != string(want) {
+		t.Fatalf("python3 in the sandbox: %s, %q; want %q\n%s", sandbox.ExitText(res), res.Stdout, want, res.Tail(10))
+	}
+	if res := toolchainRun(t, tc, os.LookupEnv, wt, false, script...); res.Success() && res.Stdout == string(want) {
+		t.Fatalf("without the pyenv mount python3 is still %q", res.Stdout)
 	}
 }
