@@ -112,12 +112,19 @@ func TestTreeDiesWithKilledFixrail(t *testing.T) {
 			})
 			waitForFile(filepath.Join(wt, "started"), 10*time.Second)
 			var shells, sleeps []int
-			for _, pid := range withToken(token) {
-				switch commName(pid) {
-				case "sh":
-					shells = append(shells, pid)
-				case "sleep":
-					sleeps = append(sleeps, pid)
+			// The backgrounded subshell may not have exec'd sleep yet.
+			for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+				shells, sleeps = nil, nil
+				for _, pid := range withToken(token) {
+					switch commName(pid) {
+					case "sh":
+						shells = append(shells, pid)
+					case "sleep":
+						sleeps = append(sleeps, pid)
+					}
+				}
+				if len(shells) == 1 && len(sleeps) == 1 {
+					break
 				}
 			}
 			if len(shells) != 1 || len(sleeps) != 1 {
