@@ -353,3 +353,55 @@ func TestToolchainPyenv(t *testing.T) {
 		t.Fatalf("without the pyenv mount python3 is still %q", res.Stdout)
 	}
 }
+
+// TestToolchainProbes: what `go env` reports is what is mounted — the
+// module cache, and GOROOT when it lies in HOME (~/sdk/go1.x), which the
+// PATH roots skip — and a probe that prints something other than absolute
+// paths mounts nothing.
+func TestToolchainProbes(t *testing.T) {
+	h := newHostile(t)
+	modcache := filepath.Join(h.home, "go", "pkg", "mod")
+	goroot := filepath.Join(h.home, "sdk", "go1.99")
+	for _, d := range []string{modcache, goroot} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name, out string
+		want      []string
+	}{
+		{"both paths", modcache + "\n" + goroot + "\n", []string{modcache, goroot}},
+		{"GOROOT outside HOME", modcache + "\n/usr/lib/go\n", []string{modcache}},
+		{"not paths", "warning: something\nelse\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bin := t.TempDir()
+			write(t, filepath.Join(bin, "go"), "#!/bin/sh\nprintf '%s' '"+tc.out+"'\n")
+			if err := os.Chmod(filepath.Join(bin, "go"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("PATH", bin+":/usr/bin:/bin")
+			t.Setenv("npm_config_cache", filepath.Join(h.home, ".npm"))
+			tc2, err := sandbox.Toolchains(t.Context(), os.LookupEnv, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range tc2.Caches {
+				if strings.HasPrefix(c.Kind, "go ") {
+					got = append(got, c.Path)
+				}
+			}
+			if tc.want == nil {
+				// The fallback: ~/go/pkg/mod from HOME.
+				tc.want = []string{modcache}
+			}
+			slices.Sort(got)
+			slices.Sort(tc.want)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("go paths mounted %q, want %q (%q)", got, tc.want, tc2.Describe())
+			}
+		})
+	}
+}
