@@ -33,6 +33,7 @@ type Toolchain struct {
 	Skipped []string
 
 	goCache, cargoRegistry, cargoGit, npmCache string
+	hasGo                                      bool
 }
 
 // ErrROPath is a declared read-only path (sandbox.ro_paths) that cannot be
@@ -91,6 +92,7 @@ func Toolchains(ctx context.Context, lookup func(string) (string, bool), declare
 	// Go: the module cache. GOCACHE (the build cache) is per run, see Env.
 	gomod, from := "", ""
 	if _, err := exec.LookPath("go"); err == nil {
+		t.hasGo = true
 		if out, err := probe(ctx, With(buildEnv, "GOTOOLCHAIN", "local"), 2, "go", "env", "GOMODCACHE", "GOROOT"); err == nil {
 			gomod, from = out[0], "go env GOMODCACHE"
 			// A Go installed in HOME (golang.org/dl puts it in ~/sdk) is
@@ -244,9 +246,10 @@ func (t Toolchain) Describe() []string {
 // with another run of repository code (a test that wrote into a shared cache
 // could make a later run green, or poison what it compiles). With the Go
 // module cache: GOMODCACHE (the operator's may be set only in the go env
-// file, which the sandbox's empty HOME hides), GOPROXY=off (a module missing
-// from the cache fails at once, naming it) and GOTOOLCHAIN=local (go.mod
-// cannot make go fetch and run another toolchain). GOFLAGS and GOSUMDB are
+// file, which the sandbox's empty HOME hides). With go on PATH, cache or
+// not: GOPROXY=off (a module missing from the cache fails at once, naming
+// it) and GOTOOLCHAIN=local (go.mod cannot make go fetch and run another
+// toolchain). GOFLAGS and GOSUMDB are
 // left as the operator has them: go test already defaults to -mod=readonly
 // (or -mod=vendor with a vendor directory, which forcing readonly would
 // break), and with readonly no go.sum line is ever added, so the checksum
@@ -281,6 +284,8 @@ func (t Toolchain) Env(env []string, scratch string) ([]string, error) {
 	env = With(env, "GOCACHE", gocache)
 	if t.goCache != "" {
 		env = With(env, "GOMODCACHE", t.goCache)
+	}
+	if t.goCache != "" || t.hasGo {
 		env = With(env, "GOPROXY", "off")
 		env = With(env, "GOTOOLCHAIN", "local")
 	}
