@@ -174,6 +174,7 @@ func TestCheckImportsPerStatement(t *testing.T) {
 		{"py docstring residual", "a.py", "\"\"\"\nimport auth\n\"\"\"\n", hit("import auth", "import:auth")},
 		// JavaScript and TypeScript.
 		{"js after statement", "a.ts", "x(); import auth from './auth'\n", hit("import auth from './auth'", "import:auth")},
+		{"js after statement over lines", "a.ts", "x(); import {\n  authToken,\n} from './lib';\n", hit("import { authToken, } from './lib';", "import:auth")},
 		{"js require in a block", "a.js", "if (x) { const a = require('./secrets') }\n", hit("if (x) { const a = require('./secrets') }", "import:secret")},
 		{"js multi-line braces", "a.ts", "import {\n  helper,\n  authToken,\n} from './lib';\n", hit("import { helper, authToken, } from './lib';", "import:auth")},
 		{"js from on the next line", "a.js", "import x\n  from './auth/x'\n", hit("import x from './auth/x'", "import:auth")},

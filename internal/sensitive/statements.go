@@ -395,9 +395,10 @@ func jsStatements(src string) []statement {
 	return out
 }
 
+// startsImportish reports import or export as code anywhere in the
+// statement so far (`x(); import {` goes on over the next lines too).
 func startsImportish(t, m []byte) bool {
-	t, m = trimPiece([2][]byte{t, m})
-	return len(t) > 0 && m[0] == mCode && (hasKeyword(string(t), "import") || hasKeyword(string(t), "export"))
+	return codeWord(t, m, "import") || codeWord(t, m, "export")
 }
 
 func isJSStatement(t, m []byte) bool {
