@@ -1,0 +1,184 @@
+package conformance
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/rhysd/actionlint"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// agent is one direct invocation of a coding agent or a model: an action
+// step, or a command inside a run: script. fixrail run is not one: fixrail
+// fences, names gates and stages tools itself, and a step that runs both
+// fixrail and an agent has the agent judged like any other.
+type agent struct {
+	st   *step
+	kind string
+	// model is a single-shot model call without tools: its prompt and
+	// output are judged, its tool set and gates are not.
+	model bool
+	call  *syntax.CallExpr // nil for an action
+	rest  []*syntax.Word   // the call's arguments after the program
+}
+
+// agentActions maps action references (lower-cased, without @ref) to the
+// agent they run.
+var agentActions = []struct {
+	prefix, kind string
+	model        bool
+}{
+	{"anthropics/claude-code-action", "claude-code-action", false},
+	{"anthropics/claude-code-base-action", "claude-code-action", false},
+	{"openai/codex-action", "codex-action", false},
+	{"openai/codex/.github/actions/codex", "codex-action", false},
+	{"google-github-actions/run-gemini-cli", "run-gemini-cli", false},
+	{"google-gemini/gemini-cli-action", "run-gemini-cli", false},
+	{"anomalyco/opencode/github", "opencode", false},
+	{"sst/opencode/github", "opencode", false},
+	{"ask-bonk/ask-bonk", "opencode", false},
+	{"all-hands-ai/openhands-resolver", "openhands", false},
+	{"mirrajabi/aider-github-action", "aider", false},
+	{"warpdotdev/oz-agent-action", "oz-agent", false},
+	{"actions/ai-inference", "ai-inference", true},
+	{"openai/chat-completion-action", "chat-completion", true},
+	{"github/ai-assessment-comment-labeler", "ai-assessment", true},
+}
+
+// agentNamed catches other agent actions by the words in their name.
+var agentNamed = regexp.MustCompile(`(^|[/-])(claude|codex|gemini-cli|opencode|openhands|aider|cline|goose|devin|cursor-agent|copilot-agent|ai-agent|llm-agent)([/-]|$)`)
+
+// agentCLIs are programs that run an agent, by program or package name.
+var agentCLIs = map[string]string{
+	"claude": "claude", "@anthropic-ai/claude-code": "claude",
+	"codex": "codex", "@openai/codex": "codex",
+	"gemini": "gemini", "@google/gemini-cli": "gemini",
+	"opencode": "opencode", "opencode-ai": "opencode",
+	"aider": "aider", "aider-chat": "aider",
+	"cursor-agent": "cursor-agent", "copilot": "copilot", "@github/copilot": "copilot",
+	"goose": "goose", "amp": "amp", "@sourcegraph/amp": "amp",
+	"cline": "cline", "openhands": "openhands", "qwen": "qwen", "@qwen-code/qwen-code": "qwen",
+	"crush": "crush",
+}
+
+// notARun are first arguments that manage an agent CLI rather than run it.
+var notARun = []string{"--version", "-v", "-V", "--help", "-h", "mcp", "config", "install", "update", "doctor", "login", "logout", "auth", "extensions", "setup-token", "migrate-installer"}
+
+func (w *Workflow) detectAgents(st *step) []*agent {
+	var out []*agent
+	if st.act != nil {
+		for _, a := range agentActions {
+			if st.uses == a.prefix || strings.HasPrefix(st.uses, a.prefix+"/") {
+				return []*agent{{st: st, kind: a.kind, model: a.model}}
+			}
+		}
+		if !strings.HasPrefix(st.uses, "docker://") && agentNamed.MatchString(st.uses) {
+			return []*agent{{st: st, kind: st.uses}}
+		}
+		return nil
+	}
+	if st.sh == nil {
+		return nil
+	}
+	for _, c := range st.sh.calls {
+		name, rest := cmdName(c)
+		kind, ok := agentCLIs[name]
+		if !ok {
+			continue
+		}
+		if len(rest) > 0 && slices.Contains(notARun, litPrefix(rest[0])) {
+			continue
+		}
+		out = append(out, &agent{st: st, kind: kind, call: c, rest: rest})
+	}
+	return out
+}
+
+// input returns an action input by lower-cased name.
+func (a *agent) input(name string) *actionlint.String {
+	if a.st.act == nil {
+		return nil
+	}
+	if in := a.st.act.Inputs[name]; in != nil {
+		return in.Value
+	}
+	return nil
+}
+
+// promptInputs are the action inputs that carry prompt text.
+func (a *agent) promptInputs() []*actionlint.Input {
+	if a.st.act == nil {
+		return nil
+	}
+	var out []*actionlint.Input
+	for _, in := range sortedInputs(a.st.act) {
+		n := strings.ToLower(in.Name.Value)
+		if strings.Contains(n, "prompt") || strings.Contains(n, "instruction") || n == "message" || n == "task" || n == "query" {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// pos is where findings about the invocation itself go.
+func (a *agent) pos(w *Workflow) (int, int) {
+	if a.call != nil && a.st.run != nil {
+		return w.offsetPos(a.st.run.Run, int(a.call.Pos().Offset()))
+	}
+	if a.st.act != nil && a.st.act.Uses != nil && a.st.act.Uses.Pos != nil {
+		return a.st.act.Uses.Pos.Line, a.st.act.Uses.Pos.Col
+	}
+	return a.st.al.Pos.Line, a.st.al.Pos.Col
+}
+
+// flagValues returns the values of a long or short flag in the call's
+// arguments (--flag v, --flag=v), and whether the flag appears.
+func (a *agent) flagValues(names ...string) (vals []string, present bool) {
+	for i := 0; i < len(a.rest); i++ {
+		t := litPrefix(a.rest[i])
+		for _, n := range names {
+			switch {
+			case t == n:
+				present = true
+				if i+1 < len(a.rest) && !strings.HasPrefix(litPrefix(a.rest[i+1]), "-") {
+					vals = append(vals, litPrefix(a.rest[i+1]))
+					i++
+				}
+			case strings.HasPrefix(t, n+"="):
+				present = true
+				vals = append(vals, t[len(n)+1:])
+			}
+		}
+	}
+	return
+}
+
+// hasArg reports whether any argument is one of names.
+func (a *agent) hasArg(names ...string) bool {
+	for _, r := range a.rest {
+		if slices.Contains(names, litPrefix(r)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isBudgetStep recognises a budget precheck: fixrail budget check, or a
+// step whose id or name says budget, quota, cost or spend.
+var budgetWord = regexp.MustCompile(`(?i)(budget|quota|spend|cost[-_ ]?(cap|check|guard|limit)|credit[-_ ]?(check|guard|cap|limit))`)
+
+func isBudgetStep(st *step) bool {
+	if st.sh != nil {
+		for _, c := range st.sh.calls {
+			name, rest := cmdName(c)
+			if name == "fixrail" && len(rest) >= 2 && litPrefix(rest[0]) == "budget" && litPrefix(rest[1]) == "check" {
+				return true
+			}
+		}
+	}
+	if len(st.agents) > 0 || st.fixrailRun {
+		return false
+	}
+	return budgetWord.MatchString(st.id) || st.al.Name != nil && budgetWord.MatchString(st.al.Name.Value)
+}

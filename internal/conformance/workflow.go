@@ -1,0 +1,358 @@
+package conformance
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/rhysd/actionlint"
+)
+
+// Workflow is one parsed workflow file with its attacker-controlled data
+// flows resolved. Rules read it; they do not change it.
+type Workflow struct {
+	Path  string
+	src   []byte
+	lines []string
+	wf    *actionlint.Workflow
+
+	jobs       []*job
+	jobByID    map[string]*job
+	scalars    map[*actionlint.String]*scalar
+	inputTypes map[string]string
+	envTaint0  map[string]string // workflow-level env
+
+	findings []Finding
+	rule     string // the rule reporting; set by Lint
+}
+
+type job struct {
+	id       string
+	al       *actionlint.Job
+	steps    []*step
+	envTaint map[string]string
+	outTaint map[string]string // job outputs
+}
+
+type step struct {
+	al   *actionlint.Step
+	job  *job
+	idx  int
+	id   string // lower-cased, "" if none
+	run  *actionlint.ExecRun
+	act  *actionlint.ExecAction
+	uses string // lower-cased action reference without @ref
+	sh   *script
+	// envTaint is the step's own env: block; exportTaint what it writes to
+	// $GITHUB_ENV; outTaint why its outputs carry attacker text.
+	envTaint    map[string]string
+	exportTaint map[string]string
+	outTaint    string
+	agents      []*agent
+	fixrailRun  bool
+	budget      bool
+}
+
+func (s *step) name() string {
+	if s.al.Name != nil && s.al.Name.Value != "" {
+		return s.al.Name.Value
+	}
+	if s.id != "" {
+		return s.id
+	}
+	if s.uses != "" {
+		return s.uses
+	}
+	return fmt.Sprintf("step %d", s.idx+1)
+}
+
+// hiddenEscape matches YAML escapes that decode to "$" or "{" in a
+// double-quoted scalar: they can assemble a ${{ }} the source does not show.
+var hiddenEscape = regexp.MustCompile(`\\(u0024|x24|U00000024|u007[bB]|x7[bB]|U0000007[bB])`)
+
+// parse builds the model. Whatever cannot be analysed becomes an
+// unparseable finding; the rest is still built so other rules run.
+func parse(path string, src []byte) *Workflow {
+	w := &Workflow{
+		Path: path, src: src,
+		lines:      strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n"),
+		jobByID:    map[string]*job{},
+		scalars:    map[*actionlint.String]*scalar{},
+		inputTypes: map[string]string{},
+		envTaint0:  map[string]string{},
+		rule:       Unparseable,
+	}
+	wf, errs := actionlint.Parse(src)
+	for _, e := range errs {
+		w.reportAt(e.Line, e.Column, "does not parse: "+e.Message)
+	}
+	if wf == nil {
+		if len(errs) == 0 {
+			w.reportAt(1, 1, "does not parse as a workflow")
+		}
+		return w
+	}
+	w.wf = wf
+	for i, l := range w.lines {
+		if loc := hiddenEscape.FindStringIndex(l); loc != nil {
+			w.reportAt(i+1, loc[0]+1, "escape "+l[loc[0]:loc[1]]+" decodes to part of ${{ and hides an expression from review")
+		}
+	}
+	for _, ev := range wf.On {
+		switch ev := ev.(type) {
+		case *actionlint.WorkflowDispatchEvent:
+			for name, in := range ev.Inputs {
+				t := "string"
+				switch in.Type {
+				case actionlint.WorkflowDispatchEventInputTypeBoolean:
+					t = "boolean"
+				case actionlint.WorkflowDispatchEventInputTypeNumber:
+					t = "number"
+				case actionlint.WorkflowDispatchEventInputTypeChoice:
+					t = "choice"
+				case actionlint.WorkflowDispatchEventInputTypeEnvironment:
+					t = "environment"
+				}
+				w.inputTypes[strings.ToLower(name)] = t
+			}
+		case *actionlint.WorkflowCallEvent:
+			for _, in := range ev.Inputs {
+				t := "string"
+				switch in.Type {
+				case actionlint.WorkflowCallEventInputTypeBoolean:
+					t = "boolean"
+				case actionlint.WorkflowCallEventInputTypeNumber:
+					t = "number"
+				}
+				if in.Name != nil {
+					w.inputTypes[strings.ToLower(in.Name.Value)] = t
+				}
+			}
+		}
+	}
+	w.envTaint0 = w.envBlock(wf.Env, scope{})
+	for _, j := range wf.Jobs {
+		w.jobs = append(w.jobs, &job{id: j.ID.Value, al: j})
+	}
+	slices.SortFunc(w.jobs, func(a, b *job) int { return comparePos(a.al.Pos, b.al.Pos) })
+	for _, j := range w.jobs {
+		w.jobByID[strings.ToLower(j.id)] = j
+	}
+	for _, j := range w.jobOrder() {
+		w.buildJob(j)
+	}
+	return w
+}
+
+func comparePos(a, b *actionlint.Pos) int {
+	if a == nil || b == nil {
+		return 0
+	}
+	return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+}
+
+// jobOrder lists jobs so that each comes after the jobs it needs (their
+// outputs must be resolved first); a cycle keeps file order.
+func (w *Workflow) jobOrder() []*job {
+	var out []*job
+	done := map[*job]bool{}
+	var visit func(j *job, depth int)
+	visit = func(j *job, depth int) {
+		if done[j] || depth > len(w.jobs) {
+			return
+		}
+		for _, n := range j.al.Needs {
+			if d := w.jobByID[strings.ToLower(n.Value)]; d != nil {
+				visit(d, depth+1)
+			}
+		}
+		if !done[j] {
+			done[j] = true
+			out = append(out, j)
+		}
+	}
+	for _, j := range w.jobs {
+		visit(j, 0)
+	}
+	return out
+}
+
+// envBlock evaluates an env: block in sc.
+func (w *Workflow) envBlock(env *actionlint.Env, sc scope) map[string]string {
+	m := map[string]string{}
+	if env == nil {
+		return m
+	}
+	if env.Expression != nil {
+		if t := w.scalarTaint(w.exprsOf(env.Expression), sc); t != "" {
+			m["*"] = t
+		}
+	}
+	for name, v := range env.Vars {
+		m[strings.ToLower(name)] = w.scalarTaint(w.exprsOf(v.Value), sc)
+	}
+	return m
+}
+
+func (w *Workflow) buildJob(j *job) {
+	sc := scope{job: j}
+	j.envTaint = w.envBlock(j.al.Env, sc)
+	if t := j.envTaint["*"]; t != "" {
+		j.envTaint = map[string]string{"*": t}
+	}
+	w.scalarTaint(w.exprsOf(j.al.If), sc)
+	for i, as := range j.al.Steps {
+		st := &step{al: as, job: j, idx: i}
+		if as.ID != nil {
+			st.id = strings.ToLower(as.ID.Value)
+		}
+		j.steps = append(j.steps, st)
+		ssc := scope{job: j, step: st}
+		st.envTaint = w.envBlock(as.Env, ssc)
+		w.scalarTaint(w.exprsOf(as.If), ssc)
+		switch ex := as.Exec.(type) {
+		case nil:
+			w.reportPos(as.Pos, "step has no run: or uses: this linter understands (new syntax such as parallel: is not analysed)")
+		case *actionlint.ExecRun:
+			st.run = ex
+			w.buildRun(st, ssc)
+		case *actionlint.ExecAction:
+			st.act = ex
+			if ex.Uses != nil {
+				st.uses = strings.ToLower(ex.Uses.Value)
+				if i := strings.Index(st.uses, "@"); i >= 0 {
+					st.uses = st.uses[:i]
+				}
+			}
+			for _, in := range sortedInputs(ex) {
+				if t := w.scalarTaint(w.exprsOf(in.Value), ssc); t != "" && st.outTaint == "" {
+					st.outTaint = "derived from " + t
+				}
+			}
+		}
+		st.agents = w.detectAgents(st)
+		for _, a := range st.agents {
+			if st.outTaint == "" || !strings.HasPrefix(st.outTaint, "output of") {
+				st.outTaint = "output of " + a.kind + ", which read attacker-controlled input"
+			}
+		}
+		st.budget = isBudgetStep(st)
+	}
+	j.outTaint = map[string]string{}
+	for name, o := range j.al.Outputs {
+		j.outTaint[strings.ToLower(name)] = w.scalarTaint(w.exprsOf(o.Value), sc)
+	}
+}
+
+// shellOf is the shell a run: step uses ("" means the runner default, bash).
+func (w *Workflow) shellOf(st *step) string {
+	if st.run.Shell != nil {
+		return st.run.Shell.Value
+	}
+	if d := st.job.al.Defaults; d != nil && d.Run != nil && d.Run.Shell != nil {
+		return d.Run.Shell.Value
+	}
+	if d := w.wf.Defaults; d != nil && d.Run != nil && d.Run.Shell != nil {
+		return d.Run.Shell.Value
+	}
+	return ""
+}
+
+func (w *Workflow) buildRun(st *step, sc scope) {
+	sca := w.exprsOf(st.run.Run)
+	w.scalarTaint(sca, sc)
+	if st.run.Run == nil {
+		return
+	}
+	shell := w.shellOf(st)
+	switch strings.Fields(shell + " bash")[0] {
+	case "bash", "sh":
+	default:
+		w.reportPos(st.run.Run.Pos, fmt.Sprintf("run: script for shell %q is not analysed (only bash and sh are)", shell))
+		return
+	}
+	s, err := parseScript(st.run.Run.Value, sca.exprs, func(name string) string { return w.envTaint(name, sc) })
+	if err != nil {
+		line, col := w.offsetPos(st.run.Run, 0)
+		if pe, ok := err.(interface{ Error() string }); ok {
+			w.reportAt(line, col, "run: script does not parse as bash: "+pe.Error())
+		}
+		return
+	}
+	st.sh = s
+	st.exportTaint = s.exports
+	st.outTaint = s.outTaint
+	for _, c := range s.calls {
+		name, rest := cmdName(c)
+		if name != "fixrail" || len(rest) == 0 {
+			continue
+		}
+		switch litPrefix(rest[0]) {
+		case "run":
+			st.fixrailRun = true
+		}
+	}
+}
+
+func sortedInputs(a *actionlint.ExecAction) []*actionlint.Input {
+	ins := make([]*actionlint.Input, 0, len(a.Inputs))
+	for _, in := range a.Inputs {
+		ins = append(ins, in)
+	}
+	slices.SortFunc(ins, func(x, y *actionlint.Input) int { return cmp.Compare(x.Name.Value, y.Name.Value) })
+	return ins
+}
+
+// offsetPos maps a byte offset in s's value to line:col in the file. Exact
+// for single-line and literal-block (|) scalars, which is where scripts and
+// prompts live; other multi-line forms fall back to the scalar's start.
+func (w *Workflow) offsetPos(s *actionlint.String, off int) (int, int) {
+	if s == nil || s.Pos == nil {
+		return 1, 1
+	}
+	sc := w.scalars[s]
+	if sc != nil {
+		for _, e := range sc.exprs {
+			if e.off == off && e.line > 0 {
+				return e.line, e.col
+			}
+		}
+	}
+	p := s.Pos
+	v := s.Value[:min(off, len(s.Value))]
+	k := strings.Count(v, "\n")
+	c := off - (strings.LastIndex(v, "\n") + 1)
+	if p.Line < 1 || p.Line > len(w.lines) {
+		return p.Line, p.Col
+	}
+	raw := w.lines[p.Line-1]
+	ind := byte(0)
+	if p.Col-1 < len(raw) && p.Col >= 1 {
+		ind = raw[p.Col-1]
+	}
+	switch {
+	case ind == '|':
+		ln := p.Line + 1 + k
+		if ln > len(w.lines) {
+			return p.Line, p.Col
+		}
+		bi := -1
+		for l := p.Line + 1; l <= len(w.lines); l++ {
+			if strings.TrimSpace(w.lines[l-1]) != "" {
+				bi = indentOf(w.lines[l-1])
+				break
+			}
+		}
+		if bi < 0 {
+			return p.Line, p.Col
+		}
+		return ln, bi + c + 1
+	case k == 0 && (ind == '"' || ind == '\''):
+		return p.Line, p.Col + 1 + c
+	case k == 0 && ind != '>':
+		return p.Line, p.Col + c
+	}
+	return p.Line, p.Col
+}
