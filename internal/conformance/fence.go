@@ -13,9 +13,9 @@ import (
 // marker line and the matching close marker line.
 type fence struct {
 	openOff, bodyOff, closeOff, endOff int // byte offsets in the value
-	marker                              string
-	exprs                               []*expr  // ${{ }} in the open marker
-	shellRefs                           []string // $NAME in the open marker (run: scripts only)
+	marker                             string
+	exprs                              []*expr  // ${{ }} in the open marker
+	shellRefs                          []string // $NAME in the open marker (run: scripts only)
 }
 
 func (f fence) contains(off int) bool { return off >= f.bodyOff && off < f.closeOff }
