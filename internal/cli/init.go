@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/conformance"
+	"github.com/fixrail/fixrail/internal/sensitive"
+)
+
+var cmdInit = &command{
+	Name:  "init",
+	Usage: "[--dir DIR] [--force]",
+	Short: "write fixrail.yaml (with the deny-list manifest) and the reference CI workflow",
+	Long: `
+Init writes two files into the repository at --dir (default: the current
+directory):
+
+  fixrail.yaml                  the configuration, commented; paths.sensitive
+                                in it is the deny-list manifest (the globs
+                                that extend the built-in deny list, which the
+                                comment lists)
+  .github/workflows/fixrail.yml the reference workflow: label-triggered, one
+                                run per issue, least privilege, a fail-closed
+                                budget precheck, fixrail run as the hard leg
+
+The test and suite commands are guessed from go.mod or package.json
+(otherwise pytest); edit them. The workflow passes fixrail lint with zero
+findings. Existing files are never overwritten without --force; nothing is
+written unless every file can be.`,
+	Flags: func() *flag.FlagSet { fs, _ := initFlags(); return fs },
+	Run:   runInit,
+}
+
+//go:embed initdata/fixrail.yaml
+var initConfigTemplate string
+
+type initOpts struct {
+	dir   string
+	force bool
+}
+
+func initFlags() (*flag.FlagSet, *initOpts) {
+	o := &initOpts{}
+	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+	fs.StringVar(&o.dir, "dir", ".", "the repository `root` to write into")
+	fs.BoolVar(&o.force, "force", false, "overwrite files that exist")
+	return fs, o
+}
+
+// initConfig renders fixrail.yaml for the project in dir.
+func initConfig(dir string) string {
+	test, glob, suite, fixable := `["python3", "-m", "pytest", "{test_path}"]`, "tests/**", `["python3", "-m", "pytest"]`, `["src/**"]`
+	if isFile(filepath.Join(dir, "go.mod")) {
+		test, glob, suite, fixable = `["go", "test", "-run", "{test_name}", "./..."]`, "**/*_test.go", `["go", "test", "./..."]`, `["cmd/**", "internal/**", "pkg/**"]`
+	} else if isFile(filepath.Join(dir, "package.json")) {
+		test, glob, suite, fixable = `["npx", "--no-install", "jest", "{test_path}"]`, "test/**", `["npm", "test"]`, `["src/**", "lib/**"]`
+	}
+	var b strings.Builder
+	for _, g := range sensitive.DenyGlobs {
+		fmt.Fprintf(&b, "  #   %s\n", g)
+	}
+	fmt.Fprintf(&b, "  #   and any path segment naming: %s", strings.Join(sensitive.DenyWords, ", "))
+	return strings.NewReplacer("@TEST@", test, "@TESTGLOB@", glob, "@SUITE@", suite, "@FIXABLE@", fixable, "@BUILTIN@", b.String()).Replace(initConfigTemplate)
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func runInit(_ context.Context, stdio Stdio, args []string) error {
+	flags, o := initFlags()
+	if err := parseFlags(flags, stdio, args); err != nil {
+		return err
+	}
+	if flags.NArg() > 0 {
+		return usagef("init takes no arguments (use --dir)")
+	}
+	cfg := initConfig(o.dir)
+	// What init writes, the loader must accept: checked before writing.
+	if _, err := config.Parse(config.FileName, []byte(cfg)); err != nil {
+		return fmt.Errorf("the fixrail.yaml init would write is refused by the loader: %w", err)
+	}
+	files := []struct {
+		rel  string
+		data []byte
+	}{
+		{config.FileName, []byte(cfg)},
+		{filepath.Join(".github", "workflows", "fixrail.yml"), conformance.ReferenceWorkflow},
+	}
+	if !o.force {
+		var exist []string
+		for _, f := range files {
+			if _, err := os.Lstat(filepath.Join(o.dir, f.rel)); err == nil {
+				exist = append(exist, f.rel)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		if len(exist) > 0 {
+			return usagef("%s already exist(s); nothing written (use --force to overwrite)", strings.Join(exist, ", "))
+		}
+	}
+	for _, f := range files {
+		p := filepath.Join(o.dir, f.rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := writeReplace(p, f.data); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdio.Stdout, "wrote %s\n", filepath.ToSlash(f.rel))
+	}
+	fmt.Fprintln(stdio.Stdout, "next: edit test and suite in fixrail.yaml, add your sensitive paths, then run fixrail lint")
+	return nil
+}
+
+// writeReplace writes through a temporary file and renames it over p, so
+// a symbolic link at p is replaced, not followed.
+func writeReplace(p string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".fixrail-init-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), p)
+}
