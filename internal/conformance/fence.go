@@ -82,9 +82,11 @@ func fences(value string, sc *scalar, shell bool) []fence {
 	return out
 }
 
-// markerShaped: a line with no spaces outside ${{ }} (a tag or a rule), so
-// prose that happens to repeat is not taken for a fence.
+// markerShaped: a delimiter, not prose or shell that happens to repeat
+// (fi, done, EOF): a tag <...>, a rule of punctuation (```, ---, ===), a
+// BEGIN/END line, or a token carrying a reference. No spaces outside ${{ }}.
 func markerShaped(t string) bool {
+	hasRef := strings.Contains(t, "${{") || shellRefRe.MatchString(t)
 	for {
 		i := strings.Index(t, "${{")
 		if i < 0 {
@@ -96,7 +98,17 @@ func markerShaped(t string) bool {
 		}
 		t = t[:i] + "X" + t[i+j+2:]
 	}
-	return !strings.ContainsAny(t, " \t")
+	switch {
+	case strings.ContainsAny(t, " \t"):
+		return false
+	case strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">"):
+		return true
+	case len(t) >= 3 && strings.Trim(t, "`~-=#*\"'+") == "":
+		return true
+	case strings.Contains(t, "BEGIN"):
+		return true
+	}
+	return hasRef
 }
 
 func containsStr(ss []string, s string) bool {

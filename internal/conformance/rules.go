@@ -438,20 +438,22 @@ func runNoMerge(w *Workflow) {
 func mergeMatch(m policy.Match) bool {
 	switch m.Rule {
 	case policy.PushForce, policy.PushProtected:
-		return true
+		// An undecidable push counts; a script that is undecidable for
+		// every rule (an unknown command name, an interpreter one-liner)
+		// is not by itself a push.
+		return !m.Unresolvable || strings.Contains(m.Reason, "push")
 	case policy.Publish:
-		return strings.Contains(m.Reason, "merge")
+		return strings.Contains(m.Reason, "merge") && (!m.Unresolvable || strings.Contains(m.Reason, "gh pr merge"))
 	}
 	return false
 }
 
 // noMergeScript asks the hook's own shell analysis about the script. Each
 // ${{ }} reads as a run-time value, so a push whose target comes from the
-// event is undecidable, and undecidable is reported.
+// event is undecidable, and an undecidable push is reported.
 func (w *Workflow) noMergeScript(st *step) {
-	ms := analyzeBash(st.sh.src)
 	var hits []policy.Match
-	for _, m := range ms {
+	for _, m := range analyzeBash(st.sh.src) {
 		if mergeMatch(m) {
 			hits = append(hits, m)
 		}
@@ -459,27 +461,33 @@ func (w *Workflow) noMergeScript(st *step) {
 	if len(hits) == 0 {
 		return
 	}
-	// Locate each hit at the first top-level statement that shows it on
-	// its own; the whole script is what decides.
-	for _, h := range hits {
+	// Locate the hits at the top-level statements that show them on their
+	// own (the whole script is what decides); one finding per statement.
+	reported := false
+	for _, top := range st.sh.file.Stmts {
+		var rules, reasons []string
+		for _, m := range analyzeBash(st.sh.src[top.Pos().Offset():top.End().Offset()]) {
+			if !mergeMatch(m) || slices.Contains(rules, string(m.Rule)) {
+				continue
+			}
+			rules = append(rules, string(m.Rule))
+			r := m.Reason
+			if m.Unresolvable {
+				r += " (undecidable statically, so it counts)"
+			}
+			if !slices.Contains(reasons, r) {
+				reasons = append(reasons, r)
+			}
+		}
+		if len(rules) > 0 {
+			line, col := w.offsetPos(st.run.Run, int(top.Pos().Offset()))
+			w.reportAt(line, col, strings.Join(rules, ", ")+": "+strings.Join(reasons, "; "))
+			reported = true
+		}
+	}
+	if !reported {
 		line, col := w.offsetPos(st.run.Run, 0)
-		for _, top := range st.sh.file.Stmts {
-			found := false
-			for _, m := range analyzeBash(st.sh.src[top.Pos().Offset():top.End().Offset()]) {
-				if m.Rule == h.Rule {
-					found = true
-				}
-			}
-			if found {
-				line, col = w.offsetPos(st.run.Run, int(top.Pos().Offset()))
-				break
-			}
-		}
-		msg := h.Reason
-		if h.Unresolvable {
-			msg += " (cannot be decided statically, so it counts)"
-		}
-		w.reportAt(line, col, fmt.Sprintf("%s: %s", h.Rule, msg))
+		w.reportAt(line, col, string(hits[0].Rule)+": "+hits[0].Reason+" (from the script as a whole)")
 	}
 }
 
@@ -752,8 +760,10 @@ func writeTools(items []string) []string {
 
 // --- mode-parity ------------------------------------------------------
 
+var modeName = regexp.MustCompile(`(^|[_-])mode($|[_-])`)
+
 func isModeRef(p []string) bool {
-	return len(p) >= 2 && strings.Contains(p[len(p)-1], "mode") && (p[0] == "inputs" || p[0] == "env" || p[0] == "vars" || p[0] == "matrix" || p[0] == "github")
+	return len(p) >= 2 && modeName.MatchString(p[len(p)-1]) && (p[0] == "inputs" || p[0] == "env" || p[0] == "vars" || p[0] == "matrix" || p[0] == "github")
 }
 
 func (w *Workflow) mentionsMode(s *actionlint.String) bool {

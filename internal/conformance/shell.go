@@ -299,7 +299,7 @@ func cmdName(c *syntax.CallExpr) (name string, rest []*syntax.Word) {
 	for len(ws) > 0 {
 		n := path.Base(litPrefix(ws[0]))
 		switch n {
-		case "env", "sudo", "nohup", "time", "command", "exec", "stdbuf":
+		case "env", "sudo", "nohup", "time", "command", "exec", "stdbuf", "srt", "firejail", "unbuffer":
 			ws = ws[1:]
 			for len(ws) > 0 && (strings.HasPrefix(litPrefix(ws[0]), "-") || strings.Contains(litPrefix(ws[0]), "=")) {
 				ws = ws[1:]

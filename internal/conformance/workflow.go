@@ -72,6 +72,9 @@ func (s *step) name() string {
 // double-quoted scalar: they can assemble a ${{ }} the source does not show.
 var hiddenEscape = regexp.MustCompile(`\\(u0024|x24|U00000024|u007[bB]|x7[bB]|U0000007[bB])`)
 
+// payloadRead: github-script code that reads attacker text from the event.
+var payloadRead = regexp.MustCompile(`context\.payload|\.(title|body|head_ref|head_branch)\b|head\.ref`)
+
 // parse builds the model. Whatever cannot be analysed becomes an
 // unparseable finding; the rest is still built so other rules run.
 func parse(path string, src []byte) *Workflow {
@@ -229,6 +232,11 @@ func (w *Workflow) buildJob(j *job) {
 			for _, in := range sortedInputs(ex) {
 				if t := w.scalarTaint(w.exprsOf(in.Value), ssc); t != "" && st.outTaint == "" {
 					st.outTaint = "derived from " + t
+				}
+			}
+			if st.uses == "actions/github-script" && st.outTaint == "" {
+				if s := ex.Inputs["script"]; s != nil && payloadRead.MatchString(s.Value.Value) {
+					st.outTaint = "set by a script that reads the event payload"
 				}
 			}
 		}

@@ -1,0 +1,38 @@
+package conformance
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// FuzzLint: no input makes the linter panic, hang or report a finding
+// without a rule or a position.
+func FuzzLint(f *testing.F) {
+	f.Add(goodAgent)
+	f.Add(goodCLI)
+	f.Add(string(ReferenceWorkflow))
+	if files, _ := filepath.Glob("testdata/corpus/*.yml"); len(files) > 0 {
+		for _, p := range files[:min(len(files), 20)] {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(string(b))
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		done := make(chan []Finding, 1)
+		go func() { done <- Lint("f.yml", []byte(src), Options{}) }()
+		var fs []Finding
+		select {
+		case fs = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Lint took over 5s on %q", src)
+		}
+		for _, x := range fs {
+			if x.Rule == "" || x.Line < 1 || x.Column < 1 || x.Message == "" {
+				t.Fatalf("malformed finding %+v", x)
+			}
+		}
+	})
+}
