@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,8 +20,8 @@ type agent struct {
 	// model is a single-shot model call without tools: its prompt and
 	// output are judged, its tool set and gates are not.
 	model bool
-	call  *syntax.CallExpr // nil for an action
-	rest  []*syntax.Word   // the call's arguments after the program
+	call  *syntax.CallExpr // nil for an action; for a nested script, the outer call
+	rest  []*syntax.Word   // the agent's arguments after the program
 }
 
 // agentActions maps action references (lower-cased, without @ref) to the
@@ -82,17 +83,44 @@ func (w *Workflow) detectAgents(st *step) []*agent {
 		return nil
 	}
 	for _, c := range st.sh.calls {
-		name, rest := cmdName(c)
-		kind, ok := agentCLIs[name]
-		if !ok {
-			continue
-		}
-		if len(rest) > 0 && slices.Contains(notARun, litPrefix(rest[0])) {
-			continue
-		}
-		out = append(out, &agent{st: st, kind: kind, call: c, rest: rest})
+		out = append(out, cliAgents(st, c, c, 0)...)
 	}
 	return out
+}
+
+// cliAgents finds agents run by call c: by program name, by an absolute
+// path to an agent CLI handed to a driver (node driver.cjs /usr/bin/copilot
+// ...), or inside a "bash -c" script among the arguments (sandbox wrappers
+// such as awf ... -- bash -c '...'). outer is where findings are placed.
+func cliAgents(st *step, c, outer *syntax.CallExpr, depth int) []*agent {
+	name, rest := cmdName(c)
+	if kind, ok := agentCLIs[name]; ok {
+		if len(rest) > 0 && slices.Contains(notARun, litPrefix(rest[0])) {
+			return nil
+		}
+		return []*agent{{st: st, kind: kind, call: outer, rest: rest}}
+	}
+	for i, a := range c.Args {
+		t := litPrefix(a)
+		if kind, ok := agentCLIs[path.Base(t)]; ok && strings.HasPrefix(t, "/") && i > 0 {
+			return []*agent{{st: st, kind: kind, call: outer, rest: c.Args[i+1:]}}
+		}
+		if t == "-c" && i > 0 && i+1 < len(c.Args) && depth < 4 && slices.Contains([]string{"bash", "sh", "zsh", "dash"}, path.Base(litPrefix(c.Args[i-1]))) {
+			inner, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(litPrefix(c.Args[i+1])), "")
+			if err != nil {
+				continue
+			}
+			var out []*agent
+			syntax.Walk(inner, func(n syntax.Node) bool {
+				if ic, ok := n.(*syntax.CallExpr); ok {
+					out = append(out, cliAgents(st, ic, outer, depth+1)...)
+				}
+				return true
+			})
+			return out
+		}
+	}
+	return nil
 }
 
 // input returns an action input by lower-cased name.

@@ -65,10 +65,10 @@ func (p promptPart) trustedText() string {
 	}
 }
 
-// mayWrite reports whether the agent's job can change the repository or
-// its pull requests: its token may write contents or pull requests (an
-// unset permissions block takes the repository default, which may be
-// write).
+// mayWrite reports whether the agent's job can change the repository:
+// its token may write contents (an unset permissions block takes the
+// repository default, which may be write). pull-requests: write alone
+// comments and reviews; it cannot push a fix.
 func (w *Workflow) mayWrite(j *job) bool {
 	perms := j.al.Permissions
 	if perms == nil {
@@ -80,10 +80,6 @@ func (w *Workflow) mayWrite(j *job) bool {
 	if perms.All != nil {
 		return perms.All.Value == "write-all"
 	}
-	for _, k := range []string{"contents", "pull-requests"} {
-		if s := perms.Scopes[k]; s != nil && s.Value != nil && s.Value.Value == "write" {
-			return true
-		}
-	}
-	return false
+	s := perms.Scopes["contents"]
+	return s != nil && s.Value != nil && s.Value.Value == "write"
 }

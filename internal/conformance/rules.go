@@ -60,7 +60,7 @@ func runTitleInFence(w *Workflow) {
 				sc := w.exprsOf(in.Value)
 				p, prompt := isPrompt[in.Value]
 				for _, e := range sc.exprs {
-					if e.taint == "" || prompt && p.fenced(e.off) {
+					if e.taint == "" || prompt && p.fenced(e.off) || strings.Contains(e.taint, callerID) {
 						continue
 					}
 					w.reportAt(e.line, e.col, fmt.Sprintf("%s reaches %s through input %q outside a nonce-fenced block", e.taint, a.kind, in.Name.Value))
@@ -69,7 +69,7 @@ func runTitleInFence(w *Workflow) {
 		} else if st.sh != nil && len(parts) == 1 {
 			p := parts[0]
 			for _, u := range st.sh.uses {
-				if p.fenced(int(u.off)) {
+				if p.fenced(int(u.off)) || strings.Contains(u.reason, callerID) {
 					continue
 				}
 				line, col := w.offsetPos(st.run.Run, int(u.off))
@@ -79,7 +79,7 @@ func runTitleInFence(w *Workflow) {
 		if st.al.Env != nil {
 			for _, name := range sortedKeys(st.al.Env.Vars) {
 				v := st.al.Env.Vars[name]
-				if t := st.envTaint[name]; t != "" && !w.envFencedInScript(st, v.Name.Value) {
+				if t := st.envTaint[name]; t != "" && !strings.Contains(t, callerID) && !w.envFencedInScript(st, v.Name.Value) {
 					w.reportAt(v.Name.Pos.Line, v.Name.Pos.Col, fmt.Sprintf("%s is handed to %s in env %s, outside any fence (the agent reads it with its tools)", t, a.kind, v.Name.Value))
 				}
 			}
@@ -191,6 +191,9 @@ func runGateNames(w *Workflow) {
 		for _, p := range w.promptParts(a) {
 			text.WriteString(p.trustedText())
 			text.WriteString("\n")
+		}
+		if strings.TrimSpace(text.String()) == "" {
+			return // no operating prompt in the workflow: nonce-delimiter reports it
 		}
 		var missing []string
 		for _, g := range Gates {
@@ -711,8 +714,9 @@ func wildcardTool(it string) bool {
 	if inner == "" || inner == "*" || strings.HasPrefix(inner, ":") {
 		return true
 	}
-	prog := strings.FieldsFunc(inner, func(r rune) bool { return r == ' ' || r == ':' })[0]
-	return slices.Contains(generalTools, prog) && strings.Contains(inner, "*")
+	// A general-purpose program with any arguments: Bash(git:*), Bash(gh *).
+	f := strings.FieldsFunc(inner, func(r rune) bool { return r == ' ' || r == ':' })
+	return len(f) >= 1 && slices.Contains(generalTools, strings.TrimSuffix(f[0], "*")) && (len(f) == 1 || len(f) == 2 && f[1] == "*")
 }
 
 func mergeGrant(it string) string {

@@ -21,6 +21,7 @@ type script struct {
 	// outTaint is why $GITHUB_OUTPUT receives attacker text; exports the
 	// same for names written to $GITHUB_ENV ("*" when the name is computed).
 	outTaint string
+	outKeys  map[string]string
 	exports  map[string]string
 }
 
@@ -61,7 +62,7 @@ func parseScript(value string, exprs []*expr, taintOf func(string) string) (*scr
 	if err != nil {
 		return nil, err
 	}
-	s := &script{src: src, file: f, phExpr: m, vars: map[string]string{}, exports: map[string]string{}}
+	s := &script{src: src, file: f, phExpr: m, vars: map[string]string{}, exports: map[string]string{}, outKeys: map[string]string{}}
 	s.analyse(taintOf)
 	return s, nil
 }
@@ -150,6 +151,13 @@ func (s *script) analyse(taintOf func(string) string) {
 		}
 		if out {
 			s.outTaint = t
+			names := exportNames(top)
+			if len(names) == 0 {
+				names = []string{"*"}
+			}
+			for _, n := range names {
+				s.outKeys[strings.ToLower(n)] = t
+			}
 		}
 		if env {
 			names := exportNames(top)

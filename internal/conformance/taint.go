@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"cmp"
+	"regexp"
 	"strings"
 )
 
@@ -80,6 +82,9 @@ func eventTaint(rest []string) string {
 	if len(ev) == 0 {
 		return "the whole event payload (it holds attacker-written text)"
 	}
+	if ev[0] == "inputs" && len(ev) == 2 {
+		return "github.event.inputs." + ev[1] + inputKind(ev[1])
+	}
 	for _, pat := range untrustedEvent {
 		if matchPattern(pat, ev) {
 			return "github." + strings.Join(rest, ".") + " (attacker-controlled)"
@@ -91,6 +96,21 @@ func eventTaint(rest []string) string {
 		}
 	}
 	return ""
+}
+
+// callerID marks the taint of a dispatch or call input whose name says it
+// is a number or an id (issue_number, pr_id): still code injection in a
+// script, but in a prompt it is a reference, not attacker prose, so
+// title-in-fence does not report it.
+const callerID = "a caller-supplied id"
+
+var idName = regexp.MustCompile(`(number|_num|_id|^id|^pr|^issue)$`)
+
+func inputKind(name string) string {
+	if idName.MatchString(name) {
+		return " (" + callerID + ")"
+	}
+	return " (a caller-controlled string input)"
 }
 
 // scope is where an expression is evaluated: which job and step, so env and
@@ -115,7 +135,7 @@ func (w *Workflow) pathTaint(path []string, sc scope) string {
 		if t := w.inputTypes[path[1]]; t == "boolean" || t == "number" || t == "choice" || t == "environment" {
 			return ""
 		}
-		return "inputs." + path[1] + " (a caller-controlled string input)"
+		return "inputs." + path[1] + inputKind(path[1])
 	case "env":
 		if len(path) == 1 {
 			return ""
@@ -129,9 +149,17 @@ func (w *Workflow) pathTaint(path []string, sc scope) string {
 			if sc.step != nil && st == sc.step {
 				break // only earlier steps have outputs
 			}
-			if st.id == path[1] && st.outTaint != "" {
-				return "steps." + path[1] + ".outputs (" + st.outTaint + ")"
+			if st.id != path[1] || st.outTaint == "" {
+				continue
 			}
+			if st.outKeys != nil && len(path) >= 4 && len(st.agents) == 0 {
+				// A run: step: only the keys written from attacker text.
+				if t := cmp.Or(st.outKeys[path[3]], st.outKeys["*"]); t != "" {
+					return "steps." + path[1] + ".outputs." + path[3] + " (" + t + ")"
+				}
+				continue
+			}
+			return "steps." + path[1] + ".outputs (" + st.outTaint + ")"
 		}
 	case "needs":
 		if len(path) < 3 || path[2] != "outputs" {

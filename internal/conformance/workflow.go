@@ -50,6 +50,7 @@ type step struct {
 	envTaint    map[string]string
 	exportTaint map[string]string
 	outTaint    string
+	outKeys     map[string]string // run: steps: per output key ("*": unknown key)
 	agents      []*agent
 	fixrailRun  bool
 	budget      bool
@@ -230,7 +231,9 @@ func (w *Workflow) buildJob(j *job) {
 				}
 			}
 			for _, in := range sortedInputs(ex) {
-				if t := w.scalarTaint(w.exprsOf(in.Value), ssc); t != "" && st.outTaint == "" {
+				// An action handed event text (an issue-form parser, say)
+				// returns it; caller inputs are not followed through actions.
+				if t := w.scalarTaint(w.exprsOf(in.Value), ssc); t != "" && st.outTaint == "" && strings.HasPrefix(t, "github.") {
 					st.outTaint = "derived from " + t
 				}
 			}
@@ -292,6 +295,7 @@ func (w *Workflow) buildRun(st *step, sc scope) {
 	st.sh = s
 	st.exportTaint = s.exports
 	st.outTaint = s.outTaint
+	st.outKeys = s.outKeys
 	for _, c := range s.calls {
 		name, rest := cmdName(c)
 		if name != "fixrail" || len(rest) == 0 {
