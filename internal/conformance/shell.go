@@ -275,7 +275,7 @@ func args(c *syntax.CallExpr) []string {
 func fetchTaint(c *syntax.CallExpr) string {
 	a := args(c)
 	for _, w := range c.Args {
-		if strings.Contains(printNode(w), "GITHUB_EVENT_PATH") {
+		if readsEventPath(w) {
 			return "the event payload file ($GITHUB_EVENT_PATH)"
 		}
 	}
@@ -291,6 +291,17 @@ func fetchTaint(c *syntax.CallExpr) string {
 		return "gh " + a[1] + " output (issue or PR text fetched at run time)"
 	}
 	return ""
+}
+
+func readsEventPath(w *syntax.Word) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value == "GITHUB_EVENT_PATH" {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 func printNode(n syntax.Node) string {
