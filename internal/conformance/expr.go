@@ -161,11 +161,11 @@ func refPaths(n actionlint.ExprNode) [][]string {
 		default:
 			return
 		}
-		switch parent.(type) {
+		switch parent := parent.(type) {
 		case *actionlint.ObjectDerefNode, *actionlint.ArrayDerefNode:
 			return // only the longest path
 		case *actionlint.IndexAccessNode:
-			if parent.(*actionlint.IndexAccessNode).Operand == node {
+			if parent.Operand == node {
 				return
 			}
 		}

@@ -609,9 +609,7 @@ func (w *Workflow) allowlist0(a *agent) allowInfo {
 		if p != nil && p.Pos != nil {
 			ai.line, ai.col = p.Pos.Line, p.Pos.Col
 		}
-		for _, it := range splitTools(s) {
-			ai.items = append(ai.items, it)
-		}
+		ai.items = append(ai.items, splitTools(s)...)
 		ai.explicit = true
 	}
 	switch a.kind {

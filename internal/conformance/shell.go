@@ -246,21 +246,6 @@ func litPrefix(w *syntax.Word) string {
 	return b.String()
 }
 
-// wordLit is the word's text when it is fully literal.
-func wordLit(w *syntax.Word) (string, bool) {
-	s := litPrefix(w)
-	var full strings.Builder
-	syntax.NewPrinter().Print(&full, w)
-	return s, w.Lit() != "" || len(w.Parts) > 0 && s == unquote(full.String())
-}
-
-func unquote(s string) string {
-	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
-		return s[1 : len(s)-1]
-	}
-	return s
-}
-
 // args returns the literal prefixes of a call's words.
 func args(c *syntax.CallExpr) []string {
 	out := make([]string, len(c.Args))
