@@ -278,6 +278,10 @@ func (w *Workflow) checkFailOpen(b *step) {
 		p := b.al.ContinueOnError.Pos
 		w.reportPos(p, "budget step "+quote(b.name())+" has continue-on-error: a failed or unreadable budget lets the agent run")
 	}
+	if b.al.If != nil && strings.TrimSpace(b.al.If.Value) != "" && !strings.Contains(b.al.If.Value, "success()") {
+		// A skipped step does not fail the job: the agent runs unbudgeted.
+		w.reportPos(b.al.If.Pos, "budget step "+quote(b.name())+" can be skipped by its if: (a skipped check lets the agent run); condition the job instead")
+	}
 	if failOpenBool(b.job.al.ContinueOnError) {
 		w.reportPos(b.job.al.ContinueOnError.Pos, "job "+b.job.id+" holding the budget step has continue-on-error")
 	}
