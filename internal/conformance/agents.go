@@ -95,6 +95,9 @@ func (w *Workflow) detectAgents(st *step) []*agent {
 // such as awf ... -- bash -c '...'). outer is where findings are placed.
 func cliAgents(st *step, c, outer *syntax.CallExpr, depth int) []*agent {
 	name, rest := cmdName(c)
+	if (name == "python" || name == "python3") && len(rest) >= 2 && litPrefix(rest[0]) == "-m" && strings.HasPrefix(litPrefix(rest[1]), "openhands") {
+		name, rest = "openhands", rest[2:]
+	}
 	if kind, ok := agentCLIs[name]; ok {
 		if len(rest) > 0 && slices.Contains(notARun, litPrefix(rest[0])) {
 			return nil

@@ -228,7 +228,7 @@ func litPrefix(w *syntax.Word) string {
 	for _, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
-			b.WriteString(p.Value)
+			b.WriteString(unescapeLit(p.Value))
 		case *syntax.SglQuoted:
 			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
@@ -242,6 +242,21 @@ func litPrefix(w *syntax.Word) string {
 		default:
 			return b.String()
 		}
+	}
+	return b.String()
+}
+
+// unescapeLit removes the backslashes of an unquoted literal ('\'' joins).
+func unescapeLit(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
 	}
 	return b.String()
 }
