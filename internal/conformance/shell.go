@@ -246,7 +246,7 @@ func litPrefix(w *syntax.Word) string {
 	return b.String()
 }
 
-// unescapeLit removes the backslashes of an unquoted literal ('\'' joins).
+// unescapeLit removes the backslashes of an unquoted literal ('\” joins).
 func unescapeLit(s string) string {
 	if !strings.Contains(s, "\\") {
 		return s
