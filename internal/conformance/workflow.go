@@ -100,6 +100,9 @@ func parse(path string, src []byte) *Workflow {
 	}
 	w.wf = wf
 	for i, l := range w.lines {
+		if !strings.Contains(l, "\\") {
+			continue
+		}
 		if loc := hiddenEscape.FindStringIndex(l); loc != nil {
 			w.reportAt(i+1, loc[0]+1, "escape "+l[loc[0]:loc[1]]+" decodes to part of ${{ and hides an expression from review")
 		}
