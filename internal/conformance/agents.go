@@ -85,8 +85,35 @@ func (w *Workflow) detectAgents(st *step) []*agent {
 	}
 	for _, c := range st.sh.calls {
 		out = append(out, cliAgents(st, c, c, 0)...)
+		if len(out) == 0 || out[len(out)-1].call != c {
+			if a := computedAgent(st, c); a != nil {
+				out = append(out, a)
+			}
+		}
 	}
 	return out
+}
+
+// agentWord finds an agent CLI named inside a computed command word:
+// $(which claude), "$HOME/.local/bin/codex".
+var agentWord = regexp.MustCompile(`(^|[^A-Za-z0-9_-])(claude|codex|gemini|opencode|aider|cursor-agent|copilot|goose|cline|openhands|qwen)([^A-Za-z0-9_-]|$)`)
+
+// computedAgent: a call whose program is computed rather than literal, and
+// whose text or (for $VAR) literal assignment names an agent CLI.
+func computedAgent(st *step, c *syntax.CallExpr) *agent {
+	if len(c.Args) == 0 || c.Args[0].Lit() != "" {
+		return nil
+	}
+	text := printNode(c.Args[0])
+	if len(c.Args[0].Parts) == 1 {
+		if pe, ok := c.Args[0].Parts[0].(*syntax.ParamExp); ok && pe.Param != nil {
+			text += " " + strings.Join(st.sh.assignText(pe.Param.Value), " ")
+		}
+	}
+	if m := agentWord.FindStringSubmatch(text); m != nil {
+		return &agent{st: st, kind: agentCLIs[m[2]], call: c, rest: c.Args[1:]}
+	}
+	return nil
 }
 
 // cliAgents finds agents run by call c: by program name, by an absolute

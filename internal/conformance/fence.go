@@ -181,13 +181,21 @@ func (w *Workflow) judgeStepOutput(sc scope, id, key string) string {
 		if st.sh == nil {
 			return "step " + id + " is not a shell step that generates it"
 		}
+		// Every write of the key must be random: the runner keeps the last.
+		found := false
 		for _, top := range st.sh.file.Stmts {
 			out, _ := redirectsTo(top)
 			txt := printNode(top)
 			if !out || !strings.Contains(strings.ToLower(txt), key+"=") {
 				continue
 			}
-			return judgeNonceText(st.sh.resolveText(txt, 0))
+			found = true
+			if why := judgeNonceText(st.sh.resolveText(txt, 0)); why != "" {
+				return why
+			}
+		}
+		if found {
+			return ""
 		}
 		return "step " + id + " does not visibly write output " + key
 	}

@@ -117,9 +117,16 @@ func (w *Workflow) applyIgnores(fs []Finding) []Finding {
 		known[r.ID] = true
 	}
 	w.rule = BadIgnore
+	inText := w.scalarTextLines()
 	for i, l := range w.lines {
 		m := ignoreRe.FindStringSubmatch(l)
 		if m == nil {
+			continue
+		}
+		if inText[i+1] {
+			// Inside a multi-line scalar the line is script or prompt text,
+			// not a YAML comment: it suppresses nothing.
+			w.reportAt(i+1, strings.Index(l, "#")+1, "ignore sits inside a multi-line value (script or prompt text), not in a YAML comment: it suppresses nothing")
 			continue
 		}
 		var rules []string
@@ -151,6 +158,26 @@ func (w *Workflow) applyIgnores(fs []Finding) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// scalarTextLines marks the lines that belong to the text of a multi-line
+// scalar (a run: block, a prompt) rather than to the YAML around it.
+func (w *Workflow) scalarTextLines() map[int]bool {
+	m := map[int]bool{}
+	for s := range w.scalars {
+		if s == nil || s.Pos == nil || !strings.Contains(s.Value, "\n") || s.Pos.Line < 1 || s.Pos.Line > len(w.lines) {
+			continue
+		}
+		indent := indentOf(w.lines[s.Pos.Line-1])
+		for ln := s.Pos.Line + 1; ln <= len(w.lines); ln++ {
+			t := w.lines[ln-1]
+			if strings.TrimSpace(t) != "" && indentOf(t) <= indent {
+				break
+			}
+			m[ln] = true
+		}
+	}
+	return m
 }
 
 func quote(s string) string { return "\"" + s + "\"" }

@@ -288,6 +288,13 @@ func (w *Workflow) checkFailOpen(b *step) {
 	if b.sh == nil {
 		return
 	}
+	if b.budget && !slices.ContainsFunc(b.sh.calls, func(c *syntax.CallExpr) bool {
+		n, _ := cmdName(c)
+		return n != "echo" && n != "printf" && n != "true" && n != ":"
+	}) {
+		line, col := w.offsetPos(b.run.Run, 0)
+		w.reportAt(line, col, "budget step "+quote(b.name())+" only prints: it checks nothing and cannot fail")
+	}
 	report := func(n syntax.Node, msg string) {
 		line, col := w.offsetPos(b.run.Run, int(n.Pos().Offset()))
 		w.reportAt(line, col, msg)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rhysd/actionlint"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Workflow is one parsed workflow file with its attacker-controlled data
@@ -299,6 +300,24 @@ func (w *Workflow) buildRun(st *step, sc scope) {
 	st.exportTaint = s.exports
 	st.outTaint = s.outTaint
 	st.outKeys = s.outKeys
+	redefined := false
+	syntax.Walk(s.file, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			redefined = redefined || n.Name != nil && n.Name.Value == "fixrail"
+		case *syntax.CallExpr:
+			a := args(n)
+			redefined = redefined || len(a) >= 2 && a[0] == "alias" && strings.HasPrefix(a[1], "fixrail=")
+		}
+		return true
+	})
+	if redefined {
+		// A function or alias named fixrail is not fixrail: nothing it
+		// runs would be fenced or staged.
+		line, col := w.offsetPos(st.run.Run, 0)
+		w.reportAt(line, col, "the script defines a function or alias named fixrail; its fixrail run is not analysed as fixrail")
+		return
+	}
 	for _, c := range s.calls {
 		name, rest := cmdName(c)
 		if name != "fixrail" || len(rest) == 0 {

@@ -202,6 +202,12 @@ add("ok_cron_stale.yml", "none", "on:\n  schedule:\n    - cron: '0 3 * * *'\nper
 add("ig_no_reason.yml", "bad-ignore template-injection", H + "jobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo \"${{ github.event.issue.title }}\" # fixrail-lint: ignore[template-injection]\n")
 add("ig_unparseable_not_ignorable.yml", "unparseable", "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      # fixrail-lint: ignore[unparseable] trust me\n      - shell: pwsh\n        run: Write-Host hi\n")
 
+add("ig_inside_block_scalar.yml", "bad-ignore template-injection", H + "jobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          # fixrail-lint: ignore[template-injection] looks like a comment, is shell\n          echo \"${{ github.event.issue.title }}\"\n")
+add("ev_computed_agent_name.yml", "title-in-fence nonce-delimiter default-deny-allowlist", H.replace("permissions: {}\n", "") + "permissions:\n  contents: read\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: fixrail budget check\n      - env:\n          T: ${{ github.event.issue.title }}\n        run: |\n          AGENT=claude\n          \"$AGENT\" -p \"Label: $T\"\n          $(which claude) -p \"Label: $T\"\n")
+add("fx_fixrail_function.yml", "unparseable title-in-fence nonce-delimiter default-deny-allowlist gate-names", REF.replace('        run: fixrail run --repo "$GITHUB_REPOSITORY" --issue "$ISSUE_NUMBER"\n', '        run: |\n          fixrail() { claude --dangerously-skip-permissions -p "$(gh issue view "$ISSUE_NUMBER")"; }\n          fixrail run --repo "$GITHUB_REPOSITORY" --issue "$ISSUE_NUMBER"\n'))
+add("bb_nonce_overwritten.yml", "nonce-delimiter", GOOD.replace('        run: echo "value=$(openssl rand -hex 16)" >> "$GITHUB_OUTPUT"\n', '        run: |\n          echo "value=$(openssl rand -hex 16)" >> "$GITHUB_OUTPUT"\n          echo "value=fixed" >> "$GITHUB_OUTPUT"\n'))
+add("cc_budget_only_prints.yml", "cost-cap", GOOD.replace("      - name: Budget precheck\n        run: fixrail budget check\n", "      - name: Budget precheck\n        run: echo \"budget ok\"\n"))
+
 for n, t in files.items():
     with open(n, "w") as f:
         f.write(t)
