@@ -23,6 +23,7 @@ type agent struct {
 	call  *syntax.CallExpr // nil for an action; for a nested script, the outer call
 	rest  []*syntax.Word   // the agent's arguments after the program
 	allow *allowInfo       // computed once
+	parts []promptPart     // computed once
 }
 
 // agentActions maps action references (lower-cased, without @ref) to the

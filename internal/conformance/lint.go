@@ -117,11 +117,17 @@ func (w *Workflow) applyIgnores(fs []Finding) []Finding {
 		known[r.ID] = true
 	}
 	w.rule = BadIgnore
-	inText := w.scalarTextLines()
+	var inText map[int]bool
 	for i, l := range w.lines {
+		if !strings.Contains(l, "fixrail-lint") {
+			continue
+		}
 		m := ignoreRe.FindStringSubmatch(l)
 		if m == nil {
 			continue
+		}
+		if inText == nil {
+			inText = w.scalarTextLines()
 		}
 		if inText[i+1] {
 			// Inside a multi-line scalar the line is script or prompt text,

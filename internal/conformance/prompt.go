@@ -16,6 +16,16 @@ type promptPart struct {
 }
 
 func (w *Workflow) promptParts(a *agent) []promptPart {
+	if a.parts == nil {
+		a.parts = w.promptParts0(a)
+		if a.parts == nil {
+			a.parts = []promptPart{}
+		}
+	}
+	return a.parts
+}
+
+func (w *Workflow) promptParts0(a *agent) []promptPart {
 	if a.st.run != nil {
 		if a.st.run.Run == nil {
 			return nil

@@ -176,10 +176,11 @@ var Gates = []struct {
 	Name string
 	Re   *regexp.Regexp
 }{
-	{"reproduce with a failing test first", regexp.MustCompile(`(?i)reproduc`)},
-	{"stop on sensitive paths", regexp.MustCompile(`(?i)sensitive|security[- ]review|threat[- ]model`)},
-	{"open a draft pull request", regexp.MustCompile(`(?i)\bdraft\b`)},
-	{"never merge", regexp.MustCompile(`(?i)(never|do not|don't|must not|not)\s+merge`)},
+	// Matched against the lower-cased prompt.
+	{"reproduce with a failing test first", regexp.MustCompile(`reproduc`)},
+	{"stop on sensitive paths", regexp.MustCompile(`sensitive|security[- ]review|threat[- ]model`)},
+	{"open a draft pull request", regexp.MustCompile(`\bdraft\b`)},
+	{"never merge", regexp.MustCompile(`(never|do not|don't|must not|not)\s+merge`)},
 }
 
 func runGateNames(w *Workflow) {
@@ -196,8 +197,9 @@ func runGateNames(w *Workflow) {
 			return // no operating prompt in the workflow: nonce-delimiter reports it
 		}
 		var missing []string
+		low := strings.ToLower(text.String())
 		for _, g := range Gates {
-			if !g.Re.MatchString(text.String()) {
+			if !g.Re.MatchString(low) {
 				missing = append(missing, g.Name)
 			}
 		}

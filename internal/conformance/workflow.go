@@ -301,7 +301,11 @@ func (w *Workflow) buildRun(st *step, sc scope) {
 	st.outTaint = s.outTaint
 	st.outKeys = s.outKeys
 	redefined := false
+	v := st.run.Run.Value
 	syntax.Walk(s.file, func(n syntax.Node) bool {
+		if !strings.Contains(v, "fixrail") && !strings.Contains(v, "\\") {
+			return false // no name could spell fixrail
+		}
 		switch n := n.(type) {
 		case *syntax.FuncDecl:
 			redefined = redefined || n.Name != nil && n.Name.Value == "fixrail"
