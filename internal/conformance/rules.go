@@ -484,8 +484,12 @@ func (w *Workflow) noMergeScript(st *step) {
 	// own (the whole script is what decides); one finding per statement.
 	reported := false
 	for _, top := range st.sh.file.Stmts {
+		text := st.sh.src[top.Pos().Offset():top.End().Offset()]
+		if inert(&syntax.File{Stmts: []*syntax.Stmt{top}}) {
+			continue // only locating: the whole script already decided
+		}
 		var rules, reasons []string
-		for _, m := range analyzeBash(st.sh.src[top.Pos().Offset():top.End().Offset()]) {
+		for _, m := range analyzeBash(text) {
 			if !mergeMatch(m) || slices.Contains(rules, string(m.Rule)) {
 				continue
 			}
