@@ -168,6 +168,16 @@ func (w *Workflow) judgeNonceExpr(e *expr, sc scope, depth int) string {
 
 // judgeStepOutput checks that step id writes output key from a random source.
 func (w *Workflow) judgeStepOutput(sc scope, id, key string) string {
+	k := [4]any{sc.job, sc.step, id, key}
+	if r, ok := w.nonceCache[k]; ok {
+		return r
+	}
+	r := w.judgeStepOutput0(sc, id, key)
+	w.nonceCache[k] = r
+	return r
+}
+
+func (w *Workflow) judgeStepOutput0(sc scope, id, key string) string {
 	if sc.job == nil {
 		return "its producer could not be found"
 	}

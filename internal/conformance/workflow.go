@@ -27,6 +27,8 @@ type Workflow struct {
 
 	findings []Finding
 	rule     string // the rule reporting; set by Lint
+
+	nonceCache map[[4]any]string // judgeStepOutput by (job, asking step, step id, key)
 }
 
 type job struct {
@@ -88,6 +90,7 @@ func parse(path string, src []byte) *Workflow {
 		inputTypes: map[string]string{},
 		envTaint0:  map[string]string{},
 		rule:       Unparseable,
+		nonceCache: map[[4]any]string{},
 	}
 	wf, errs := actionlint.Parse(src)
 	for _, e := range errs {
