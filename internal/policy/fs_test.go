@@ -200,6 +200,29 @@ func TestRelativeScratch(t *testing.T) {
 	runCase(t, tc{id: "scratch", in: "rm -rf node_modules", want: "destructive"}, env)
 }
 
+// $HOME is never scratch, even when it lies under /tmp (issue 10): a
+// scratch directory holding $HOME covers neither $HOME, what is below it,
+// nor a directory containing it; scratch inside $HOME still counts.
+func TestHomeUnderTmpIsNotScratch(t *testing.T) {
+	env := tenv
+	env.Home = "/tmp/home/u"
+	env.FixrailHome = "/tmp/home/u/.config/fixrail"
+	repo := "/tmp/home/u/repo"
+	for _, c := range []tc{
+		{id: "home", in: "rm -rf ~/work", want: "destructive"},
+		{id: "home", in: "rm -rf $HOME/work", want: "destructive"},
+		{id: "home", in: "rm -rf /tmp/home", want: "self-mod destructive"},
+		{id: "home", in: "rm -rf src", want: "destructive"},
+		{id: "home", in: "git reset --hard", want: "destructive"},
+		{id: "home-scratch", in: "rm -rf node_modules", want: ""},
+		{id: "home-sibling", in: "rm -rf /tmp/build", want: ""},
+		{id: "home-sibling", in: "rm -rf /tmp/home2", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
+
 func TestOtherTools(t *testing.T) {
 	for _, c := range []tc{
 		{id: "mcp-shell", tool: "mcp__desktop__run_command", in: `{"command":"git push -f"}`, want: "push-force"},

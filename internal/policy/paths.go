@@ -599,9 +599,55 @@ func (a *analyzer) readPath(f field, st *state, how string, recursive bool) {
 func (a *analyzer) toolState() *state { return &state{cwd: a.cwd0} }
 
 // inScratch reports whether p is a scratch directory or lies below one.
+//
+// $HOME is never scratch, even when it lies below a scratch directory (a
+// HOME under /tmp on a CI runner or a throwaway VM): a scratch directory
+// that contains $HOME covers neither $HOME, nor what lies below it, nor a
+// directory holding it. Scratch directories inside $HOME (its projects'
+// node_modules, a TMPDIR of ~/tmp) still count.
 func (a *analyzer) inScratch(p string) bool {
 	for _, s := range a.scratchDirs() {
-		if p == s || strings.HasPrefix(p, s+string(filepath.Separator)) || s == "/" {
+		if !within(p, s) {
+			continue
+		}
+		if a.homeIn(s) && a.nearHome(p) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// within reports whether p is dir or lies below it.
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// homes returns $HOME as given and as the file system resolves it.
+func (a *analyzer) homes() []string {
+	if a.home == "" {
+		return nil
+	}
+	if r := a.resolve(a.home); r != a.home {
+		return []string{a.home, r}
+	}
+	return []string{a.home}
+}
+
+// homeIn reports whether $HOME lies at or below dir.
+func (a *analyzer) homeIn(dir string) bool {
+	for _, h := range a.homes() {
+		if within(h, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// nearHome reports whether p is $HOME, lies below it, or contains it.
+func (a *analyzer) nearHome(p string) bool {
+	for _, h := range a.homes() {
+		if within(p, h) || within(h, p) {
 			return true
 		}
 	}
