@@ -115,6 +115,11 @@ EOF`}, {in: `echo '{}' > testdata/x.json`}, {in: `sed -i 's/foo/bar/g' src/x.go`
 	{in: `fixrail receipts verify`}, {in: `fixrail hook install --print`}, {in: `echo "$PATH" | tr ':' '\n'`},
 	{in: `basename "$PWD"`}, {in: `dirname "$0"`}, {in: `realpath ../x`}, {in: `readlink -f link`},
 	{in: `git diff --name-only | grep '\.go$' | xargs -r go vet`},
+	// Issue 16: the peer corpus's false positives.
+	{in: `git switch -cfeature`}, {in: `git switch -Cfixup`}, {in: `git switch -c feature/x origin/feature/x`},
+	{in: `find . -name -delete -print`}, {in: `find . -type f -name '*.orig' -print`},
+	{in: `rclone sync ./site remote:bucket --dry-run`}, {in: `rclone copy -n ./a remote:b`},
+	{in: `aws s3 sync ./build s3://bucket/site --dryrun`}, {in: `aws s3 cp big.iso s3://b/ --dryrun`},
 
 	// Everyday commands that match on purpose: the false positives the
 	// design accepts.

@@ -239,6 +239,9 @@ func wrapSudo(a *analyzer, name string, argv []field, env map[string]field, st *
 	p := parseOpts(argv[1:], optSpec{short: "CDgpRrtTUu", posix: true,
 		long: []string{"chdir", "chroot", "close-from", "group", "host", "prompt", "role", "type", "command-timeout", "other-user", "user"}})
 	rest := p.operands
+	if len(rest) > 0 && rest[0].s == "-" && !rest[0].dyn {
+		rest = rest[1:] // "env -" is env -i
+	}
 	for len(rest) > 0 && !rest[0].dyn && isAssignment(rest[0].s) {
 		rest = rest[1:]
 	}
@@ -341,6 +344,9 @@ func wrapEnv(a *analyzer, name string, argv []field, env map[string]field, st *s
 	p := parseOpts(argv[1:], optSpec{short: "uCSP", posix: true,
 		long: []string{"unset", "chdir", "split-string", "default-signal", "ignore-signal", "block-signal"}})
 	rest := p.operands
+	if len(rest) > 0 && rest[0].s == "-" && !rest[0].dyn {
+		rest = rest[1:] // "env -" is env -i
+	}
 	for len(rest) > 0 && !rest[0].dyn && isAssignment(rest[0].s) {
 		rest = rest[1:]
 	}
@@ -519,6 +525,14 @@ func wrapXargs(a *analyzer, name string, argv []field, env map[string]field, st 
 				i++
 				repl = args[i].s
 			}
+		case c == 'J':
+			// BSD: -J replstr puts the input where replstr stands.
+			if len(f.s) > 2 {
+				repl = f.s[2:]
+			} else if i+1 < len(args) {
+				i++
+				repl = args[i].s
+			}
 		case c == 'i':
 			repl = "{}"
 			if len(f.s) > 2 {
@@ -575,7 +589,7 @@ func wrapParallel(a *analyzer, name string, argv []field, env map[string]field, 
 	}
 	text := strings.Join(rawStrings(tmpl), " ")
 	replaced := false
-	for _, r := range []string{"{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}"} {
+	for _, r := range parallelRepl {
 		if strings.Contains(text, r) {
 			replaced = true
 			text = strings.ReplaceAll(text, r, "${__fixrail_runtime__}")
@@ -588,8 +602,25 @@ func wrapParallel(a *analyzer, name string, argv []field, env map[string]field, 
 		a.all("parallel runs text only known at run time")
 	}
 	a.script(dynText(text), a.childState(st), depth+1, "parallel")
+	if len(tmpl) > 1 && !tmpl[0].dyn && shells[progName(tmpl[0].s)] {
+		// GNU parallel joins the template into shell text (above), but
+		// other parallels (moreutils, -q) run the words as argv: then
+		// `bash -c 'rm -rf {}'` keeps its script whole, with the input
+		// as a run-time value inside it. Both readings count.
+		argv := make([]field, len(tmpl))
+		for i, f := range tmpl {
+			for _, r := range parallelRepl {
+				f.s = strings.ReplaceAll(f.s, r, "${__fixrail_runtime__}")
+			}
+			argv[i] = f
+		}
+		a.command(argv, nil, a.childState(st), input{}, depth+1)
+	}
 	return nil, st, in
 }
+
+// parallelRepl are GNU parallel's replacement strings.
+var parallelRepl = []string{"{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}"}
 
 func wrapSg(a *analyzer, name string, argv []field, env map[string]field, st *state, in input, depth int) ([]field, *state, input) {
 	args := argv[1:]
@@ -725,6 +756,7 @@ func init() {
 		"mariadb":   (*analyzer).sql,
 		"sqlite3":   (*analyzer).sql,
 		"mongosh":   (*analyzer).sql,
+		"mongo":     (*analyzer).sql,
 		"redis-cli": (*analyzer).sql,
 
 		"curl":             (*analyzer).curl,

@@ -60,8 +60,10 @@
 //     git stash drop/clear, git branch -D, git worktree remove --force
 //     (outside scratch); disk and partition tools; terraform destroy,
 //     kubectl delete, helm uninstall, docker system/volume prune, cloud
-//     bucket removal, destructive SQL passed on a client's command line; MCP
-//     tools named for deleting.
+//     bucket removal, destructive SQL passed on a client's command line
+//     (DROP, TRUNCATE, DELETE FROM, ALTER TABLE ... DROP, MongoDB drops and
+//     deleteMany/deleteOne/remove, redis-cli DEL/UNLINK/FLUSH*); MCP tools
+//     named for deleting.
 //   - scope-escalation: crontab, at/batch, systemctl enable/start/...,
 //     loginctl enable-linger, launchctl load, service start, sudo/doas/su/
 //     pkexec/run0 running a command, nohup, setsid, disown, daemonize,
@@ -99,10 +101,12 @@
 // if, loops and functions) forget what they change.
 //
 // Wrappers are unwrapped by table, one nesting level each: sudo, doas, su
-// -c, runuser, pkexec, run0, env (assignments, -i, -u, -C, -S), command (not
+// -c, runuser, pkexec, run0, env (assignments, -, -i, -u, -C, -S), command (not
 // -v), builtin, exec, time, nohup, nice, ionice, chrt, timeout, stdbuf,
 // setsid, flock, unbuffer, script -c, watch, xargs (read arguments become
-// run-time words), parallel, taskset, systemd-run, daemonize, caffeinate,
+// run-time words; -I, -i and BSD -J place them), parallel (its template read
+// both as GNU parallel's shell text and, when it starts with a shell, as
+// argv, so bash -c 'rm -rf {}' keeps its script whole), taskset, systemd-run, daemonize, caffeinate,
 // chronic, proxychains, torsocks, fakeroot, faketime, strace, ltrace,
 // ssh-agent, sg, busybox, chroot. Shell text is re-parsed and analysed from
 // bash/sh/zsh/... -c, eval, trap, alias bodies, heredocs and here-strings

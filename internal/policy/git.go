@@ -334,13 +334,15 @@ func (a *analyzer) gitDestroys(g *gitCtx, why string, unresolvable bool) {
 }
 
 func (a *analyzer) gitCheckout(sub string, rest []field, g *gitCtx, st *state) {
-	p := parseOpts(rest, optSpec{short: "bBs", long: []string{"source", "pathspec-from-file", "orphan", "conflict", "track", "inter-hunk-context"}})
 	if sub == "switch" {
+		// -c/-C take the new branch's name, attached or not: -cfeature.
+		p := parseOpts(rest, optSpec{short: "cC", long: []string{"create", "force-create", "orphan", "conflict"}})
 		if p.has("-f", "--force", "--discard-changes") {
 			a.gitDestroys(g, "git switch --discard-changes discards uncommitted changes", false)
 		}
 		return
 	}
+	p := parseOpts(rest, optSpec{short: "bBs", long: []string{"source", "pathspec-from-file", "orphan", "conflict", "track", "inter-hunk-context"}})
 	if p.has("-f", "--force") {
 		a.gitDestroys(g, "git "+sub+" --force discards uncommitted changes", false)
 	}

@@ -441,6 +441,8 @@ func (a *analyzer) aws(c *cmd) {
 	svc, verb := c.args[i].s, c.args[i+1].s
 	rest := c.args[i+2:]
 	switch {
+	case svc == "s3" && (verb == "cp" || verb == "mv" || verb == "sync") && hasField(rest, "--dryrun"):
+		// --dryrun prints what would be copied and copies nothing.
 	case svc == "s3" && (verb == "cp" || verb == "mv" || verb == "sync"):
 		ops := parseOpts(rest, optSpec{long: []string{"exclude", "include", "acl", "storage-class", "sse", "content-type", "expires", "grants", "metadata", "region", "profile"}}).operands
 		if len(ops) > 0 && strings.HasPrefix(ops[len(ops)-1].s, "s3://") {
@@ -532,6 +534,9 @@ func (a *analyzer) rclone(c *cmd) {
 		return
 	}
 	verb := ops[0].s
+	if hasField(c.args, "--dry-run") || hasField(c.args, "-n") {
+		return // rclone -n/--dry-run changes nothing
+	}
 	switch verb {
 	case "copy", "copyto", "move", "moveto", "sync", "bisync", "copyurl":
 		if len(ops) > 2 && remoteOperand(ops[len(ops)-1]) {
