@@ -54,12 +54,12 @@ var benign = []struct {
 	{in: `git merge --no-ff feat`}, {in: `git branch`}, {in: `git branch -d feat`}, {in: `git branch -a`}, {in: `git tag -l`},
 	{in: `git remote -v`}, {in: `git blame src/x.go`}, {in: `git grep -n foo`}, {in: `git rev-parse HEAD`},
 	{in: `git rev-parse --show-toplevel`}, {in: `git cherry-pick abc123`}, {in: `git revert --no-edit abc123`},
-	{in: `git restore --staged f.go`}, {in: `git restore src/x.go`}, {in: `git config user.name`}, {in: `git config --get remote.origin.url`},
+	{in: `git restore --staged f.go`}, {in: `git restore src/x.go`, fp: "discard"}, {in: `git config user.name`}, {in: `git config --get remote.origin.url`},
 	{in: `git config user.email "a@example.com"`}, {in: `git worktree add ../wt feat`}, {in: `git clean -n`}, {in: `git reset HEAD~1`},
 	{in: `git reset --soft HEAD~1`}, {in: `git diff | head -50`}, {in: `git log --format=%H | head -1`},
 	{in: `git submodule update --init --recursive`}, {in: `git -C ../other status`}, {in: `git --no-pager log -5`},
 	{in: `git shortlog -sn`}, {in: `git ls-files | wc -l`}, {in: `git mv old.go new.go`}, {in: `git rm --cached secrets.txt`},
-	{in: `git bisect start`}, {in: `git lfs pull`}, {in: `git push origin --delete feat/old`},
+	{in: `git bisect start`}, {in: `git lfs pull`}, {in: `git push origin --delete feat/old`, fp: "branch-delete"},
 	// Reading and searching.
 	{in: `ls`}, {in: `ls -la`}, {in: `ls -la ~/.claude`}, {in: `cat README.md`}, {in: `head -50 main.go`}, {in: `tail -n 100 app.log`},
 	{in: `wc -l *.go`}, {in: `grep -rn "TODO" src`}, {in: `rg foo`}, {in: `rg -l bar --type go`}, {in: `find . -name "*.go"`},
@@ -131,6 +131,10 @@ EOF`}, {in: `echo '{}' > testdata/x.json`}, {in: `sed -i 's/foo/bar/g' src/x.go`
 	{in: `go test ./... > "$LOG"`, fp: "self-mod? scope-escalation?"},
 	{in: `git config --global user.name "A"`, fp: "self-mod"},
 	{in: `git checkout .`, fp: "destructive"},
+	// What the rules that start in warn would cost in gate (issue 16).
+	{in: `git checkout -- go.sum`, fp: "discard"},
+	{in: `docker compose down -v && docker compose up -d`, fp: "data-drop"},
+	{in: `rails db:reset`, fp: "data-drop"},
 }
 
 func TestBenignCorpus(t *testing.T) {

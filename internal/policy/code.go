@@ -117,7 +117,12 @@ func (a *analyzer) python(c *cmd) {
 			return
 		}
 		if f.s == "--" || !f.optLike() {
+			if f.s == "--" && i+1 < len(args) {
+				i++
+				f = args[i]
+			}
 			a.scriptArg(f, c)
+			a.scriptTask(f, args[i+1:])
 			return
 		}
 		if strings.HasPrefix(f.s, "--") {
@@ -305,6 +310,7 @@ func (a *analyzer) php(c *cmd) {
 	case p.has("-f", "--file", "-a", "-S", "-l", "-v", "-m", "-i", "-h", "--help"):
 	case len(p.operands) > 0:
 		a.scriptArg(p.operands[0], c)
+		a.scriptTask(p.operands[0], p.operands[1:])
 	default:
 		a.codeFromInput("php", c)
 	}

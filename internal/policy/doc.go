@@ -77,6 +77,29 @@
 //     shell start-up files, ~/.ssh, systemd/launchd/autostart directories,
 //     ~/.local/bin, .git/hooks, .git/config, .envrc and system directories
 //     (/etc, /usr, /bin, /sbin, /lib*, /boot, /var/spool/cron).
+//   - discard (default warn): git checkout and restore of named paths
+//     (git checkout -- f, git checkout <rev> f, --pathspec-from-file, git
+//     restore without --staged or with --worktree) and git reset --merge:
+//     they overwrite uncommitted changes to those files ("." and friends
+//     stay destructive). A repository in scratch is exempt.
+//   - teardown (default warn): pulumi destroy and stack rm, terraform/
+//     tofu/terragrunt apply -auto-approve (a plan applied unreviewed may
+//     destroy), cdk destroy, serverless remove. terraform destroy and helm
+//     uninstall stay destructive.
+//   - data-drop (default warn): dropdb, mysqladmin drop, mongorestore
+//     --drop; framework tasks that drop or empty a database (rails/rake
+//     db:drop, db:reset, db:purge, db:schema:load, ...; manage.py and
+//     django-admin flush/reset_db; artisan migrate:fresh/reset/refresh,
+//     db:wipe; mix ecto.reset/drop/rollback; prisma migrate reset, db push
+//     --force-reset), also through bundle exec; docker/podman compose
+//     down -v and rm -v, docker rm -f/-v. It cannot see which database a
+//     task points at (a test database is as gated as production) nor what a
+//     make target or script runs.
+//   - branch-delete (default warn): git push --delete and :branch refspecs
+//     for branches that are not protected (those are push-protected).
+//   - history-prune (default warn): git reflog expire --expire=now|all,
+//     reflog delete, gc --prune=now, prune, filter-branch, filter-repo: they
+//     remove what a lost commit is recovered from.
 //   - spend: defined so a policy can name it, never matched: the cost of a
 //     call cannot be told from its shape.
 //

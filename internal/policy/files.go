@@ -602,10 +602,13 @@ func (a *analyzer) terraform(c *cmd) {
 	switch c.args[i].s {
 	case "destroy":
 		a.add(Destructive, false, "%s destroy", c.name)
-	case "apply":
+	case "apply", "run-all":
 		for _, f := range c.args[i+1:] {
-			if f.s == "-destroy" || f.s == "--destroy" {
+			switch f.s {
+			case "-destroy", "--destroy", "destroy":
 				a.add(Destructive, false, "%s apply -destroy", c.name)
+			case "-auto-approve", "--auto-approve":
+				a.add(Teardown, false, "%s apply -auto-approve changes (and may destroy) infrastructure without review", c.name)
 			}
 		}
 	}

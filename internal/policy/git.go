@@ -189,6 +189,8 @@ func (a *analyzer) gitArgs(c *cmd, args []field, g *gitCtx, depth int) {
 		p := parseOpts(rest, optSpec{})
 		if p.has("--hard") {
 			a.gitDestroys(g, "git reset --hard discards uncommitted changes", false)
+		} else if p.has("--merge") {
+			a.gitDiscard(g, "git reset --merge discards uncommitted changes to files the merge touches", false)
 		} else if p.dyn {
 			a.gitDestroys(g, "git reset with options only known at run time", true)
 		}
@@ -260,6 +262,7 @@ func (a *analyzer) gitArgs(c *cmd, args []field, g *gitCtx, depth int) {
 			a.runsText(x, &cmd{st: gst, depth: depth}, "git rebase --exec")
 		}
 	case "filter-branch":
+		a.add(HistoryPrune, false, "git filter-branch rewrites every commit it visits")
 		p := parseOpts(rest, optSpec{long: []string{"env-filter", "tree-filter", "index-filter", "parent-filter", "msg-filter",
 			"commit-filter", "tag-name-filter", "subdirectory-filter", "prune-empty", "original", "state-branch", "setup"}})
 		for _, o := range p.opts {
@@ -267,6 +270,12 @@ func (a *analyzer) gitArgs(c *cmd, args []field, g *gitCtx, depth int) {
 				a.runsText(o.val, &cmd{st: gst, depth: depth}, "git filter-branch "+o.name)
 			}
 		}
+	case "reflog":
+		a.gitReflog(rest)
+	case "gc", "prune":
+		a.gitGC(sub.s, rest)
+	case "filter-repo":
+		a.add(HistoryPrune, false, "git filter-repo rewrites history and drops the old refs")
 	case "clone", "fetch", "pull", "ls-remote", "archive":
 		a.gitRemoteCmd(sub.s, rest, g, gst, c, depth)
 	}
@@ -366,11 +375,16 @@ func (a *analyzer) gitCheckout(sub string, rest []field, g *gitCtx, st *state) {
 	if sub == "restore" && p.has("--staged", "-S") && !p.has("--worktree", "-W") {
 		return
 	}
+	if p.has("--pathspec-from-file") {
+		a.gitDiscard(g, "git "+sub+" --pathspec-from-file overwrites the files it lists", false)
+	}
 	for _, f := range paths {
 		a.writePath(f, st, "git "+sub)
 		if f.s == "." || f.s == ":/" || f.s == "*" || f.s == ":" || f.dyn {
 			a.gitDestroys(g, "git "+sub+" "+f.String()+" discards uncommitted changes", f.dyn)
+			continue
 		}
+		a.gitDiscard(g, "git "+sub+" "+f.String()+" discards its uncommitted changes", false)
 	}
 }
 
@@ -573,6 +587,9 @@ func (a *analyzer) refspec(r field, del bool, g *gitCtx) {
 	}
 	b := strings.TrimPrefix(strings.TrimPrefix(dst, "refs/heads/"), "heads/")
 	if !a.protectedBranch(b) {
+		if b != "" && (del || (colon && src == "")) {
+			a.add(BranchDelete, false, "git push %s deletes the remote branch %s", r.s, b)
+		}
 		return
 	}
 	if del || (colon && src == "") {

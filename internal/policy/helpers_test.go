@@ -18,7 +18,7 @@ var tenv = Env{
 const tcwd = "/home/u/repo"
 
 // allQ is the summary of a call that is unresolvable for every rule.
-const allQ = "self-mod? push-force? push-protected? publish? egress-other? destructive? scope-escalation?"
+const allQ = "self-mod? push-force? push-protected? publish? egress-other? destructive? scope-escalation? discard? teardown? data-drop? branch-delete? history-prune?"
 
 // summary renders matches as the rules they hit, in Rules order: "rule"
 // for a concrete match, "rule?" when the rule is only unresolvable.

@@ -36,10 +36,20 @@ const (
 	Destructive     Rule = "destructive"
 	ScopeEscalation Rule = "scope-escalation"
 	Spend           Rule = "spend"
+
+	// The consequential moves peer guards block by default. They start in
+	// warn: each would cost signings a day in gate (see README, "Rules that
+	// start in warn").
+	Discard      Rule = "discard"       // uncommitted work a checkout, restore or reset --merge overwrites
+	Teardown     Rule = "teardown"      // infrastructure destroyed or changed without review
+	DataDrop     Rule = "data-drop"     // databases, framework resets, container volumes
+	BranchDelete Rule = "branch-delete" // deleting a remote branch
+	HistoryPrune Rule = "history-prune" // removing what recovery from a mistake needs
 )
 
 // Rules lists every rule in a fixed order; reports and tests follow it.
-var Rules = []Rule{SelfMod, PushForce, PushProtected, Publish, EgressOther, Destructive, ScopeEscalation, Spend}
+var Rules = []Rule{SelfMod, PushForce, PushProtected, Publish, EgressOther, Destructive, ScopeEscalation,
+	Discard, Teardown, DataDrop, BranchDelete, HistoryPrune, Spend}
 
 // DefaultModes returns the modes used for rules a policy file does not name:
 // self-mod gates, spend is off (it cannot be told from a call's shape) and

@@ -15,6 +15,7 @@ func TestDefaultModes(t *testing.T) {
 	want := map[Rule]Mode{
 		SelfMod: Gate, PushForce: Warn, PushProtected: Warn, Publish: Warn,
 		EgressOther: Warn, Destructive: Warn, ScopeEscalation: Warn, Spend: Off,
+		Discard: Warn, Teardown: Warn, DataDrop: Warn, BranchDelete: Warn, HistoryPrune: Warn,
 	}
 	if diff := cmp.Diff(want, DefaultModes()); diff != "" {
 		t.Errorf("DefaultModes() (-want +got):\n%s", diff)

@@ -312,6 +312,7 @@ func (a *analyzer) docker(c *cmd) {
 	if j := firstOperand(rest, "", nil); j >= 0 {
 		next = rest[j].s
 	}
+	a.dockerData(c, sub, next, rest)
 	push := hasField(rest, "--push") || hasPrefixField(rest, "--output=type=registry") || hasField(rest, "type=registry")
 	switch {
 	case sub == "push" || (sub == "image" || sub == "manifest") && next == "push":

@@ -1,0 +1,231 @@
+package policy
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// The rules of this file cover moves users expect a guard to stop on their
+// own machine and that dcg and safety-net block by default: they lose work
+// or data that no commit, backup or reflog holds. They start in warn (see
+// DefaultModes); the commands are matched by name and subcommand, so what a
+// make target, a script or an alias does is not seen (package doc, Known
+// limits).
+
+// pulumi: destroy and stack rm remove a stack's resources or its state.
+func (a *analyzer) pulumi(c *cmd) {
+	ops := parseOpts(c.args, optSpec{short: "sC", long: []string{"stack", "cwd", "color", "config-file", "target", "parallel", "message"}}).operands
+	switch {
+	case len(ops) > 0 && ops[0].s == "destroy":
+		a.add(Teardown, false, "pulumi destroy deletes a stack's resources")
+	case len(ops) > 1 && ops[0].s == "stack" && ops[1].s == "rm":
+		a.add(Teardown, false, "pulumi stack rm deletes a stack")
+	}
+}
+
+// cdk destroy and serverless remove delete deployed stacks.
+func (a *analyzer) cdk(c *cmd) {
+	ops := parseOpts(c.args, optSpec{short: "ac", long: []string{"app", "context", "profile", "output", "role-arn"}}).operands
+	if len(ops) > 0 && (ops[0].s == "destroy" || ops[0].s == "remove") {
+		a.add(Teardown, false, "%s %s deletes deployed stacks", c.name, ops[0].s)
+	}
+}
+
+// dropdb drops a PostgreSQL database.
+func (a *analyzer) dropdb(c *cmd) {
+	if parseOpts(c.args, optSpec{}).has("--help", "-?", "--version", "-V") {
+		return
+	}
+	a.add(DataDrop, false, "dropdb drops a database")
+}
+
+// mysqladmin drop DB drops a database.
+func (a *analyzer) mysqladmin(c *cmd) {
+	ops := parseOpts(c.args, optSpec{short: "hPuSp", long: []string{"host", "port", "user", "socket", "password", "defaults-file"}}).operands
+	for _, f := range ops {
+		if f.s == "drop" {
+			a.add(DataDrop, false, "mysqladmin drop drops a database")
+		}
+	}
+}
+
+// mongorestore --drop drops each collection before restoring it.
+func (a *analyzer) mongorestore(c *cmd) {
+	if hasField(c.args, "--drop") {
+		a.add(DataDrop, false, "mongorestore --drop drops collections before restoring")
+	}
+}
+
+// frameworkResets are framework tasks that drop or empty a database.
+var frameworkResets = map[string]map[string]bool{
+	"rails":   set("db:drop", "db:reset", "db:purge", "db:schema:load", "db:migrate:reset", "db:truncate_all", "db:seed:replant", "db:drop:all", "db:reset:all", "db:purge:all"),
+	"django":  set("flush", "reset_db"),
+	"artisan": set("migrate:fresh", "migrate:reset", "migrate:refresh", "db:wipe"),
+	"mix":     set("ecto.reset", "ecto.drop", "ecto.rollback"),
+}
+
+// frameworkTask reports a framework task that resets a database.
+func (a *analyzer) frameworkTask(kind string, tasks []field, tool string) {
+	for _, t := range tasks {
+		if t.dyn {
+			continue
+		}
+		task := t.s
+		if i := strings.IndexByte(task, '['); i > 0 {
+			task = task[:i] // rake db:drop[args]
+		}
+		if frameworkResets[kind][task] {
+			a.add(DataDrop, false, "%s %s drops or empties the database", tool, task)
+		}
+	}
+}
+
+// rails and rake: every operand is a task (rails db:reset, rake db:drop).
+func (a *analyzer) rails(c *cmd) {
+	a.frameworkTask("rails", parseOpts(c.args, optSpec{short: "ef", long: []string{"environment", "rakefile"}}).operands, c.name)
+}
+
+// rake also runs publish-like task names (taskRunner).
+func (a *analyzer) rake(c *cmd) {
+	a.taskRunner(c)
+	a.rails(c)
+}
+
+// mix: ecto.reset and ecto.drop; hex.publish is publish.
+func (a *analyzer) mix(c *cmd) {
+	publishVerbs(map[string]bool{"hex.publish": true})(a, c)
+	a.frameworkTask("mix", parseOpts(c.args, optSpec{}).operands, "mix")
+}
+
+// prisma migrate reset and db push --force-reset empty the database.
+func (a *analyzer) prisma(c *cmd) {
+	ops := parseOpts(c.args, optSpec{long: []string{"schema"}}).operands
+	if len(ops) > 1 && ops[0].s == "migrate" && ops[1].s == "reset" ||
+		len(ops) > 1 && ops[0].s == "db" && ops[1].s == "push" && hasField(c.args, "--force-reset") {
+		a.add(DataDrop, false, "prisma %s %s empties the database", ops[0].s, ops[1].s)
+	}
+}
+
+// djangoAdmin: django-admin flush, and python manage.py flush (see python).
+func (a *analyzer) djangoAdmin(c *cmd) {
+	a.frameworkTask("django", parseOpts(c.args, optSpec{long: []string{"settings", "pythonpath", "database", "verbosity"}}).operands, c.name)
+}
+
+// scriptTask judges what a known framework entry script does with its
+// arguments: manage.py flush, artisan migrate:fresh.
+func (a *analyzer) scriptTask(script field, rest []field) {
+	if script.dyn {
+		return
+	}
+	switch filepath.Base(script.s) {
+	case "manage.py":
+		a.frameworkTask("django", parseOpts(rest, optSpec{long: []string{"settings", "pythonpath", "database", "verbosity"}}).operands, "manage.py")
+	case "artisan":
+		a.frameworkTask("artisan", parseOpts(rest, optSpec{long: []string{"env", "database"}}).operands, "artisan")
+	}
+}
+
+// compose: docker compose down -v and rm -v delete the project's volumes.
+func (a *analyzer) compose(c *cmd, args []field) {
+	i := firstOperand(args, "fp", []string{"file", "project-name", "profile", "env-file", "project-directory", "ansi", "progress", "parallel"})
+	if i < 0 {
+		return
+	}
+	sub, rest := args[i].s, args[i+1:]
+	p := parseOpts(rest, optSpec{short: "t", long: []string{"timeout", "rmi"}})
+	if (sub == "down" || sub == "rm") && p.has("-v", "--volumes") {
+		a.add(DataDrop, false, "compose %s --volumes deletes the project's volumes", sub)
+	}
+}
+
+// dockerCompose is the standalone docker-compose.
+func (a *analyzer) dockerCompose(c *cmd) { a.compose(c, c.args) }
+
+// dockerData: compose volumes, and docker rm -f / -v, which remove a
+// running container's writable layer or its anonymous volumes.
+func (a *analyzer) dockerData(c *cmd, sub, next string, rest []field) {
+	switch {
+	case sub == "compose":
+		a.compose(c, rest)
+	case sub == "rm" || sub == "container" && next == "rm":
+		if sub == "container" {
+			rest = rest[1:]
+		}
+		p := parseOpts(rest, optSpec{})
+		if p.has("-f", "--force", "-v", "--volumes") {
+			a.add(DataDrop, false, "%s rm --force/--volumes deletes a container's data", c.name)
+		}
+	}
+}
+
+// gitDiscard reports a git command that overwrites uncommitted changes in
+// the work tree (outside scratch), like gitDestroys does for destructive.
+func (a *analyzer) gitDiscard(g *gitCtx, why string, unresolvable bool) {
+	if g.dir == "" {
+		a.add(Discard, true, "%s; the repository directory is unknown", why)
+		return
+	}
+	if a.inScratch(a.resolve(g.dir)) {
+		return
+	}
+	a.add(Discard, unresolvable, "%s in %s", why, g.dir)
+}
+
+// gitReflog: reflog expire with an expiry of now (or all) and reflog delete
+// remove the entries that undo a bad reset or rebase.
+func (a *analyzer) gitReflog(rest []field) {
+	if len(rest) == 0 {
+		return
+	}
+	switch rest[0].s {
+	case "delete":
+		a.add(HistoryPrune, false, "git reflog delete removes recovery points")
+	case "expire":
+		for _, f := range rest[1:] {
+			if v, ok := cutAny(f.s, "--expire=", "--expire-unreachable="); ok && expiresNow(v) || f.dyn {
+				a.add(HistoryPrune, f.dyn, "git reflog expire %s removes recovery points", f)
+				return
+			}
+		}
+	}
+}
+
+// gitGC: gc --prune=now and prune delete unreachable objects at once,
+// which are what a lost commit is recovered from.
+func (a *analyzer) gitGC(sub string, rest []field) {
+	if sub == "prune" {
+		if !hasField(rest, "-n") && !hasField(rest, "--dry-run") {
+			a.add(HistoryPrune, false, "git prune deletes unreachable objects")
+		}
+		return
+	}
+	for _, f := range rest {
+		if v, ok := cutAny(f.s, "--prune="); ok && expiresNow(v) {
+			a.add(HistoryPrune, false, "git gc %s deletes unreachable objects now", f.s)
+		}
+	}
+}
+
+func cutAny(s string, prefixes ...string) (string, bool) {
+	for _, p := range prefixes {
+		if v, ok := strings.CutPrefix(s, p); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// expiresNow reports whether a git expiry date means "everything".
+func expiresNow(v string) bool {
+	v = strings.ToLower(strings.Trim(v, `"'`))
+	return v == "now" || v == "all" || v == "0"
+}
+
+// bundle exec runs its command with the bundle's gems: judged as the
+// command (rake db:drop, rails db:reset, gem push).
+func (a *analyzer) bundle(c *cmd) {
+	ops := parseOpts(c.args, optSpec{posix: true, long: []string{"gemfile"}}).operands
+	if len(ops) > 1 && ops[0].s == "exec" {
+		a.command(ops[1:], nil, c.st, c.in, c.depth+1)
+	}
+}
