@@ -24,7 +24,7 @@ var allowedDeps = []string{
 	"github.com/fixrail/fixrail/internal/receipt",
 	"github.com/fixrail/fixrail/internal/redact",
 	"github.com/fixrail/fixrail/internal/pathguard",
-	"mvdan.cc/sh/v3/",                // the shell parser and expander
+	"mvdan.cc/sh/v3/",                  // the shell parser and expander
 	"github.com/bmatcuk/doublestar/v4", // policy's path globs
 }
 
