@@ -200,6 +200,55 @@ func (s *Store) Take(callKey string, k *Keyring, now time.Time) (*Token, error) 
 	return t, nil
 }
 
+// Peek reports whether the call with callKey has an approval that Take would
+// accept at now: a token (or ssh-keygen signature) for this call, signed by a
+// key in k, unexpired, with an unspent nonce. Unlike Take it neither spends
+// nor deletes anything, so asking never uses up the approval; the answer can
+// change before the call is made (the hook's Take decides).
+func (s *Store) Peek(callKey string, k *Keyring, now time.Time) (*Token, error) {
+	if err := checkCallKey(callKey); err != nil {
+		return nil, err
+	}
+	var t *Token
+	data, err := pathguard.ReadRegular(s.tokenPath(callKey), maxStoreFile)
+	switch {
+	case err == nil:
+		t = new(Token)
+		if err := json.Unmarshal(data, t); err != nil {
+			return nil, fmt.Errorf("%w: token file: %w", ErrMalformed, err)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		sig, err := pathguard.ReadRegular(s.SigPath(callKey), maxStoreFile)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, ErrNoToken
+		}
+		if err != nil {
+			return nil, fmt.Errorf("peek approval: %w", err)
+		}
+		r, err := s.Pending(callKey)
+		if err != nil {
+			return nil, fmt.Errorf("%w: signature without its pending request: %w", ErrMalformed, err)
+		}
+		t = &Token{Request: *r, Signature: sig, Kind: KindSSHSIG}
+	default:
+		return nil, fmt.Errorf("peek approval: %w", err)
+	}
+	if got, err := t.Request.CallKey(); err != nil {
+		return nil, err
+	} else if got != callKey {
+		return nil, fmt.Errorf("%w: token names call %s", ErrMismatch, got)
+	}
+	if err := k.Verify(t, now); err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(filepath.Join(s.Dir, "spent", t.Request.Nonce)); err == nil {
+		return nil, fmt.Errorf("%w: nonce %s", ErrReplayed, t.Request.Nonce)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("peek approval: %w", err)
+	}
+	return t, nil
+}
+
 // claim moves the call's token (or ssh-keygen signature) to a private name
 // and parses it. It returns the claimed path, to be removed by the caller,
 // whenever a file was claimed, even if parsing failed.

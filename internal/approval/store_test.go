@@ -406,3 +406,44 @@ func TestPendingRequests(t *testing.T) {
 		t.Errorf("damaged request: %v", err)
 	}
 }
+
+// Peek answers "would Take accept an approval now" without using it up.
+func TestPeek(t *testing.T) {
+	s, key, ring, r, ck := setup(t)
+	if _, err := s.Peek(ck, ring, t0); !errors.Is(err, ErrNoToken) {
+		t.Fatalf("Peek before approval = %v, want ErrNoToken", err)
+	}
+	stranger, _ := goSSHKey(t)
+	saveApproved(t, s, stranger, r)
+	if _, err := s.Peek(ck, ring, t0); !errors.Is(err, ErrNoKey) {
+		t.Errorf("Peek of a stranger's token = %v, want ErrNoKey", err)
+	}
+	saveApproved(t, s, key, r)
+	for i := 0; i < 2; i++ {
+		if _, err := s.Peek(ck, ring, t0.Add(time.Minute)); err != nil {
+			t.Fatalf("Peek %d of a valid token: %v", i, err)
+		}
+	}
+	if !exists(t, s.tokenPath(ck)) || exists(t, filepath.Join(s.Dir, "spent", r.Nonce)) {
+		t.Fatal("Peek spent or removed the token")
+	}
+	if _, err := s.Peek(ck, ring, r.Expires); !errors.Is(err, ErrExpired) {
+		t.Errorf("Peek at expiry = %v, want ErrExpired", err)
+	}
+	tokenFile, _ := os.ReadFile(s.tokenPath(ck))
+	if _, err := s.Take(ck, ring, t0.Add(time.Minute)); err != nil {
+		t.Fatalf("Take after Peek: %v", err)
+	}
+	writeToken(t, s, ck, tokenFile)
+	if _, err := s.Peek(ck, ring, t0.Add(time.Minute)); !errors.Is(err, ErrReplayed) {
+		t.Errorf("Peek of a spent token = %v, want ErrReplayed", err)
+	}
+	other := strings64('a')
+	if _, err := s.Peek(other, ring, t0); !errors.Is(err, ErrNoToken) {
+		t.Errorf("Peek of another call = %v, want ErrNoToken", err)
+	}
+	writeToken(t, s, other, tokenFile)
+	if _, err := s.Peek(other, ring, t0.Add(time.Minute)); !errors.Is(err, ErrMismatch) {
+		t.Errorf("Peek of a token filed under another call = %v, want ErrMismatch", err)
+	}
+}
