@@ -32,9 +32,17 @@ const (
 	KindOutcome     = "outcome"      // PostToolUse: what the call did, joined by ToolUseID
 	KindEngineError = "engine-error" // the engine failed; the hook's posture decided
 	KindCheckpoint  = "checkpoint"   // a signed statement of the chain head
+	// KindRequest: the request path (fixrail mcp) was asked about a call
+	// before it was made: a pending request written, or an approval's status.
+	KindRequest = "request"
+	// KindSessionStart snapshots the hook registration a session starts
+	// with; KindSessionEnd closes the session.
+	KindSessionStart = "session-start"
+	KindSessionEnd   = "session-end"
 )
 
-var kinds = map[string]bool{KindDecision: true, KindOutcome: true, KindEngineError: true, KindCheckpoint: true, KindRepair: true}
+var kinds = map[string]bool{KindDecision: true, KindOutcome: true, KindEngineError: true, KindCheckpoint: true, KindRepair: true,
+	KindRequest: true, KindSessionStart: true, KindSessionEnd: true}
 
 // A Receipt is one line of the log. Append sets Seq, Prev and, when zero,
 // Time; the caller fills the rest and must have redacted Input and Outcome.
