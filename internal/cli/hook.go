@@ -15,7 +15,7 @@ import (
 
 var cmdHook = &command{
 	Name:  "hook",
-	Usage: "[--event pre|post] [--format claude|codex|gemini] [--phase investigate|fix --worktree DIR --allow GLOB...]\n       fixrail hook install --print [--managed] [--format claude|codex|gemini]",
+	Usage: "[--event pre|post|session-start|session-end] [--format claude|codex|gemini] [--snapshot FILE]... [--phase investigate|fix --worktree DIR --allow GLOB...]\n       fixrail hook install --print [--managed] [--mcp] [--format claude|codex|gemini]",
 	Short: "decide an agent CLI's tool call (its PreToolUse/PostToolUse hook)",
 	Long: `
 Hook is the command an agent CLI runs before (--event pre) and after
@@ -47,12 +47,23 @@ error blocks, and only the phase's tools are allowed: Read, Grep and Glob
 inside --worktree, Write/Edit/MultiEdit to the --allow globs (relative to the
 worktree, symlinks resolved); Bash, WebFetch, MCP and the rest are denied.
 
+Sessions. At SessionStart (--event session-start) the hook hashes its
+registration: the hook-related members of every settings layer of the CLI
+(and of each --snapshot FILE), its command line and its binary, and receipts
+it. When that differs from the last accepted session's receipt the session
+starts with a message naming what changed; with self-mod in gate mode the
+new registration is accepted only with the owner's approval of it (fixrail
+approve, as for a call), and every session reports it until then. SessionEnd
+(--event session-end) writes the closing receipt.
+
 A bad flag exits 2, which blocks every call: a broken registration is loud.
 
 hook install --print prints the settings block that registers the hook; it
 never edits a settings file. It registers fixrail-hook (the same hook in a
 binary that starts in less than half the time) when it sits beside this
-binary, with --protect-binary naming this one. --managed prints the administrator form
+binary, with --protect-binary naming this one, for the tool and session
+events, and shows the registration of the request path (fixrail mcp; --mcp
+prints it alone). --managed prints the administrator form
 (Claude Code managed settings with allowManagedHooksOnly), the one a
 repository cannot switch off.`,
 	Flags: func() *flag.FlagSet { fs, _ := hookFlags(); return fs },
@@ -96,6 +107,7 @@ func runHookInstall(stdio Stdio, args []string) error {
 	managed := fs.Bool("managed", false, "print the managed (administrator) form, which a repository cannot switch off")
 	format := fs.String("format", "claude", "the agent CLI: claude, codex or gemini")
 	bin := fs.String("bin", "", "the hook binary `path` the block runs (default: fixrail-hook beside this binary if it is there, else this binary)")
+	mcp := fs.Bool("mcp", false, "print the registration of the request path (fixrail mcp) instead of the hooks")
 	if err := parseFlags(fs, stdio, args); err != nil {
 		return err
 	}
@@ -126,6 +138,24 @@ func runHookInstall(stdio Stdio, args []string) error {
 	if selfErr == nil && !sameFile(self, path) {
 		flags = " --protect-binary " + hook.ShellQuote(self)
 	}
+	// The request path runs fixrail itself (the slim hook has no mcp).
+	server := path
+	if selfErr == nil {
+		server = self
+	}
+	mcpArgs := []string{"mcp"}
+	if !sameFile(server, path) {
+		mcpArgs = append(mcpArgs, "--protect-binary", path)
+	}
+	mreg, err := hook.MCPServer(f, server, mcpArgs)
+	if err != nil {
+		return err
+	}
+	if *mcp {
+		fmt.Fprintf(stdio.Stderr, "# Merge into %s\n", mreg.File)
+		_, err := stdio.Stdout.Write(mreg.JSON)
+		return err
+	}
 	reg, err := hook.Settings(f, hook.ShellQuote(path), flags, *managed)
 	if err != nil {
 		return err
@@ -137,6 +167,18 @@ func runHookInstall(stdio Stdio, args []string) error {
 	for _, line := range strings.Split(strings.TrimRight(reg.Notes, "\n"), "\n") {
 		fmt.Fprintf(stdio.Stderr, "# %s\n", line)
 	}
+	fmt.Fprintf(stdio.Stderr, "#\n# The request path (fixrail mcp), merged into %s:\n", mreg.File)
+	for _, line := range strings.Split(strings.TrimRight(string(mreg.JSON), "\n"), "\n") {
+		fmt.Fprintf(stdio.Stderr, "#   %s\n", line)
+	}
+	if f == hook.Claude {
+		quoted := make([]string, len(mcpArgs))
+		for i, a := range mcpArgs {
+			quoted[i] = hook.ShellQuote(a)
+		}
+		fmt.Fprintf(stdio.Stderr, "# or: claude mcp add --scope user fixrail -- %s %s\n", hook.ShellQuote(server), strings.Join(quoted, " "))
+	}
+	fmt.Fprintf(stdio.Stderr, "# (--mcp prints that block alone on stdout.)\n")
 	return nil
 }
 

@@ -22,15 +22,18 @@ import (
 
 var cmdReceipts = &command{
 	Name:  "receipts",
-	Usage: "show [--json] [--tail N] | verify [--json] | checkpoint [--key FILE] | repair [--force] [--json]   (each takes --log FILE)",
+	Usage: "show [--json] [--tail N] [--flat] | verify [--json] | checkpoint [--key FILE] | repair [--force] [--json]   (each takes --log FILE)",
 	Short: "show, verify or checkpoint the hook's hash-chained receipt log",
 	Long: `
 Receipts reads the log the hook appends to ($FIXRAIL_HOME/receipts.ndjson, or
 --log FILE): one JSON line per decision, outcome, engine error and
 checkpoint, each holding the hash of the line before.
 
-  show        the receipts, one per line (--tail N: the last N; --json: as
-              JSON, inputs included)
+  show        the receipts, one per line, grouped by agent session (each
+              group headed by the session's id, span and how it started
+              and ended; receipts of no session last); --flat: in chain
+              order; --tail N: the last N; --json: as JSON, in chain
+              order, inputs included
   verify      walk the chain: every line numbered in order and linked to the
               one before, every checkpoint signed by a key in
               $FIXRAIL_HOME/keys. A break exits 5 and names the line.
@@ -103,6 +106,7 @@ func receiptsShow(stdio Stdio, args []string) error {
 	flags, parse := receiptsFlags("show", "[--json] [--tail N] [--log FILE]")
 	asJSON := flags.Bool("json", false, "print the receipts as a JSON array")
 	tail := flags.Int("tail", 0, "show only the last `n` receipts")
+	flat := flags.Bool("flat", false, "print in chain order, not grouped by session")
 	path, err := parse(stdio, args)
 	if err != nil {
 		return err
@@ -132,10 +136,95 @@ func receiptsShow(stdio Stdio, args []string) error {
 		fmt.Fprintf(stdio.Stderr, "no receipts in %s\n", path)
 		return nil
 	}
-	for _, r := range rs {
-		fmt.Fprintln(stdio.Stdout, receiptLine(r))
+	if *flat {
+		for _, r := range rs {
+			fmt.Fprintln(stdio.Stdout, receiptLine(r))
+		}
+		return nil
+	}
+	for i, g := range bySession(rs) {
+		if i > 0 {
+			fmt.Fprintln(stdio.Stdout)
+		}
+		fmt.Fprintln(stdio.Stdout, sessionHeader(g))
+		for _, r := range g {
+			fmt.Fprintln(stdio.Stdout, receiptLine(r))
+		}
 	}
 	return nil
+}
+
+// bySession groups receipts by session, in the order each session first
+// appears in the chain; receipts of no session (requests, checkpoints,
+// repairs) form the last group.
+func bySession(rs []receipt.Receipt) [][]receipt.Receipt {
+	var order []string
+	groups := map[string][]receipt.Receipt{}
+	var none []receipt.Receipt
+	for _, r := range rs {
+		if r.Session == "" {
+			none = append(none, r)
+			continue
+		}
+		if _, ok := groups[r.Session]; !ok {
+			order = append(order, r.Session)
+		}
+		groups[r.Session] = append(groups[r.Session], r)
+	}
+	out := make([][]receipt.Receipt, 0, len(order)+1)
+	for _, s := range order {
+		out = append(out, groups[s])
+	}
+	if len(none) > 0 {
+		out = append(out, none)
+	}
+	return out
+}
+
+// sessionHeader names a group: the session, its span, how many receipts of
+// each verdict, and how it started and ended when those were receipted.
+func sessionHeader(g []receipt.Receipt) string {
+	first, last := g[0], g[len(g)-1]
+	name := "no session"
+	if first.Session != "" {
+		name = "session " + first.Session
+	}
+	h := fmt.Sprintf("== %s: %d receipts, %s .. %s", name, len(g),
+		first.Time.UTC().Format(time.RFC3339), last.Time.UTC().Format(time.RFC3339))
+	counts := map[string]int{}
+	var verdicts []string
+	var start, end string
+	for _, r := range g {
+		switch r.Kind {
+		case receipt.KindSessionStart:
+			start = r.Verdict
+		case receipt.KindSessionEnd:
+			var o struct {
+				Reason string `json:"reason"`
+			}
+			_ = json.Unmarshal(r.Outcome, &o)
+			end = orDash(o.Reason)
+		case receipt.KindDecision:
+			if counts[r.Verdict] == 0 {
+				verdicts = append(verdicts, r.Verdict)
+			}
+			counts[r.Verdict]++
+		}
+	}
+	var parts []string
+	for _, v := range verdicts {
+		parts = append(parts, fmt.Sprintf("%s %d", v, counts[v]))
+	}
+	if len(parts) > 0 {
+		h += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if start != "" {
+		h += "; snapshot " + start
+	}
+	if end != "" {
+		h += "; ended " + end
+	}
+	return printable(strings.ReplaceAll(h, "\n", " "))
 }
 
 // receiptLine renders one receipt on one line. Everything in it may come

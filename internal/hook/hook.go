@@ -82,6 +82,13 @@ type Hook struct {
 	NewRedactor func() (Redactor, error)
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// SnapshotFiles are settings files a session snapshot covers besides
+	// the agent CLI's own layers: a --settings file, say.
+	SnapshotFiles []string
+	// Command and Executable are the hook's command line and binary, part
+	// of a session snapshot; os.Args and os.Executable when empty.
+	Command    []string
+	Executable string
 	// SetupErr is a configuration error found before Run (say, no way to
 	// locate $FIXRAIL_HOME). Run answers every tool event with it as an
 	// engine error, under the hook's posture.
@@ -179,9 +186,14 @@ func (h *Hook) Run(stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	ev = c.Event
 	var a Answer
-	if c.Event == Post {
+	switch c.Event {
+	case Post:
 		a, err = h.outcome(c)
-	} else {
+	case SessionStart:
+		a, err = h.sessionStart(c)
+	case SessionEnd:
+		a, err = h.sessionEnd(c)
+	default:
 		a, err = h.decide(c)
 	}
 	if err != nil {
@@ -218,8 +230,11 @@ func (h *Hook) engineError(c *Call, ev Event, err error, stdout, stderr io.Write
 	if block {
 		verdict, effect = policy.VerdictDeny, "the call is blocked (the phase hook fails closed)"
 	}
-	if ev == Post {
+	switch ev {
+	case Post:
 		effect = "its outcome was not recorded"
+	case SessionStart, SessionEnd:
+		effect = "the session receipt was not recorded"
 	}
 	msg := fmt.Sprintf("fixrail hook: engine error, %s: %v", effect, err)
 	r := receipt.Receipt{Kind: receipt.KindEngineError, Time: h.now().UTC(), Verdict: verdict, Reason: h.redactText(err.Error())}

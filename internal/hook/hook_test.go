@@ -525,7 +525,7 @@ func TestOutcomeReceipt(t *testing.T) {
 
 func TestNonToolEvent(t *testing.T) {
 	e := newEnv(t)
-	r := run(e.hook(), `{"session_id":"s","hook_event_name":"SessionStart","source":"startup"}`)
+	r := run(e.hook(), `{"session_id":"s","hook_event_name":"Stop","stop_hook_active":false}`)
 	if r.code != 0 || r.stderr != "" || len(e.receipts()) != 0 {
 		t.Errorf("%+v, %d receipts", r, len(e.receipts()))
 	}

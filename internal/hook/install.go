@@ -25,15 +25,20 @@ type Registration struct {
 // cannot switch off.
 func Settings(f Format, command, flags string, managed bool) (Registration, error) {
 	pre, post := command+" hook --event pre"+flags, command+" hook --event post"+flags
+	start, end := command+" hook --event session-start"+flags, command+" hook --event session-end"+flags
 	if f != Claude {
 		pre += " --format " + string(f)
 		post += " --format " + string(f)
+		start += " --format " + string(f)
+		end += " --format " + string(f)
 	}
 	switch f {
 	case Claude:
 		block := object{{"hooks", object{
 			{"PreToolUse", []any{group("*", pre, 30)}},
 			{"PostToolUse", []any{group("*", post, 30)}},
+			{"SessionStart", []any{sessionGroup(start, 30)}},
+			{"SessionEnd", []any{sessionGroup(end, 30)}},
 		}}}
 		if !managed {
 			return reg("~/.claude/settings.json", block, claudeUserNotes)
@@ -44,6 +49,8 @@ func Settings(f Format, command, flags string, managed bool) (Registration, erro
 		block := object{{"hooks", object{
 			{"PreToolUse", []any{group("*", pre, 30)}},
 			{"PostToolUse", []any{group("*", post, 30)}},
+			{"SessionStart", []any{sessionGroup(start, 30)}},
+			{"SessionEnd", []any{sessionGroup(end, 30)}},
 		}}}
 		if !managed {
 			return reg("~/.codex/hooks.json", block, codexUserNotes)
@@ -55,6 +62,8 @@ func Settings(f Format, command, flags string, managed bool) (Registration, erro
 		block := object{{"hooks", object{
 			{"BeforeTool", []any{group(".*", pre, 30000)}},
 			{"AfterTool", []any{group(".*", post, 30000)}},
+			{"SessionStart", []any{sessionGroup(start, 30000)}},
+			{"SessionEnd", []any{sessionGroup(end, 30000)}},
 		}}}
 		if !managed {
 			return reg("~/.gemini/settings.json", block, geminiUserNotes)
@@ -63,6 +72,44 @@ func Settings(f Format, command, flags string, managed bool) (Registration, erro
 	}
 	return Registration{}, fmt.Errorf("unknown hook format %q", f)
 }
+
+// sessionGroup registers a session event: no matcher, every source.
+func sessionGroup(command string, timeout int) object {
+	return object{{"hooks", []any{object{{"type", "command"}, {"command", command}, {"timeout", timeout}}}}}
+}
+
+// MCPServer returns the registration of the request path (fixrail mcp) for
+// format f: command is the fixrail binary, args its arguments. Codex takes
+// TOML, the others JSON.
+func MCPServer(f Format, command string, args []string) (Registration, error) {
+	switch f {
+	case Claude, Gemini:
+		file := "~/.claude.json (or a file passed with --mcp-config; `claude mcp add --scope user fixrail -- COMMAND ARGS` writes it)"
+		if f == Gemini {
+			file = "~/.gemini/settings.json"
+		}
+		block := object{{"mcpServers", object{{"fixrail", object{{"type", "stdio"}, {"command", command}, {"args", args}}}}}}
+		if f == Gemini {
+			block = object{{"mcpServers", object{{"fixrail", object{{"command", command}, {"args", args}}}}}}
+		}
+		return reg(file, block, mcpNotes)
+	case Codex:
+		var b strings.Builder
+		b.WriteString("[mcp_servers.fixrail]\n")
+		q, _ := jsonMarshal(command)
+		fmt.Fprintf(&b, "command = %s\n", q)
+		qa, _ := jsonMarshal(args)
+		fmt.Fprintf(&b, "args = %s\n", qa)
+		return Registration{File: "~/.codex/config.toml", JSON: []byte(b.String()), Notes: strings.TrimSpace(mcpNotes) + "\n"}, nil
+	}
+	return Registration{}, fmt.Errorf("unknown hook format %q", f)
+}
+
+const mcpNotes = `
+The request path: fixrail mcp lets the agent ask for an approval before a
+gated call (request_approval) and check for it (approval_status). The hook
+stays the enforcement; this only saves a denied round trip.
+`
 
 func group(matcher, command string, timeout int) object {
 	return object{
@@ -138,7 +185,10 @@ func ShellQuote(s string) string {
 
 const claudeUserNotes = `
 User settings form: merge this block into ~/.claude/settings.json. Every tool
-call goes through fixrail (matcher "*"); PostToolUse records each outcome.
+call goes through fixrail (matcher "*"); PostToolUse records each outcome;
+SessionStart snapshots this registration and reports a change since the last
+session, SessionEnd closes the session's receipts. A --settings file you start
+sessions with is covered by adding --snapshot FILE to the commands.
 
 Any settings layer with higher precedence can switch these hooks off: a
 repository's .claude/settings.json holding "disableAllHooks": true disables

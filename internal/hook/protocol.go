@@ -33,21 +33,27 @@ func ParseFormat(s string) (Format, error) {
 // Event says which side of a tool call a hook runs on.
 type Event string
 
-// The tool events. Other events (SessionStart, Stop, ...) are not tool calls;
-// the hook answers them with an empty success.
+// The events the hook handles: the tool events, and the session's start
+// and end (session snapshots). Other events (Stop, UserPromptSubmit, ...)
+// are answered with an empty success.
 const (
-	Pre  Event = "pre"  // before the call: the hook decides
-	Post Event = "post" // after the call: the hook records the outcome
+	Pre          Event = "pre"           // before the call: the hook decides
+	Post         Event = "post"          // after the call: the hook records the outcome
+	SessionStart Event = "session-start" // the session's snapshot of the hook registration
+	SessionEnd   Event = "session-end"   // the session's closing receipt
 )
 
 // ParseEvent checks an --event value.
 func ParseEvent(s string) (Event, error) {
 	switch e := Event(s); e {
-	case Pre, Post:
+	case Pre, Post, SessionStart, SessionEnd:
 		return e, nil
 	}
-	return "", fmt.Errorf("unknown hook event %q (want pre or post)", s)
+	return "", fmt.Errorf("unknown hook event %q (want pre, post, session-start or session-end)", s)
 }
+
+// toolEvent reports whether e is about one tool call.
+func toolEvent(e Event) bool { return e == Pre || e == Post }
 
 // eventNames maps each harness's event names to ours. Names are accepted
 // from any format: a Codex hook reports PreToolUse like Claude Code does.
@@ -57,6 +63,8 @@ var eventNames = map[string]Event{
 	"PostToolUse":        Post,
 	"PostToolUseFailure": Post,
 	"AfterTool":          Post,
+	"SessionStart":       SessionStart,
+	"SessionEnd":         SessionEnd,
 }
 
 // Call is one hook invocation, decoded from any of the formats.
@@ -80,6 +88,9 @@ type Call struct {
 	ToolUseID string
 	// Response is the tool's result (Post only); nil if absent.
 	Response json.RawMessage
+	// Source is why a session started (startup, resume, clear, compact);
+	// Reason why it ended (SessionEnd).
+	Source, Reason string
 }
 
 // MaxInput bounds the hook JSON read from stdin. A Write of a large file
@@ -99,6 +110,8 @@ type wireCall struct {
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolUseID      string          `json:"tool_use_id"`
 	ToolResponse   json.RawMessage `json:"tool_response"`
+	Source         string          `json:"source"`
+	Reason         string          `json:"reason"`
 }
 
 // Decode reads one hook input from r. def is the event assumed when the
@@ -131,6 +144,8 @@ func Decode(r io.Reader, def Event) (*Call, error) {
 		Input:          w.ToolInput,
 		ToolUseID:      w.ToolUseID,
 		Response:       w.ToolResponse,
+		Source:         w.Source,
+		Reason:         w.Reason,
 	}
 	if w.TranscriptPath != nil {
 		c.TranscriptPath = *w.TranscriptPath
@@ -138,7 +153,7 @@ func Decode(r io.Reader, def Event) (*Call, error) {
 	if w.HookEventName != "" {
 		c.Event = eventNames[w.HookEventName] // "" for a non-tool event
 	}
-	if c.Event == "" {
+	if !toolEvent(c.Event) {
 		return c, nil
 	}
 	if c.Tool == "" {
@@ -168,6 +183,9 @@ type Answer struct {
 	// user otherwise (a warning or an engine-error notice). Empty means
 	// nothing to say.
 	Message string
+	// Context is added to the model's context at SessionStart (Claude
+	// Code's additionalContext): what changed in the hook registration.
+	Context string
 }
 
 // Exit codes of a hook process. Only 2 blocks in every supported CLI; any
@@ -215,8 +233,15 @@ func Encode(stdout, stderr io.Writer, f Format, ev Event, a Answer) int {
 	}
 	switch f {
 	case Claude:
+		out := map[string]any{}
 		if msg != "" {
-			writeJSON(stdout, map[string]any{"systemMessage": msg})
+			out["systemMessage"] = msg
+		}
+		if a.Context != "" && ev == SessionStart {
+			out["hookSpecificOutput"] = map[string]any{"hookEventName": "SessionStart", "additionalContext": a.Context}
+		}
+		if len(out) > 0 {
+			writeJSON(stdout, out)
 		}
 	case Gemini:
 		// Gemini CLI parses stdout as JSON on exit 0; an empty object is

@@ -61,9 +61,21 @@ func TestDecode(t *testing.T) {
 		},
 		{
 			name: "non-tool event is ignored",
-			in:   `{"session_id":"s","hook_event_name":"SessionStart","source":"startup"}`,
+			in:   `{"session_id":"s","hook_event_name":"Stop","stop_hook_active":false}`,
 			def:  Pre,
-			want: &Call{EventName: "SessionStart", SessionID: "s"},
+			want: &Call{EventName: "Stop", SessionID: "s"},
+		},
+		{
+			name: "session start needs no tool",
+			in:   `{"session_id":"s","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`,
+			def:  Pre,
+			want: &Call{Event: SessionStart, EventName: "SessionStart", SessionID: "s", Cwd: "/w", Source: "startup"},
+		},
+		{
+			name: "session end carries its reason",
+			in:   `{"session_id":"s","hook_event_name":"SessionEnd","reason":"clear"}`,
+			def:  Pre,
+			want: &Call{Event: SessionEnd, EventName: "SessionEnd", SessionID: "s", Reason: "clear"},
 		},
 	}
 	for _, tc := range tests {

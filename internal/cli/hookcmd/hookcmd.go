@@ -28,7 +28,7 @@ func (e *UsageError) Error() string { return e.Msg }
 // Opts are the hook's flags.
 type Opts struct {
 	Event, Format, Phase, Worktree, Receipts string
-	Allow, Protect                           stringList
+	Allow, Protect, Snapshot                 stringList
 }
 
 // stringList is a repeatable string flag.
@@ -41,12 +41,13 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 func Flags() (*flag.FlagSet, *Opts) {
 	o := &Opts{}
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
-	fs.StringVar(&o.Event, "event", "pre", "pre or post: the event assumed when the input names none")
+	fs.StringVar(&o.Event, "event", "pre", "pre, post, session-start or session-end: the event assumed when the input names none")
 	fs.StringVar(&o.Format, "format", "claude", "the agent CLI's hook protocol: claude, codex or gemini")
 	fs.StringVar(&o.Phase, "phase", "", "investigate or fix: run as the pipeline's phase hook (fails closed)")
 	fs.StringVar(&o.Worktree, "worktree", "", "with --phase: the `dir` every path must resolve inside")
 	fs.Var(&o.Allow, "allow", "with --phase: a `glob` (doublestar, relative to --worktree) the phase may write; repeatable")
 	fs.StringVar(&o.Receipts, "receipts", "", "receipt log `file` (default $FIXRAIL_HOME/receipts.ndjson)")
+	fs.Var(&o.Snapshot, "snapshot", "a settings `file` the session snapshot covers besides the CLI's own layers (a --settings file); repeatable")
 	fs.Var(&o.Protect, "protect-binary", "another fixrail binary `path` that self-mod protects besides this one (the fixrail that approves, when this is fixrail-hook); repeatable")
 	return fs, o
 }
@@ -91,6 +92,13 @@ func New(o *Opts) (*hook.Hook, error) {
 	h.Env = policy.Env{Home: os.Getenv("HOME"), FixrailHome: h.Home, TmpDir: os.Getenv("TMPDIR")}
 	if exe, err := os.Executable(); err == nil {
 		h.Env.FixrailBinaries = append(h.Env.FixrailBinaries, exe)
+	}
+	for _, p := range o.Snapshot {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		h.SnapshotFiles = append(h.SnapshotFiles, abs)
 	}
 	for _, p := range o.Protect {
 		abs, err := filepath.Abs(p)
