@@ -300,7 +300,7 @@ func (s *mcpServer) call(params json.RawMessage) (any, *rpcError) {
 	}
 	return map[string]any{
 		"content":           []map[string]any{{"type": "text", "text": mcpText(p.Name, a.Tool, ans)}},
-		"structuredContent": mcpStructured(ans),
+		"structuredContent": mcpStructured(mcpText(p.Name, a.Tool, ans), ans),
 		"isError":           false,
 	}, nil
 }
@@ -309,8 +309,11 @@ func toolError(msg string) map[string]any {
 	return map[string]any{"content": []map[string]any{{"type": "text", "text": msg}}, "isError": true}
 }
 
-func mcpStructured(a *hook.RequestAnswer) map[string]any {
-	m := map[string]any{"status": a.Verdict, "decision": a.Decision, "rules": a.Rule, "reasons": a.Reasons}
+// mcpStructured is the answer as data. It carries the text too: a client
+// that shows the model only the structured content (Claude Code does) must
+// still relay what to tell the user.
+func mcpStructured(text string, a *hook.RequestAnswer) map[string]any {
+	m := map[string]any{"message": text, "status": a.Verdict, "decision": a.Decision, "rules": a.Rule, "reasons": a.Reasons}
 	if a.CallKey != "" {
 		m["call_key"] = a.CallKey
 	}

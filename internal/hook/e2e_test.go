@@ -43,6 +43,9 @@ type e2e struct {
 	key    string // the owner's private approval key
 	a2     string // the remote feature branch before any push
 	b      string // the clone's feature commit
+	// settingsFile, when set, is passed as --settings instead of the
+	// printed block inline.
+	settingsFile string
 }
 
 func newE2E(t *testing.T) *e2e {
@@ -161,6 +164,13 @@ func (e *e2e) settings(defended bool) string {
 	return string(b)
 }
 
+func (e *e2e) settingsArg(defended bool) string {
+	if e.settingsFile != "" {
+		return e.settingsFile
+	}
+	return e.settings(defended)
+}
+
 type claudeRun struct {
 	srv     *fakemodel.Server
 	calls   []fakemodel.Call
@@ -175,23 +185,38 @@ func (e *e2e) claude(defended bool, commands ...string) claudeRun {
 	e.t.Helper()
 	var turns []fakemodel.Turn
 	for _, c := range commands {
-		turns = append(turns, fakemodel.Turn{Text: "Running it.", ToolUse: []fakemodel.ToolUse{{
-			Name: "Bash", Input: map[string]any{"command": c, "description": "push"},
-		}}})
+		turns = append(turns, bashTurn(c))
 	}
+	return e.claudeTurns(defended, turns, nil)
+}
+
+// bashTurn is a model turn that runs one Bash command.
+func bashTurn(command string) fakemodel.Turn {
+	return fakemodel.Turn{Text: "Running it.", ToolUse: []fakemodel.ToolUse{{
+		Name: "Bash", Input: map[string]any{"command": command, "description": "push"},
+	}}}
+}
+
+// claudeTurns drives the real CLI through the scripted turns, one tool call
+// each, then a final text; extra are more CLI arguments (allowed tools, an
+// MCP config).
+func (e *e2e) claudeTurns(defended bool, turns []fakemodel.Turn, extra []string) claudeRun {
+	e.t.Helper()
+	n := len(turns)
 	turns = append(turns, fakemodel.Turn{Text: "All done."})
 	srv := fakemodel.Start(e.t, fakemodel.Scenario{Turns: turns})
 
 	args := []string{"-p", "--output-format", "stream-json", "--verbose",
-		"--max-turns", fmt.Sprint(len(commands) + 2),
+		"--max-turns", fmt.Sprint(n + 2),
 		"--permission-mode", "dontAsk",
 		"--tools", "Bash",
 		"--allowedTools", "Bash(git push *)",
 		"--strict-mcp-config",
-		"--settings", e.settings(defended)}
+		"--settings", e.settingsArg(defended)}
 	if defended {
 		args = append(args, "--setting-sources", "")
 	}
+	args = append(args, extra...)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.bin, args...)
@@ -203,7 +228,7 @@ func (e *e2e) claude(defended bool, commands ...string) claudeRun {
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	err := cmd.Run()
-	e.t.Logf("claude ran %v (%d tool calls)", time.Since(start).Round(time.Millisecond), len(commands))
+	e.t.Logf("claude ran %v (%d tool calls)", time.Since(start).Round(time.Millisecond), n)
 	if err != nil {
 		e.t.Fatalf("claude: %v (context: %v)\nstderr:\n%s\nstdout:\n%s", err, ctx.Err(), &stderr, &stdout)
 	}
@@ -212,8 +237,8 @@ func (e *e2e) claude(defended bool, commands ...string) claudeRun {
 		e.t.Fatalf("claude result: %v", res)
 	}
 	calls := srv.Calls()
-	if len(calls) != len(commands) {
-		e.t.Fatalf("%d tool calls issued, want %d", len(calls), len(commands))
+	if len(calls) != n {
+		e.t.Fatalf("%d tool calls issued, want %d", len(calls), n)
 	}
 	session, _ := res["session_id"].(string)
 	return claudeRun{srv: srv, calls: calls, result: res, session: session}

@@ -296,7 +296,12 @@ func (h *Hook) sessionStart(c *Call) (Answer, error) {
 // gating self-mod: an approval of this exact snapshot accepts it, once;
 // otherwise the pending request is printed and the snapshot is not accepted.
 func (h *Hook) acceptRegistration(snap *Snapshot, project string) (verdict, msg string, err error) {
-	in, err := json.Marshal(snap)
+	// What is approved is the registration, not the file list: files that
+	// are absent (another HOME's, say) or register nothing stay out, so the
+	// approval matches the next session that starts with these hooks.
+	in, err := json.Marshal(map[string]any{
+		"registration_sha256": snap.Registration, "hooks": snap.Hooks, "command": snap.Command, "binary_sha256": snap.Binary,
+	})
 	if err != nil {
 		return "", "", err
 	}
@@ -347,16 +352,24 @@ func (h *Hook) lastAccepted() (*Snapshot, int64, error) {
 	return nil, 0, nil
 }
 
+// maps reports whether two snapshots' files agree; a file one of them does
+// not list counts as absent (another HOME names other absent files).
 func maps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
+	for _, m := range []map[string]string{a, b} {
+		for k := range m {
+			if fileState(a, k) != fileState(b, k) {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+func fileState(m map[string]string, p string) string {
+	if v, ok := m[p]; ok {
+		return v
+	}
+	return "absent"
 }
 
 // changes describes what differs between two snapshots, file by file.
@@ -373,7 +386,7 @@ func changes(prev, cur *Snapshot) []string {
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
-		was, is := prev.Files[p], cur.Files[p]
+		was, is := fileState(prev.Files, p), fileState(cur.Files, p)
 		if was == is {
 			continue
 		}
@@ -382,9 +395,9 @@ func changes(prev, cur *Snapshot) []string {
 			hooks = " (its hooks changed)"
 		}
 		switch {
-		case was == "" || was == "absent":
+		case was == "absent":
 			out = append(out, p+" appeared"+hooks)
-		case is == "" || is == "absent":
+		case is == "absent":
 			out = append(out, p+" was removed"+hooks)
 		default:
 			out = append(out, p+" changed"+hooks)
