@@ -34,6 +34,16 @@ type nameElem struct {
 	pat string // glob on a lower-cased component
 }
 
+// zoneList returns the protected zones, built on first use: resolving the
+// fixrail binaries touches the file system, and most calls write nothing.
+func (a *analyzer) zoneList() []zone {
+	if !a.zonesOK {
+		a.zonesOK = true
+		a.buildZones()
+	}
+	return a.zones
+}
+
 func (a *analyzer) buildZones() {
 	dir := func(r Rule, what string, p ...string) {
 		a.zones = append(a.zones, zone{rule: r, what: what, comps: splitPath(filepath.Join(p...))})
@@ -301,7 +311,7 @@ func (a *analyzer) touchPath(f field, st *state, how string, recursive, follow b
 	gs, ok := a.globs(p)
 	if !ok {
 		comps := splitPath(p)
-		for _, z := range a.zones {
+		for _, z := range a.zoneList() {
 			if patternReaches(comps, z.comps) {
 				a.add(z.rule, true, "%s writes %s, a pattern too broad to expand that may reach %s", how, p, z.what)
 			}
@@ -414,7 +424,7 @@ func (a *analyzer) writeOne(cands []string, how string, recursive bool) {
 	for _, c := range cands {
 		comps := splitPath(c)
 		var reached []string
-		for _, z := range a.zones {
+		for _, z := range a.zoneList() {
 			switch {
 			case z.inside(comps):
 				a.add(z.rule, false, "%s writes %s (%s)", how, c, z.what)
@@ -438,6 +448,7 @@ func (a *analyzer) writeOne(cands []string, how string, recursive bool) {
 }
 
 func (a *analyzer) checkNames(comps []string, how, shown string) {
+	a.zoneList()
 	for _, n := range a.names {
 		if n.match(comps) {
 			a.add(n.rule, false, "%s writes %s (%s)", how, shown, n.what)

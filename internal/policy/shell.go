@@ -126,7 +126,8 @@ type analyzer struct {
 	scratchOK bool
 	resolved  map[string]string // resolve's answers within this call
 	cwd0      string
-	zones     []zone
+	zones     []zone // see zoneList
+	zonesOK   bool
 	names     []nameRule
 	inodes    map[fileID]string
 	heads     map[string]string
@@ -164,7 +165,6 @@ func newAnalyzer(env Env, cwd string) *analyzer {
 	if a.branches == nil {
 		a.branches = []string{"main", "master"}
 	}
-	a.buildZones()
 	return a
 }
 
