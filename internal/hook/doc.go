@@ -43,6 +43,33 @@
 // redactor can be built they are withheld, never written raw. Inputs over
 // 16 KiB are kept as hash, size and a redacted excerpt.
 //
+// # Request path
+//
+// RequestApproval and ApprovalStatus (served by `fixrail mcp`) let an agent
+// ask about one exact call before making it: the same analysis, policy and
+// call key as a denial, the same pending request (reused while unexpired),
+// and a check of the approval that verifies it without spending it
+// (approval.Store.Peek). Each answer is a "request" receipt. Enforcement
+// does not move: the hook decides the call when it is made and spends the
+// approval then.
+//
+// # Session snapshots
+//
+// At SessionStart the hook hashes the registration the session runs with —
+// the hook-related members (hooks, disableAllHooks, allowManagedHooksOnly)
+// of every settings layer of its CLI plus any --snapshot file, its own
+// command line and the SHA-256 of its binary — and writes a "session-start"
+// receipt. Against the last accepted one: unchanged is "same"; a change of
+// settings that leaves the hooks alone, or any change while self-mod is not
+// in gate mode, is reported and "accepted"; a changed registration under a
+// gating self-mod is reported to the user and the model, not accepted
+// ("deny"), and stays reported every session until the owner approves that
+// registration (an approval request for tool fixrail:hook-registration,
+// signed like any other). SessionEnd writes a "session-end" receipt with
+// the registration as it stands then. A registration edited so that the hook
+// no longer runs cannot be reported by it: that shows only when a session
+// runs the hook again.
+//
 // # Postures
 //
 // As the user's hook (Phase nil) an engine error — input that cannot be
