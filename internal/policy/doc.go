@@ -59,8 +59,10 @@
 //     git reset --hard, git checkout/restore of ".", git switch/checkout -f,
 //     git stash drop/clear, git branch -D, git worktree remove --force
 //     (outside scratch); disk and partition tools; terraform destroy,
-//     kubectl delete, helm uninstall, docker system/volume prune, cloud
-//     bucket removal, destructive SQL passed on a client's command line
+//     kubectl delete and drain, helm uninstall, docker system/volume prune
+//     and volume rm, cloud removals (bucket removal, aws delete-*/
+//     terminate-*/remove-*, az ... delete, gcloud ... delete), rsync
+//     --remove-source-files, moving a file onto /dev/null, destructive SQL passed on a client's command line
 //     (DROP, TRUNCATE, DELETE FROM, ALTER TABLE ... DROP, MongoDB drops and
 //     deleteMany/deleteOne/remove, redis-cli DEL/UNLINK/FLUSH*); MCP tools
 //     named for deleting.
