@@ -1,0 +1,101 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// pgLockKey is the advisory lock every ledger write takes: one constant,
+// so that all of a fleet's check-and-reserve transactions are serialised
+// exactly as SQLite's BEGIN IMMEDIATE serialises one machine's. ("fixrail"
+// in ASCII.)
+const pgLockKey int64 = 0x666978726169_6c
+
+// pgWait bounds how long a transaction waits for the lock or a connection
+// before the ledger counts as unreadable.
+var pgWait = 10 * time.Second
+
+// OpenPostgres opens the shared ledger at a postgres:// URL (pgx v5). A
+// server that refuses, times out or rejects the login is unreadable: there
+// is no fallback to a local file. Keep the password out of the URL (and out
+// of fixrail.yaml): pgx reads PGPASSWORD and ~/.pgpass.
+func OpenPostgres(ctx context.Context, rawURL string, lim Limits) (Ledger, error) {
+	name := "postgres " + redactURL(rawURL)
+	if u, err := url.Parse(rawURL); err == nil {
+		name = "postgres " + u.Host + u.Path
+	}
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		return nil, &UnreadableError{Store: name, Err: err}
+	}
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > pgWait {
+		cfg.ConnectTimeout = pgWait
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(8)
+	db.SetConnMaxIdleTime(time.Minute)
+	self := selfHolder()
+	s := &store{db: db, name: name, lim: lim, dollar: true, self: self.String(), alive: self.alive}
+	s.begin = func(ctx context.Context) (*sql.Tx, error) {
+		// Not a derived context: database/sql rolls a transaction back
+		// when the context it began with ends. lock_timeout bounds the wait.
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		// lock_timeout makes a stuck holder an error instead of a hang.
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", pgWait.Milliseconds())); err != nil {
+			tx.Rollback()
+			return nil, err
+		}
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, pgLockKey); err != nil {
+			tx.Rollback()
+			return nil, err
+		}
+		return tx, nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, pgWait)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, &UnreadableError{Store: name, Err: err}
+	}
+	if err := s.tx(ctx, false, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, pgSchema)
+		return err
+	}); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+const pgSchema = `
+CREATE TABLE IF NOT EXISTS fixrail_run (
+	run_id         text PRIMARY KEY,
+	repo           text NOT NULL,
+	finding        text NOT NULL,
+	actor          text NOT NULL,
+	day            text NOT NULL,
+	started_ms     bigint NOT NULL,
+	expires_ms     bigint NOT NULL,
+	ended_ms       bigint,
+	holder         text NOT NULL,
+	state          text NOT NULL CHECK (state IN ('held', 'settled', 'expired')),
+	reserved_micro bigint NOT NULL CHECK (reserved_micro > 0),
+	turn_cap       bigint NOT NULL CHECK (turn_cap > 0),
+	cost_micro     bigint NOT NULL DEFAULT 0,
+	cost_known     integer NOT NULL DEFAULT 0,
+	turns          bigint NOT NULL DEFAULT 0,
+	terminal       text,
+	reason         text
+);
+CREATE INDEX IF NOT EXISTS fixrail_ledger_run_day ON fixrail_run(day);
+CREATE UNIQUE INDEX IF NOT EXISTS fixrail_ledger_one_held_per_finding ON fixrail_run(finding) WHERE state = 'held';
+`

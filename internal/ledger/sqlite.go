@@ -1,0 +1,169 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"modernc.org/sqlite"
+)
+
+// sqliteBusy is how long a transaction waits for another writer before
+// the ledger counts as unreadable. Tests shorten it.
+var sqliteBusy = 10 * time.Second
+
+var ofdOnce sync.Once
+
+// OpenSQLite opens (creating if needed) the one-machine ledger at path.
+// It refuses a path that is not a regular file or sits on a network or
+// FUSE filesystem, where SQLite's WAL locking does not hold, and fails
+// closed: every refusal is an *UnreadableError.
+//
+// Nothing else in fixrail may open the ledger's files with os APIs:
+// closing any descriptor of the file drops SQLite's POSIX locks on it. OFD
+// locks (enabled here on Linux) are immune to that, but the -shm file's
+// locks stay POSIX; back the file up with VACUUM INTO, never by copying.
+func OpenSQLite(ctx context.Context, path string, lim Limits) (Ledger, error) {
+	name := "sqlite " + path
+	fail := func(err error) (Ledger, error) { return nil, &UnreadableError{Store: name, Err: err} }
+	if !filepath.IsAbs(path) || filepath.Clean(path) != path || strings.ContainsAny(path, "?#") {
+		return fail(errors.New("the ledger path must be a clean absolute path without ? or #"))
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fail(err)
+	}
+	if err := localFS(dir); err != nil {
+		return fail(err)
+	}
+	// Lstat opens no descriptor, so it cannot drop a lock.
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return fail(fmt.Errorf("%s is a %s, not a regular file", path, kind(fi.Mode())))
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fail(err)
+	}
+	ofdOnce.Do(func() { sqlite.OFDLocking(true) }) // best effort; Linux only
+	// Built here, never from config: a _pragma value runs verbatim.
+	dsn := path + fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate", sqliteBusy.Milliseconds())
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return fail(err)
+	}
+	db.SetMaxOpenConns(4)
+	self := selfHolder()
+	s := &store{db: db, name: name, lim: lim, self: self.String(), alive: self.alive,
+		begin: func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) }}
+	if err := s.migrateSQLite(ctx); err != nil {
+		db.Close()
+		return nil, s.unreadable(err)
+	}
+	return s, nil
+}
+
+const sqliteSchema = `
+CREATE TABLE fixrail_run (
+	run_id         TEXT PRIMARY KEY,
+	repo           TEXT NOT NULL,
+	finding        TEXT NOT NULL,
+	actor          TEXT NOT NULL,
+	day            TEXT NOT NULL,
+	started_ms     INTEGER NOT NULL,
+	expires_ms     INTEGER NOT NULL,
+	ended_ms       INTEGER,
+	holder         TEXT NOT NULL,
+	state          TEXT NOT NULL CHECK (state IN ('held', 'settled', 'expired')),
+	reserved_micro INTEGER NOT NULL CHECK (reserved_micro > 0),
+	turn_cap       INTEGER NOT NULL CHECK (turn_cap > 0),
+	cost_micro     INTEGER NOT NULL DEFAULT 0,
+	cost_known     INTEGER NOT NULL DEFAULT 0,
+	turns          INTEGER NOT NULL DEFAULT 0,
+	terminal       TEXT,
+	reason         TEXT
+) STRICT;
+CREATE INDEX run_day ON fixrail_run(day);
+CREATE UNIQUE INDEX run_one_held_per_finding ON fixrail_run(finding) WHERE state = 'held';
+PRAGMA user_version = 1;
+`
+
+func (s *store) migrateSQLite(ctx context.Context) error {
+	var mode string
+	if err := s.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
+		return err
+	}
+	if mode != "wal" {
+		return fmt.Errorf("journal_mode is %q, not wal", mode)
+	}
+	return s.tx(ctx, false, func(tx *sql.Tx) error {
+		var v int
+		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+			return err
+		}
+		switch v {
+		case 0:
+			_, err := tx.ExecContext(ctx, sqliteSchema)
+			return err
+		case 1:
+			return nil
+		}
+		return fmt.Errorf("ledger schema version %d is newer than this fixrail (1)", v)
+	})
+}
+
+// Filesystems where SQLite's WAL (an mmapped -shm index, same-host
+// locking) is unsafe: sqlite.org/wal.html, and reported corruption on FUSE
+// bind mounts.
+var remoteFS = map[int64]string{
+	0x6969:     "nfs",
+	0x517B:     "smb",
+	0xFF534D42: "cifs",
+	0xFE534D42: "smb2",
+	0x65735546: "fuse",
+	0x564C:     "ncp",
+	0x7461636f: "ocfs2",
+	0x1161970:  "gfs2",
+	0x01021997: "9p (v9fs)",
+	0x6B414653: "afs",
+	0x5346414F: "afs",
+	0x73757245: "coda",
+	0x47504653: "gpfs",
+	0x0BD00BD0: "lustre",
+	0x00C36400: "cephfs",
+}
+
+func localFS(dir string) error {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return fmt.Errorf("statfs %s: %w", dir, err)
+	}
+	return refuseFS(dir, int64(st.Type))
+}
+
+func refuseFS(dir string, magic int64) error {
+	if fs, bad := remoteFS[magic&0xffffffff]; bad {
+		return fmt.Errorf("%s is on %s (magic %#x): SQLite's WAL locking does not hold there; put the state directory on a local disk or configure a Postgres ledger.url", dir, fs, magic)
+	}
+	return nil
+}
+
+func kind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeSymlink != 0:
+		return "symlink"
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}
