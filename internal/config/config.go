@@ -32,6 +32,8 @@ type Config struct {
 	Suite     Suite     `yaml:"suite"`
 	Paths     Paths     `yaml:"paths"`
 	Budget    Budget    `yaml:"budget"`
+	Ledger    Ledger    `yaml:"ledger"`
+	Risk      Risk      `yaml:"risk"`
 	Untrusted Untrusted `yaml:"untrusted"`
 	Redact    Redact    `yaml:"redact"`
 	Git       Git       `yaml:"git"`
@@ -149,10 +151,69 @@ type Paths struct {
 	Sensitive []string `yaml:"sensitive"`
 }
 
-// Budget caps one run. An unreadable budget is an exceeded budget.
+// Budget caps one run, and (through the ledger) every run of a UTC day.
+// An unreadable budget is an exceeded budget.
 type Budget struct {
 	MaxDiffLines int           `yaml:"max_diff_lines"`
 	WallClock    time.Duration `yaml:"wall_clock"`
+	// RunCostUSD is reserved against every day scope when a run starts
+	// and is the cost cap the runner stops at.
+	RunCostUSD float64 `yaml:"run_cost_usd"`
+	// Day caps all runs the ledger sees (global), RepoDay each repository,
+	// ActorDay each triggering actor, per UTC day.
+	Day      DayCaps `yaml:"day"`
+	RepoDay  DayCaps `yaml:"repo_day"`
+	ActorDay DayCaps `yaml:"actor_day"`
+	// Concurrent caps the runs in flight at once.
+	Concurrent Concurrent `yaml:"concurrent"`
+}
+
+// DayCaps bound one scope for one UTC day: dollars (settled cost plus the
+// caps of runs in flight), runs started (every terminal counts,
+// escalations too) and model turns. There is no "unlimited": every cap is
+// positive.
+type DayCaps struct {
+	CostUSD float64 `yaml:"cost_usd"`
+	Runs    int     `yaml:"runs"`
+	Turns   int     `yaml:"turns"`
+}
+
+// Concurrent caps runs in flight, across the ledger and per repository.
+type Concurrent struct {
+	Global int `yaml:"global"`
+	Repo   int `yaml:"repo"`
+}
+
+// Ledger is where budgets, reservations and in-flight runs are kept.
+type Ledger struct {
+	// URL is empty (.fixrail/state.db), a SQLite path (absolute, or
+	// relative to .fixrail) or sqlite://<path>, or postgres://… for a
+	// ledger shared by a fleet. A password never goes here: pgx reads
+	// PGPASSWORD or ~/.pgpass.
+	URL string `yaml:"url"`
+	// Lease is how long a run holds its reservation without renewing it;
+	// a holder that vanished is charged when it ends. Zero means
+	// budget.wall_clock plus 10 minutes.
+	Lease time.Duration `yaml:"lease"`
+}
+
+// Risk configures intake risk routing, which only ever raises risk.
+type Risk struct {
+	// Labels and Keywords extend the built-in high-risk sets; they cannot
+	// shrink them.
+	Labels   []string `yaml:"labels"`
+	Keywords []string `yaml:"keywords"`
+	// FixWithoutWrite lets a report from someone without write access be
+	// fixed, not only investigated.
+	FixWithoutWrite bool `yaml:"fix_without_write"`
+}
+
+// LeaseOrDefault is ledger.lease, or its default.
+func (c *Config) LeaseOrDefault() time.Duration {
+	if c.Ledger.Lease > 0 {
+		return c.Ledger.Lease
+	}
+	return c.Budget.WallClock + 10*time.Minute
 }
 
 // Mode is autonomous or interactive; they differ only by the confirm step.
@@ -168,10 +229,14 @@ const (
 // touch: paths.fixable has no default, so an unconfigured project escalates.
 func defaults() Config {
 	return Config{
-		Runner:    Runner{Kind: "command", Timeout: 10 * time.Minute, MaxTurns: 40},
-		Test:      Test{Timeout: 5 * time.Minute},
-		Suite:     Suite{Timeout: 15 * time.Minute},
-		Budget:    Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute},
+		Runner: Runner{Kind: "command", Timeout: 10 * time.Minute, MaxTurns: 40},
+		Test:   Test{Timeout: 5 * time.Minute},
+		Suite:  Suite{Timeout: 15 * time.Minute},
+		Budget: Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute, RunCostUSD: 5,
+			Day:        DayCaps{CostUSD: 50, Runs: 50, Turns: 2000},
+			RepoDay:    DayCaps{CostUSD: 50, Runs: 50, Turns: 2000},
+			ActorDay:   DayCaps{CostUSD: 15, Runs: 10, Turns: 400},
+			Concurrent: Concurrent{Global: 4, Repo: 2}},
 		Untrusted: Untrusted{FieldCap: 4096},
 		Sandbox:   "auto",
 		Mode:      Autonomous,
@@ -390,6 +455,9 @@ func (c *Config) validate() error {
 	if c.Budget.MaxDiffLines <= 0 {
 		return errors.New("budget.max_diff_lines must be positive")
 	}
+	if err := c.validateLedger(); err != nil {
+		return err
+	}
 	switch c.Mode {
 	case Autonomous, Interactive:
 	default:
@@ -412,4 +480,75 @@ func mentions(argv []string, placeholder string) bool {
 		}
 	}
 	return false
+}
+
+// validateLedger checks the budget caps, the ledger and the risk sets.
+// Every cap must be positive and finite; a zero is refused, not read as
+// "unlimited", because a cap that reads as absent fails open.
+func (c *Config) validateLedger() error {
+	b := c.Budget
+	if !positive(b.RunCostUSD) {
+		return errors.New("budget.run_cost_usd must be a positive number of dollars")
+	}
+	for _, d := range []struct {
+		key string
+		c   DayCaps
+	}{{"budget.day", b.Day}, {"budget.repo_day", b.RepoDay}, {"budget.actor_day", b.ActorDay}} {
+		switch {
+		case !positive(d.c.CostUSD) || d.c.Runs <= 0 || d.c.Turns <= 0:
+			return fmt.Errorf("%s: cost_usd, runs and turns must all be positive", d.key)
+		case d.c.CostUSD < b.RunCostUSD:
+			return fmt.Errorf("%s.cost_usd %g is below budget.run_cost_usd %g: no run could ever start", d.key, d.c.CostUSD, b.RunCostUSD)
+		case d.c.Turns < c.Runner.MaxTurns:
+			return fmt.Errorf("%s.turns %d is below runner.max_turns %d: no run could ever start", d.key, d.c.Turns, c.Runner.MaxTurns)
+		}
+	}
+	if b.Concurrent.Global <= 0 || b.Concurrent.Repo <= 0 {
+		return errors.New("budget.concurrent.global and budget.concurrent.repo must be positive")
+	}
+	if c.Ledger.Lease < 0 {
+		return errors.New("ledger.lease must not be negative")
+	}
+	if err := checkLedgerURL(c.Ledger.URL); err != nil {
+		return fmt.Errorf("ledger.url: %v", err)
+	}
+	for _, l := range []struct {
+		key  string
+		list []string
+	}{{"risk.labels", c.Risk.Labels}, {"risk.keywords", c.Risk.Keywords}} {
+		if len(l.list) > 200 {
+			return fmt.Errorf("%s: at most 200 entries", l.key)
+		}
+		for _, w := range l.list {
+			if strings.TrimSpace(w) == "" || len(w) > 64 || strings.ContainsFunc(w, unicode.IsControl) {
+				return fmt.Errorf("%s: %q must be 1 to 64 printable characters", l.key, w)
+			}
+		}
+	}
+	return nil
+}
+
+func positive(f float64) bool { return f > 0 && f < 1e9 }
+
+func checkLedgerURL(u string) error {
+	switch {
+	case u == "":
+		return nil
+	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):
+		rest := u[strings.Index(u, "://")+3:]
+		if at := strings.LastIndex(rest, "@"); at >= 0 && strings.Contains(rest[:at], ":") {
+			return errors.New("holds a password; fixrail.yaml is committed: set PGPASSWORD or use ~/.pgpass instead")
+		}
+		if strings.Contains(strings.ToLower(u), "password=") {
+			return errors.New("holds a password parameter; set PGPASSWORD or use ~/.pgpass instead")
+		}
+		return nil
+	case strings.Contains(u, "://") && !strings.HasPrefix(u, "sqlite://"):
+		return fmt.Errorf("%q: want a path, sqlite://<path> or postgres://…", u)
+	}
+	p := strings.TrimPrefix(u, "sqlite://")
+	if p == "" || strings.ContainsAny(p, "?#") || slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") || filepath.Clean(p) != p {
+		return fmt.Errorf("%q: want a clean path without \"..\", ? or #", u)
+	}
+	return nil
 }

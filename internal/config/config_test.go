@@ -29,7 +29,7 @@ func TestParseValid(t *testing.T) {
 		Test:      Test{Command: []string{"python3", "-m", "pytest", "-q", "{test_path}"}, PathGlob: "tests/**", Timeout: 5 * time.Minute},
 		Suite:     Suite{Command: []string{"python3", "-m", "pytest", "-q"}, Timeout: 15 * time.Minute},
 		Paths:     Paths{Fixable: []string{"src/**", "lib/**"}, Sensitive: []string{}},
-		Budget:    Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute},
+		Budget:    defaults().Budget,
 		Untrusted: Untrusted{FieldCap: 4096},
 		Sandbox:   "auto",
 		Mode:      Autonomous,
