@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,7 +172,13 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 	if r := s.result; r != nil {
 		out.Cost, out.Turns, out.Denials = r.TotalCostUSD, r.NumTurns, len(r.PermissionDenials)
 	}
-	return out, s.outcome(ctx, res, plan.tools, inv.MaxTurns)
+	err = s.outcome(ctx, res, plan.tools, inv.MaxTurns)
+	if e, ok := AsError(err); (err == nil || ok && e.Kind != Unconfined && e.Kind != OverBudget) && inv.MaxCostUSD > 0 && out.Cost > inv.MaxCostUSD {
+		// The CLI checks its budget between turns, so the last turn can
+		// pass it; over is over, whatever the run's own verdict.
+		err = &Error{Kind: OverBudget, Detail: fmt.Sprintf("cost $%g passed the cap $%g", out.Cost, inv.MaxCostUSD)}
+	}
+	return out, err
 }
 
 // confine is the invocation's sandbox: the pipeline's (the worktree and the
@@ -280,6 +287,9 @@ func (c *Claude) plan(inv Invocation) (*claudePlan, error) {
 	}
 	if inv.MaxTurns <= 0 {
 		return refuse("max turns must be positive: an agent without a turn cap is not run")
+	}
+	if !(inv.MaxCostUSD >= 0) || math.IsInf(inv.MaxCostUSD, 0) {
+		return refuse("cost cap %v is not a non-negative number", inv.MaxCostUSD)
 	}
 	if inv.Prompt == "" {
 		return refuse("empty prompt")
@@ -535,6 +545,9 @@ func (p *claudePlan) argv(receipts string) ([]string, error) {
 		"--tools", strings.Join(p.tools, ","),
 		"--allowedTools"}
 	argv = append(argv, p.allow...)
+	if p.inv.MaxCostUSD > 0 {
+		argv = append(argv, "--max-budget-usd", strconv.FormatFloat(p.inv.MaxCostUSD, 'f', -1, 64))
+	}
 	if p.c.Model != "" {
 		argv = append(argv, "--model", p.c.Model)
 	}

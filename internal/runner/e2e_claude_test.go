@@ -83,6 +83,12 @@ func writeAt(t *testing.T, path, content string) {
 // runAgent drives the adapter through the scripted turns in wt.
 func runAgent(t *testing.T, run, wt string, phase runner.Phase, prompt string, turns ...fakemodel.Turn) agentRun {
 	t.Helper()
+	return runAgentWith(t, run, wt, phase, prompt, nil, turns...)
+}
+
+// runAgentWith is runAgent with the invocation adjusted by mod first.
+func runAgentWith(t *testing.T, run, wt string, phase runner.Phase, prompt string, mod func(*runner.Invocation), turns ...fakemodel.Turn) agentRun {
+	t.Helper()
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
@@ -114,6 +120,9 @@ func runAgent(t *testing.T, run, wt string, phase runner.Phase, prompt string, t
 		inv.Allow = []string{"tests/**"}
 	} else {
 		inv.Allow = []string{"src/x.py"}
+	}
+	if mod != nil {
+		mod(&inv)
 	}
 	start := time.Now()
 	res, err := c.Run(context.Background(), inv)

@@ -38,6 +38,11 @@ type Invocation struct {
 	ResultPath string
 	Timeout    time.Duration
 	MaxTurns   int
+	// MaxCostUSD is the invocation's cost cap (the run's budget left);
+	// zero means none. Claude stops at it (--max-budget-usd) and a result
+	// over it is an OverBudget error; the command runner reports no cost
+	// and cannot be held to it (the ledger charges it the whole cap).
+	MaxCostUSD float64
 
 	// Allow are the files the phase may write, as doublestar globs relative
 	// to Worktree, slash-separated: the test path glob in the investigate
@@ -91,7 +96,21 @@ const (
 	APIError    Kind = "runner-api-error"   // the model API failed or refused: the model is down
 	Refused     Kind = "runner-refused"     // the adapter will not run the invocation as asked
 	Unconfined  Kind = "runner-unconfined"  // the agent ran outside the rails the adapter set
+	OverBudget  Kind = "runner-cost-cap"    // the agent reached MaxCostUSD
 )
+
+// ErrTurnCap and ErrCostCap match, with errors.Is, an *Error of kind
+// OutOfTurns or OverBudget: the run's turn or cost cap stopped the agent
+// mid-way, so the run must HALT with nothing committed.
+var (
+	ErrTurnCap = errors.New("turn cap reached")
+	ErrCostCap = errors.New("cost cap reached")
+)
+
+// Is makes errors.Is(err, ErrTurnCap) and errors.Is(err, ErrCostCap) work.
+func (e *Error) Is(target error) bool {
+	return (target == ErrTurnCap && e.Kind == OutOfTurns) || (target == ErrCostCap && e.Kind == OverBudget)
+}
 
 // Error is an invocation that did not succeed.
 type Error struct {

@@ -205,6 +205,8 @@ func (s *stream) outcome(ctx context.Context, res sandbox.Result, tools []string
 	switch {
 	case r.TerminalReason == "max_turns" || r.Subtype == "error_max_turns":
 		return &Error{Kind: OutOfTurns, Detail: fmt.Sprintf("stopped after %d turns, max_turns %d", r.NumTurns, maxTurns)}
+	case r.Subtype == "error_max_budget_usd" || strings.Contains(r.TerminalReason, "budget"):
+		return &Error{Kind: OverBudget, Detail: fmt.Sprintf("stopped at the cost cap after %d turns, $%g", r.NumTurns, r.TotalCostUSD)}
 	case r.TerminalReason == "api_error" || r.APIErrorStatus != nil || apiErrorSet(r.APIError):
 		d := "model API error"
 		if r.APIErrorStatus != nil {
