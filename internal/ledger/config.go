@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/config"
@@ -25,4 +26,33 @@ func RequestFor(cfg *config.Config, repo, finding, actor string, now time.Time) 
 // .fixrail) for the default SQLite file.
 func OpenConfig(ctx context.Context, cfg *config.Config, stateDir string) (Ledger, error) {
 	return Open(ctx, cfg.Ledger.URL, stateDir, LimitsFrom(cfg))
+}
+
+// The HALT reasons a ledger verdict maps to (SPEC §3). ErrInFlight maps to
+// the pipeline's existing "in-flight".
+const (
+	ReasonExhausted  = "budget-exhausted"
+	ReasonUnreadable = "budget-unreadable"
+)
+
+// Reason is the HALT reason for a Reserve or Check error: exhausted,
+// in-flight, or unreadable for everything else (fail closed).
+func Reason(err error) string {
+	switch {
+	case errors.Is(err, ErrBudgetExhausted):
+		return ReasonExhausted
+	case errors.Is(err, ErrInFlight):
+		return "in-flight"
+	}
+	return ReasonUnreadable
+}
+
+// RepoKey names a repository in the ledger: the forge's name for it
+// ("github.com/o/r") when there is one, so that every machine of a fleet
+// charges the same scope, else "local:" and the clone's absolute path.
+func RepoKey(forgeRepo, top string) string {
+	if forgeRepo != "" {
+		return forgeRepo
+	}
+	return "local:" + top
 }
