@@ -506,8 +506,8 @@ func (c *Config) validateLedger() error {
 	if b.Concurrent.Global <= 0 || b.Concurrent.Repo <= 0 {
 		return errors.New("budget.concurrent.global and budget.concurrent.repo must be positive")
 	}
-	if c.Ledger.Lease < 0 {
-		return errors.New("ledger.lease must not be negative")
+	if c.Ledger.Lease < 0 || (c.Ledger.Lease > 0 && c.Ledger.Lease <= c.Budget.WallClock) {
+		return fmt.Errorf("ledger.lease %s must be longer than budget.wall_clock %s: a live run must never lose its reservation", c.Ledger.Lease, c.Budget.WallClock)
 	}
 	if err := checkLedgerURL(c.Ledger.URL); err != nil {
 		return fmt.Errorf("ledger.url: %v", err)

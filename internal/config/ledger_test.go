@@ -42,6 +42,7 @@ func TestLedgerErrors(t *testing.T) {
 		{"other scheme", valid + "ledger: {url: 'mysql://db/fixrail'}\n", "want a path"},
 		{"dotdot path", valid + "ledger: {url: '../elsewhere.db'}\n", "without"},
 		{"negative lease", valid + "ledger: {lease: -1m}\n", "ledger.lease"},
+		{"lease shorter than the wall clock", valid + "ledger: {lease: 10m}\n", "ledger.lease 10m0s must be longer than budget.wall_clock 30m0s"},
 		{"empty keyword", valid + "risk: {keywords: ['']}\n", "risk.keywords"},
 		{"unknown risk key", valid + "risk: {lower: true}\n", `unknown key "lower" in risk`},
 	} {

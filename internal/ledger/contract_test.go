@@ -17,12 +17,12 @@ import (
 type backend struct {
 	name string
 	// fresh returns the ledger's url for Open.
-	fresh func(t *testing.T) string
+	fresh func(tb testing.TB) string
 }
 
 var backends = []backend{
-	{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "state.db") }},
-	{"postgres", func(t *testing.T) string { return pgtest.URL(t) }},
+	{"sqlite", func(tb testing.TB) string { return filepath.Join(tb.TempDir(), "state.db") }},
+	{"postgres", func(tb testing.TB) string { return pgtest.URL(tb) }},
 }
 
 var t0 = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)

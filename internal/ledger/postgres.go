@@ -96,6 +96,8 @@ CREATE TABLE IF NOT EXISTS fixrail_run (
 	terminal       text,
 	reason         text
 );
-CREATE INDEX IF NOT EXISTS fixrail_ledger_run_day ON fixrail_run(day);
+CREATE INDEX IF NOT EXISTS fixrail_run_day_repo ON fixrail_run(day, repo);
+CREATE INDEX IF NOT EXISTS fixrail_run_day_actor ON fixrail_run(day, actor);
+CREATE INDEX IF NOT EXISTS fixrail_run_held ON fixrail_run(state) WHERE state = 'held';
 CREATE UNIQUE INDEX IF NOT EXISTS fixrail_ledger_one_held_per_finding ON fixrail_run(finding) WHERE state = 'held';
 `

@@ -87,7 +87,9 @@ CREATE TABLE fixrail_run (
 	terminal       TEXT,
 	reason         TEXT
 ) STRICT;
-CREATE INDEX run_day ON fixrail_run(day);
+CREATE INDEX run_day_repo ON fixrail_run(day, repo);
+CREATE INDEX run_day_actor ON fixrail_run(day, actor);
+CREATE INDEX run_held ON fixrail_run(state) WHERE state = 'held';
 CREATE UNIQUE INDEX run_one_held_per_finding ON fixrail_run(finding) WHERE state = 'held';
 PRAGMA user_version = 1;
 `
