@@ -1,7 +1,15 @@
-// Package ledger holds the state that outlives one process: per-finding locks
-// now, budgets and in-flight records later. Locks are flock(2) locks on files
-// under the repository's .fixrail/locks directory, so a crashed run releases
-// its lock when the kernel closes its files; nothing has to be cleaned up.
+// Package ledger holds the state that outlives one process: the budgets a
+// run is admitted against, the runs in flight with their reservations, and
+// how each run ended ([Ledger]: SQLite for one machine, Postgres for a
+// fleet, one contract), plus the per-finding flock that is the local fast
+// path of the in-flight check.
+//
+// The flock is flock(2) on .fixrail/locks/<id>.lock, so a crashed run
+// releases it when the kernel closes its files. It stays consistent with
+// the ledger by ordering: TryLock, then Reserve (which checks the finding
+// again, across machines), then the run, then Settle, then Release. The
+// flock alone never admits a run; the ledger alone suffices, the flock only
+// answers a local double start without a transaction.
 package ledger
 
 import (

@@ -67,6 +67,12 @@ func OpenPostgres(ctx context.Context, rawURL string, lim Limits) (Ledger, error
 		return nil, &UnreadableError{Store: name, Err: err}
 	}
 	if err := s.tx(ctx, false, func(tx *sql.Tx) error {
+		// Only create what is missing: a role with no CREATE right (the
+		// usual one, after the first run) must still open the ledger.
+		var exists bool
+		if err := tx.QueryRowContext(ctx, `SELECT to_regclass('fixrail_run') IS NOT NULL`).Scan(&exists); err != nil || exists {
+			return err
+		}
 		_, err := tx.ExecContext(ctx, pgSchema)
 		return err
 	}); err != nil {

@@ -24,6 +24,9 @@ import (
 	"github.com/fixrail/fixrail/internal/sensitive"
 )
 
+// Reason is the ESCALATE reason of a High score.
+const Reason = "high-risk"
+
 // Level orders risk. Only High changes the route.
 type Level int
 

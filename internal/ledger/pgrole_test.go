@@ -1,0 +1,59 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"testing"
+
+	"github.com/fixrail/fixrail/internal/ledger/pgtest"
+)
+
+// A fleet's jobs log in with a role that may read and write the ledger's
+// table but create nothing: after the first run created the table, such a
+// role opens the ledger, reserves and settles.
+func TestPostgresLeastPrivilegeRole(t *testing.T) {
+	admin := pgtest.URL(t)
+	open(t, admin, roomy()) // creates the table
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	role := fmt.Sprintf("fixrail_job_%d", os.Getpid())
+	for _, q := range []string{
+		"CREATE ROLE " + role + " LOGIN",
+		"REVOKE CREATE ON SCHEMA public FROM PUBLIC",
+		"GRANT SELECT, INSERT, UPDATE ON fixrail_run TO " + role,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		db, err := sql.Open("pgx", admin)
+		if err == nil {
+			db.Exec("DROP OWNED BY " + role)
+			db.Exec("DROP ROLE " + role)
+			db.Close()
+		}
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	l := open(t, u.String(), roomy())
+	res := mustReserve(t, l, req("a"))
+	if err := res.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.5, CostKnown: true, Turns: 2, TurnsKnown: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("DROP TABLE fixrail_run"); err != nil {
+		t.Fatal(err)
+	}
+	// With the table gone, that role cannot create it: unreadable.
+	_, err = Open(context.Background(), u.String(), t.TempDir(), roomy())
+	wantUnreadable(t, err)
+}
