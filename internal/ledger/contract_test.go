@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -208,6 +209,22 @@ var contract = []struct {
 		mustReserve(t, l, req("b"))
 		_, err := l.Reserve(context.Background(), req("c"))
 		wantExhausted(t, err, "repo:github.com/o/r", "turns")
+	}},
+	{"a nonsensical settlement charges the caps", func(t *testing.T, url string) {
+		l := open(t, url, roomy())
+		for i, o := range []Outcome{
+			{Terminal: "HALT", CostUSD: math.NaN(), CostKnown: true, Turns: -5, TurnsKnown: true},
+			{Terminal: "HALT", CostUSD: -3, CostKnown: true, Turns: 1, TurnsKnown: true},
+			{Terminal: "HALT", CostUSD: math.Inf(1), CostKnown: true, Turns: 1, TurnsKnown: true},
+		} {
+			r := mustReserve(t, l, req(fmt.Sprint(i)))
+			if err := r.Settle(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s := scopeOf(t, l, req("a"), "global"); s.SpentCostUSD != 3 || s.SpentTurns != 12 {
+			t.Fatalf("spent %+v, want each run charged its $1 cap (turns 10+1+1)", s)
+		}
 	}},
 	{"concurrency caps per repository and global", func(t *testing.T, url string) {
 		lim := roomy()

@@ -264,14 +264,16 @@ func (s *store) settle(ctx context.Context, runID string, o Outcome) error {
 		if state != "held" {
 			return fmt.Errorf("%w: run %s was already closed (%s) and charged its reservation", ErrLeaseLost, runID, state)
 		}
+		// Unknown, negative or non-finite figures charge the caps: a
+		// settlement can never come out cheaper than the truth by mistake.
 		cost, turns := reserved, turnCap
-		if o.CostKnown {
+		if o.CostKnown && o.CostUSD >= 0 && o.CostUSD < 1e9 {
 			// The actual cost, even above the cap: the record is the truth,
 			// and the next reservation sees the overshoot.
-			cost = micro(max(o.CostUSD, 0))
+			cost = micro(o.CostUSD)
 		}
-		if o.TurnsKnown {
-			turns = int64(max(o.Turns, 0))
+		if o.TurnsKnown && o.Turns >= 0 {
+			turns = int64(o.Turns)
 		}
 		_, err := tx.ExecContext(ctx, s.q(`UPDATE fixrail_run SET state = 'settled', ended_ms = ?, cost_micro = ?, turns = ?, cost_known = ?, terminal = ?, reason = ?
 			WHERE run_id = ? AND state = 'held'`), o.Now.UnixMilli(), cost, turns, boolInt(o.CostKnown), o.Terminal, o.Reason, runID)
