@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/fixrail/fixrail/internal/ledger/pgtest"
 )
@@ -56,4 +57,30 @@ func TestPostgresLeastPrivilegeRole(t *testing.T) {
 	// With the table gone, that role cannot create it: unreadable.
 	_, err = Open(context.Background(), u.String(), t.TempDir(), roomy())
 	wantUnreadable(t, err)
+}
+
+// A ledger write that waits on another transaction past the timeout is
+// unreadable, not admitted and not hung.
+func TestPostgresLockedPastTimeoutIsUnreadable(t *testing.T) {
+	defer func(d time.Duration) { pgWait = d }(pgWait)
+	pgWait = 300 * time.Millisecond
+	u := pgtest.URL(t)
+	l := open(t, u, roomy())
+	db, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`SELECT pg_advisory_xact_lock($1)`, pgLockKey); err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.Reserve(context.Background(), req("a"))
+	wantUnreadable(t, err)
+	tx.Rollback()
+	mustReserve(t, l, req("a"))
 }
