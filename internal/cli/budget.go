@@ -115,8 +115,25 @@ func openBudget(ctx context.Context, o *budgetOpts, finding string) (ledger.Ledg
 	defer setup.Close()
 	top := setup.Repo.Top()
 	req := ledger.RequestFor(setup.Config, ledger.RepoKey("", top), finding, o.actor, time.Now())
-	l, err := ledger.OpenConfig(ctx, setup.Config, filepath.Join(top, pipeline.StateDirName))
+	state := filepath.Join(top, pipeline.StateDirName)
+	if err := ignoredStateDir(state); err != nil {
+		return nil, req, &ledger.UnreadableError{Store: "state directory", Err: err}
+	}
+	l, err := ledger.OpenConfig(ctx, setup.Config, state)
 	return l, req, err
+}
+
+// ignoredStateDir makes the state directory, ignoring itself as a run does,
+// so that opening the ledger never leaves an untracked directory behind.
+func ignoredStateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ign := filepath.Join(dir, ".gitignore")
+	if _, err := os.Lstat(ign); errors.Is(err, os.ErrNotExist) {
+		return os.WriteFile(ign, []byte("*\n"), 0o644)
+	}
+	return nil
 }
 
 type checkResult struct {
