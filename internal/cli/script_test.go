@@ -20,6 +20,15 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testscript files whose cmp fails")
 
+// goModCache is the module cache of the go that runs the tests.
+var goModCache = func() string {
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}()
+
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		// The same wiring as cmd/fixrail: signals cancel the run's context.
@@ -54,6 +63,10 @@ func TestScript(t *testing.T) {
 // itself provides win) and the scenario agent at $WORK/scenario_agent.py.
 func setupScenario(env *testscript.Env) error {
 	env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+	// The real-layout scenarios build a Go module whose dependency comes
+	// from the module cache (CI warms it with go mod download before the
+	// tests): HOME is the scenario's, so name the cache explicitly.
+	env.Setenv("GOMODCACHE", goModCache)
 	if err := os.MkdirAll(filepath.Join(env.WorkDir, "home"), 0o755); err != nil {
 		return err
 	}

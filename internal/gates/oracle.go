@@ -3,7 +3,6 @@ package gates
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/fixrail/fixrail/internal/sandbox"
 )
@@ -71,17 +70,9 @@ var SuiteGreen = &Gate{
 	},
 }
 
-// outputTail bounds the output a verdict keeps; the pipeline redacts it.
-const outputTail = 4000
-
-// tail is the end of a command's output, at most outputTail bytes.
-func tail(res sandbox.Result) string {
-	out := res.Output()
-	if len(out) <= outputTail {
-		return out
-	}
-	return "…" + strings.ToValidUTF8(out[len(out)-outputTail:], "")
-}
+// tail is the end of a command's output a verdict keeps (the pipeline
+// redacts it on the way out).
+func tail(res sandbox.Result) string { return res.Tail(40) }
 
 func describe(res sandbox.Result) string {
 	switch {

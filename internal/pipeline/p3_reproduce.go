@@ -112,23 +112,32 @@ func (r *run) execFresh(ctx context.Context, label, rev string, argv []string, t
 // it. It holds the clone's gate shared while repository code runs and
 // checks the git config and the clone's state afterwards.
 func (r *run) exec(ctx context.Context, dir string, argv []string, timeout time.Duration) (sandbox.Result, error) {
+	tc, err := r.toolchain(ctx)
+	if err != nil {
+		return sandbox.Result{}, err
+	}
 	env, err := sandbox.Env(sandbox.Build, os.LookupEnv, r.cfg.ExtraEnv)
 	if err != nil {
 		return sandbox.Result{}, err
 	}
+	// A fresh TMPDIR per command: the build caches live in it (Toolchain.Env),
+	// so nothing one test run writes is seen by the next.
 	tmp, cleanup, err := sandbox.TempDir(r.dir)
 	if err != nil {
 		return sandbox.Result{}, err
 	}
 	defer cleanup()
+	if env, err = tc.Env(sandbox.WithTempDir(env, tmp), tmp); err != nil {
+		return sandbox.Result{}, err
+	}
 	mode := r.sandboxMode()
 	release := r.s.Repo.Shared()
 	res, err := sandbox.Run(ctx, sandbox.Cmd{
 		Args:    argv,
 		Dir:     dir,
-		Env:     sandbox.WithTempDir(env, tmp),
+		Env:     env,
 		Timeout: timeout,
-		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, Tmp: tmp},
+		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, RO: tc.RO(), Tmp: tmp},
 	})
 	release()
 	if err != nil {
@@ -143,6 +152,25 @@ func (r *run) exec(ctx context.Context, dir string, argv []string, timeout time.
 	return res, nil
 }
 
+// toolchain finds, once per run, the dependency caches tests see read-only
+// (the Go module cache, cargo's registry, …, and sandbox.ro_paths), and
+// records them in the report.
+func (r *run) toolchain(ctx context.Context) (sandbox.Toolchain, error) {
+	if r.tc != nil {
+		return *r.tc, nil
+	}
+	tc, err := sandbox.Toolchains(ctx, os.LookupEnv, r.cfg.SandboxROPaths)
+	if err != nil {
+		return sandbox.Toolchain{}, err
+	}
+	r.tc = &tc
+	r.rep.Toolchains = tc.Describe()
+	for _, d := range r.rep.Toolchains {
+		r.note("toolchain", d)
+	}
+	return tc, nil
+}
+
 // gateOutput records a verdict with the end of the command's output, so a
 // NOT-REPRO or a red suite can be read without rerunning anything. The
 // report and the event log redact it on the way out.
@@ -151,16 +179,11 @@ func (r *run) gateOutput(phase, name, verdict, detail string, res sandbox.Result
 	r.log.Emit(events.Event{Type: "gate", Phase: phase, Name: name, Verdict: verdict, Detail: detail + "\n" + outputTail(res)})
 }
 
-// maxOutputTail bounds the output a gate result keeps.
-const maxOutputTail = 4000
+// outputLines is how much of a command's output a verdict keeps (the last
+// lines, at most 16 KiB: sandbox.Result.Tail).
+const outputLines = 40
 
-func outputTail(res sandbox.Result) string {
-	out := res.Output()
-	if len(out) <= maxOutputTail {
-		return out
-	}
-	return "…" + strings.ToValidUTF8(out[len(out)-maxOutputTail:], "")
-}
+func outputTail(res sandbox.Result) string { return res.Tail(outputLines) }
 
 func outcomeText(res sandbox.Result) string {
 	switch {

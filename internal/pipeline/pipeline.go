@@ -33,6 +33,7 @@ import (
 	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/runner/model"
+	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/sensitive"
 )
 
@@ -189,11 +190,12 @@ type run struct {
 
 	parent    context.Context // cancelled by SIGINT/SIGTERM
 	lock      *ledger.Lock
-	dir       string     // the run's disposable directory
-	dirID     fileID     // its device and inode, recorded when made
-	handoff   string     // dir/agent: the agent's tree and, beside it, PLAN.json and result.json
-	wt        *gitx.Tree // the agent's tree: the base, then the base plus the evidence
-	checkouts int        // fresh checkouts made, for their names
+	dir       string             // the run's disposable directory
+	dirID     fileID             // its device and inode, recorded when made
+	handoff   string             // dir/agent: the agent's tree and, beside it, PLAN.json and result.json
+	wt        *gitx.Tree         // the agent's tree: the base, then the base plus the evidence
+	checkouts int                // fresh checkouts made, for their names
+	tc        *sandbox.Toolchain // the caches tests see, found on first use
 	branch    string
 	oldHead   string // the branch's value before this run, "" if absent
 

@@ -25,13 +25,16 @@ type Report struct {
 	PR       string       `json:"pr,omitempty"`
 	Plan     *PlanRef     `json:"plan,omitempty"`
 	Gates    []GateResult `json:"gates"`
-	Agent    AgentUsage   `json:"agent"`
-	Phases   []PhaseTime  `json:"phases"`
-	Started  time.Time    `json:"started"`
-	Ended    time.Time    `json:"ended"`
-	Duration string       `json:"duration"`
-	Log      string       `json:"event_log"`
-	Warnings []string     `json:"warnings,omitempty"`
+	// Toolchains says what tests saw read-only besides their checkout
+	// (and what was skipped, and why).
+	Toolchains []string    `json:"toolchains,omitempty"`
+	Agent      AgentUsage  `json:"agent"`
+	Phases     []PhaseTime `json:"phases"`
+	Started    time.Time   `json:"started"`
+	Ended      time.Time   `json:"ended"`
+	Duration   string      `json:"duration"`
+	Log        string      `json:"event_log"`
+	Warnings   []string    `json:"warnings,omitempty"`
 }
 
 // FindingRef identifies the finding in the report.
