@@ -24,8 +24,13 @@ the like) in plain, base64, hex and URL-encoded forms, then shapes — provider
 token formats, private keys, credentials in URLs, credential-named
 assignments, random-looking tokens, card numbers.
 
-With --check nothing is written but the findings: each rule and byte offset,
-never the value; it exits 5 when anything would be redacted, 0 when not.
+With --check nothing is written but the findings: each rule, byte offsets
+and tier, never the value; it exits 5 when anything would be redacted, 0
+when not. Findings come in two tiers: most block a PR (the leak scan
+escalates), some only send it for review (a documented example value, a
+placeholder fill, randomness under an ambiguous name: labelled needs-review,
+the reason in the PR body). --blocking makes --check exit 5 only for the
+first tier.
 Input over the scan limit is withheld behind a marker, never passed on
 unscanned.`,
 	Flags: func() *flag.FlagSet { fs, _ := redactFlags(); return fs },
@@ -33,8 +38,8 @@ unscanned.`,
 }
 
 type redactOpts struct {
-	check, json bool
-	customerIDs string
+	check, json, blocking bool
+	customerIDs           string
 }
 
 func redactFlags() (*flag.FlagSet, *redactOpts) {
@@ -42,6 +47,7 @@ func redactFlags() (*flag.FlagSet, *redactOpts) {
 	fs := flag.NewFlagSet("redact", flag.ContinueOnError)
 	fs.BoolVar(&o.check, "check", false, "report findings (rule and offset) instead of writing the text; exit 5 if any")
 	fs.BoolVar(&o.json, "json", false, "print findings as JSON")
+	fs.BoolVar(&o.blocking, "blocking", false, "with --check: exit 5 only for findings that would block a PR (not those the leak scan only sends for review)")
 	fs.StringVar(&o.customerIDs, "customer-ids", "", "a `file` of customer identifiers to redact, one per line")
 	return fs, o
 }
@@ -82,13 +88,14 @@ func runRedact(_ context.Context, stdio Stdio, args []string) error {
 	}
 	if o.json {
 		type row struct {
-			Rule  string `json:"rule"`
-			Start int    `json:"start"`
-			End   int    `json:"end"`
+			Rule   string `json:"rule"`
+			Start  int    `json:"start"`
+			End    int    `json:"end"`
+			Review string `json:"review,omitempty"`
 		}
 		rows := []row{}
 		for _, f := range findings {
-			rows = append(rows, row{f.Rule, f.Start, f.End})
+			rows = append(rows, row{f.Rule, f.Start, f.End, f.Review})
 		}
 		enc := json.NewEncoder(stdio.Stdout)
 		enc.SetIndent("", "  ")
@@ -97,15 +104,30 @@ func runRedact(_ context.Context, stdio Stdio, args []string) error {
 		}
 	} else if o.check {
 		for _, f := range findings {
-			fmt.Fprintf(stdio.Stdout, "%s\tbytes %d-%d\n", f.Rule, f.Start, f.End)
+			// A blocking finding's line is rule and offsets; a review-tier
+			// one says why it only needs review.
+			tier := ""
+			if !f.Blocking() {
+				tier = "\treview: " + f.Review
+			}
+			fmt.Fprintf(stdio.Stdout, "%s\tbytes %d-%d%s\n", f.Rule, f.Start, f.End, tier)
 		}
 	} else {
 		if _, err := io.WriteString(stdio.Stdout, out); err != nil {
 			return err
 		}
 	}
-	if o.check && len(findings) > 0 {
-		return &errFound{len(findings)}
+	n := len(findings)
+	if o.blocking {
+		n = 0
+		for _, f := range findings {
+			if f.Blocking() {
+				n++
+			}
+		}
+	}
+	if o.check && n > 0 {
+		return &errFound{n}
 	}
 	return nil
 }

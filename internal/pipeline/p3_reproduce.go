@@ -175,8 +175,9 @@ func (r *run) toolchain(ctx context.Context) (sandbox.Toolchain, error) {
 // NOT-REPRO or a red suite can be read without rerunning anything. The
 // report and the event log redact it on the way out.
 func (r *run) gateOutput(phase, name, verdict, detail string, res sandbox.Result) {
-	r.rep.Gates = append(r.rep.Gates, GateResult{Name: name, Phase: phase, Verdict: verdict, Detail: detail, Output: outputTail(res)})
-	r.log.Emit(events.Event{Type: "gate", Phase: phase, Name: name, Verdict: verdict, Detail: detail + "\n" + outputTail(res)})
+	out := r.scrubOutput(outputTail(res))
+	r.rep.Gates = append(r.rep.Gates, GateResult{Name: name, Phase: phase, Verdict: verdict, Detail: detail, Output: out})
+	r.log.Emit(events.Event{Type: "gate", Phase: phase, Name: name, Verdict: verdict, Detail: detail + "\n" + out})
 }
 
 // outputLines is how much of a command's output a verdict keeps (the last

@@ -88,11 +88,20 @@ func (r *run) fix(ctx context.Context) *Outcome {
 		r.gateVerdict("P4", g.Name, "pass", v)
 	}
 	// The whole shipped patch, context lines included, and the message.
-	if err := r.checkOutbound([2]string{"commit message", r.commitMessage()}, [2]string{"the patch", c.Diff.Text}, [2]string{"the binary patch", c.Diff.Patch}); err != nil {
+	reviews, err := r.checkOutbound([2]string{"commit message", r.commitMessage()}, [2]string{"the patch", c.Diff.Text}, [2]string{"the binary patch", c.Diff.Patch})
+	if err != nil {
 		r.gate("P4", "leak-scan", "fail", err.Error())
 		return stop(Escalate, ReasonLeak, "outbound text blocked: "+err.Error())
 	}
-	r.gate("P4", "leak-scan", "pass", "commit message and the whole patch clean")
+	if len(reviews) > 0 {
+		// The patch is the fix: it cannot be redacted, only read with care.
+		detail := "nothing that blocks; for review: " + strings.Join(reviews, "; ")
+		r.gate("P4", "leak-scan", "unconfirmed", detail)
+		r.needsReview = append(r.needsReview, "leak-scan: "+strings.Join(reviews, "; "))
+		r.labels = append(r.labels, gates.LabelNeedsReview)
+	} else {
+		r.gate("P4", "leak-scan", "pass", "commit message and the whole patch clean")
+	}
 	r.change = &changeSet{commit: c.Commit, diff: c.Diff, paths: c.Changed, result: res}
 	r.rep.Commit = c.Commit
 	return nil
@@ -186,8 +195,9 @@ func (r *run) candidate(ctx context.Context, res *fixtype.Result) (*gates.Change
 // gateVerdict records a gate's verdict, with the command output it kept.
 func (r *run) gateVerdict(phase, name, verdict string, v gates.Verdict) {
 	if v.Output != "" {
-		r.rep.Gates = append(r.rep.Gates, GateResult{Name: name, Phase: phase, Verdict: verdict, Detail: v.Detail, Output: v.Output})
-		r.log.Emit(events.Event{Type: "gate", Phase: phase, Name: name, Verdict: verdict, Detail: v.Detail + "\n" + v.Output})
+		out := r.scrubOutput(v.Output)
+		r.rep.Gates = append(r.rep.Gates, GateResult{Name: name, Phase: phase, Verdict: verdict, Detail: v.Detail, Output: out})
+		r.log.Emit(events.Event{Type: "gate", Phase: phase, Name: name, Verdict: verdict, Detail: v.Detail + "\n" + out})
 		return
 	}
 	r.gate(phase, name, verdict, v.Detail)

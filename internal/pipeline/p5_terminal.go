@@ -55,8 +55,29 @@ func (r *run) terminal(ctx context.Context) *Outcome {
 	// Everything that leaves goes through the leak scan first; the event
 	// log's chokepoint having had to redact anything counts as a hit too.
 	texts := [][2]string{{"PR title", pr.Title}, {"PR body", pr.Body}, {"branch name", pr.Head}, {"PR labels", strings.Join(pr.Labels, "\n")}}
-	if err := r.checkOutbound(texts...); err != nil {
+	reviews, err := r.checkOutbound(texts...)
+	if err != nil {
 		return r.leakOutcome(err)
+	}
+	if len(reviews) > 0 {
+		// Only review-tier findings: the texts go redacted, with the reasons
+		// in the body and the label, and are scanned again as sent.
+		r.needsReview = append(r.needsReview, "leak-scan: redacted in the PR text: "+strings.Join(reviews, "; "))
+		r.labels = append(r.labels, gates.LabelNeedsReview)
+		pr.Labels = r.prLabels()
+		pr.Body = r.prBody()
+		for _, f := range []*string{&pr.Title, &pr.Body} {
+			if *f, _, err = r.s.Scrub.Redact(*f); err != nil {
+				return r.leakOutcome(&leakError{what: "PR text", err: err})
+			}
+		}
+		texts = [][2]string{{"PR title", pr.Title}, {"PR body", pr.Body}, {"branch name", pr.Head}, {"PR labels", strings.Join(pr.Labels, "\n")}}
+		if again, err := r.checkOutbound(texts...); err != nil || len(again) > 0 {
+			if err == nil {
+				err = &leakError{what: "PR text", rules: again}
+			}
+			return r.leakOutcome(err)
+		}
 	}
 	if r.log.Redacted() {
 		r.gate("P5", "leak-scan", "fail", "the event log had to redact run text")
