@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -55,8 +54,6 @@ func budgetFlags() (*flag.FlagSet, *budgetOpts) {
 	return fs, o
 }
 
-// LocalActor is the actor a run started on this machine is charged to.
-func LocalActor() string { return "local:" + strconv.Itoa(os.Getuid()) }
 
 // budgetCheckFinding stands in for a finding when check is asked about
 // none: a name no finding id can take (ids are safe file names).
@@ -75,7 +72,7 @@ func runBudget(ctx context.Context, stdio Stdio, args []string) error {
 		return usagef("unexpected argument %q (budget takes only check)", fs.Arg(0))
 	}
 	if o.actor == "" {
-		o.actor = LocalActor()
+		o.actor = ledger.LocalActor()
 	}
 	finding := o.finding
 	if finding == "" {

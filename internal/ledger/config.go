@@ -3,6 +3,8 @@ package ledger
 import (
 	"context"
 	"errors"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/config"
@@ -46,6 +48,10 @@ func Reason(err error) string {
 	}
 	return ReasonUnreadable
 }
+
+// LocalActor is who starts a run on this machine when no forge names
+// one: the operator's uid.
+func LocalActor() string { return "local:" + strconv.Itoa(os.Getuid()) }
 
 // RepoKey names a repository in the ledger: the forge's name for it
 // ("github.com/o/r") when there is one, so that every machine of a fleet

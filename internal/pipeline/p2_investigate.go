@@ -147,6 +147,13 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt func(*untru
 		return stop(Halt, ReasonCheckError, "fence nonce: "+err.Error())
 	}
 	timeout := r.cfg.Runner.Timeout
+	// What is left of the run's own caps, not a full cap per invocation.
+	turns := r.cfg.Runner.MaxTurns - r.rep.Agent.Turns
+	costLeft := r.cfg.Budget.RunCostUSD - r.rep.Agent.CostUSD
+	if turns <= 0 || costLeft <= 0 {
+		return stop(Halt, ReasonBudgetExhausted, fmt.Sprintf("the run's caps are spent: %d of %d turns, $%.4f of $%g", r.rep.Agent.Turns, r.cfg.Runner.MaxTurns, r.rep.Agent.CostUSD, r.cfg.Budget.RunCostUSD))
+	}
+	r.agentRan = true
 	// What the phase may write: the test path first, then only the planned
 	// files (the reproducing test must stay as it was when it failed).
 	allow := []string{r.cfg.Test.PathGlob}
@@ -161,7 +168,8 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt func(*untru
 		PlanPath:   r.planPath(),
 		ResultPath: r.resultPath(),
 		Timeout:    timeout,
-		MaxTurns:   r.cfg.Runner.MaxTurns,
+		MaxTurns:   turns,
+		MaxCostUSD: costLeft,
 		Allow:      allow,
 		Sandbox:    &sandbox.Spec{Mode: r.sandboxMode(), RW: []string{r.handoff}},
 		TempDir:    r.dir,

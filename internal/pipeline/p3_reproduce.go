@@ -13,6 +13,7 @@ import (
 	"github.com/fixrail/fixrail/internal/events"
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gates"
+	"github.com/fixrail/fixrail/internal/risk"
 	"github.com/fixrail/fixrail/internal/sandbox"
 )
 
@@ -22,6 +23,11 @@ import (
 // before any source may be written. The checkout is discarded afterwards:
 // nothing the test does there reaches the agent's tree or the commit.
 func (r *run) reproduce(ctx context.Context) *Outcome {
+	// A high-risk finding gets its read-only investigation, and then a
+	// human: the plan and the test are in the report, nothing is run.
+	if r.risk.High() {
+		return stop(Escalate, ReasonHighRisk, "high risk at intake: "+r.risk.Reason())
+	}
 	tp := r.plan.Test.Path
 	if ok, _ := doublestar.Match(r.cfg.Test.PathGlob, tp); !ok {
 		r.gate("P3", "oracle-red", "fail", tp+" is not under "+r.cfg.Test.PathGlob)
@@ -57,6 +63,7 @@ func (r *run) reproduce(ctx context.Context) *Outcome {
 // the base commit, never from a directory an agent wrote in.
 func (r *run) stageA(ctx context.Context) *Outcome {
 	var hits []string
+	var planned []risk.Planned
 	for _, f := range append(append([]string{r.plan.Test.Path}, r.plan.Test.Fixtures...), r.plan.Files...) {
 		if v := r.s.Policy.Classify(f); r.s.Policy.Sensitive(v) {
 			hits = append(hits, gates.DescribeVerdict(f, v))
@@ -68,6 +75,7 @@ func (r *run) stageA(ctx context.Context) *Outcome {
 			r.gate("P3", "stage-a", "error", err.Error())
 			return stop(Escalate, ReasonCheckError, "stage-a: "+err.Error())
 		}
+		planned = append(planned, risk.Planned{Path: f, Content: e.Data})
 		if e.Deleted() {
 			continue // a new file has no imports yet; Stage B reads it after the fix
 		}
@@ -80,6 +88,15 @@ func (r *run) stageA(ctx context.Context) *Outcome {
 		return stop(Escalate, ReasonSensitivePath, "the plan touches sensitive or unknown paths: "+strings.Join(hits, "; "))
 	}
 	r.gate("P3", "stage-a", "pass", fmt.Sprintf("%d planned path(s) and their imports clear", len(r.plan.Files)+1))
+	// The root cause re-scores the risk; the later score wins, and it can
+	// only go up.
+	r.risk = r.rules.RootCause(r.risk, r.plan.Summary, planned)
+	r.rep.Risk = &r.risk
+	if r.risk.High() {
+		r.gate("P3", "risk", "fail", "root cause: "+r.risk.Reason())
+		return stop(Escalate, ReasonHighRisk, "high risk from the root cause: "+r.risk.Reason())
+	}
+	r.gate("P3", "risk", "pass", "root cause: "+r.risk.Level.String())
 	return nil
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/fixrail/fixrail/internal/ledger"
 	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/redact"
+	"github.com/fixrail/fixrail/internal/risk"
 	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/runner/model"
 	"github.com/fixrail/fixrail/internal/sandbox"
@@ -173,6 +174,15 @@ type Params struct {
 	Console io.Writer
 	// TempDir is where disposable directories go; empty is os.TempDir().
 	TempDir string
+	// Actor is who the run is charged to in the ledger; empty is the local
+	// operator (ledger.LocalActor).
+	Actor string
+	// ForgeRepo names the repository across machines ("github.com/o/r"),
+	// so a fleet's runs share its ledger scope; empty names the clone.
+	ForgeRepo string
+	// Access is what the reporter may do in the repository, for risk
+	// routing; empty is a local operator's report.
+	Access risk.Access
 }
 
 type run struct {
@@ -189,6 +199,11 @@ type run struct {
 	reportF  *os.File // the run report, opened at start so it is always written
 
 	parent    context.Context // cancelled by SIGINT/SIGTERM
+	ledger    ledger.Ledger
+	res       *ledger.Reservation // this run's reservation, settled in finish
+	agentRan  bool                // an agent invocation started (its cost may be unknown)
+	rules     *risk.Rules
+	risk      risk.Score
 	lock      *ledger.Lock
 	dir       string             // the run's disposable directory
 	dirID     fileID             // its device and inode, recorded when made
@@ -363,6 +378,7 @@ func (r *run) end(o *Outcome) {
 }
 
 func (r *run) finish() error {
+	r.settle()
 	r.rep.Ended = time.Now().UTC()
 	r.rep.Duration = r.rep.Ended.Sub(r.rep.Started).Round(time.Millisecond).String()
 	if err := r.log.Err(); err != nil {
@@ -375,6 +391,28 @@ func (r *run) finish() error {
 		return err
 	}
 	return r.rep.writeTo(r.reportF)
+}
+
+// settle records the run's end in the ledger with what it cost, on every
+// exit path (finish is deferred). A runner that reports no cost is charged
+// its whole reservation: with no meter, the run-count proxy counts.
+func (r *run) settle() {
+	if r.res == nil {
+		return
+	}
+	a := r.rep.Agent
+	err := r.res.Settle(context.WithoutCancel(r.parent), ledger.Outcome{
+		Terminal: string(r.rep.Terminal), Reason: r.rep.Reason,
+		CostUSD: a.CostUSD, CostKnown: !r.agentRan || a.CostUSD > 0,
+		Turns: a.Turns, TurnsKnown: !r.agentRan || a.Turns > 0,
+		Now: time.Now(),
+	})
+	if err != nil {
+		r.rep.Warnings = append(r.rep.Warnings, "ledger settle: "+err.Error())
+	}
+	if err := r.ledger.Close(); err != nil {
+		r.rep.Warnings = append(r.rep.Warnings, "ledger close: "+err.Error())
+	}
 }
 
 func (r *run) gate(phase, name, verdict, detail string) {

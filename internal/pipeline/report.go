@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/redact"
+	"github.com/fixrail/fixrail/internal/risk"
 )
 
 // Report is the run report: what `--json` prints and what is kept under
@@ -24,6 +25,9 @@ type Report struct {
 	Commit   string       `json:"commit,omitempty"`
 	PR       string       `json:"pr,omitempty"`
 	Plan     *PlanRef     `json:"plan,omitempty"`
+	// Risk is the raise-only score and its inputs: at intake, then
+	// re-scored from the root cause (the later score wins).
+	Risk     *risk.Score  `json:"risk,omitempty"`
 	Gates    []GateResult `json:"gates"`
 	// Toolchains says what tests saw read-only besides their checkout
 	// (and what was skipped, and why).

@@ -1,5 +1,10 @@
 package pipeline
 
+import (
+	"github.com/fixrail/fixrail/internal/ledger"
+	"github.com/fixrail/fixrail/internal/risk"
+)
+
 // Terminal is one of the four honest end states of a run. There is no fifth.
 type Terminal string
 
@@ -50,6 +55,9 @@ const (
 	ReasonNoSandbox        = "no-sandbox"
 	ReasonPoisoned         = "poisoned-clone"
 	ReasonUndeclared       = "undeclared-changes"
+	ReasonBudgetExhausted  = ledger.ReasonExhausted
+	ReasonBudgetUnreadable = ledger.ReasonUnreadable
+	ReasonHighRisk         = risk.Reason
 )
 
 // Outcome is how a run ended.

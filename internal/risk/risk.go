@@ -52,6 +52,18 @@ func (l Level) String() string {
 // MarshalText writes the level's name.
 func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 
+// UnmarshalText reads a level's name back (the run report is scrubbed
+// through its JSON form); an unknown name is an error, never Low.
+func (l *Level) UnmarshalText(b []byte) error {
+	for _, v := range []Level{Low, Elevated, High} {
+		if v.String() == string(b) {
+			*l = v
+			return nil
+		}
+	}
+	return fmt.Errorf("risk level %q: want low, elevated or high", b)
+}
+
 // The stages a score is taken at.
 const (
 	StageIntake    = "intake"

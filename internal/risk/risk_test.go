@@ -163,3 +163,23 @@ func FuzzIntake(f *testing.F) {
 		}
 	})
 }
+
+// TestLevelRoundTrip: a score survives the run report's JSON round trip
+// (the report is scrubbed through its JSON form), and a level name that is
+// not one of the three is refused rather than read as Low.
+func TestLevelRoundTrip(t *testing.T) {
+	for _, l := range []Level{Low, Elevated, High} {
+		b, err := l.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Level
+		if err := got.UnmarshalText(b); err != nil || got != l {
+			t.Errorf("%v: round trip = %v, %v", l, got, err)
+		}
+	}
+	var l Level = High
+	if err := l.UnmarshalText([]byte("none")); err == nil || l != High {
+		t.Errorf("unknown level accepted: %v, %v", l, err)
+	}
+}
