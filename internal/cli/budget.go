@@ -54,7 +54,6 @@ func budgetFlags() (*flag.FlagSet, *budgetOpts) {
 	return fs, o
 }
 
-
 // budgetCheckFinding stands in for a finding when check is asked about
 // none: a name no finding id can take (ids are safe file names).
 const budgetCheckFinding = "budget check: any finding"

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 	"slices"
+	"time"
 
 	"github.com/fixrail/fixrail/internal/events"
 	"github.com/fixrail/fixrail/internal/ledger"

@@ -13,22 +13,22 @@ import (
 // Report is the run report: what `--json` prints and what is kept under
 // .fixrail/runs/<run-id>.json.
 type Report struct {
-	RunID    string       `json:"run_id"`
-	Terminal Terminal     `json:"terminal"`
-	Reason   string       `json:"reason"`
-	Detail   string       `json:"detail,omitempty"`
-	Mode     string       `json:"mode"`
-	Finding  FindingRef   `json:"finding"`
-	Base     string       `json:"base"`
-	BaseSHA  string       `json:"base_sha"`
-	Branch   string       `json:"branch,omitempty"`
-	Commit   string       `json:"commit,omitempty"`
-	PR       string       `json:"pr,omitempty"`
-	Plan     *PlanRef     `json:"plan,omitempty"`
+	RunID    string     `json:"run_id"`
+	Terminal Terminal   `json:"terminal"`
+	Reason   string     `json:"reason"`
+	Detail   string     `json:"detail,omitempty"`
+	Mode     string     `json:"mode"`
+	Finding  FindingRef `json:"finding"`
+	Base     string     `json:"base"`
+	BaseSHA  string     `json:"base_sha"`
+	Branch   string     `json:"branch,omitempty"`
+	Commit   string     `json:"commit,omitempty"`
+	PR       string     `json:"pr,omitempty"`
+	Plan     *PlanRef   `json:"plan,omitempty"`
 	// Risk is the raise-only score and its inputs: at intake, then
 	// re-scored from the root cause (the later score wins).
-	Risk     *risk.Score  `json:"risk,omitempty"`
-	Gates    []GateResult `json:"gates"`
+	Risk  *risk.Score  `json:"risk,omitempty"`
+	Gates []GateResult `json:"gates"`
 	// Toolchains says what tests saw read-only besides their checkout
 	// (and what was skipped, and why).
 	Toolchains []string    `json:"toolchains,omitempty"`
