@@ -71,6 +71,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -168,6 +169,10 @@ func newBenchFixtureN(tb testing.TB, n int) *benchFixture {
 		files[fmt.Sprintf("vendor/d%03d/f%05d.txt", i/100, i)] = fmt.Sprintf("file %d\n", i)
 	}
 	repo := gittest.NewRepo(tb, files)
+	// The fixture's own writes are flushed before anything is timed: a
+	// large tree's writeback would otherwise land on whichever side runs
+	// first.
+	syscall.Sync()
 	// Both sides skip the auto-maintenance child a commit would otherwise
 	// start: gitx forces this off, and the raw side should not pay for work
 	// the harness does not do.

@@ -14,6 +14,8 @@ var CredentialEnv = []string{
 	"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
 	"OPENAI_API_KEY", "CODEX_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
 	"FIXRAIL_WEBHOOK_SECRET", "FIXRAIL_WEBHOOK_URL", "FIXRAIL_FORGE_TOKEN",
+	// The GitHub forge's own token, and the shared ledger's password.
+	"FIXRAIL_GITHUB_TOKEN", "PGPASSWORD",
 }
 
 // FromEnvironment builds the engine fixrail runs with: the values of the

@@ -136,7 +136,7 @@ var AgentEnv = slices.Concat(BuildEnv, []string{"TERM", "NO_COLOR"}, proxyEnv, [
 var CredentialedEnv = slices.Concat(GitEnv, proxyEnv, []string{
 	"SSH_AUTH_SOCK",
 	"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "GH_HOST",
-	"FIXRAIL_FORGE_TOKEN",
+	"FIXRAIL_FORGE_TOKEN", "FIXRAIL_GITHUB_TOKEN",
 })
 
 // Names returns a copy of the allowlist for class, or nil for an unknown

@@ -22,7 +22,7 @@ var modelCredentials = []string{
 
 // forgeCredentials are the only credentials the credentialed class may carry.
 var forgeCredentials = []string{
-	"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "FIXRAIL_FORGE_TOKEN",
+	"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "FIXRAIL_FORGE_TOKEN", "FIXRAIL_GITHUB_TOKEN",
 }
 
 var allClasses = []sandbox.Class{sandbox.Build, sandbox.Git, sandbox.Signing, sandbox.Agent, sandbox.Credentialed}
