@@ -55,7 +55,7 @@ func TestParseVuln(t *testing.T) {
 func TestReadVulnFileRefusesFIFO(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "f.json")
 	if err := mkfifo(p); err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	if _, err := ReadVulnFile(p); !errors.Is(err, ErrBadReport) {
 		t.Fatalf("err = %v", err)
