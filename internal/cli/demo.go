@@ -101,7 +101,12 @@ func runDemo(ctx context.Context, stdio Stdio, args []string) error {
 	defer setup.Close()
 	console, done := liveConsole(stdio)
 	defer done()
+	sm, err := compose(setup)
+	if err != nil {
+		return err
+	}
 	rep, err := pipeline.Run(ctx, setup, pipeline.Params{Finding: fin, Console: console,
+		Runner: sm.runner, Forge: sm.forge, Model: sm.model,
 		Confirm: confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console})})
 	done()
 	if err != nil {

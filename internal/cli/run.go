@@ -85,9 +85,16 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	defer setup.Close()
 	console, done := liveConsole(stdio)
 	defer done()
+	sm, err := compose(setup)
+	if err != nil {
+		return err
+	}
 	rep, err := pipeline.Run(ctx, setup, pipeline.Params{
 		Finding: fin,
 		Mode:    mode,
+		Runner:  sm.runner,
+		Forge:   sm.forge,
+		Model:   sm.model,
 		Confirm: confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console}),
 		Console: console,
 	})

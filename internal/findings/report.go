@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -31,6 +32,105 @@ type Finding struct {
 	Comments []string `json:"comments"`
 	// Source is where the finding came from (a file path), for the report.
 	Source string `json:"source"`
+	// FixType names the fix type that takes the finding (fixtype's
+	// registry); empty is DefaultFixType. A source sets it: a report file
+	// may say "fix_type", an alert is a cve.
+	FixType string `json:"fix_type,omitempty"`
+	// Evidence is what a machine source said about where and what: a
+	// scanner's location and rule, an alert's package. It is as untrusted
+	// as the text.
+	Evidence *Evidence `json:"evidence,omitempty"`
+}
+
+// DefaultFixType is the fix type of a finding that names none.
+const DefaultFixType = "bug"
+
+// Type is the finding's fix type.
+func (f *Finding) Type() string {
+	if f.FixType == "" {
+		return DefaultFixType
+	}
+	return f.FixType
+}
+
+// Evidence is a finding's typed, machine-reported detail. Every field is
+// untrusted: it reaches an agent only fenced, and a fix type re-derives
+// what it acts on (a package's version from the manifest, say).
+type Evidence struct {
+	Path       string   `json:"path,omitempty"`
+	Line       int      `json:"line,omitempty"`
+	Rule       string   `json:"rule,omitempty"`
+	Ecosystem  string   `json:"ecosystem,omitempty"`
+	Package    string   `json:"package,omitempty"`
+	Version    string   `json:"version,omitempty"`
+	Manifest   string   `json:"manifest,omitempty"`
+	Advisories []string `json:"advisories,omitempty"`
+}
+
+// Field is one untrusted value of a finding, by the name a prompt fences
+// it under.
+type Field struct {
+	Name  string
+	Value string
+}
+
+// Untrusted lists every value of the finding a reporter or a source chose,
+// in a stable order, so a prompt fences whatever a source carries and
+// nothing is left out by a new field. Empty values are left out.
+func (f *Finding) Untrusted() []Field {
+	out := []Field{{"title", f.Title}, {"body", f.Body}}
+	if len(f.Labels) > 0 {
+		out = append(out, Field{"labels", strings.Join(f.Labels, ", ")})
+	}
+	for i, c := range f.Comments {
+		out = append(out, Field{fmt.Sprintf("comment.%d", i+1), c})
+	}
+	if e := f.Evidence; e != nil {
+		var b strings.Builder
+		for _, kv := range [][2]string{{"path", e.Path}, {"rule", e.Rule}, {"ecosystem", e.Ecosystem}, {"package", e.Package}, {"version", e.Version}, {"manifest", e.Manifest}, {"advisories", strings.Join(e.Advisories, ", ")}} {
+			if kv[1] != "" {
+				fmt.Fprintf(&b, "%s: %s\n", kv[0], kv[1])
+			}
+		}
+		if e.Line > 0 {
+			fmt.Fprintf(&b, "line: %d\n", e.Line)
+		}
+		if b.Len() > 0 {
+			out = append(out, Field{"evidence", b.String()})
+		}
+	}
+	return out
+}
+
+// Map returns a copy of f with fn applied to every untrusted string (P1
+// redacts a finding with it); the first error stops it.
+func (f *Finding) Map(fn func(string) (string, error)) (*Finding, error) {
+	c := *f
+	c.Labels, c.Comments = slices.Clone(f.Labels), slices.Clone(f.Comments)
+	ptrs := []*string{&c.Title, &c.Body}
+	for i := range c.Labels {
+		ptrs = append(ptrs, &c.Labels[i])
+	}
+	for i := range c.Comments {
+		ptrs = append(ptrs, &c.Comments[i])
+	}
+	if f.Evidence != nil {
+		e := *f.Evidence
+		e.Advisories = slices.Clone(e.Advisories)
+		c.Evidence = &e
+		ptrs = append(ptrs, &e.Path, &e.Rule, &e.Ecosystem, &e.Package, &e.Version, &e.Manifest)
+		for i := range e.Advisories {
+			ptrs = append(ptrs, &e.Advisories[i])
+		}
+	}
+	for _, p := range ptrs {
+		v, err := fn(*p)
+		if err != nil {
+			return nil, err
+		}
+		*p = v
+	}
+	return &c, nil
 }
 
 // ErrBadReport wraps every reason a report file cannot be read as a finding.
@@ -94,6 +194,7 @@ func parseJSON(name string, data []byte) (*Finding, error) {
 		Body     string          `json:"body"`
 		Labels   []string        `json:"labels"`
 		Comments []string        `json:"comments"`
+		FixType  string          `json:"fix_type"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -111,7 +212,10 @@ func parseJSON(name string, data []byte) (*Finding, error) {
 	if len(raw.ID) == 0 {
 		return nil, fmt.Errorf("%w: %s: the report has no id", ErrBadReport, name)
 	}
-	return &Finding{ID: id, Title: raw.Title, Body: raw.Body, Labels: raw.Labels, Comments: raw.Comments}, nil
+	if raw.FixType != "" && !pathguard.SafeName(raw.FixType) {
+		return nil, fmt.Errorf("%w: %s: fix_type %q is not a fix type's name", ErrBadReport, name, raw.FixType)
+	}
+	return &Finding{ID: id, Title: raw.Title, Body: raw.Body, Labels: raw.Labels, Comments: raw.Comments, FixType: raw.FixType}, nil
 }
 
 func parseMarkdown(name string, data []byte) (*Finding, error) {

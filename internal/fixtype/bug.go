@@ -1,27 +1,72 @@
-// Package fixtype holds what differs between kinds of fix: what the agent
-// must hand back, and the oracle that must be red before the fix and green
-// after it. Only the bug fix type exists so far; its oracle is the
-// reproducing test the agent wrote, run by the harness.
 package fixtype
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
-	"github.com/fixrail/fixrail/internal/pathguard"
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/gates"
+	"github.com/fixrail/fixrail/internal/markdown"
+	"github.com/fixrail/fixrail/internal/verdict"
 )
 
-// maxHandoffBytes bounds PLAN.json and the result file: they are agent
-// output, read by the harness, and have no reason to be large.
-const maxHandoffBytes = 256 << 10
+// Bug is the bug fix type: the investigate phase writes a reproducing test
+// (and the fixtures it needs) under test.path_glob; the oracle is that
+// test, run by the harness, red on the base with the reported symptom and
+// green on the candidate, byte for byte the same.
+var Bug = &Type{
+	Name:    "bug",
+	Doc:     "a bug report: reproduced by a failing test the agent writes, fixed until that test passes",
+	Subject: "bug report",
+	Check:   checkBug,
+	Scope:   func(cfg *config.Config) []string { return []string{cfg.Test.PathGlob} },
+	Investigate: func(b Brief) string {
+		var s strings.Builder
+		s.WriteString("You MUST:\n")
+		fmt.Fprintf(&s, "- reproduce the reported bug with ONE failing test before any fix exists, written under `%s` — the only place you may write in this phase;\n", b.Config.Test.PathGlob)
+		s.WriteString("- change no other file, and declare every file you wrote besides the test as a fixture: an undeclared write, or one anywhere else, ends the run with an escalation;\n")
+		fmt.Fprintf(&s, "- write PLAN.json to %s (also in $FIXRAIL_PLAN): {\"summary\": \"…\", \"files\": [the source files the fix will change], \"test\": {\"path\": \"…\", \"name\": \"…\", \"symptom\": \"a short string the failing test's output contains\", \"fixtures\": [any other file you wrote for the test to run, such as an __init__.py, a conftest or testdata files]}};\n", b.PlanPath)
+		s.WriteString("- plan sensitive files (authentication, credentials, secrets, crypto, migrations, permissions, CI configuration) honestly if the fix needs them: the harness then hands the fix to a human. Do not work around it.\n\n")
+		s.WriteString("The harness — not you — runs the test, commits, and opens a draft pull request. Never merge, push, comment or change dependencies.\n")
+		return s.String()
+	},
+	Fix: func(b Brief, _ *Plan) string {
+		var s strings.Builder
+		s.WriteString("The harness ran your reproducing test on the unpatched tree and saw it fail with the symptom. Now:\n")
+		s.WriteString("- make the smallest change to the planned files that turns that test green, keeping the existing suite green;\n")
+		s.WriteString("- change only the planned files; do not edit the reproducing test;\n")
+		fmt.Fprintf(&s, "- write the result to %s (also in $FIXRAIL_RESULT): {\"summary\": \"…\", \"files_changed\": [every file you changed]}.\n", b.ResultPath)
+		return s.String()
+	},
+	ReadPlan: func(path string, _ *config.Config) (*Plan, error) {
+		bp, err := ReadBugPlan(path)
+		if err != nil {
+			return nil, err
+		}
+		return &Plan{
+			Summary:  bp.Summary,
+			Files:    bp.Files,
+			Evidence: append([]string{bp.Test.Path}, bp.Test.Fixtures...),
+			Values: fmt.Sprintf("files: %s\ntest path: %s\ntest name: %s\nsymptom: %s",
+				strings.Join(bp.Files, ", "), bp.Test.Path, bp.Test.Name, bp.Test.Symptom),
+			Report: BugPlanRef{Files: bp.Files, TestPath: bp.Test.Path, TestName: bp.Test.Name, Symptom: bp.Test.Symptom, Fixtures: bp.Test.Fixtures},
+			Detail: bp,
+		}, nil
+	},
+	Red:   bugRed,
+	Gates: func(e *Env, p *Plan) []*gates.Gate { return []*gates.Gate{testUnchanged(p), oracleGreen(e, p)} },
+	CommitNote: func(e *Env, p *Plan) string {
+		return fmt.Sprintf("Reproduced by %s (red on %s, green after).\n", bugOf(p).Test.Path, short(e.BaseSHA))
+	},
+	Section: bugSection,
+}
 
-// Plan is PLAN.json, written by the agent in the investigate phase.
-type Plan struct {
+// BugPlan is PLAN.json as the bug type's investigate phase writes it.
+type BugPlan struct {
 	Summary string   `json:"summary"`
 	Files   []string `json:"files"`
 	Test    TestSpec `json:"test"`
@@ -39,17 +84,43 @@ type TestSpec struct {
 	Fixtures []string `json:"fixtures,omitempty"`
 }
 
-// Result is what the agent writes after the fix phase.
-type Result struct {
-	Summary      string   `json:"summary"`
-	FilesChanged []string `json:"files_changed"`
+// BugPlanRef is what the run report keeps of a bug's plan.
+type BugPlanRef struct {
+	Files    []string `json:"files"`
+	TestPath string   `json:"test_path"`
+	TestName string   `json:"test_name,omitempty"`
+	Symptom  string   `json:"symptom"`
+	Fixtures []string `json:"fixtures,omitempty"`
 }
 
-// ErrInvalid marks agent output that is missing or malformed.
-var ErrInvalid = errors.New("invalid agent output")
+func bugOf(p *Plan) *BugPlan { return p.Detail.(*BugPlan) }
 
-// ErrUnsafePath marks agent output naming a path outside the repository.
-var ErrUnsafePath = errors.New("unsafe path in agent output")
+// checkBug holds the test section to what makes it an oracle.
+func checkBug(cfg *config.Config) error {
+	t := cfg.Test
+	switch {
+	case len(t.Command) == 0 || t.Command[0] == "":
+		return errors.New("test.command is required: it is the oracle that must be red before the fix and green after")
+	case !mentions(t.Command, "{test_path}") && !mentions(t.Command, "{test_name}"):
+		return errors.New("test.command must name {test_path} or {test_name}: running the whole suite is not a reproduction")
+	case t.PathGlob == "":
+		return errors.New("test.path_glob is required: it is the only place phase 1 may write")
+	case !doublestar.ValidatePattern(t.PathGlob):
+		return fmt.Errorf("test.path_glob %q is not a valid glob", t.PathGlob)
+	case t.Timeout <= 0:
+		return errors.New("test.timeout must be a positive duration such as 10m")
+	}
+	return nil
+}
+
+func mentions(argv []string, placeholder string) bool {
+	for _, a := range argv {
+		if strings.Contains(a, placeholder) {
+			return true
+		}
+	}
+	return false
+}
 
 // plainTestID reports whether s may stand in for {test_name}: a test id in
 // the usual runner syntaxes (letters, digits, _ . / : [ ] -, at most 200),
@@ -67,10 +138,10 @@ func plainTestID(s string) bool {
 	return true
 }
 
-// ReadPlan reads and validates PLAN.json.
-func ReadPlan(path string) (*Plan, error) {
-	var p Plan
-	if err := readStrict(path, &p); err != nil {
+// ReadBugPlan reads and validates a bug's PLAN.json.
+func ReadBugPlan(path string) (*BugPlan, error) {
+	var p BugPlan
+	if err := ReadStrict(path, &p); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(p.Summary) == "" {
@@ -83,39 +154,27 @@ func ReadPlan(path string) (*Plan, error) {
 		return nil, fmt.Errorf("%w: PLAN.json plans %d files", ErrInvalid, len(p.Files))
 	}
 	seen := map[string]bool{}
-	for i, f := range p.Files {
-		c, err := pathguard.CleanRel(f)
-		if err != nil {
-			return nil, fmt.Errorf("%w: files[%d]: %v", ErrUnsafePath, i, err)
-		}
-		if seen[c] {
-			return nil, fmt.Errorf("%w: files lists %s twice", ErrInvalid, c)
-		}
-		seen[c] = true
-		p.Files[i] = c
-	}
-	c, err := pathguard.CleanRel(p.Test.Path)
+	files, err := CleanPaths("files", p.Files, seen)
 	if err != nil {
-		return nil, fmt.Errorf("%w: test.path: %v", ErrUnsafePath, err)
+		return nil, err
 	}
-	p.Test.Path = c
-	if seen[c] {
-		return nil, fmt.Errorf("%w: the test file %s is also planned as a source file", ErrInvalid, c)
+	p.Files = files
+	tp, err := CleanPaths("test.path", []string{p.Test.Path}, seen)
+	if errors.Is(err, ErrInvalid) {
+		return nil, fmt.Errorf("%w: the test file %s is also planned as a source file", ErrInvalid, p.Test.Path)
 	}
+	if err != nil {
+		return nil, err
+	}
+	p.Test.Path = tp[0]
 	if len(p.Test.Fixtures) > 100 {
 		return nil, fmt.Errorf("%w: PLAN.json declares %d fixtures", ErrInvalid, len(p.Test.Fixtures))
 	}
-	seen[c] = true
-	for i, f := range p.Test.Fixtures {
-		fc, err := pathguard.CleanRel(f)
-		if err != nil {
-			return nil, fmt.Errorf("%w: test.fixtures[%d]: %v", ErrUnsafePath, i, err)
-		}
-		if seen[fc] {
-			return nil, fmt.Errorf("%w: test.fixtures lists %s, which is already the test, a fixture or a planned file", ErrInvalid, fc)
-		}
-		seen[fc] = true
-		p.Test.Fixtures[i] = fc
+	if p.Test.Fixtures, err = CleanPaths("test.fixtures", p.Test.Fixtures, seen); err != nil {
+		return nil, err
+	}
+	if len(p.Test.Fixtures) == 0 {
+		p.Test.Fixtures = nil
 	}
 	if p.Test.Name != "" && !plainTestID(p.Test.Name) {
 		return nil, fmt.Errorf("%w: test.name %q is not a plain test id", ErrInvalid, p.Test.Name)
@@ -127,51 +186,121 @@ func ReadPlan(path string) (*Plan, error) {
 	return &p, nil
 }
 
-// ReadResult reads and validates the fix phase's result file.
-func ReadResult(path string) (*Result, error) {
-	var r Result
-	if err := readStrict(path, &r); err != nil {
-		return nil, err
-	}
-	for i, f := range r.FilesChanged {
-		c, err := pathguard.CleanRel(f)
-		if err != nil {
-			return nil, fmt.Errorf("%w: files_changed[%d]: %v", ErrUnsafePath, i, err)
-		}
-		r.FilesChanged[i] = c
-	}
-	return &r, nil
-}
-
-func readStrict(path string, v any) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	defer f.Close()
-	buf, err := io.ReadAll(io.LimitReader(f, maxHandoffBytes+1))
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	if len(buf) > maxHandoffBytes {
-		return fmt.Errorf("%w: %s is over %d bytes", ErrInvalid, path, maxHandoffBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(buf))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
-	}
-	return nil
-}
-
 // OracleArgv fills the test command's placeholders from the plan. The
 // command itself comes from the base branch's fixrail.yaml; only the two
 // validated values come from the agent, and never through a shell.
-func OracleArgv(command []string, p *Plan) []string {
+func OracleArgv(command []string, p *BugPlan) []string {
 	r := strings.NewReplacer("{test_path}", p.Test.Path, "{test_name}", p.Test.Name)
 	out := make([]string, len(command))
 	for i, a := range command {
 		out[i] = r.Replace(a)
 	}
 	return out
+}
+
+// bugRed runs the reproducing test on the base plus the evidence: it must
+// fail, and its output must hold the reported symptom.
+func bugRed(e *Env, p *Plan) *gates.Gate {
+	bp := bugOf(p)
+	return &gates.Gate{
+		Name:   "oracle-red",
+		Doc:    "the reproducing test, run by the harness on the base plus the evidence, fails with the reported symptom",
+		Reason: verdict.ReasonGreenOnBase,
+		Fails:  verdict.NotRepro,
+		Run: func(ctx context.Context, c *gates.Change) (gates.Verdict, error) {
+			glob := e.Config.Test.PathGlob
+			if ok, _ := doublestar.Match(glob, bp.Test.Path); !ok {
+				return gates.Verdict{Reason: verdict.ReasonBadTestPath, Detail: bp.Test.Path + " is not under " + glob}, nil
+			}
+			res, err := e.Exec(ctx, "red", c.Commit, OracleArgv(e.Config.Test.Command, bp), e.Config.Test.Timeout)
+			if err != nil {
+				return gates.Verdict{}, fmt.Errorf("test command: %w", err)
+			}
+			switch {
+			case res.Success():
+				return gates.Verdict{Reason: verdict.ReasonGreenOnBase, Detail: "the test passes on the unpatched tree", Output: gates.Tail(res)}, nil
+			case !strings.Contains(res.Output(), bp.Test.Symptom):
+				return gates.Verdict{Reason: verdict.ReasonSymptomMismatch, Detail: fmt.Sprintf("test fails (%s) but its output lacks the symptom", gates.Describe(res)), Output: gates.Tail(res)}, nil
+			}
+			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("test fails on %s (%s) with the symptom", e.Base, gates.Describe(res)), Output: gates.Tail(res)}, nil
+		},
+	}
+}
+
+// testUnchanged makes the red→green flip mean something: the reproducing
+// test and every fixture it came with must be byte for byte what the
+// harness ran red, so the fix phase cannot turn it green by weakening it.
+func testUnchanged(p *Plan) *gates.Gate {
+	test := bugOf(p).Test.Path
+	return &gates.Gate{
+		Name:   "test-unchanged",
+		Doc:    "the reproducing test and its fixtures are exactly the ones that were red on the base",
+		Reason: verdict.ReasonTestModified,
+		Run: func(_ context.Context, c *gates.Change) (gates.Verdict, error) {
+			for _, ev := range c.Evidence {
+				now, ok := c.Files[ev.Path]
+				switch {
+				case !ok:
+					return gates.Verdict{}, fmt.Errorf("test-unchanged: %s is not in the candidate", ev.Path)
+				case now.Deleted() && ev.Path == test:
+					return gates.Verdict{Detail: "the reproducing test was deleted"}, nil
+				case now.Deleted():
+					return gates.Verdict{Detail: "the fix phase deleted " + ev.Path}, nil
+				case !now.Same(ev):
+					return gates.Verdict{Detail: "the fix phase edited " + ev.Path}, nil
+				}
+			}
+			if len(c.Evidence) == 1 {
+				return gates.Verdict{Pass: true, Detail: test}, nil
+			}
+			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("%s and %d fixture(s)", test, len(c.Evidence)-1)}, nil
+		},
+	}
+}
+
+// oracleGreen runs the reproducing test on a fresh checkout of the
+// candidate; it must pass.
+func oracleGreen(e *Env, p *Plan) *gates.Gate {
+	argv := OracleArgv(e.Config.Test.Command, bugOf(p))
+	return &gates.Gate{
+		Name:   "oracle-green",
+		Doc:    "the reproducing test, red on the base, passes on the fixed tree",
+		Reason: verdict.ReasonOracleStillRed,
+		Run: func(ctx context.Context, c *gates.Change) (gates.Verdict, error) {
+			res, err := e.Exec(ctx, "green", c.Commit, argv, e.Config.Test.Timeout)
+			if err != nil {
+				return gates.Verdict{}, fmt.Errorf("oracle-green: %w", err)
+			}
+			if !res.Success() {
+				return gates.Verdict{Detail: "test still fails: " + gates.Describe(res), Output: gates.Tail(res)}, nil
+			}
+			return gates.Verdict{Pass: true, Detail: "test passes", Output: gates.Tail(res)}, nil
+		},
+	}
+}
+
+func bugSection(e *Env, p *Plan, commit string) string {
+	bp := bugOf(p)
+	var b strings.Builder
+	b.WriteString("### What was reproduced\n\n")
+	fmt.Fprintf(&b, "The harness ran %s on %s (%s) on a fresh checkout of the base plus the test before any fix existed: it failed, and its output contained the reported symptom %s. ",
+		markdown.Code(strings.Join(OracleArgv(e.Config.Test.Command, bp), " ")), markdown.Code(e.Base), short(e.BaseSHA), markdown.Code(bp.Test.Symptom))
+	fmt.Fprintf(&b, "After the fix, the same test, byte for byte, passes on a fresh checkout of commit %s, which is exactly what this branch holds.\n\n", short(commit))
+	b.WriteString("### The test that proves it\n\n")
+	fmt.Fprintf(&b, "- %s", markdown.Code(bp.Test.Path))
+	if bp.Test.Name != "" {
+		fmt.Fprintf(&b, " (%s)", markdown.Code(bp.Test.Name))
+	}
+	b.WriteString("\n")
+	for _, f := range bp.Test.Fixtures {
+		fmt.Fprintf(&b, "- fixture %s\n", markdown.Code(f))
+	}
+	return b.String()
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }

@@ -4,10 +4,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/fixrail/fixrail/internal/config"
 )
 
 func write(t *testing.T, s string) string {
@@ -22,14 +26,14 @@ func write(t *testing.T, s string) string {
 func TestReadPlan(t *testing.T) {
 	for _, tc := range []struct {
 		name, json string
-		want       *Plan
+		want       *BugPlan
 		err        error
 		msg        string
 	}{
 		{
 			name: "valid",
 			json: `{"summary": "s", "files": ["./src/a.py"], "test": {"path": "tests/t.py", "name": "test_x", "symptom": " KeyError "}}`,
-			want: &Plan{Summary: "s", Files: []string{"src/a.py"}, Test: TestSpec{Path: "tests/t.py", Name: "test_x", Symptom: "KeyError"}},
+			want: &BugPlan{Summary: "s", Files: []string{"src/a.py"}, Test: TestSpec{Path: "tests/t.py", Name: "test_x", Symptom: "KeyError"}},
 		},
 		{name: "escape", json: `{"summary": "s", "files": ["../x"], "test": {"path": "tests/t.py", "symptom": "x"}}`, err: ErrUnsafePath},
 		{name: "absolute test", json: `{"summary": "s", "files": ["a"], "test": {"path": "/etc/t.py", "symptom": "x"}}`, err: ErrUnsafePath},
@@ -43,7 +47,7 @@ func TestReadPlan(t *testing.T) {
 		{name: "not json", json: `PLAN`, err: ErrInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ReadPlan(write(t, tc.json))
+			got, err := ReadBugPlan(write(t, tc.json))
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) || !strings.Contains(err.Error(), tc.msg) {
 					t.Fatalf("err = %v, want %v containing %q", err, tc.err, tc.msg)
@@ -58,10 +62,10 @@ func TestReadPlan(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ReadPlan(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, ErrInvalid) {
+	if _, err := ReadBugPlan(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, ErrInvalid) {
 		t.Errorf("missing plan: %v", err)
 	}
-	if _, err := ReadPlan(write(t, `{"summary": "`+strings.Repeat("x", maxHandoffBytes)+`"}`)); err == nil || !strings.Contains(err.Error(), "over") {
+	if _, err := ReadBugPlan(write(t, `{"summary": "`+strings.Repeat("x", maxHandoffBytes)+`"}`)); err == nil || !strings.Contains(err.Error(), "over") {
 		t.Errorf("oversized plan: %v", err)
 	}
 }
@@ -77,7 +81,7 @@ func TestReadResult(t *testing.T) {
 }
 
 func TestOracleArgv(t *testing.T) {
-	p := &Plan{Test: TestSpec{Path: "tests/t.py", Name: "T.test_x"}}
+	p := &BugPlan{Test: TestSpec{Path: "tests/t.py", Name: "T.test_x"}}
 	got := OracleArgv([]string{"pytest", "{test_path}::{test_name}", "-q"}, p)
 	want := []string{"pytest", "tests/t.py::T.test_x", "-q"}
 	if d := cmp.Diff(want, got); d != "" {
@@ -88,7 +92,7 @@ func TestOracleArgv(t *testing.T) {
 func FuzzReadPlan(f *testing.F) {
 	f.Add(`{"summary": "s", "files": ["a"], "test": {"path": "t.py", "symptom": "x"}}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := ReadPlan(write(t, s))
+		p, err := ReadBugPlan(write(t, s))
 		if err != nil {
 			return
 		}
@@ -98,4 +102,39 @@ func FuzzReadPlan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBugCheck: the test section is required, and held to being an oracle,
+// only by the bug type that uses it.
+func TestBugCheck(t *testing.T) {
+	ok := config.Test{Command: []string{"pytest", "-q", "{test_path}"}, PathGlob: "tests/**", Timeout: time.Minute}
+	for _, tc := range []struct {
+		name string
+		edit func(*config.Test)
+		msg  string
+	}{
+		{"valid", func(*config.Test) {}, ""},
+		{"by name only", func(c *config.Test) { c.Command = []string{"go", "test", "-run", "{test_name}"} }, ""},
+		{"no command", func(c *config.Test) { c.Command = nil }, "test.command is required"},
+		{"without placeholder", func(c *config.Test) { c.Command = []string{"pytest", "-q"} }, "must name {test_path} or {test_name}"},
+		{"no path glob", func(c *config.Test) { c.PathGlob = "" }, "test.path_glob is required"},
+		{"bad path glob", func(c *config.Test) { c.PathGlob = "tests/[" }, "not a valid glob"},
+		{"no timeout", func(c *config.Test) { c.Timeout = 0 }, "test.timeout must be a positive duration"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := &config.Config{Test: ok}
+			cfg.Test.Command = slices.Clone(ok.Command)
+			tc.edit(&cfg.Test)
+			err := Bug.Check(cfg)
+			if tc.msg == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("Check = %v, want %q", err, tc.msg)
+			}
+		})
+	}
 }

@@ -3,20 +3,21 @@ package gates
 import (
 	"context"
 	"fmt"
-	"slices"
+
+	"github.com/fixrail/fixrail/internal/verdict"
 )
 
-// DiffNonEmpty refuses a fix phase that changed nothing but the test and
-// its fixtures. Whether the other changes were planned is
+// DiffNonEmpty refuses a fix phase that changed nothing but the evidence
+// (a reproducing test and its fixtures). Whether the other changes were planned is
 // diff-within-plan's question.
 var DiffNonEmpty = &Gate{
 	Name:   "diff-nonempty",
-	Doc:    "the fix changes at least one file besides the reproducing test and its fixtures",
-	Reason: "empty-diff",
+	Doc:    "the fix changes at least one file besides the evidence (a reproducing test and its fixtures)",
+	Reason: verdict.ReasonEmptyDiff,
 	Run: func(_ context.Context, c *Change) (Verdict, error) {
 		n := 0
 		for _, p := range c.Changed {
-			if p != c.Plan.Test.Path && !slices.Contains(c.Plan.Test.Fixtures, p) {
+			if !c.IsEvidence(p) {
 				n++
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/fixrail/fixrail/internal/verdict"
 )
 
 // DiffWithinPlan holds the fix to what phase 1 planned: every changed path
@@ -11,7 +13,7 @@ import (
 var DiffWithinPlan = &Gate{
 	Name:   "diff-within-plan",
 	Doc:    "every changed path is planned in PLAN.json",
-	Reason: "diff-outside-plan",
+	Reason: verdict.ReasonDiffOutsidePlan,
 	Run: func(_ context.Context, c *Change) (Verdict, error) {
 		v, unplanned, _ := planAndDeclaration(c)
 		if len(unplanned) > 0 {
@@ -27,7 +29,7 @@ var DiffWithinPlan = &Gate{
 var DeclaredOnly = &Gate{
 	Name:   "declared-only",
 	Doc:    "every changed source file is declared in the result's files_changed",
-	Reason: "undeclared-changes",
+	Reason: verdict.ReasonUndeclared,
 	Run: func(_ context.Context, c *Change) (Verdict, error) {
 		_, _, undeclared := planAndDeclaration(c)
 		if len(undeclared) > 0 {
@@ -39,15 +41,14 @@ var DeclaredOnly = &Gate{
 
 // planAndDeclaration sorts the changed paths into unplanned and undeclared.
 func planAndDeclaration(c *Change) (pass Verdict, unplanned, undeclared []string) {
-	planned := map[string]bool{c.Plan.Test.Path: true}
-	declared := map[string]bool{c.Plan.Test.Path: true}
-	for _, f := range c.Plan.Test.Fixtures {
-		planned[f], declared[f] = true, true
+	planned, declared := map[string]bool{}, map[string]bool{}
+	for _, e := range c.Evidence {
+		planned[e.Path], declared[e.Path] = true, true
 	}
-	for _, f := range c.Plan.Files {
+	for _, f := range c.Planned {
 		planned[f] = true
 	}
-	for _, f := range c.Result.FilesChanged {
+	for _, f := range c.Declared {
 		declared[f] = true
 	}
 	for _, p := range c.Changed {

@@ -8,13 +8,16 @@ package gates
 import (
 	"context"
 
-	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/sensitive"
+	"github.com/fixrail/fixrail/internal/verdict"
 )
 
-// Gate is one check of the fix phase.
+// Gate is one check. The fix-phase catalogue here judges a Change; the
+// pipeline's own checks and a fix type's gates are Gates too, run by the
+// same function, so every check is recorded, stopped and failed closed the
+// same way.
 type Gate struct {
 	// Name is stable and kebab-case; it appears in events, reports and PRs.
 	Name string
@@ -22,17 +25,34 @@ type Gate struct {
 	Doc string
 	// Reason is the terminal reason code when the gate fails.
 	Reason string
-	// Halt marks a budget gate: its failure is a HALT (a limit was reached),
-	// not an ESCALATE (evidence of a bad fix).
-	Halt bool
+	// Fails is the terminal a failure ends the run in; empty is ESCALATE
+	// (evidence of a bad fix). A budget gate HALTs (a limit was reached);
+	// a red oracle that is not red is NOT-REPRO.
+	Fails verdict.Terminal
 	// Run checks the change.
 	Run func(ctx context.Context, c *Change) (Verdict, error)
+}
+
+// Terminal is the terminal a failure of g ends in.
+func (g *Gate) Terminal() verdict.Terminal {
+	if g.Fails == "" {
+		return verdict.Escalate
+	}
+	return g.Fails
 }
 
 // Verdict is a gate's answer.
 type Verdict struct {
 	Pass   bool
 	Detail string
+	// Reason, when set on a failure, replaces the gate's Reason: a check
+	// with several ways to fail (an oracle green on the base, or red for
+	// another reason) names which.
+	Reason string
+	// Terminal, when set on a failure, replaces the gate's Fails: a plan
+	// that is missing is NOT-REPRO, one naming a path out of the
+	// repository is an attempt, and ESCALATEs.
+	Terminal verdict.Terminal
 	// Unconfirmed marks a pass the gate could not confirm: the change ships,
 	// labelled Label, with Detail as the reason in the PR body.
 	Unconfirmed bool
@@ -46,31 +66,47 @@ type Verdict struct {
 // the harness built from the blobs it read after the agent's second
 // invocation. Gates read only this evidence — the files' bytes as
 // committed, the diff between the base and the candidate — never a
-// directory that something could still be writing to.
+// directory that something could still be writing to. It names no fix
+// type: what a type planned arrives as paths.
 type Change struct {
-	Plan   *fixtype.Plan
-	Result *fixtype.Result
 	// Commit is the candidate: the base plus exactly Files.
 	Commit string
 	// Changed lists every path the candidate changes against the base
-	// (the test and fixtures included), sorted.
+	// (the evidence included), sorted.
 	Changed []string
 	// Diff is the candidate against the base, every file as text.
 	Diff gitx.TreeDiff
 	// Files holds each changed path as committed (a deletion has Mode "").
-	Files  map[string]gitx.Entry
-	Policy *sensitive.Policy
-	// MaxDiffLines is budget.max_diff_lines.
+	Files map[string]gitx.Entry
+	// Planned are the source paths the plan said the fix would change.
+	Planned []string
+	// Declared are the paths the fix phase said it changed.
+	Declared []string
+	Policy   *sensitive.Policy
+	// MaxDiffLines is the diff budget: budget.max_diff_lines, or the fix
+	// type's own when that is smaller.
 	MaxDiffLines int
-	// Evidence is what the investigate phase produced — the reproducing
-	// test and its declared fixtures — as the harness ran it red.
+	// Evidence is what the investigate phase produced (a reproducing test
+	// and its fixtures, say) as the harness ran it red, or nothing.
 	Evidence []gitx.Entry
-	// Oracle runs the reproducing test, Suite the prior suite, each in a
-	// fresh checkout of Commit.
-	Oracle func(ctx context.Context) (sandbox.Result, error)
-	Suite  func(ctx context.Context) (sandbox.Result, error)
+	// Suite runs the prior suite in a fresh checkout of Commit.
+	Suite func(ctx context.Context) (sandbox.Result, error)
 }
 
-// Fix lists the fix-phase gates in the order they run. Cheap structural
-// checks come first so a bad fix is refused before any of its code runs.
-var Fix = []*Gate{DiffNonEmpty, DiffWithinPlan, DeclaredOnly, StageB, DiffBudget, TestUnchanged, OracleGreen, SuiteGreen}
+// IsEvidence reports whether p is one of the evidence files.
+func (c *Change) IsEvidence(p string) bool {
+	for _, e := range c.Evidence {
+		if e.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// Fix lists the fix-phase gates every fix type runs, in order. Cheap
+// structural checks come first so a bad fix is refused before any of its
+// code runs; a fix type's own gates follow, and the suite runs last.
+var Fix = []*Gate{DiffNonEmpty, DiffWithinPlan, DeclaredOnly, StageB, DiffBudget}
+
+// Last are the gates that run after a fix type's own.
+var Last = []*Gate{SuiteGreen}

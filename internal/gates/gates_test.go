@@ -7,39 +7,42 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/sensitive"
+	"github.com/fixrail/fixrail/internal/verdict"
 )
 
 const testPath = "tests/test_format.py"
 
-// verdict is what a gate returned, with the error reduced to whether there
+// result is what a gate returned, with the error reduced to whether there
 // was one, so one table column covers pass, fail and error.
-type verdict struct {
+type result struct {
 	Pass   bool
 	Detail string
 	Err    bool
 }
 
-func run(t *testing.T, g *gates.Gate, c *gates.Change) verdict {
+func run(t *testing.T, g *gates.Gate, c *gates.Change) result {
 	t.Helper()
 	v, err := g.Run(t.Context(), c)
 	if err != nil {
 		if v != (gates.Verdict{}) {
-			t.Errorf("%s returned verdict %+v with error %v; want the zero verdict", g.Name, v, err)
+			t.Errorf("%s returned result %+v with error %v; want the zero result", g.Name, v, err)
 		}
 		if !strings.HasPrefix(err.Error(), g.Name+": ") {
 			t.Errorf("%s error %q does not start with the gate's name", g.Name, err)
 		}
-		return verdict{Err: true}
+		return result{Err: true}
 	}
-	return verdict{Pass: v.Pass, Detail: v.Detail}
+	return result{Pass: v.Pass, Detail: v.Detail}
 }
 
 func policy(t *testing.T) *sensitive.Policy {
@@ -51,16 +54,14 @@ func policy(t *testing.T) *sensitive.Policy {
 	return p
 }
 
-// change is a Change whose plan fixes src/textfmt/format.py with testPath.
+// change is a Change whose plan fixes src/textfmt/format.py, with testPath
+// as its evidence.
 func change(t *testing.T) *gates.Change {
 	t.Helper()
 	return &gates.Change{
-		Plan: &fixtype.Plan{
-			Summary: "guard None",
-			Files:   []string{"src/textfmt/format.py", "src/textfmt/util.py"},
-			Test:    fixtype.TestSpec{Path: testPath, Name: "test_none", Symptom: "AttributeError"},
-		},
-		Result:       &fixtype.Result{Summary: "fixed", FilesChanged: []string{"src/textfmt/format.py"}},
+		Planned:      []string{"src/textfmt/format.py", "src/textfmt/util.py"},
+		Declared:     []string{"src/textfmt/format.py"},
+		Evidence:     []gitx.Entry{{Path: testPath, Mode: "100644"}},
 		Files:        map[string]gitx.Entry{},
 		Policy:       policy(t),
 		MaxDiffLines: 10,
@@ -78,7 +79,6 @@ func TestFixOrder(t *testing.T) {
 	// The documented order: cheap structural checks before any code runs.
 	want := []*gates.Gate{
 		gates.DiffNonEmpty, gates.DiffWithinPlan, gates.DeclaredOnly, gates.StageB, gates.DiffBudget,
-		gates.TestUnchanged, gates.OracleGreen, gates.SuiteGreen,
 	}
 	names := func(gs []*gates.Gate) []string {
 		var out []string
@@ -110,15 +110,13 @@ func TestCatalogue(t *testing.T) {
 		{"declared-only", "undeclared-changes", false},
 		{"stage-b", "sensitive-path", false},
 		{"diff-budget", "diff-budget", true},
-		{"test-unchanged", "test-modified", false},
-		{"oracle-green", "oracle-still-red", false},
 		{"suite-green", "suite-red", false},
 	}
 	var got []entry
 	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	seen := map[string]bool{}
-	for _, g := range gates.Fix {
-		got = append(got, entry{g.Name, g.Reason, g.Halt})
+	for _, g := range slices.Concat(gates.Fix, gates.Last) {
+		got = append(got, entry{g.Name, g.Reason, g.Terminal() == verdict.Halt})
 		if !kebab.MatchString(g.Name) {
 			t.Errorf("name %q is not kebab-case", g.Name)
 		}
@@ -145,20 +143,20 @@ func TestDiffNonEmpty(t *testing.T) {
 	tests := []struct {
 		name    string
 		changed []string
-		want    verdict
+		want    result
 	}{
-		{"nothing changed", nil, verdict{Detail: "nothing changed besides the test"}},
-		{"only the test changed", []string{testPath}, verdict{Detail: "nothing changed besides the test"}},
-		{"one source file", []string{"src/textfmt/format.py"}, verdict{Pass: true, Detail: "1 file(s) besides the test changed"}},
+		{"nothing changed", nil, result{Detail: "nothing changed besides the test"}},
+		{"only the test changed", []string{testPath}, result{Detail: "nothing changed besides the test"}},
+		{"one source file", []string{"src/textfmt/format.py"}, result{Pass: true, Detail: "1 file(s) besides the test changed"}},
 		{"source and test", []string{"src/textfmt/format.py", "src/textfmt/util.py", testPath},
-			verdict{Pass: true, Detail: "2 file(s) besides the test changed"}},
+			result{Pass: true, Detail: "2 file(s) besides the test changed"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := change(t)
 			c.Changed = tc.changed
 			if diff := cmp.Diff(tc.want, run(t, gates.DiffNonEmpty, c)); diff != "" {
-				t.Errorf("verdict (-want +got):\n%s", diff)
+				t.Errorf("result (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -169,69 +167,69 @@ func TestDiffWithinPlan(t *testing.T) {
 		name     string
 		changed  []string
 		declared []string
-		want     verdict // diff-within-plan
-		decl     verdict // declared-only
+		want     result // diff-within-plan
+		decl     result // declared-only
 	}{
 		{
 			name:     "planned and declared",
 			changed:  []string{"src/textfmt/format.py", testPath},
 			declared: []string{"src/textfmt/format.py"},
-			want:     verdict{Pass: true, Detail: "2 path(s), all planned"},
-			decl:     verdict{Pass: true, Detail: "2 path(s), all declared"},
+			want:     result{Pass: true, Detail: "2 path(s), all planned"},
+			decl:     result{Pass: true, Detail: "2 path(s), all declared"},
 		},
 		{
 			name:     "declared but unchanged is fine",
 			changed:  []string{"src/textfmt/format.py"},
 			declared: []string{"src/textfmt/format.py", "src/textfmt/util.py"},
-			want:     verdict{Pass: true, Detail: "1 path(s), all planned"},
-			decl:     verdict{Pass: true, Detail: "1 path(s), all declared"},
+			want:     result{Pass: true, Detail: "1 path(s), all planned"},
+			decl:     result{Pass: true, Detail: "1 path(s), all declared"},
 		},
 		{
 			name:     "the test needs no declaration",
 			changed:  []string{testPath},
 			declared: nil,
-			want:     verdict{Pass: true, Detail: "1 path(s), all planned"},
-			decl:     verdict{Pass: true, Detail: "1 path(s), all declared"},
+			want:     result{Pass: true, Detail: "1 path(s), all planned"},
+			decl:     result{Pass: true, Detail: "1 path(s), all declared"},
 		},
 		{
 			name:     "unplanned path",
 			changed:  []string{"src/textfmt/format.py", "src/textfmt/other.py"},
 			declared: []string{"src/textfmt/format.py", "src/textfmt/other.py"},
-			want:     verdict{Detail: "not in PLAN.json: src/textfmt/other.py"},
-			decl:     verdict{Pass: true, Detail: "2 path(s), all declared"},
+			want:     result{Detail: "not in PLAN.json: src/textfmt/other.py"},
+			decl:     result{Pass: true, Detail: "2 path(s), all declared"},
 		},
 		{
 			name:     "build artefact left behind",
 			changed:  []string{"src/textfmt/__pycache__/format.cpython-312.pyc", "src/textfmt/format.py"},
 			declared: []string{"src/textfmt/format.py"},
-			want:     verdict{Detail: "not in PLAN.json: src/textfmt/__pycache__/format.cpython-312.pyc"},
-			decl:     verdict{Detail: "not declared in files_changed: src/textfmt/__pycache__/format.cpython-312.pyc"},
+			want:     result{Detail: "not in PLAN.json: src/textfmt/__pycache__/format.cpython-312.pyc"},
+			decl:     result{Detail: "not declared in files_changed: src/textfmt/__pycache__/format.cpython-312.pyc"},
 		},
 		{
 			name:     "planned but undeclared",
 			changed:  []string{"src/textfmt/format.py", "src/textfmt/util.py"},
 			declared: []string{"src/textfmt/format.py"},
-			want:     verdict{Pass: true, Detail: "2 path(s), all planned"},
-			decl:     verdict{Detail: "not declared in files_changed: src/textfmt/util.py"},
+			want:     result{Pass: true, Detail: "2 path(s), all planned"},
+			decl:     result{Detail: "not declared in files_changed: src/textfmt/util.py"},
 		},
 		{
 			name:     "both",
 			changed:  []string{"README.md", "src/textfmt/format.py", "src/textfmt/util.py"},
 			declared: nil,
-			want:     verdict{Detail: "not in PLAN.json: README.md"},
-			decl:     verdict{Detail: "not declared in files_changed: README.md, src/textfmt/format.py, src/textfmt/util.py"},
+			want:     result{Detail: "not in PLAN.json: README.md"},
+			decl:     result{Detail: "not declared in files_changed: README.md, src/textfmt/format.py, src/textfmt/util.py"},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := change(t)
 			c.Changed = tc.changed
-			c.Result.FilesChanged = tc.declared
+			c.Declared = tc.declared
 			if diff := cmp.Diff(tc.want, run(t, gates.DiffWithinPlan, c)); diff != "" {
-				t.Errorf("diff-within-plan verdict (-want +got):\n%s", diff)
+				t.Errorf("diff-within-plan result (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tc.decl, run(t, gates.DeclaredOnly, c)); diff != "" {
-				t.Errorf("declared-only verdict (-want +got):\n%s", diff)
+				t.Errorf("declared-only result (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -243,41 +241,41 @@ func TestStageB(t *testing.T) {
 		files   map[string]string // the candidate's files
 		missing []string          // changed paths the candidate has no entry for
 		changed []string
-		want    verdict
+		want    result
 	}{
 		{
 			name:    "fixable source and test",
 			files:   map[string]string{"src/textfmt/format.py": "import os\n", testPath: "from textfmt import format_name\n"},
 			changed: []string{"src/textfmt/format.py", testPath},
-			want:    verdict{Pass: true, Detail: "2 path(s) clear"},
+			want:    result{Pass: true, Detail: "2 path(s) clear"},
 		},
 		{
 			name:    "nothing changed",
-			want:    verdict{Pass: true, Detail: "0 path(s) clear"},
+			want:    result{Pass: true, Detail: "0 path(s) clear"},
 			changed: nil,
 		},
 		{
 			name:    "import of an auth module",
 			files:   map[string]string{"src/textfmt/format.py": "import os\nfrom app.auth.session import x\n"},
 			changed: []string{"src/textfmt/format.py"},
-			want:    verdict{Detail: `src/textfmt/format.py imports "from app.auth.session import x" (import:auth)`},
+			want:    result{Detail: `src/textfmt/format.py imports "from app.auth.session import x" (import:auth)`},
 		},
 		{
 			name:    "test that imports an auth module",
 			files:   map[string]string{testPath: "from app.auth.session import x\n"},
 			changed: []string{testPath},
-			want:    verdict{Detail: `tests/test_format.py imports "from app.auth.session import x" (import:auth)`},
+			want:    result{Detail: `tests/test_format.py imports "from app.auth.session import x" (import:auth)`},
 		},
 		{
 			name:    "deleted file has no imports to read",
 			changed: []string{"src/textfmt/gone.py"},
-			want:    verdict{Pass: true, Detail: "1 path(s) clear"},
+			want:    result{Pass: true, Detail: "1 path(s) clear"},
 		},
 		{
 			name:    "denied path",
 			files:   map[string]string{"src/auth/session.py": "x = 1\n"},
 			changed: []string{"src/auth/session.py"},
-			want:    verdict{Detail: "src/auth/session.py (denied word:auth)"},
+			want:    result{Detail: "src/auth/session.py (denied word:auth)"},
 		},
 		{
 			name: "denied path is not read",
@@ -285,24 +283,24 @@ func TestStageB(t *testing.T) {
 			// refused before any read.
 			missing: []string{"src/secrets/x"},
 			changed: []string{"src/secrets/x"},
-			want:    verdict{Detail: "src/secrets/x (denied word:secret)"},
+			want:    result{Detail: "src/secrets/x (denied word:secret)"},
 		},
 		{
 			name:    "project sensitive glob",
 			files:   map[string]string{"src/billing/invoice.py": "x = 1\n"},
 			changed: []string{"src/billing/invoice.py"},
-			want:    verdict{Detail: "src/billing/invoice.py (denied config:paths.sensitive[0] src/billing/**)"},
+			want:    result{Detail: "src/billing/invoice.py (denied config:paths.sensitive[0] src/billing/**)"},
 		},
 		{
 			name:    "unknown path is sensitive",
 			files:   map[string]string{"docs/readme.md": "hi\n"},
 			changed: []string{"docs/readme.md"},
-			want:    verdict{Detail: "docs/readme.md (unknown)"},
+			want:    result{Detail: "docs/readme.md (unknown)"},
 		},
 		{
 			name:    "unknown even when deleted",
 			changed: []string{"setup.py"},
-			want:    verdict{Detail: "setup.py (unknown)"},
+			want:    result{Detail: "setup.py (unknown)"},
 		},
 		{
 			name:  "every hit is listed",
@@ -310,7 +308,7 @@ func TestStageB(t *testing.T) {
 			changed: []string{
 				"fixrail.yaml", "src/textfmt/format.py",
 			},
-			want: verdict{Detail: `fixrail.yaml (denied glob:fixrail.yaml); src/textfmt/format.py imports "import app.crypto" (import:crypt)`},
+			want: result{Detail: `fixrail.yaml (denied glob:fixrail.yaml); src/textfmt/format.py imports "import app.crypto" (import:crypt)`},
 		},
 		{
 			// The candidate is built before any gate: a changed path it has
@@ -318,7 +316,7 @@ func TestStageB(t *testing.T) {
 			name:    "changed path without an entry",
 			missing: []string{"src/textfmt/pkg"},
 			changed: []string{"src/textfmt/pkg"},
-			want:    verdict{Err: true},
+			want:    result{Err: true},
 		},
 	}
 	for _, tc := range tests {
@@ -332,7 +330,7 @@ func TestStageB(t *testing.T) {
 			}
 			c.Changed = tc.changed
 			if diff := cmp.Diff(tc.want, run(t, gates.StageB, c)); diff != "" {
-				t.Errorf("verdict (-want +got):\n%s", diff)
+				t.Errorf("result (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -343,13 +341,13 @@ func TestDiffBudget(t *testing.T) {
 		name           string
 		added, deleted int
 		max            int
-		want           verdict
+		want           result
 	}{
-		{"well within", 3, 2, 10, verdict{Pass: true, Detail: "5 of 10 lines"}},
-		{"exactly at the budget", 6, 4, 10, verdict{Pass: true, Detail: "10 of 10 lines"}},
-		{"one over", 6, 5, 10, verdict{Detail: "11 of 10 lines"}},
-		{"deletions count", 0, 11, 10, verdict{Detail: "11 of 10 lines"}},
-		{"additions count", 11, 0, 10, verdict{Detail: "11 of 10 lines"}},
+		{"well within", 3, 2, 10, result{Pass: true, Detail: "5 of 10 lines"}},
+		{"exactly at the budget", 6, 4, 10, result{Pass: true, Detail: "10 of 10 lines"}},
+		{"one over", 6, 5, 10, result{Detail: "11 of 10 lines"}},
+		{"deletions count", 0, 11, 10, result{Detail: "11 of 10 lines"}},
+		{"additions count", 11, 0, 10, result{Detail: "11 of 10 lines"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -357,7 +355,7 @@ func TestDiffBudget(t *testing.T) {
 			c.MaxDiffLines = tc.max
 			c.Diff = gitx.TreeDiff{Diff: gitx.Diff{Added: tc.added, Deleted: tc.deleted}}
 			if diff := cmp.Diff(tc.want, run(t, gates.DiffBudget, c)); diff != "" {
-				t.Errorf("verdict (-want +got):\n%s", diff)
+				t.Errorf("result (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -371,61 +369,61 @@ func TestTestUnchanged(t *testing.T) {
 		fixtures map[string]string // evidence besides the test
 		deleted  bool              // evidence paths without a file are deleted
 		exec     bool              // the test's mode turned executable
-		want     verdict
+		want     result
 	}{
 		{
 			name:  "byte for byte the same",
 			files: map[string]string{testPath: red},
-			want:  verdict{Pass: true, Detail: testPath},
+			want:  result{Pass: true, Detail: testPath},
 		},
 		{
 			name:  "weakened",
 			files: map[string]string{testPath: "def test_none():\n    pass\n"},
-			want:  verdict{Detail: "the fix phase edited " + testPath},
+			want:  result{Detail: "the fix phase edited " + testPath},
 		},
 		{
 			name:  "trailing newline added",
 			files: map[string]string{testPath: red + "\n"},
-			want:  verdict{Detail: "the fix phase edited " + testPath},
+			want:  result{Detail: "the fix phase edited " + testPath},
 		},
 		{
 			name:  "emptied",
 			files: map[string]string{testPath: ""},
-			want:  verdict{Detail: "the fix phase edited " + testPath},
+			want:  result{Detail: "the fix phase edited " + testPath},
 		},
 		{
 			name:    "deleted",
 			deleted: true,
-			want:    verdict{Detail: "the reproducing test was deleted"},
+			want:    result{Detail: "the reproducing test was deleted"},
 		},
 		{
 			name:  "made executable",
 			files: map[string]string{testPath: red},
 			exec:  true,
-			want:  verdict{Detail: "the fix phase edited " + testPath},
+			want:  result{Detail: "the fix phase edited " + testPath},
 		},
 		{
 			name: "missing from the candidate",
-			want: verdict{Err: true},
+			want: result{Err: true},
 		},
 		{
 			name:     "a fixture edited",
 			files:    map[string]string{testPath: red, "tests/conftest.py": "x = 2\n"},
 			fixtures: map[string]string{"tests/conftest.py": "x = 1\n"},
-			want:     verdict{Detail: "the fix phase edited tests/conftest.py"},
+			want:     result{Detail: "the fix phase edited tests/conftest.py"},
 		},
 		{
 			name:     "a fixture deleted",
 			files:    map[string]string{testPath: red},
 			fixtures: map[string]string{"tests/conftest.py": "x = 1\n"},
 			deleted:  true,
-			want:     verdict{Detail: "the fix phase deleted tests/conftest.py"},
+			want:     result{Detail: "the fix phase deleted tests/conftest.py"},
 		},
 		{
 			name:     "test and fixture unchanged",
 			files:    map[string]string{testPath: red, "tests/conftest.py": "x = 1\n"},
 			fixtures: map[string]string{"tests/conftest.py": "x = 1\n"},
-			want:     verdict{Pass: true, Detail: testPath + " and 1 fixture(s)"},
+			want:     result{Pass: true, Detail: testPath + " and 1 fixture(s)"},
 		},
 	}
 	for _, tc := range tests {
@@ -448,8 +446,8 @@ func TestTestUnchanged(t *testing.T) {
 				e.Mode = "100755"
 				c.Files[testPath] = e
 			}
-			if diff := cmp.Diff(tc.want, run(t, gates.TestUnchanged, c)); diff != "" {
-				t.Errorf("verdict (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tc.want, run(t, bugGate(t, "test-unchanged", nil), c)); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -465,54 +463,58 @@ func TestOracleAndSuite(t *testing.T) {
 		name      string
 		res       sandbox.Result
 		err       error
-		oracle    verdict
-		suite     verdict
+		oracle    result
+		suite     result
 		wantCause error
 	}{
 		{
 			name:   "exit 0",
 			res:    sandbox.Result{ExitCode: 0, Stdout: "1 passed"},
-			oracle: verdict{Pass: true, Detail: "test passes"},
-			suite:  verdict{Pass: true, Detail: "suite passes"},
+			oracle: result{Pass: true, Detail: "test passes"},
+			suite:  result{Pass: true, Detail: "suite passes"},
 		},
 		{
 			name:   "exit 1",
 			res:    sandbox.Result{ExitCode: 1, Stdout: "1 failed"},
-			oracle: verdict{Detail: "test still fails: exit 1"},
-			suite:  verdict{Detail: "suite fails: exit 1"},
+			oracle: result{Detail: "test still fails: exit 1"},
+			suite:  result{Detail: "suite fails: exit 1"},
 		},
 		{
 			name:   "timed out",
 			res:    sandbox.Result{ExitCode: -1, TimedOut: true, Signal: "killed"},
-			oracle: verdict{Detail: "test still fails: timed out"},
-			suite:  verdict{Detail: "suite fails: timed out"},
+			oracle: result{Detail: "test still fails: timed out"},
+			suite:  result{Detail: "suite fails: timed out"},
 		},
 		{
 			name:   "killed by a signal",
 			res:    sandbox.Result{ExitCode: -1, Signal: "segmentation fault"},
-			oracle: verdict{Detail: "test still fails: ended by signal (segmentation fault)"},
-			suite:  verdict{Detail: "suite fails: ended by signal (segmentation fault)"},
+			oracle: result{Detail: "test still fails: ended by signal (segmentation fault)"},
+			suite:  result{Detail: "suite fails: ended by signal (segmentation fault)"},
 		},
 		{
 			name:   "exit 0 but canceled is not green",
 			res:    sandbox.Result{ExitCode: 0, Canceled: true},
-			oracle: verdict{Detail: "test still fails: canceled"},
-			suite:  verdict{Detail: "suite fails: canceled"},
+			oracle: result{Detail: "test still fails: canceled"},
+			suite:  result{Detail: "suite fails: canceled"},
 		},
 		{
 			name:      "could not start",
 			err:       errStart,
-			oracle:    verdict{Err: true},
-			suite:     verdict{Err: true},
+			oracle:    result{Err: true},
+			suite:     result{Err: true},
 			wantCause: errStart,
 		},
 	}
+	var exec func(context.Context, string, string, []string, time.Duration) (sandbox.Result, error)
+	oracleGreen := bugGate(t, "oracle-green", func(ctx context.Context, label, rev string, argv []string, d time.Duration) (sandbox.Result, error) {
+		return exec(ctx, label, rev, argv, d)
+	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, g := range []struct {
 				gate *gates.Gate
-				want verdict
-			}{{gates.OracleGreen, tc.oracle}, {gates.SuiteGreen, tc.suite}} {
+				want result
+			}{{oracleGreen, tc.oracle}, {gates.SuiteGreen, tc.suite}} {
 				c := change(t)
 				calls := map[string]int{}
 				fake := func(which string) func(context.Context) (sandbox.Result, error) {
@@ -524,22 +526,43 @@ func TestOracleAndSuite(t *testing.T) {
 						return tc.res, tc.err
 					}
 				}
-				c.Oracle, c.Suite = fake("oracle"), fake("suite")
+				c.Suite = fake("suite")
+				oracle := fake("oracle")
+				exec = func(ctx context.Context, _, _ string, _ []string, _ time.Duration) (sandbox.Result, error) {
+					return oracle(ctx)
+				}
 				ctx := context.WithValue(t.Context(), ctxKey{}, "run")
 				v, err := g.gate.Run(ctx, c)
-				got := verdict{Pass: v.Pass, Detail: v.Detail, Err: err != nil}
+				got := result{Pass: v.Pass, Detail: v.Detail, Err: err != nil}
 				if diff := cmp.Diff(g.want, got); diff != "" {
-					t.Errorf("%s verdict (-want +got):\n%s", g.gate.Name, diff)
+					t.Errorf("%s result (-want +got):\n%s", g.gate.Name, diff)
 				}
 				if tc.wantCause != nil && !errors.Is(err, tc.wantCause) {
 					t.Errorf("%s error %v does not wrap %v", g.gate.Name, err, tc.wantCause)
 				}
 				// Each gate runs its own command, once, and never the other's.
-				own := map[*gates.Gate]string{gates.OracleGreen: "oracle", gates.SuiteGreen: "suite"}[g.gate]
+				own := map[*gates.Gate]string{oracleGreen: "oracle", gates.SuiteGreen: "suite"}[g.gate]
 				if diff := cmp.Diff(map[string]int{own: 1}, calls); diff != "" {
 					t.Errorf("%s runner calls (-want +got):\n%s", g.gate.Name, diff)
 				}
 			}
 		})
 	}
+}
+
+// bugGate is one of the bug fix type's own gates (the reproducing test's):
+// they live with the type and judge the same neutral Change.
+func bugGate(t *testing.T, name string, exec func(context.Context, string, string, []string, time.Duration) (sandbox.Result, error)) *gates.Gate {
+	t.Helper()
+	cfg := &config.Config{Test: config.Test{Command: []string{"pytest", "{test_path}"}, PathGlob: "tests/**", Timeout: time.Minute}}
+	env := &fixtype.Env{Config: cfg, Base: "main", BaseSHA: "0123456789abcdef", Exec: exec}
+	plan := &fixtype.Plan{Files: []string{"src/textfmt/format.py"}, Evidence: []string{testPath},
+		Detail: &fixtype.BugPlan{Summary: "guard None", Files: []string{"src/textfmt/format.py"}, Test: fixtype.TestSpec{Path: testPath, Name: "test_none", Symptom: "AttributeError"}}}
+	for _, g := range fixtype.Bug.Gates(env, plan) {
+		if g.Name == name {
+			return g
+		}
+	}
+	t.Fatalf("the bug type has no gate %s", name)
+	return nil
 }

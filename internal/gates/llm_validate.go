@@ -11,6 +11,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/runner/model"
 	"github.com/fixrail/fixrail/internal/untrusted"
+	"github.com/fixrail/fixrail/internal/verdict"
 )
 
 // Completer makes one single-shot model call: no tools, one turn, the
@@ -60,7 +61,7 @@ func LLMValidate(v Validation) *Gate {
 	return &Gate{
 		Name:   "llm-validate",
 		Doc:    "a model with no tools judges that the diff addresses the finding; only an explicit pass ships unmarked",
-		Reason: "llm-fail",
+		Reason: verdict.ReasonLLMFail,
 		Run:    v.run,
 	}
 }

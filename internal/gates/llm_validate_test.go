@@ -16,6 +16,7 @@ import (
 	"github.com/fixrail/fixrail/internal/runner/claudetest"
 	"github.com/fixrail/fixrail/internal/runner/fakemodel"
 	"github.com/fixrail/fixrail/internal/runner/model"
+	"github.com/fixrail/fixrail/internal/verdict"
 )
 
 const (
@@ -74,8 +75,8 @@ func TestLLMValidateOutcomes(t *testing.T) {
 				Redact:  keep,
 				Timeout: 300 * time.Millisecond,
 			})
-			if g.Reason != "llm-fail" || g.Halt {
-				t.Errorf("gate reason %q halt %v, want llm-fail, an escalation", g.Reason, g.Halt)
+			if g.Reason != "llm-fail" || g.Terminal() != verdict.Escalate {
+				t.Errorf("gate reason %q terminal %v, want llm-fail, an escalation", g.Reason, g.Terminal())
 			}
 			start := time.Now()
 			v, err := g.Run(t.Context(), &gates.Change{Diff: gitx.TreeDiff{Diff: gitx.Diff{Patch: patch}}})

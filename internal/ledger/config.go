@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"errors"
+	"github.com/fixrail/fixrail/internal/verdict"
 	"os"
 	"strconv"
 	"time"
@@ -33,8 +34,8 @@ func OpenConfig(ctx context.Context, cfg *config.Config, stateDir string) (Ledge
 // The HALT reasons a ledger verdict maps to (SPEC §3). ErrInFlight maps to
 // the pipeline's existing "in-flight".
 const (
-	ReasonExhausted  = "budget-exhausted"
-	ReasonUnreadable = "budget-unreadable"
+	ReasonExhausted  = verdict.ReasonBudgetExhausted
+	ReasonUnreadable = verdict.ReasonBudgetUnreadable
 )
 
 // Reason is the HALT reason for a Reserve or Check error: exhausted,

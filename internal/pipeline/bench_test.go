@@ -33,23 +33,24 @@ package pipeline_test
 //	P3          24 read-tree --reset -u <red tree>                   a fresh checkout
 //	               (the oracle, red)
 //	         25-26 config --list, for-each-ref                       check after the test
-//	            27 ls-tree <base> -- <planned file>                  Stage A reads the base
+//	         27-30 ls-tree, cat-file -s, cat-file blob <red> -- test   Stage A reads the red tree:
+//	               ls-tree <red> -- <planned file>                   the evidence and the plan
 //	P4             (agent #2 writes the fix and result.json)
-//	         28-29 config --list, for-each-ref                       check after the agent
-//	            30 status ...                                        Changed
-//	            31 ls-tree <base> -- <path>                          changed from the base?
-//	            32 hash-object ...                                   the fix, as read
-//	         33-35 read-tree, update-index, write-tree               the candidate tree
-//	            36 commit-tree <tree> -p <base>                      the candidate, before any gate
-//	         37-39 diff-tree --text, --binary, --name-only           what the gates read
-//	            40 read-tree --reset -u <candidate>                  a fresh checkout
-//	               (the oracle, green)
-//	         41-42 config --list, for-each-ref                       check after the test
+//	         31-32 config --list, for-each-ref                       check after the agent
+//	            33 status ...                                        Changed
+//	            34 ls-tree <base> -- <path>                          changed from the base?
+//	            35 hash-object ...                                   the fix, as read
+//	         36-38 read-tree, update-index, write-tree               the candidate tree
+//	            39 commit-tree <tree> -p <base>                      the candidate, before any gate
+//	         40-42 diff-tree --text, --binary, --name-only           what the gates read
 //	            43 read-tree --reset -u <candidate>                  a fresh checkout
+//	               (the oracle, green)
+//	         44-45 config --list, for-each-ref                       check after the test
+//	            46 read-tree --reset -u <candidate>                  a fresh checkout
 //	               (the suite, green)
-//	         44-45 config --list, for-each-ref                       check after the suite
-//	P5          46 check-ref-format --branch fixrail/<id>            UpdateBranch
-//	            47 update-ref --no-deref -m ... <ref> <new> <zero>   UpdateBranch (compare-and-swap)
+//	         47-48 config --list, for-each-ref                       check after the suite
+//	P5          49 check-ref-format --branch fixrail/<id>            UpdateBranch
+//	            50 update-ref --no-deref -m ... <ref> <new> <zero>   UpdateBranch (compare-and-swap)
 //
 // Cleanup runs no git: the trees are plain directories.
 //
@@ -77,6 +78,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/gitx/gittest"
 	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/runner"
@@ -84,7 +86,7 @@ import (
 
 // gitCallsPerFinding is the length of the list above: what one finding
 // costs in git processes, Prepare included.
-const gitCallsPerFinding = 47
+const gitCallsPerFinding = 50
 
 const (
 	benchTestPath = "tests/repro.sh"
@@ -200,6 +202,7 @@ func (fx *benchFixture) runPipeline(tb testing.TB, ctx context.Context, id strin
 	rep, err := pipeline.Run(ctx, s, pipeline.Params{
 		Finding: &findings.Finding{ID: id, Title: "bench finding " + id, Body: "the bench symptom"},
 		Runner:  benchAgent{},
+		Forge:   localForge(tb, s),
 		TempDir: fx.tmp,
 	})
 	if err != nil {
@@ -435,14 +438,18 @@ func rawFinding(tb testing.TB, fx *benchFixture, g *rawGit, id string) {
 	g.bare(gitDir, idx, []byte("100644 "+testOID+"\t"+benchTestPath+"\x00"), "update-index", "-z", "--index-info")
 	red := g.bare(gitDir, idx, nil, "write-tree")
 
-	// P3: the oracle, red, in a fresh checkout; Stage A reads the planned
-	// file from the base.
+	// P3: the oracle, red, in a fresh checkout; Stage A reads the test and
+	// the planned file from the red tree.
 	checkout(filepath.Join(dir, "red-1"), red)
 	if ok, out := rawCommand(tb, filepath.Join(dir, "red-1"), benchTestArgv); ok || !strings.Contains(out, benchSymptom) {
 		tb.Fatalf("raw oracle on the base: passed=%v, output %q", ok, out)
 	}
 	check()
-	g.git(top, "ls-tree", "-z", "--full-tree", sha, "--", benchFixPath)
+	testRec := g.git(top, "ls-tree", "-z", "--full-tree", red, "--", benchTestPath)
+	testBlob := strings.Fields(strings.SplitN(testRec, "\t", 2)[0])[2]
+	g.git(top, "cat-file", "-s", testBlob)
+	g.git(top, "cat-file", "blob", testBlob)
+	g.git(top, "ls-tree", "-z", "--full-tree", red, "--", benchFixPath)
 
 	// P4: the fix, read back once; the candidate commit; its diff; the
 	// oracle and the suite in fresh checkouts of it.
@@ -658,4 +665,15 @@ func readGitLog(t *testing.T, log string) []string {
 		calls = append(calls, strings.Join(args, " "))
 	}
 	return calls
+}
+
+// localForge is the embedded default forge, the repository's outbox, as
+// the CLI builds it.
+func localForge(tb testing.TB, s *pipeline.Setup) *forge.Local {
+	tb.Helper()
+	dir, err := s.StateDir("outbox")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &forge.Local{Dir: dir}
 }

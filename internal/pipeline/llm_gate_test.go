@@ -63,10 +63,11 @@ sandbox: off
 				t.Fatal(err)
 			}
 			defer setup.Close()
-			setup.Model = model.NewAnthropic("fake-key-for-loopback-tests", srv.URL, "fake-model")
 			rep, err := pipeline.Run(t.Context(), setup, pipeline.Params{
 				Finding: &findings.Finding{ID: "llm", Title: "broken", Body: "it is BROKEN"},
 				Runner:  scriptedAgent{},
+				Forge:   localForge(t, setup),
+				Model:   model.NewAnthropic("fake-key-for-loopback-tests", srv.URL, "fake-model"),
 				TempDir: t.TempDir(),
 			})
 			if err != nil {

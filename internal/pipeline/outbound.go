@@ -16,9 +16,6 @@ import (
 // scanned, and a hit, or a scanner error, is a leak: the text is not sent and
 // the run escalates.
 
-// ReasonLeak is the reason code of a blocked outbound text.
-const ReasonLeak = "leak"
-
 // leakError is an outbound text that must not be sent.
 type leakError struct {
 	what  string

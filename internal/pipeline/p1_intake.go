@@ -5,47 +5,35 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/events"
+	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/ledger"
 	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/risk"
 )
 
-// intake is P1: the wall clock is already armed; take the per-finding lock,
-// sweep what crashed runs left, and refuse to stack on work in flight.
+// intake is P1: the wall clock is already armed; reserve the budget,
+// redact the finding, score its risk, take the per-finding lock, sweep what
+// crashed runs left, and refuse to stack on work in flight.
 func (r *run) intake(ctx context.Context) *Outcome {
 	// The budget first, before anything else can cost anything: the run's
 	// worst case is reserved against every scope, or the run HALTs. An
 	// unreadable ledger is an exceeded budget.
-	if o := r.reserve(ctx); o != nil {
+	if o := r.check(ctx, "P1", r.budgetGate(), nil); o != nil {
 		return o
 	}
-	// Redact next: every later use of the report — prompts, PR title, the
-	// run report — sees only the scrubbed text.
-	fin := *r.fin
-	fin.Labels, fin.Comments = slices.Clone(fin.Labels), slices.Clone(fin.Comments)
-	for _, f := range []*string{&fin.Title, &fin.Body} {
-		v, err := r.scrubInbound(*f)
-		if err != nil {
-			return stop(Escalate, ReasonLeak, err.Error())
-		}
-		*f = v
+	// Redact next: every later use of the finding — prompts, PR title, the
+	// run report — sees only the scrubbed text, every untrusted field of it.
+	fin, err := r.fin.Map(r.scrubInbound)
+	if err != nil {
+		return stop(Escalate, ReasonLeak, err.Error())
 	}
-	for _, list := range [][]string{fin.Labels, fin.Comments} {
-		for i := range list {
-			v, err := r.scrubInbound(list[i])
-			if err != nil {
-				return stop(Escalate, ReasonLeak, err.Error())
-			}
-			list[i] = v
-		}
-	}
-	r.fin = &fin
+	r.fin = fin
 	r.rep.Finding.Title = fin.Title
-	r.rules = risk.NewRules(r.cfg.Risk, r.s.Policy)
+	r.rules = risk.NewRules(r.cfg.Risk, r.pol)
 	access := r.p.Access
 	if access == "" {
 		access = risk.AccessOperator
@@ -57,73 +45,125 @@ func (r *run) intake(ctx context.Context) *Outcome {
 	if err := r.s.Repo.Poisoned(); err != nil {
 		return stop(Escalate, ReasonPoisoned, err.Error())
 	}
-	if err := realDir(filepath.Join(r.stateDir, "locks")); err != nil {
-		return stop(Halt, ReasonCheckError, "per-finding lock: "+err.Error())
+	if o := r.check(ctx, "P1", r.lockGate(), nil); o != nil {
+		return o
 	}
-	lock, err := ledger.TryLock(filepath.Join(r.stateDir, "locks"), r.fin.ID)
-	if errors.Is(err, ledger.ErrHeld) {
-		return stop(Halt, ReasonInFlight, "another fixrail run holds finding "+r.fin.ID)
-	}
-	if err != nil {
-		return stop(Halt, ReasonCheckError, "per-finding lock: "+err.Error())
-	}
-	r.lock = lock
-	r.gate("P1", "finding-lock", "pass", "finding "+r.fin.ID)
-
 	r.sweepRunDirs()
 	for _, d := range pathguard.SweepStale(r.p.TempDir) {
 		r.note("sweep", "removed "+filepath.Base(d)+", left by a process that is gone")
 	}
-
-	exists, err := r.s.Repo.BranchExists(ctx, r.branch)
-	if err != nil {
-		return stop(Halt, ReasonCheckError, "in-flight check: "+err.Error())
-	}
-	if exists {
-		ahead, err := r.s.Repo.CommitsAhead(ctx, r.branch, r.s.BaseSHA)
-		if err != nil {
-			return stop(Halt, ReasonCheckError, "in-flight check: "+err.Error())
-		}
-		if ahead > 0 {
-			r.gate("P1", "in-flight", "fail", fmt.Sprintf("%s holds %d commit(s) not on %s", r.branch, ahead, r.s.Base))
-			return stop(Halt, ReasonInFlight, fmt.Sprintf("branch %s already holds %d commit(s) not on %s; review or delete it first", r.branch, ahead, r.s.Base))
-		}
-		if r.oldHead, err = r.s.Repo.RevParse(ctx, "refs/heads/"+r.branch); err != nil {
-			return stop(Halt, ReasonCheckError, "in-flight check: "+err.Error())
-		}
-	}
-	r.gate("P1", "in-flight", "pass", "no unmerged work on "+r.branch)
-	return nil
+	return r.checks(ctx, "P1", []*gates.Gate{r.inFlightGate(), r.protectionGate()}, nil)
 }
 
-// reserve admits the run in the ledger.
-func (r *run) reserve(ctx context.Context) *Outcome {
-	lg, err := ledger.OpenConfig(ctx, r.cfg, r.stateDir)
-	if err != nil {
-		r.gate("P1", "budget", "error", err.Error())
-		return stop(Halt, ReasonBudgetUnreadable, "budget: "+err.Error())
+// protectionGate asserts, before any agent runs, that the base branch
+// cannot be written without a reviewed pull request; a forge that pushes
+// nothing (the local outbox) has nothing to assert.
+func (r *run) protectionGate() *gates.Gate {
+	return &gates.Gate{
+		Name:   "branch-protection",
+		Doc:    "the base branch requires a pull request before merging (where the forge pushes)",
+		Reason: ReasonNoBranchProtection,
+		Fails:  Halt,
+		Run: func(ctx context.Context, _ *gates.Change) (gates.Verdict, error) {
+			p, err := r.p.Forge.AssertProtected(ctx, r.s.Base, nil)
+			if err != nil {
+				return gates.Verdict{}, err
+			}
+			if !p.Applicable {
+				return pass("not applicable: the forge pushes nothing")
+			}
+			return pass(fmt.Sprintf("%s requires a pull request (%s)", p.Branch, strings.Join(p.Sources, ", ")))
+		},
 	}
-	r.ledger = lg
-	actor := r.p.Actor
-	if actor == "" {
-		actor = ledger.LocalActor()
+}
+
+// budgetGate admits the run in the ledger.
+func (r *run) budgetGate() *gates.Gate {
+	return &gates.Gate{
+		Name:   "budget",
+		Doc:    "the run's worst case is reserved against every budget scope; an unreadable ledger is an exhausted one",
+		Reason: ReasonBudgetExhausted,
+		Fails:  Halt,
+		Run: func(ctx context.Context, _ *gates.Change) (gates.Verdict, error) {
+			lg, err := ledger.OpenConfig(ctx, r.cfg, r.stateDir)
+			if err != nil {
+				return fail(ReasonBudgetUnreadable, "budget: "+err.Error())
+			}
+			r.ledger = lg
+			actor := r.p.Actor
+			if actor == "" {
+				actor = ledger.LocalActor()
+			}
+			req := ledger.RequestFor(r.cfg, ledger.RepoKey(r.p.ForgeRepo, r.s.Repo.Top()), r.fin.ID, actor, time.Now())
+			req.RunID = r.rep.RunID
+			res, err := lg.Reserve(ctx, req)
+			if err != nil {
+				if cerr := lg.Close(); cerr != nil {
+					r.rep.Warnings = append(r.rep.Warnings, "ledger close: "+cerr.Error())
+				}
+				if errors.Is(err, ledger.ErrInFlight) {
+					return fail(ReasonInFlight, "another fixrail run holds finding "+r.fin.ID+": "+err.Error())
+				}
+				return fail(ledger.Reason(err), "budget: "+err.Error())
+			}
+			r.res = res
+			return pass(fmt.Sprintf("reserved $%g and %d turns (until %s)", res.CostUSD, res.Turns, res.Expires.UTC().Format(time.RFC3339)))
+		},
 	}
-	req := ledger.RequestFor(r.cfg, ledger.RepoKey(r.p.ForgeRepo, r.s.Repo.Top()), r.fin.ID, actor, time.Now())
-	req.RunID = r.rep.RunID
-	res, err := lg.Reserve(ctx, req)
-	if err != nil {
-		if cerr := lg.Close(); cerr != nil {
-			r.rep.Warnings = append(r.rep.Warnings, "ledger close: "+cerr.Error())
-		}
-		r.gate("P1", "budget", "fail", err.Error())
-		if errors.Is(err, ledger.ErrInFlight) {
-			return stop(Halt, ReasonInFlight, "another fixrail run holds finding "+r.fin.ID+": "+err.Error())
-		}
-		return stop(Halt, ledger.Reason(err), "budget: "+err.Error())
+}
+
+// lockGate takes the per-finding lock for the rest of the run.
+func (r *run) lockGate() *gates.Gate {
+	return &gates.Gate{
+		Name:   "finding-lock",
+		Doc:    "no other run on this machine works on the finding",
+		Reason: ReasonInFlight,
+		Fails:  Halt,
+		Run: func(context.Context, *gates.Change) (gates.Verdict, error) {
+			if err := realDir(filepath.Join(r.stateDir, "locks")); err != nil {
+				return fail(ReasonCheckError, "per-finding lock: "+err.Error())
+			}
+			lock, err := ledger.TryLock(filepath.Join(r.stateDir, "locks"), r.fin.ID)
+			if errors.Is(err, ledger.ErrHeld) {
+				return gates.Verdict{Detail: "another fixrail run holds finding " + r.fin.ID}, nil
+			}
+			if err != nil {
+				return fail(ReasonCheckError, "per-finding lock: "+err.Error())
+			}
+			r.lock = lock
+			return pass("finding " + r.fin.ID)
+		},
 	}
-	r.res = res
-	r.gate("P1", "budget", "pass", fmt.Sprintf("reserved $%g and %d turns (until %s)", res.CostUSD, res.Turns, res.Expires.UTC().Format(time.RFC3339)))
-	return nil
+}
+
+// inFlightGate refuses to stack on an earlier run's unmerged branch.
+func (r *run) inFlightGate() *gates.Gate {
+	return &gates.Gate{
+		Name:   "in-flight",
+		Doc:    "the finding's branch holds no unmerged commit from an earlier run",
+		Reason: ReasonInFlight,
+		Fails:  Halt,
+		Run: func(ctx context.Context, _ *gates.Change) (gates.Verdict, error) {
+			exists, err := r.s.Repo.BranchExists(ctx, r.branch)
+			if err != nil {
+				return fail(ReasonCheckError, "in-flight check: "+err.Error())
+			}
+			if !exists {
+				return pass("no unmerged work on " + r.branch)
+			}
+			ahead, err := r.s.Repo.CommitsAhead(ctx, r.branch, r.s.BaseSHA)
+			if err != nil {
+				return fail(ReasonCheckError, "in-flight check: "+err.Error())
+			}
+			if ahead > 0 {
+				return gates.Verdict{Detail: fmt.Sprintf("branch %s already holds %d commit(s) not on %s; review or delete it first", r.branch, ahead, r.s.Base)}, nil
+			}
+			if r.oldHead, err = r.s.Repo.RevParse(ctx, "refs/heads/"+r.branch); err != nil {
+				return fail(ReasonCheckError, "in-flight check: "+err.Error())
+			}
+			return pass("no unmerged work on " + r.branch)
+		},
+	}
 }
 
 func verdictOf(pass bool) string {

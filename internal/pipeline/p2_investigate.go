@@ -13,6 +13,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/fixrail/fixrail/internal/fixtype"
+	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/sandbox"
@@ -21,63 +22,94 @@ import (
 
 // investigate is P2: a fresh checkout of the base in a disposable
 // directory (no .git link: nothing run there can redirect fixrail's git),
-// and the agent's first, read-only invocation. It may write the reproducing
-// test, the fixtures PLAN.json declares and PLAN.json itself, and nothing
-// else. What it wrote is read once, as blobs, and that is the evidence
-// every later phase runs and ships.
-func (r *run) investigate(ctx context.Context) *Outcome {
+// and the agent's first, read-only invocation. It may write its evidence
+// (the fix type's scope: for a bug, the reproducing test and the fixtures
+// PLAN.json declares) and PLAN.json itself, and nothing else. What it
+// wrote is read once, as blobs, and that is the evidence every later phase
+// runs and ships.
+func (r *run) investigate(ctx context.Context) (*investigation, *Outcome) {
 	if o := r.makeRunDir(); o != nil {
-		return o
+		return nil, o
 	}
 	var err error
 	if r.wt, err = r.s.Repo.Checkout(ctx, filepath.Join(r.handoff, "wt"), r.indexPath("wt"), r.s.BaseSHA); err != nil {
 		if o := r.containmentOutcome("P2", err); o != nil {
-			return o
+			return nil, o
 		}
-		return stop(Halt, ReasonCheckError, "checkout: "+err.Error())
+		return nil, stop(Halt, ReasonCheckError, "checkout: "+err.Error())
 	}
 	r.noteIgnoredInput()
-	if o := r.invoke(ctx, runner.Investigate, r.investigatePrompt); o != nil {
-		return o
+	scope := r.typ.Scope(r.cfg)
+	brief := r.typ.Investigate(r.brief())
+	if o := r.invoke(ctx, runner.Investigate, scope, func(f *untrusted.Fence) string { return r.prompt(f, "1 of 2: INVESTIGATE", brief, nil) }); o != nil {
+		return nil, o
 	}
 	changed, err := r.wt.Changed(ctx)
 	if o := r.treeOutcome("P2", err); o != nil {
-		return o
+		return nil, o
 	}
-	var outside []string
-	for _, p := range changed {
-		ok, err := doublestar.Match(r.cfg.Test.PathGlob, p)
-		if err != nil || !ok {
-			outside = append(outside, p)
-		}
+	inv := &investigation{}
+	if o := r.checks(ctx, "P2", []*gates.Gate{r.readOnlyGate(scope, changed), r.planGate(inv)}, nil); o != nil {
+		return nil, o
 	}
-	if len(outside) > 0 {
-		r.gate("P2", "read-only", "fail", "written outside "+r.cfg.Test.PathGlob+": "+codeList(outside))
-		return stop(Escalate, ReasonWriteBeforeRepro, "the investigate phase wrote outside the test path: "+strings.Join(outside, ", "))
+	if o := r.recordEvidence(ctx, inv, changed); o != nil {
+		return nil, o
 	}
-	r.gate("P2", "read-only", "pass", fmt.Sprintf("%d file(s) written, all under %s", len(changed), r.cfg.Test.PathGlob))
-
-	r.plan, err = fixtype.ReadPlan(r.planPath())
-	if errors.Is(err, fixtype.ErrUnsafePath) {
-		r.gate("P2", "plan", "fail", err.Error())
-		return stop(Escalate, ReasonUnsafePath, err.Error())
-	}
-	if err != nil {
-		r.gate("P2", "plan", "fail", err.Error())
-		return stop(NotRepro, ReasonNoPlan, err.Error())
-	}
-	r.rep.Plan = &PlanRef{Files: r.plan.Files, TestPath: r.plan.Test.Path, TestName: r.plan.Test.Name, Symptom: r.plan.Test.Symptom, Fixtures: r.plan.Test.Fixtures}
-	r.gate("P2", "plan", "pass", fmt.Sprintf("%d planned file(s), test %s, %d fixture(s)", len(r.plan.Files), r.plan.Test.Path, len(r.plan.Test.Fixtures)))
-	return r.recordEvidence(ctx, changed)
+	return inv, nil
 }
 
-// recordEvidence reads what P2 wrote — exactly the test and the declared
-// fixtures, each a regular file — and builds the red tree (the base plus
-// those blobs). An undeclared change, even an ignored file, escalates: it
-// would otherwise be an unjudged input to the red run, or silently left
-// out of what ships.
-func (r *run) recordEvidence(ctx context.Context, changed []string) *Outcome {
-	declared := append([]string{r.plan.Test.Path}, r.plan.Test.Fixtures...)
+// readOnlyGate holds the investigate phase to its scope.
+func (r *run) readOnlyGate(scope, changed []string) *gates.Gate {
+	return &gates.Gate{
+		Name:   "read-only",
+		Doc:    "the investigate phase wrote only inside its fix type's evidence scope",
+		Reason: ReasonWriteBeforeRepro,
+		Run: func(context.Context, *gates.Change) (gates.Verdict, error) {
+			var outside []string
+			for _, p := range changed {
+				if !matchAny(scope, p) {
+					outside = append(outside, p)
+				}
+			}
+			where := strings.Join(scope, ", ")
+			if len(outside) > 0 {
+				return gates.Verdict{Detail: "written outside " + where + ": " + codeList(outside)}, nil
+			}
+			return pass(fmt.Sprintf("%d file(s) written, all under %s", len(changed), where))
+		},
+	}
+}
+
+// planGate reads PLAN.json through the fix type.
+func (r *run) planGate(inv *investigation) *gates.Gate {
+	return &gates.Gate{
+		Name:   "plan",
+		Doc:    "the investigate phase left a valid PLAN.json",
+		Reason: ReasonNoPlan,
+		Fails:  NotRepro,
+		Run: func(context.Context, *gates.Change) (gates.Verdict, error) {
+			plan, err := r.typ.ReadPlan(r.planPath(), r.cfg)
+			if errors.Is(err, fixtype.ErrUnsafePath) {
+				// A path out of the repository is an attempt, not a
+				// failure to reproduce: a human looks.
+				return gates.Verdict{Terminal: Escalate, Reason: ReasonUnsafePath, Detail: err.Error()}, nil
+			}
+			if err != nil {
+				return gates.Verdict{Detail: err.Error()}, nil
+			}
+			inv.plan = plan
+			r.rep.Plan = plan.Report
+			return pass(fmt.Sprintf("%d planned file(s), %d evidence file(s): %s", len(plan.Files), len(plan.Evidence), codeList(plan.Evidence)))
+		},
+	}
+}
+
+// recordEvidence reads what P2 wrote — exactly the declared evidence, each
+// a regular file — and builds the red tree (the base plus those blobs). An
+// undeclared change, even an ignored file, escalates: it would otherwise be
+// an unjudged input to the red run, or silently left out of what ships.
+func (r *run) recordEvidence(ctx context.Context, inv *investigation, changed []string) *Outcome {
+	declared := inv.plan.Evidence
 	var undeclared []string
 	for _, p := range changed {
 		if !slices.Contains(declared, p) {
@@ -86,7 +118,7 @@ func (r *run) recordEvidence(ctx context.Context, changed []string) *Outcome {
 	}
 	if len(undeclared) > 0 {
 		r.gate("P2", "evidence", "fail", "written but not declared in PLAN.json: "+codeList(undeclared))
-		return stop(Escalate, ReasonUndeclared, "the investigate phase changed files PLAN.json does not declare as the test or a fixture: "+strings.Join(undeclared, ", "))
+		return stop(Escalate, ReasonUndeclared, "the investigate phase changed files PLAN.json does not declare as evidence: "+strings.Join(undeclared, ", "))
 	}
 	for _, p := range declared {
 		if isGitMetadata(p) {
@@ -102,19 +134,33 @@ func (r *run) recordEvidence(ctx context.Context, changed []string) *Outcome {
 		}
 		if err != nil {
 			r.gate("P2", "evidence", "fail", err.Error())
-			return stop(NotRepro, ReasonBadTestPath, "the planned test or fixture is not a regular file: "+err.Error())
+			return stop(NotRepro, ReasonBadTestPath, "the planned evidence is not a regular file: "+err.Error())
 		}
-		r.evidence = append(r.evidence, e)
+		inv.evidence = append(inv.evidence, e)
 	}
-	if err := r.s.Repo.WriteBlobs(ctx, r.evidence); err != nil {
+	if err := r.s.Repo.WriteBlobs(ctx, inv.evidence); err != nil {
 		return stop(Escalate, ReasonCheckError, "record evidence: "+err.Error())
 	}
 	var err error
-	if r.redTree, err = r.s.Repo.BuildTree(ctx, r.s.BaseSHA, r.evidence, r.indexPath("red-tree")); err != nil {
+	if inv.redTree, err = r.s.Repo.BuildTree(ctx, r.s.BaseSHA, inv.evidence, r.indexPath("red-tree")); err != nil {
 		return stop(Escalate, ReasonCheckError, "record evidence: "+err.Error())
 	}
-	r.gate("P2", "evidence", "pass", fmt.Sprintf("%s and %d fixture(s) recorded as blobs", r.plan.Test.Path, len(r.plan.Test.Fixtures)))
+	detail := "no evidence to record"
+	if len(declared) > 0 {
+		detail = fmt.Sprintf("%s and %d fixture(s) recorded as blobs", declared[0], len(declared)-1)
+	}
+	r.gate("P2", "evidence", "pass", detail)
 	return nil
+}
+
+// matchAny reports whether p matches one of the globs.
+func matchAny(globs []string, p string) bool {
+	for _, g := range globs {
+		if ok, err := doublestar.Match(g, p); err == nil && ok {
+			return true
+		}
+	}
+	return false
 }
 
 // maxEvidenceBytes bounds one file the harness reads from an agent's tree.
@@ -141,7 +187,7 @@ func (r *run) indexPath(name string) string { return filepath.Join(r.dir, "git",
 
 // invoke runs the agent once and maps a failed invocation to a HALT.
 // Each invocation gets a fence with a fresh nonce.
-func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt func(*untrusted.Fence) string) *Outcome {
+func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, prompt func(*untrusted.Fence) string) *Outcome {
 	fence, err := untrusted.NewFence()
 	if err != nil {
 		return stop(Halt, ReasonCheckError, "fence nonce: "+err.Error())
@@ -154,14 +200,14 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt func(*untru
 		return stop(Halt, ReasonBudgetExhausted, fmt.Sprintf("the run's caps are spent: %d of %d turns, $%.4f of $%g", r.rep.Agent.Turns, r.cfg.Runner.MaxTurns, r.rep.Agent.CostUSD, r.cfg.Budget.RunCostUSD))
 	}
 	r.agentRan = true
-	// What the phase may write: the test path first, then only the planned
-	// files (the reproducing test must stay as it was when it failed).
-	allow := []string{r.cfg.Test.PathGlob}
+	// What the phase may write (allow): the evidence scope first, then only
+	// the planned files (the evidence must stay as it was when it ran red).
+	var bash []string
 	if phase == runner.Fix {
-		allow = r.plan.Files
+		bash = r.typ.Budget.BashRules
 	}
 	release := r.s.Repo.Shared()
-	res, err := r.runner.Run(ctx, runner.Invocation{
+	res, err := r.p.Runner.Run(ctx, runner.Invocation{
 		Phase:      phase,
 		Worktree:   r.wt.Dir,
 		Prompt:     prompt(fence),
@@ -171,6 +217,7 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, prompt func(*untru
 		MaxTurns:   turns,
 		MaxCostUSD: costLeft,
 		Allow:      allow,
+		BashRules:  bash,
 		Sandbox:    &sandbox.Spec{Mode: r.sandboxMode(), RW: []string{r.handoff}},
 		TempDir:    r.dir,
 	})

@@ -5,99 +5,82 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 	"time"
 
-	"github.com/bmatcuk/doublestar/v4"
-
-	"github.com/fixrail/fixrail/internal/events"
-	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gates"
+	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/risk"
 	"github.com/fixrail/fixrail/internal/sandbox"
 )
 
-// reproduce is P3: the harness itself runs the reproducing test on a fresh
-// checkout of the base plus exactly the P2 evidence — it must fail, with
-// the symptom — and then checks the plan against the deny list (Stage A)
-// before any source may be written. The checkout is discarded afterwards:
-// nothing the test does there reaches the agent's tree or the commit.
-func (r *run) reproduce(ctx context.Context) *Outcome {
+// reproduce is P3: the harness itself runs the fix type's red oracle on a
+// fresh checkout of the base plus exactly the P2 evidence — it must be red
+// — and then checks the plan against the deny list (Stage A) before any
+// source may be written. The checkout is discarded afterwards: nothing run
+// there reaches the agent's tree or the commit.
+func (r *run) reproduce(ctx context.Context, inv *investigation) *Outcome {
 	// A high-risk finding gets its read-only investigation, and then a
-	// human: the plan and the test are in the report, nothing is run.
+	// human: the plan and the evidence are in the report, nothing is run.
 	if r.risk.High() {
 		return stop(Escalate, ReasonHighRisk, "high risk at intake: "+r.risk.Reason())
 	}
-	tp := r.plan.Test.Path
-	if ok, _ := doublestar.Match(r.cfg.Test.PathGlob, tp); !ok {
-		r.gate("P3", "oracle-red", "fail", tp+" is not under "+r.cfg.Test.PathGlob)
-		return stop(NotRepro, ReasonBadTestPath, fmt.Sprintf("test path %s does not match test.path_glob %s", tp, r.cfg.Test.PathGlob))
-	}
-	r.oracleArgv = fixtype.OracleArgv(r.cfg.Test.Command, r.plan)
-	res, err := r.execFresh(ctx, "red", r.redTree, r.oracleArgv, r.cfg.Test.Timeout)
-	if o := r.containmentOutcome("P3", err); o != nil {
-		return o
-	}
-	if err != nil {
-		r.gate("P3", "oracle-red", "error", err.Error())
-		return stop(Escalate, ReasonCheckError, "test command: "+err.Error())
-	}
-	if o := r.stopped(ctx); o != nil {
-		return o
-	}
-	switch {
-	case res.Success():
-		r.gateOutput("P3", "oracle-red", "fail", "the test passes on the unpatched tree", res)
-		return stop(NotRepro, ReasonGreenOnBase, "the reproducing test passes on "+r.s.Base+": nothing to fix, or the test does not exercise the bug")
-	case !strings.Contains(res.Output(), r.plan.Test.Symptom):
-		r.gateOutput("P3", "oracle-red", "fail", fmt.Sprintf("test fails (%s) but its output lacks the symptom", outcomeText(res)), res)
-		return stop(NotRepro, ReasonSymptomMismatch, fmt.Sprintf("the test fails on %s but not with the reported symptom %q", r.s.Base, r.plan.Test.Symptom))
-	}
-	r.gateOutput("P3", "oracle-red", "pass", fmt.Sprintf("test fails on %s (%s) with the symptom", r.s.Base, outcomeText(res)), res)
-	return r.stageA(ctx)
+	red := &gates.Change{Commit: inv.redTree, Evidence: inv.evidence, Planned: inv.plan.Files, Policy: r.pol}
+	read := map[string]gitx.Entry{}
+	return r.checks(ctx, "P3", []*gates.Gate{r.typ.Red(r.env, inv.plan), r.stageAGate(inv, read), r.rootCauseGate(inv, read)}, red)
 }
 
-// stageA matches the plan (and the import lines the planned files hold on
-// the base) against the deny list. One sensitive path escalates the whole
-// fix: a benign half is never committed on its own. The files are read from
-// the base commit, never from a directory an agent wrote in.
-func (r *run) stageA(ctx context.Context) *Outcome {
-	var hits []string
-	var planned []risk.Planned
-	for _, f := range append(append([]string{r.plan.Test.Path}, r.plan.Test.Fixtures...), r.plan.Files...) {
-		if v := r.s.Policy.Classify(f); r.s.Policy.Sensitive(v) {
-			hits = append(hits, gates.DescribeVerdict(f, v))
-		}
+// stageAGate matches the plan — the evidence and the planned files, and
+// the import lines they hold in the red tree — against the deny list. It
+// is Stage B's check over a different path list: one sensitive path
+// escalates the whole fix, and a benign half is never committed on its
+// own. The files are read from the red tree, never from a directory an
+// agent wrote in.
+// What it reads it keeps in read, for the root-cause re-score: a planned
+// file is never evidence, so the red tree holds it as the base does.
+func (r *run) stageAGate(inv *investigation, read map[string]gitx.Entry) *gates.Gate {
+	return &gates.Gate{
+		Name:   "stage-a",
+		Doc:    "no planned path, and no import line in a planned file, is sensitive or unknown",
+		Reason: ReasonSensitivePath,
+		Run: func(ctx context.Context, c *gates.Change) (gates.Verdict, error) {
+			paths := append(slices.Clone(inv.plan.Evidence), inv.plan.Files...)
+			return gates.SensitivePaths(r.pol, paths, func(p string) (gitx.Entry, error) {
+				e, err := r.s.Repo.TreeEntry(ctx, inv.redTree, p, maxEvidenceBytes)
+				if err != nil {
+					return e, fmt.Errorf("stage-a: %w", err)
+				}
+				read[p] = e
+				return e, nil
+			})
+		},
 	}
-	for _, f := range r.plan.Files {
-		e, err := r.s.Repo.TreeEntry(ctx, r.s.BaseSHA, f, maxEvidenceBytes)
-		if err != nil {
-			r.gate("P3", "stage-a", "error", err.Error())
-			return stop(Escalate, ReasonCheckError, "stage-a: "+err.Error())
-		}
-		planned = append(planned, risk.Planned{Path: f, Content: e.Data})
-		if e.Deleted() {
-			continue // a new file has no imports yet; Stage B reads it after the fix
-		}
-		for _, v := range r.s.Policy.CheckImports(f, e.Data) {
-			hits = append(hits, fmt.Sprintf("%s imports %q (%s)", f, v.Path, v.Rule))
-		}
+}
+
+// rootCauseGate re-scores the risk from the plan: the later score wins,
+// and it can only go up.
+func (r *run) rootCauseGate(inv *investigation, read map[string]gitx.Entry) *gates.Gate {
+	return &gates.Gate{
+		Name:   "risk",
+		Doc:    "the root cause the plan names does not raise the finding's risk to high",
+		Reason: ReasonHighRisk,
+		Run: func(ctx context.Context, _ *gates.Change) (gates.Verdict, error) {
+			var planned []risk.Planned
+			for _, f := range inv.plan.Files {
+				e, ok := read[f]
+				if !ok {
+					return gates.Verdict{}, fmt.Errorf("risk: %s was not read by stage-a", f)
+				}
+				planned = append(planned, risk.Planned{Path: f, Content: e.Data})
+			}
+			r.risk = r.rules.RootCause(r.risk, inv.plan.Summary, planned)
+			r.rep.Risk = &r.risk
+			if r.risk.High() {
+				return gates.Verdict{Detail: "root cause: " + r.risk.Reason()}, nil
+			}
+			return pass("root cause: " + r.risk.Level.String())
+		},
 	}
-	if len(hits) > 0 {
-		r.gate("P3", "stage-a", "fail", strings.Join(hits, "; "))
-		return stop(Escalate, ReasonSensitivePath, "the plan touches sensitive or unknown paths: "+strings.Join(hits, "; "))
-	}
-	r.gate("P3", "stage-a", "pass", fmt.Sprintf("%d planned path(s) and their imports clear", len(r.plan.Files)+1))
-	// The root cause re-scores the risk; the later score wins, and it can
-	// only go up.
-	r.risk = r.rules.RootCause(r.risk, r.plan.Summary, planned)
-	r.rep.Risk = &r.risk
-	if r.risk.High() {
-		r.gate("P3", "risk", "fail", "root cause: "+r.risk.Reason())
-		return stop(Escalate, ReasonHighRisk, "high risk from the root cause: "+r.risk.Reason())
-	}
-	r.gate("P3", "risk", "pass", "root cause: "+r.risk.Level.String())
-	return nil
 }
 
 func (r *run) sandboxMode() sandbox.Mode {
@@ -193,29 +176,4 @@ func (r *run) toolchain(ctx context.Context) (sandbox.Toolchain, error) {
 		r.note("toolchain", d)
 	}
 	return tc, nil
-}
-
-// gateOutput records a verdict with the end of the command's output, so a
-// NOT-REPRO or a red suite can be read without rerunning anything. The
-// report and the event log redact it on the way out.
-func (r *run) gateOutput(phase, name, verdict, detail string, res sandbox.Result) {
-	out := r.scrubOutput(outputTail(res))
-	r.rep.Gates = append(r.rep.Gates, GateResult{Name: name, Phase: phase, Verdict: verdict, Detail: detail, Output: out})
-	r.log.Emit(events.Event{Type: "gate", Phase: phase, Name: name, Verdict: verdict, Detail: detail + "\n" + out})
-}
-
-// outputLines is how much of a command's output a verdict keeps (the last
-// lines, at most 16 KiB: sandbox.Result.Tail).
-const outputLines = 40
-
-func outputTail(res sandbox.Result) string { return res.Tail(outputLines) }
-
-func outcomeText(res sandbox.Result) string {
-	switch {
-	case res.TimedOut:
-		return "timed out"
-	case res.Signal != "":
-		return "killed by " + res.Signal
-	}
-	return fmt.Sprintf("exit %d", res.ExitCode)
 }

@@ -9,36 +9,24 @@ import (
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/gates"
+	"github.com/fixrail/fixrail/internal/markdown"
 )
 
 // terminal is P5: in interactive mode a human confirms (the only step the
 // modes differ by), then the branch is set to the harness's commit and the
 // draft PR goes to the forge.
-func (r *run) terminal(ctx context.Context) *Outcome {
+func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *Outcome {
 	if config.Mode(r.rep.Mode) == config.Interactive {
-		q := fmt.Sprintf("Open a draft PR for finding %s from %s (%d file(s), +%d -%d)?", r.fin.ID, r.branch, len(r.change.paths), r.change.diff.Added, r.change.diff.Deleted)
-		if r.p.Confirm == nil {
-			return stop(Halt, ReasonDeclined, "interactive mode with no way to ask")
+		if o := r.check(ctx, "P5", r.confirmGate(c), nil); o != nil {
+			return o
 		}
-		ok, err := r.p.Confirm(ctx, q)
-		if err != nil {
-			return stop(Halt, ReasonDeclined, "no confirmation: "+err.Error())
-		}
-		if !ok {
-			r.gate("P5", "confirm", "fail", "declined")
-			return stop(Halt, ReasonDeclined, "the operator declined the draft PR")
-		}
-		r.gate("P5", "confirm", "pass", "confirmed")
-	}
-	if o := r.stopped(ctx); o != nil {
-		return o
 	}
 	// Impact analysis is advice for the reviewer, never a gate: a failure
 	// is recorded as medium, with the error in the event log.
-	r.impact = gates.DefaultImpact()
-	if d, err := r.scrubInbound(r.change.diff.Patch); err != nil {
+	c.impact = gates.DefaultImpact()
+	if d, err := r.scrubInbound(c.diff.Patch); err != nil {
 		r.note("impact-error", "diff not scrubbed: "+err.Error())
-	} else if r.impact, err = gates.Impact(ctx, r.s.Model, r.findingText(), d); err != nil {
+	} else if c.impact, err = gates.Impact(ctx, r.p.Model, r.findingText(), d); err != nil {
 		r.note("impact-error", err.Error())
 	}
 	pr := forge.PR{
@@ -46,11 +34,11 @@ func (r *run) terminal(ctx context.Context) *Outcome {
 		Title:  r.prTitle(),
 		Base:   r.s.Base,
 		Head:   r.branch,
-		Labels: r.prLabels(),
+		Labels: r.prLabels(c),
 		Draft:  true,
-		Commit: r.change.commit,
-		Body:   r.prBody(),
-		Patch:  r.change.diff.Patch,
+		Commit: c.commit,
+		Body:   r.prBody(inv, c),
+		Patch:  c.diff.Patch,
 	}
 	// Everything that leaves goes through the leak scan first; the event
 	// log's chokepoint having had to redact anything counts as a hit too.
@@ -64,8 +52,8 @@ func (r *run) terminal(ctx context.Context) *Outcome {
 		// in the body and the label, and are scanned again as sent.
 		r.needsReview = append(r.needsReview, "leak-scan: redacted in the PR text: "+strings.Join(reviews, "; "))
 		r.labels = append(r.labels, gates.LabelNeedsReview)
-		pr.Labels = r.prLabels()
-		pr.Body = r.prBody()
+		pr.Labels = r.prLabels(c)
+		pr.Body = r.prBody(inv, c)
 		for _, f := range []*string{&pr.Title, &pr.Body} {
 			if *f, _, err = r.s.Scrub.Redact(*f); err != nil {
 				return r.leakOutcome(&leakError{what: "PR text", err: err})
@@ -90,14 +78,13 @@ func (r *run) terminal(ctx context.Context) *Outcome {
 	// the run, the bundle is withdrawn again, so there is never a branch
 	// without its bundle nor a bundle for a branch that is not this commit.
 	wctx := context.WithoutCancel(ctx)
-	loc, err := r.forge.OpenDraft(wctx, pr)
+	pub, err := r.p.Forge.Publish(wctx, pr)
 	if err != nil {
-		return stop(Escalate, ReasonForgeError, "draft PR: "+err.Error())
+		return r.forgeOutcome("draft PR", err)
 	}
-	if err := r.s.Repo.UpdateBranch(wctx, r.branch, r.change.commit, r.oldHead); err != nil {
-		if w, ok := r.forge.(interface {
-			Withdraw(ctx context.Context, id string) error
-		}); ok {
+	r.rep.Warnings = append(r.rep.Warnings, pub.Warnings...)
+	if err := r.s.Repo.UpdateBranch(wctx, r.branch, c.commit, r.oldHead); err != nil {
+		if w, ok := r.p.Forge.(withdrawer); ok {
 			if werr := w.Withdraw(wctx, pr.ID); werr != nil {
 				r.rep.Warnings = append(r.rep.Warnings, "withdraw the PR bundle: "+werr.Error())
 			}
@@ -105,7 +92,7 @@ func (r *run) terminal(ctx context.Context) *Outcome {
 		return stop(Halt, ReasonInFlight, "branch "+r.branch+" moved during the run: "+err.Error())
 	}
 	r.rep.Branch = r.branch
-	r.rep.PR = loc
+	r.rep.PR = pub.Location
 	detail := "reproduced red on " + r.s.Base + ", green after the fix; every gate passed"
 	if len(r.needsReview) > 0 || r.unsandboxed || r.agentUnconfined {
 		detail = "reproduced red on " + r.s.Base + ", green after the fix; labelled needs-review (see the PR body)"
@@ -121,7 +108,7 @@ func (r *run) prTitle() string {
 	return fmt.Sprintf("fixrail: %s: %s", r.fin.ID, t)
 }
 
-func (r *run) prBody() string {
+func (r *run) prBody(inv *investigation, c *candidate) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Draft fix for finding %s\n\n", r.fin.ID)
 	b.WriteString("> Opened by fixrail for an unattended agent. It is a draft: a human reviews and merges; fixrail never merges.\n\n")
@@ -138,79 +125,59 @@ func (r *run) prBody() string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("### What was reproduced\n\n")
-	fmt.Fprintf(&b, "The harness ran %s on %s (%s) on a fresh checkout of the base plus the test before any fix existed: it failed, and its output contained the reported symptom %s. ",
-		codeSpan(strings.Join(r.oracleArgv, " ")), codeSpan(r.s.Base), short(r.s.BaseSHA), codeSpan(r.plan.Test.Symptom))
-	fmt.Fprintf(&b, "After the fix, the same test, byte for byte, passes on a fresh checkout of commit %s, which is exactly what this branch holds.\n\n", short(r.change.commit))
-	b.WriteString("### The test that proves it\n\n")
-	fmt.Fprintf(&b, "- %s", codeSpan(r.plan.Test.Path))
-	if r.plan.Test.Name != "" {
-		fmt.Fprintf(&b, " (%s)", codeSpan(r.plan.Test.Name))
-	}
-	b.WriteString("\n")
-	for _, f := range r.plan.Test.Fixtures {
-		fmt.Fprintf(&b, "- fixture %s\n", codeSpan(f))
-	}
+	b.WriteString(r.typ.Section(r.env, inv.plan, c.commit))
 	b.WriteString("\n### Files changed\n\n")
-	for _, p := range r.change.paths {
-		fmt.Fprintf(&b, "- %s\n", codeSpan(p))
+	for _, p := range c.paths {
+		fmt.Fprintf(&b, "- %s\n", markdown.Code(p))
 	}
-	fmt.Fprintf(&b, "\n+%d −%d lines.\n\n### Gates run\n\n| phase | gate | verdict | detail |\n|---|---|---|---|\n", r.change.diff.Added, r.change.diff.Deleted)
+	fmt.Fprintf(&b, "\n+%d −%d lines.\n\n### Gates run\n\n| phase | gate | verdict | detail |\n|---|---|---|---|\n", c.diff.Added, c.diff.Deleted)
 	for _, g := range r.rep.Gates {
 		// Details quote agent-chosen paths: a code span, so no Markdown in
 		// them renders.
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.Phase, g.Name, g.Verdict, strings.ReplaceAll(codeSpan(g.Detail), "|", "\\|"))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.Phase, g.Name, g.Verdict, markdown.Cell(g.Detail))
 	}
 	b.WriteString("\n")
-	b.WriteString(r.impact.Markdown())
+	b.WriteString(c.impact.Markdown())
 	b.WriteString("\n### The agent's own words (unverified)\n\n")
-	b.WriteString(quoteBlock("plan: " + r.planSummary + "\nresult: " + r.change.result.Summary))
+	b.WriteString(markdown.Block("plan: " + inv.summary + "\nresult: " + c.result.Summary))
 	fmt.Fprintf(&b, "\nRun `%s`, %s mode.\n", r.rep.RunID, r.rep.Mode)
 	return b.String()
 }
 
-// codeSpan renders text inline as code, whatever it holds: on one line,
-// delimited by a backtick run longer than any inside it (CommonMark), with
-// a space of padding so a leading or trailing backtick cannot merge with
-// the delimiter. Agent and report values in the body go through it, so
-// none can close its span and add links, images or headings.
-func codeSpan(s string) string {
-	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "\uFFFD")), " ")
-	if s == "" {
-		return "` `"
-	}
-	longest, run := 0, 0
-	for _, c := range s {
-		if c == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	return fence + " " + s + " " + fence
-}
-
-// quoteBlock renders untrusted text as a code block whose fence is longer than
-// any backtick run inside it, so the text cannot close it and add markup.
-func quoteBlock(s string) string {
-	fence := "```"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
-}
-
 // prLabels marks what the rails could not prove: a label can fail after the
 // PR exists, so every such reason is in the body too.
-func (r *run) prLabels() []string {
-	labels := []string{"fixrail", "fix:bug"}
+func (r *run) prLabels(c *candidate) []string {
+	labels := []string{"fixrail", "fix:" + r.typ.Name}
 	if r.unsandboxed || r.agentUnconfined {
 		labels = append(labels, gates.LabelNeedsReview)
 	}
 	labels = append(labels, r.labels...)
-	labels = append(labels, r.impact.Label())
+	labels = append(labels, c.impact.Label())
 	slices.Sort(labels)
 	return slices.Compact(labels)
+}
+
+// confirmGate asks the operator, in interactive mode, before anything
+// leaves: the only step the modes differ by.
+func (r *run) confirmGate(c *candidate) *gates.Gate {
+	return &gates.Gate{
+		Name:   "confirm",
+		Doc:    "in interactive mode, the operator says yes to the draft PR",
+		Reason: ReasonDeclined,
+		Fails:  Halt,
+		Run: func(ctx context.Context, _ *gates.Change) (gates.Verdict, error) {
+			if r.p.Confirm == nil {
+				return gates.Verdict{Detail: "interactive mode with no way to ask"}, nil
+			}
+			q := fmt.Sprintf("Open a draft PR for finding %s from %s (%d file(s), +%d -%d)?", r.fin.ID, r.branch, len(c.paths), c.diff.Added, c.diff.Deleted)
+			ok, err := r.p.Confirm(ctx, q)
+			if err != nil {
+				return gates.Verdict{Detail: "no confirmation: " + err.Error()}, nil
+			}
+			if !ok {
+				return gates.Verdict{Detail: "declined"}, nil
+			}
+			return pass("confirmed")
+		},
+	}
 }

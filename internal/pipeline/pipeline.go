@@ -33,7 +33,6 @@ import (
 	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/risk"
 	"github.com/fixrail/fixrail/internal/runner"
-	"github.com/fixrail/fixrail/internal/runner/model"
 	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/sensitive"
 )
@@ -43,9 +42,43 @@ type Runner interface {
 	Run(ctx context.Context, inv runner.Invocation) (runner.Result, error)
 }
 
-// Forge receives the finished fix.
+// The forge seam, in the pieces the phases use. The CLI chooses the forge
+// (the local outbox, GitHub) and hands it in whole.
+
+// Publisher sends the finished fix: its branch and a draft PR.
+type Publisher interface {
+	Publish(ctx context.Context, pr forge.PR) (forge.Published, error)
+}
+
+// Guard asserts, at P1, that the base branch cannot be written without a
+// reviewed pull request.
+type Guard interface {
+	AssertProtected(ctx context.Context, base string, requiredChecks []string) (forge.Protection, error)
+}
+
+// Notifier tells the finding's tracker how a run ended (ESCALATE,
+// NOT-REPRO); best effort.
+type Notifier interface {
+	Notify(ctx context.Context, n forge.Notice) error
+}
+
+// WorkFinder looks up the open work a run must not stack on.
+type WorkFinder interface {
+	OpenWork(ctx context.Context, s forge.Subject) (forge.Work, error)
+}
+
+// Forge is every piece together.
 type Forge interface {
-	OpenDraft(ctx context.Context, pr forge.PR) (string, error)
+	Publisher
+	Guard
+	Notifier
+	WorkFinder
+}
+
+// withdrawer is a forge that can take a publication back (the local
+// outbox) when the branch moved under the run after publishing.
+type withdrawer interface {
+	Withdraw(ctx context.Context, id string) error
 }
 
 // ErrSetup marks a problem found before a run could start (not a git
@@ -61,12 +94,9 @@ type Setup struct {
 	Base    string
 	BaseSHA string
 	Config  *config.Config
-	Policy  *sensitive.Policy
 	// Scrub is the run's redaction and leak-scan engine: it knows the
 	// harness's own secrets and the operator's customer identifiers.
 	Scrub *redact.Engine
-	// Model answers the single-shot gates; nil records them unconfirmed.
-	Model gates.Completer
 	// snap is the operator's git config, frozen at start; every git call
 	// reads it and checks its hash.
 	snap *gitx.Snap
@@ -140,23 +170,16 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 	if len(refused) > 0 {
 		return nil, fmt.Errorf("%w: the clone's local git config names programs (%s); remove them, or list them under git.allow_config in %s on %s if you put them there", ErrSetup, strings.Join(refused, ", "), config.FileName, base)
 	}
-	pol, err := sensitive.New(cfg.Paths.Fixable, cfg.Paths.Sensitive, cfg.Test.PathGlob)
-	if err != nil {
+	// Every glob is checked now, so a bad one is a setup error before any
+	// run; each run builds its policy with its fix type's evidence globs.
+	if _, err := sensitive.New(cfg.Paths.Fixable, cfg.Paths.Sensitive); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrSetup, config.FileName, err)
 	}
 	scrub, err := redact.FromEnvironment(os.LookupEnv, cfg.Redact.CustomerIDsFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w: redact.customer_ids_file: %v", ErrSetup, err)
 	}
-	var completer gates.Completer
-	if cfg.Model.Kind != "" {
-		b, err := model.Open(model.Settings{Kind: cfg.Model.Kind, Model: cfg.Model.Model, BaseURL: cfg.Model.BaseURL, Binary: cfg.Model.Binary, Timeout: cfg.Model.Timeout}, os.LookupEnv)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrSetup, err)
-		}
-		completer = b
-	}
-	return &Setup{Repo: repo, Base: base, BaseSHA: sha, Config: cfg, Policy: pol, Scrub: scrub, Model: completer, snap: snap}, nil
+	return &Setup{Repo: repo, Base: base, BaseSHA: sha, Config: cfg, Scrub: scrub, snap: snap}, nil
 }
 
 // Params are one run's inputs.
@@ -164,10 +187,12 @@ type Params struct {
 	Finding *findings.Finding
 	// Mode overrides the configured mode when set.
 	Mode config.Mode
-	// Runner overrides the configured runner (tests, benchmarks).
+	// Runner is the agent; Forge is where the fix goes. Both required:
+	// the CLI builds them from the configuration.
 	Runner Runner
-	// Forge overrides the local forge.
-	Forge Forge
+	Forge  Forge
+	// Model answers the single-shot gates; nil records them unconfirmed.
+	Model gates.Completer
 	// Confirm asks the human in interactive mode.
 	Confirm func(ctx context.Context, question string) (bool, error)
 	// Console receives progress lines; nil discards them.
@@ -185,17 +210,20 @@ type Params struct {
 	Access risk.Access
 }
 
+// run holds one run's resources and handles; what the phases make they
+// return, and pipeline passes it on.
 type run struct {
 	s   *Setup
 	p   Params
 	cfg *config.Config
 	fin *findings.Finding
+	typ *fixtype.Type
+	env *fixtype.Env      // the harness as the fix type sees it
+	pol *sensitive.Policy // paths.* plus the fix type's evidence globs
 
 	stateDir string
 	log      *events.Log
 	rep      *Report
-	runner   Runner
-	forge    Forge
 	reportF  *os.File // the run report, opened at start so it is always written
 
 	parent    context.Context // cancelled by SIGINT/SIGTERM
@@ -214,23 +242,36 @@ type run struct {
 	branch    string
 	oldHead   string // the branch's value before this run, "" if absent
 
-	plan            *fixtype.Plan
-	evidence        []gitx.Entry // what P2 produced: the test first, then the fixtures
-	redTree         string       // the base plus the evidence: what ran red
-	oracleArgv      []string
-	planSummary     string // PLAN.json's summary, redacted
-	change          *changeSet
+	// What the review must know, gathered on the way.
 	unsandboxed     bool     // a test or suite command ran outside a sandbox (mode auto)
 	agentUnconfined bool     // an agent invocation ran outside the sandbox (mode auto)
 	needsReview     []string // why the PR must be read with care: unconfirmed gates
 	labels          []string // labels gates asked for
-	impact          gates.ImpactReport
+}
+
+// investigation is what P2 makes: the plan, and the evidence as the
+// harness read it, on top of the base.
+type investigation struct {
+	plan     *fixtype.Plan
+	summary  string       // the plan's summary, redacted
+	evidence []gitx.Entry // the test first, then the fixtures (for a bug)
+	redTree  string       // the base plus the evidence: what runs red
+}
+
+// candidate is what P4 makes and P5 ships: what the gates judged.
+type candidate struct {
+	commit  string
+	message string // the commit's message, as leak-scanned
+	diff    gitx.TreeDiff
+	paths   []string
+	result  *fixtype.Result
+	impact  gates.ImpactReport
 }
 
 // Run takes one finding to a terminal state. The error is non-nil only when
 // no run report could be produced at all (the state directory is unusable).
 func Run(ctx context.Context, s *Setup, p Params) (rep *Report, err error) {
-	r := &run{s: s, p: p, cfg: s.Config, fin: p.Finding, parent: ctx, branch: "fixrail/" + p.Finding.ID}
+	r := &run{s: s, p: p, cfg: s.Config, fin: p.Finding, parent: ctx, branch: forge.BranchPrefix + p.Finding.ID}
 	if err := r.open(); err != nil {
 		return nil, err
 	}
@@ -246,27 +287,39 @@ func Run(ctx context.Context, s *Setup, p Params) (rep *Report, err error) {
 		if v := recover(); v != nil {
 			r.end(stop(Halt, ReasonInternal, fmt.Sprintf("panic: %v", v)))
 			r.log.Emit(events.Event{Type: "note", Name: "panic", Detail: string(debug.Stack())})
+			rep = r.rep // the report of a run that panicked is returned too
 		}
 	}()
 	r.end(r.pipeline(wall))
 	return r.rep, nil
 }
 
+// pipeline is the order of the phases and of their products: the
+// investigation feeds the reproduction and the fix, the candidate the
+// terminal.
 func (r *run) pipeline(ctx context.Context) *Outcome {
-	phases := []struct {
-		name string
-		f    func(context.Context) *Outcome
-	}{
-		{"P1 intake", r.intake},
-		{"P2 investigate", r.investigate},
-		{"P3 reproduce", r.reproduce},
-		{"P4 fix", r.fix},
-		{"P5 terminal", r.terminal},
+	if o := r.phase(ctx, "P1 intake", r.intake); o != nil {
+		return o
 	}
-	for _, ph := range phases {
-		if o := r.phase(ctx, ph.name, ph.f); o != nil {
-			return o
-		}
+	var inv *investigation
+	if o := r.phase(ctx, "P2 investigate", func(ctx context.Context) (o *Outcome) {
+		inv, o = r.investigate(ctx)
+		return o
+	}); o != nil {
+		return o
+	}
+	if o := r.phase(ctx, "P3 reproduce", func(ctx context.Context) *Outcome { return r.reproduce(ctx, inv) }); o != nil {
+		return o
+	}
+	var c *candidate
+	if o := r.phase(ctx, "P4 fix", func(ctx context.Context) (o *Outcome) {
+		c, o = r.fix(ctx, inv)
+		return o
+	}); o != nil {
+		return o
+	}
+	if o := r.phase(ctx, "P5 terminal", func(ctx context.Context) *Outcome { return r.terminal(ctx, inv, c) }); o != nil {
+		return o
 	}
 	return stop(Halt, ReasonInternal, "pipeline ended without a terminal state")
 }
@@ -302,17 +355,23 @@ func (r *run) stopped(ctx context.Context) *Outcome {
 }
 
 func (r *run) open() error {
-	// The runner is chosen first, so a refused adapter leaves nothing behind.
-	r.runner = r.p.Runner
-	if r.runner == nil {
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("%w: locate the fixrail binary for the phase hook: %v", ErrSetup, err)
-		}
-		if r.runner, err = newRunner(r.cfg, []string{exe, "hook"}); err != nil {
-			return fmt.Errorf("%w: %v", ErrSetup, err)
-		}
+	// The seams and the fix type are checked first, so a run that cannot
+	// start leaves nothing behind.
+	if r.p.Runner == nil || r.p.Forge == nil {
+		return fmt.Errorf("%w: no runner or no forge was given", ErrSetup)
 	}
+	typ, err := fixtype.Lookup(r.fin.Type())
+	if err != nil {
+		return fmt.Errorf("%w: finding %s: %v", ErrSetup, r.fin.ID, err)
+	}
+	if err := typ.Check(r.cfg); err != nil {
+		return fmt.Errorf("%w: %s (on %s): the %s fix type: %v", ErrSetup, config.FileName, r.s.Base, typ.Name, err)
+	}
+	r.typ = typ
+	if r.pol, err = sensitive.New(r.cfg.Paths.Fixable, r.cfg.Paths.Sensitive, typ.Scope(r.cfg)...); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrSetup, config.FileName, err)
+	}
+	r.env = &fixtype.Env{Config: r.cfg, Base: r.s.Base, BaseSHA: r.s.BaseSHA, Exec: r.execFresh}
 	r.stateDir = filepath.Join(r.s.Repo.Top(), StateDirName)
 	runs := filepath.Join(r.stateDir, "runs")
 	// Real directories only: a committed .fixrail symlink would send
@@ -346,6 +405,7 @@ func (r *run) open() error {
 	r.rep = &Report{
 		RunID:   id,
 		Mode:    string(mode),
+		FixType: typ.Name,
 		Finding: FindingRef{ID: r.fin.ID, Source: r.fin.Source},
 		Base:    r.s.Base,
 		BaseSHA: r.s.BaseSHA,
@@ -357,15 +417,7 @@ func (r *run) open() error {
 	if err != nil {
 		return err
 	}
-	r.forge = r.p.Forge
-	if r.forge == nil {
-		outbox := filepath.Join(r.stateDir, "outbox")
-		if err := realDir(outbox); err != nil {
-			return fmt.Errorf("%w: state dir: %v", ErrSetup, err)
-		}
-		r.forge = &forge.Local{Dir: outbox}
-	}
-	r.log.Emit(events.Event{Type: "run-start", Detail: fmt.Sprintf("finding %s, base %s, %s mode", r.fin.ID, r.s.Base, mode)})
+	r.log.Emit(events.Event{Type: "run-start", Detail: fmt.Sprintf("finding %s (%s), base %s, %s mode", r.fin.ID, typ.Name, r.s.Base, mode)})
 	return nil
 }
 
@@ -440,4 +492,18 @@ type marker struct {
 func (m marker) String() string {
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+// StateDir returns the directory name under the repository's .fixrail
+// state directory, made if missing; a symlink or a file there is refused,
+// because it would send what fixrail writes wherever it points.
+func (s *Setup) StateDir(name string) (string, error) {
+	top := filepath.Join(s.Repo.Top(), StateDirName)
+	d := filepath.Join(top, name)
+	for _, p := range []string{top, d} {
+		if err := realDir(p); err != nil {
+			return "", fmt.Errorf("%w: state dir: %v", ErrSetup, err)
+		}
+	}
+	return d, nil
 }

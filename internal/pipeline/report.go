@@ -24,7 +24,10 @@ type Report struct {
 	Branch   string     `json:"branch,omitempty"`
 	Commit   string     `json:"commit,omitempty"`
 	PR       string     `json:"pr,omitempty"`
-	Plan     *PlanRef   `json:"plan,omitempty"`
+	// FixType is the fix type that took the finding.
+	FixType string `json:"fix_type"`
+	// Plan is what the run keeps of the plan, in the fix type's shape.
+	Plan any `json:"plan,omitempty"`
 	// Risk is the raise-only score and its inputs: at intake, then
 	// re-scored from the root cause (the later score wins).
 	Risk  *risk.Score  `json:"risk,omitempty"`
@@ -46,15 +49,6 @@ type FindingRef struct {
 	ID     string `json:"id"`
 	Title  string `json:"title"`
 	Source string `json:"source"`
-}
-
-// PlanRef is the part of PLAN.json the report keeps.
-type PlanRef struct {
-	Files    []string `json:"files"`
-	TestPath string   `json:"test_path"`
-	TestName string   `json:"test_name,omitempty"`
-	Symptom  string   `json:"symptom"`
-	Fixtures []string `json:"fixtures,omitempty"`
 }
 
 // GateResult is one check and its verdict: pass, fail or error.

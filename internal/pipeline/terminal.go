@@ -1,70 +1,57 @@
 package pipeline
 
 import (
-	"github.com/fixrail/fixrail/internal/ledger"
-	"github.com/fixrail/fixrail/internal/risk"
+	"github.com/fixrail/fixrail/internal/verdict"
 )
 
-// Terminal is one of the four honest end states of a run. There is no fifth.
-type Terminal string
+// Terminal is one of the four end states (package verdict owns them).
+type Terminal = verdict.Terminal
 
 // The four terminal states.
 const (
-	DraftPR  Terminal = "DRAFT-PR"
-	Escalate Terminal = "ESCALATE"
-	NotRepro Terminal = "NOT-REPRO"
-	Halt     Terminal = "HALT"
+	DraftPR  = verdict.DraftPR
+	Escalate = verdict.Escalate
+	NotRepro = verdict.NotRepro
+	Halt     = verdict.Halt
 )
 
-// Severity orders terminals for a batch: the most severe run decides the
-// batch's exit code, so a wrapper cannot read a broken run as green.
-func (t Terminal) Severity() int {
-	switch t {
-	case DraftPR:
-		return 0
-	case NotRepro:
-		return 1
-	case Halt:
-		return 2
-	case Escalate:
-		return 3
-	}
-	return 4
-}
-
-// Reason codes. Each terminal outcome carries exactly one.
+// Reason codes the pipeline itself decides; package verdict holds the
+// whole list, gates' and fix types' included.
 const (
-	ReasonFixed            = "fixed"
-	ReasonInFlight         = "in-flight"
-	ReasonWallClock        = "wall-clock"
-	ReasonInterrupted      = "interrupted"
-	ReasonInternal         = "internal-error"
-	ReasonDeclined         = "declined"
-	ReasonNoPlan           = "no-plan"
-	ReasonUnsafePath       = "unsafe-path"
-	ReasonWriteBeforeRepro = "write-before-repro"
-	ReasonGreenOnBase      = "green-on-base"
-	ReasonSymptomMismatch  = "symptom-mismatch"
-	ReasonBadTestPath      = "bad-test-path"
-	ReasonSensitivePath    = "sensitive-path"
-	ReasonBadResult        = "bad-result"
-	ReasonGateError        = "gate-error"
-	ReasonCheckError       = "check-error"
-	ReasonForgeError       = "forge-error"
-	ReasonConfigDrift      = "config-drift"
-	ReasonNoSandbox        = "no-sandbox"
-	ReasonPoisoned         = "poisoned-clone"
-	ReasonUndeclared       = "undeclared-changes"
-	ReasonBudgetExhausted  = ledger.ReasonExhausted
-	ReasonBudgetUnreadable = ledger.ReasonUnreadable
-	ReasonHighRisk         = risk.Reason
+	ReasonFixed            = verdict.ReasonFixed
+	ReasonInFlight         = verdict.ReasonInFlight
+	ReasonWallClock        = verdict.ReasonWallClock
+	ReasonInterrupted      = verdict.ReasonInterrupted
+	ReasonInternal         = verdict.ReasonInternal
+	ReasonDeclined         = verdict.ReasonDeclined
+	ReasonNoPlan           = verdict.ReasonNoPlan
+	ReasonUnsafePath       = verdict.ReasonUnsafePath
+	ReasonWriteBeforeRepro = verdict.ReasonWriteBeforeRepro
+	ReasonBadTestPath      = verdict.ReasonBadTestPath
+	ReasonSensitivePath    = verdict.ReasonSensitivePath
+	ReasonBadResult        = verdict.ReasonBadResult
+	ReasonGateError        = verdict.ReasonGateError
+	ReasonCheckError       = verdict.ReasonCheckError
+	ReasonForgeError       = verdict.ReasonForgeError
+	ReasonConfigDrift      = verdict.ReasonConfigDrift
+	ReasonNoSandbox        = verdict.ReasonNoSandbox
+	ReasonPoisoned         = verdict.ReasonPoisoned
+	ReasonUndeclared       = verdict.ReasonUndeclared
+	ReasonLeak             = verdict.ReasonLeak
+	ReasonBudgetExhausted  = verdict.ReasonBudgetExhausted
+	ReasonBudgetUnreadable = verdict.ReasonBudgetUnreadable
+	ReasonHighRisk         = verdict.ReasonHighRisk
+	// The forge's (classify.go).
+	ReasonNoBranchProtection = verdict.ReasonNoBranchProtection
 )
 
-// Outcome is how a run ended.
+// Outcome is how a run ended. Err, when set, is the error that decided it,
+// kept with its type so a caller can tell a rate limit from a refusal.
 type Outcome struct {
 	Terminal Terminal
 	Reason   string
 	Detail   string
+	Err      error
 }
 
 func stop(t Terminal, reason, detail string) *Outcome {

@@ -22,10 +22,11 @@ import (
 
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/sensitive"
+	"github.com/fixrail/fixrail/internal/verdict"
 )
 
 // Reason is the ESCALATE reason of a High score.
-const Reason = "high-risk"
+const Reason = verdict.ReasonHighRisk
 
 // Level orders risk. Only High changes the route.
 type Level int

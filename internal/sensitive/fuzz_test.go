@@ -11,7 +11,7 @@ func FuzzClassify(f *testing.F) {
 	f.Add("../etc/passwd", "", uint8(2))
 	f.Add("a//./b", "Ünïcode/İ", uint8(200))
 	f.Add("", "\x00", uint8(7))
-	p := &Policy{Fixable: []string{"**"}, TestGlob: "**"}
+	p := &Policy{Fixable: []string{"**"}, Evidence: []string{"**"}}
 	f.Fuzz(func(t *testing.T, name, other string, pick uint8) {
 		v := p.Classify(name)
 		if v.Class != Fixable && v.Class != Denied && v.Class != Unknown {

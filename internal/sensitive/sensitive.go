@@ -135,16 +135,17 @@ type Policy struct {
 	// SensitiveGlobs (paths.sensitive) extend the deny list. (The field
 	// cannot be called Sensitive: that is the method.)
 	SensitiveGlobs []string
-	// TestGlob (test.path_glob) is where the reproducing test lives; a match
-	// is Fixable unless denied.
-	TestGlob string
+	// Evidence globs are where a fix type's evidence lives (the bug type's
+	// test.path_glob, for its reproducing test); a match is Fixable unless
+	// denied.
+	Evidence []string
 }
 
 // New returns a Policy after checking every glob. The error names the
 // config key and the bad pattern. Empty and absolute patterns are rejected
 // too: paths are relative, so such a pattern could never match and would
 // silently weaken the policy.
-func New(fixable, sensitive []string, testGlob string) (*Policy, error) {
+func New(fixable, sensitive []string, evidence ...string) (*Policy, error) {
 	for i, g := range fixable {
 		if err := validate(g); err != nil {
 			return nil, fmt.Errorf("paths.fixable[%d] %q: %w", i, g, err)
@@ -155,15 +156,20 @@ func New(fixable, sensitive []string, testGlob string) (*Policy, error) {
 			return nil, fmt.Errorf("paths.sensitive[%d] %q: %w", i, g, err)
 		}
 	}
-	if testGlob != "" {
-		if err := validate(testGlob); err != nil {
-			return nil, fmt.Errorf("test.path_glob %q: %w", testGlob, err)
+	var ev []string
+	for _, g := range evidence {
+		if g == "" {
+			continue
 		}
+		if err := validate(g); err != nil {
+			return nil, fmt.Errorf("evidence glob %q: %w", g, err)
+		}
+		ev = append(ev, g)
 	}
 	return &Policy{
 		Fixable:        append([]string(nil), fixable...),
 		SensitiveGlobs: append([]string(nil), sensitive...),
-		TestGlob:       testGlob,
+		Evidence:       ev,
 	}, nil
 }
 
@@ -196,8 +202,10 @@ func (p *Policy) Classify(name string) Verdict {
 				return Verdict{Path: clean, Class: Fixable, Rule: "fixable:" + g}
 			}
 		}
-		if p.TestGlob != "" && match(p.TestGlob, clean) {
-			return Verdict{Path: clean, Class: Fixable, Rule: "test:" + p.TestGlob}
+		for _, g := range p.Evidence {
+			if match(g, clean) {
+				return Verdict{Path: clean, Class: Fixable, Rule: "test:" + g}
+			}
 		}
 	}
 	return Verdict{Path: clean, Class: Unknown}

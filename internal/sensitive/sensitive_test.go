@@ -149,7 +149,7 @@ func TestNew(t *testing.T) {
 			wantPolicyFixable: []string{"src/**"}, wantPolicySensitive: []string{"secure/**"}},
 		{name: "bad fixable", fixable: []string{"src/**", "src/[a"}, wantErr: `paths.fixable[1] "src/[a"`},
 		{name: "bad sensitive", sensitive: []string{"{a,b"}, wantErr: `paths.sensitive[0] "{a,b"`},
-		{name: "bad test glob", testGlob: "tests/[", wantErr: `test.path_glob "tests/["`},
+		{name: "bad test glob", testGlob: "tests/[", wantErr: `evidence glob "tests/["`},
 		{name: "empty glob", sensitive: []string{""}, wantErr: `paths.sensitive[0] ""`},
 		{name: "absolute glob", sensitive: []string{"/etc/**"}, wantErr: `paths.sensitive[0] "/etc/**"`},
 	}

@@ -1,0 +1,278 @@
+// Package fixtype holds what differs between kinds of fix. A Type is a
+// value the pipeline drives without naming it: how the investigate phase is
+// briefed and what it may write, how its plan is read, the oracle that
+// must be red before the fix and green after it, the gates the type adds,
+// and its part of the commit message and the PR body. One file per type;
+// each registers itself in the one list config validation, selection and
+// doctor read.
+package fixtype
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/gates"
+	"github.com/fixrail/fixrail/internal/pathguard"
+	"github.com/fixrail/fixrail/internal/sandbox"
+)
+
+// Type is one kind of fix. Every field is required (Validate says which is
+// missing); the pipeline calls them in this order.
+type Type struct {
+	// Name is the finding's fix type and the PR label fix:<Name>.
+	Name string
+	// Doc says in one line what the type fixes, for doctor and --help.
+	Doc string
+	// Subject is what one finding of the type is, in prose ("bug report").
+	Subject string
+	// Budget is the type's own caps, applied inside the configuration's.
+	Budget Budget
+	// Check validates what the type needs from fixrail.yaml. It runs when
+	// a finding of the type is taken, so a repository configures only the
+	// types it uses.
+	Check func(cfg *config.Config) error
+	// Scope is where the investigate phase may write besides PLAN.json:
+	// the globs its evidence (a reproducing test, fixtures) must match.
+	Scope func(cfg *config.Config) []string
+	// Investigate and Fix are the agent's instructions for its two
+	// invocations. They are fixrail's words, outside every fence; the
+	// pipeline adds the fenced finding (and, for Fix, the fenced plan).
+	Investigate func(b Brief) string
+	Fix         func(b Brief, p *Plan) string
+	// ReadPlan reads and validates PLAN.json: ErrInvalid, or ErrUnsafePath
+	// for a path outside the repository.
+	ReadPlan func(path string, cfg *config.Config) (*Plan, error)
+	// Red is the oracle before the fix. The pipeline runs it on the base
+	// plus exactly the evidence; a failure is NOT-REPRO.
+	Red func(e *Env, p *Plan) *gates.Gate
+	// Gates are the type's fix-phase gates (its oracle after the fix among
+	// them). They run on the candidate after the common structural gates
+	// and before the suite.
+	Gates func(e *Env, p *Plan) []*gates.Gate
+	// CommitNote is the type's lines of the commit message, built from
+	// validated values only.
+	CommitNote func(e *Env, p *Plan) string
+	// Section is the type's part of the PR body: what was proved, and how.
+	// Every value an agent or a report chose goes in a code span.
+	Section func(e *Env, p *Plan, commit string) string
+}
+
+// Budget is what a type caps beyond the configuration.
+type Budget struct {
+	// MaxDiffLines caps added plus deleted lines; 0 leaves
+	// budget.max_diff_lines alone, and a type can only lower it.
+	MaxDiffLines int
+	// BashRules are the shell commands the fix phase may run (Claude Code
+	// permission rules); none for most types.
+	BashRules []string
+}
+
+// Brief is what the pipeline tells a type about the invocation it briefs.
+type Brief struct {
+	PlanPath   string
+	ResultPath string
+	Config     *config.Config
+}
+
+// Env is the harness as a type sees it: the configuration, the base, and
+// the one way repository code is run — in a fresh checkout, sandboxed,
+// with the build environment and no credentials.
+type Env struct {
+	Config  *config.Config
+	Base    string
+	BaseSHA string
+	// Exec runs argv in a fresh checkout of rev (a commit or a tree),
+	// made for this one command and discarded after it. label names the
+	// checkout in the run directory.
+	Exec func(ctx context.Context, label, rev string, argv []string, timeout time.Duration) (sandbox.Result, error)
+}
+
+// Plan is what the investigate phase decided, in the terms the pipeline
+// needs; Detail is the type's own plan for its oracle and its sections.
+type Plan struct {
+	// Summary is the agent's account: untrusted, redacted before use.
+	Summary string
+	// Files are the source paths the fix may change.
+	Files []string
+	// Evidence are the files the investigate phase wrote: recorded as
+	// blobs, run red, shipped, and never changed by the fix.
+	Evidence []string
+	// Values are the plan's other fields for the fix prompt, fenced there
+	// as data.
+	Values string
+	// Report is what the run report keeps of the plan (JSON).
+	Report any
+	// Detail is the type's own.
+	Detail any
+}
+
+// Result is what the agent writes after the fix phase.
+type Result struct {
+	Summary      string   `json:"summary"`
+	FilesChanged []string `json:"files_changed"`
+}
+
+// ErrInvalid marks agent output that is missing or malformed.
+var ErrInvalid = errors.New("invalid agent output")
+
+// ErrUnsafePath marks agent output naming a path outside the repository.
+var ErrUnsafePath = errors.New("unsafe path in agent output")
+
+// ErrUnknown marks a fix type no registered Type has.
+var ErrUnknown = errors.New("unknown fix type")
+
+// registry is the one list of types, in the order doctor shows them.
+var registry = []*Type{Bug}
+
+// Register adds t to the registry; a test registers a throwaway type with
+// it. It panics on a type that lacks a part or reuses a name, as a
+// duplicate flag would.
+func Register(t *Type) {
+	if err := Validate(t); err != nil {
+		panic(err)
+	}
+	if _, err := Lookup(t.Name); err == nil {
+		panic("fixtype: " + t.Name + " registered twice")
+	}
+	registry = append(registry, t)
+}
+
+// Unregister removes a type Register added (tests clean up with it).
+func Unregister(name string) {
+	registry = slices.DeleteFunc(registry, func(t *Type) bool { return t.Name == name })
+}
+
+// Lookup returns the registered type called name.
+func Lookup(name string) (*Type, error) {
+	for _, t := range registry {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	return nil, fmt.Errorf("%w %q (registered: %v)", ErrUnknown, name, Names())
+}
+
+// Names lists the registered types.
+func Names() []string {
+	var out []string
+	for _, t := range registry {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// All returns the registered types.
+func All() []*Type { return slices.Clone(registry) }
+
+// Validate reports the first part t lacks.
+func Validate(t *Type) error {
+	missing := ""
+	switch {
+	case t == nil:
+		return errors.New("fixtype: nil type")
+	case t.Name == "" || !pathguard.SafeName(t.Name):
+		missing = "a safe Name"
+	case t.Doc == "":
+		missing = "Doc"
+	case t.Subject == "":
+		missing = "Subject"
+	case t.Check == nil:
+		missing = "Check"
+	case t.Scope == nil:
+		missing = "Scope"
+	case t.Investigate == nil:
+		missing = "Investigate"
+	case t.Fix == nil:
+		missing = "Fix"
+	case t.ReadPlan == nil:
+		missing = "ReadPlan"
+	case t.Red == nil:
+		missing = "Red"
+	case t.Gates == nil:
+		missing = "Gates"
+	case t.CommitNote == nil:
+		missing = "CommitNote"
+	case t.Section == nil:
+		missing = "Section"
+	case t.Budget.MaxDiffLines < 0:
+		return fmt.Errorf("fixtype %s: negative Budget.MaxDiffLines", t.Name)
+	}
+	if missing != "" {
+		return fmt.Errorf("fixtype %q lacks %s", t.Name, missing)
+	}
+	return nil
+}
+
+// maxHandoffBytes bounds PLAN.json and the result file: they are agent
+// output, read by the harness, and have no reason to be large.
+const maxHandoffBytes = 256 << 10
+
+// ReadResult reads and validates the fix phase's result file.
+func ReadResult(path string) (*Result, error) {
+	var r Result
+	if err := ReadStrict(path, &r); err != nil {
+		return nil, err
+	}
+	for i, f := range r.FilesChanged {
+		c, err := pathguard.CleanRel(f)
+		if err != nil {
+			return nil, fmt.Errorf("%w: files_changed[%d]: %v", ErrUnsafePath, i, err)
+		}
+		r.FilesChanged[i] = c
+	}
+	return &r, nil
+}
+
+// ReadStrict decodes an agent's hand-off file into v: a regular file, not
+// a link (it could name any file fixrail can read) and never a FIFO (it
+// would hang the read), bounded, one JSON value, no unknown fields.
+func ReadStrict(path string, v any) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: %s is not a regular file", ErrInvalid, path)
+	}
+	buf, err := io.ReadAll(io.LimitReader(f, maxHandoffBytes+1))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if len(buf) > maxHandoffBytes {
+		return fmt.Errorf("%w: %s is over %d bytes", ErrInvalid, path, maxHandoffBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(buf))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	return nil
+}
+
+// CleanPaths validates agent-chosen paths (field names them in errors)
+// and returns them cleaned, refusing duplicates against seen.
+func CleanPaths(field string, paths []string, seen map[string]bool) ([]string, error) {
+	out := make([]string, len(paths))
+	for i, f := range paths {
+		c, err := pathguard.CleanRel(f)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s[%d]: %v", ErrUnsafePath, field, i, err)
+		}
+		if seen[c] {
+			return nil, fmt.Errorf("%w: %s lists %s, which is already planned or declared", ErrInvalid, field, c)
+		}
+		seen[c] = true
+		out[i] = c
+	}
+	return out, nil
+}

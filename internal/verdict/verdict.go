@@ -1,0 +1,87 @@
+// Package verdict owns the words a run and its checks end in: the four
+// terminal states, every reason code a terminal carries, and the verdicts a
+// check records. It is a leaf, so the pipeline, the gates, the fix types and
+// the leaf packages that decide a reason (ledger, risk) all name the same
+// constants, and the README's table is checked against this one list.
+package verdict
+
+// Terminal is one of the four honest end states of a run. There is no fifth.
+type Terminal string
+
+// The four terminal states.
+const (
+	DraftPR  Terminal = "DRAFT-PR"
+	Escalate Terminal = "ESCALATE"
+	NotRepro Terminal = "NOT-REPRO"
+	Halt     Terminal = "HALT"
+)
+
+// Terminals lists the four states, mildest first.
+var Terminals = []Terminal{DraftPR, NotRepro, Halt, Escalate}
+
+// Severity orders terminals for a batch: the most severe run decides the
+// batch's exit code, so a wrapper cannot read a broken run as green.
+func (t Terminal) Severity() int {
+	switch t {
+	case DraftPR:
+		return 0
+	case NotRepro:
+		return 1
+	case Halt:
+		return 2
+	case Escalate:
+		return 3
+	}
+	return 4
+}
+
+// Check verdicts, as the run report and the event log record them.
+const (
+	Pass        = "pass"
+	Fail        = "fail"
+	Error       = "error"       // the check could not decide; the run fails closed
+	Unconfirmed = "unconfirmed" // passed without proof: the PR is labelled needs-review
+)
+
+// Reason codes. Each terminal outcome carries exactly one; the runner's
+// failure kinds (runner.Kind) are reason codes too and live with the runner.
+const (
+	ReasonFixed            = "fixed"
+	ReasonInFlight         = "in-flight"
+	ReasonWallClock        = "wall-clock"
+	ReasonInterrupted      = "interrupted"
+	ReasonInternal         = "internal-error"
+	ReasonDeclined         = "declined"
+	ReasonNoPlan           = "no-plan"
+	ReasonUnsafePath       = "unsafe-path"
+	ReasonWriteBeforeRepro = "write-before-repro"
+	ReasonGreenOnBase      = "green-on-base"
+	ReasonSymptomMismatch  = "symptom-mismatch"
+	ReasonBadTestPath      = "bad-test-path"
+	ReasonSensitivePath    = "sensitive-path"
+	ReasonBadResult        = "bad-result"
+	ReasonGateError        = "gate-error"
+	ReasonCheckError       = "check-error"
+	ReasonForgeError       = "forge-error"
+	ReasonConfigDrift      = "config-drift"
+	ReasonNoSandbox        = "no-sandbox"
+	ReasonPoisoned         = "poisoned-clone"
+	ReasonUndeclared       = "undeclared-changes"
+	ReasonLeak             = "leak"
+	ReasonBudgetExhausted  = "budget-exhausted"
+	ReasonBudgetUnreadable = "budget-unreadable"
+	ReasonHighRisk         = "high-risk"
+	ReasonEmptyDiff        = "empty-diff"
+	ReasonDiffOutsidePlan  = "diff-outside-plan"
+	ReasonDiffBudget       = "diff-budget"
+	ReasonTestModified     = "test-modified"
+	ReasonOracleStillRed   = "oracle-still-red"
+	ReasonSuiteRed         = "suite-red"
+	ReasonLLMFail          = "llm-fail"
+	// The forge's.
+	ReasonForgeRateLimited   = "forge-rate-limited"
+	ReasonForgeUnavailable   = "forge-unavailable"
+	ReasonDraftUnsupported   = "draft-unsupported"
+	ReasonNoBranchProtection = "no-branch-protection"
+	ReasonActionsCannotOpen  = "actions-cannot-open-prs"
+)
