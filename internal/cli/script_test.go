@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/fixrail/fixrail/internal/ledger/pgtest"
 )
 
 var update = flag.Bool("update", false, "rewrite testscript files whose cmp fails")
@@ -44,6 +46,8 @@ func TestMain(m *testing.M) {
 // TestScript runs every CLI scenario in testdata/script through the real
 // binary, real git and real python3.
 func TestScript(t *testing.T) {
+	// The cluster pgstart starts is shared by the scenarios that ask for one.
+	t.Cleanup(pgtest.Stop)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -55,6 +59,7 @@ func TestScript(t *testing.T) {
 			"fixrail-exit": cmdFixrailExit,
 			"waitfile":     cmdWaitFile,
 			"noleftovers":  cmdNoLeftovers,
+			"pgstart":      cmdPgStart,
 		},
 	})
 }
@@ -190,5 +195,26 @@ func cmdNoLeftovers(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	if n := strings.Count(string(out), "worktree "); n != 1 {
 		ts.Fatalf("%d worktrees registered, want only the main one:\n%s", n, out)
+	}
+}
+
+// pgstart file...: a fresh database on the tests' throwaway Postgres
+// cluster (started on first use, internal/ledger/pgtest): its URL goes in
+// $PGURL and replaces @PGURL@ in each file. No server fails the scenario.
+func cmdPgStart(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("pgstart does not take !")
+	}
+	dsn, drop, err := pgtest.Database()
+	if err != nil {
+		ts.Fatalf("postgres for the scenario: %v", err)
+	}
+	ts.Defer(drop)
+	ts.Setenv("PGURL", dsn)
+	for _, f := range args {
+		p := ts.MkAbs(f)
+		data, err := os.ReadFile(p)
+		ts.Check(err)
+		ts.Check(os.WriteFile(p, []byte(strings.ReplaceAll(string(data), "@PGURL@", dsn)), 0o644))
 	}
 }

@@ -53,37 +53,51 @@ type server struct {
 // URL returns a postgres:// URL of a new empty database.
 func URL(tb testing.TB) string {
 	tb.Helper()
+	u, drop, err := Database()
+	if err != nil {
+		tb.Fatalf("postgres for tests: %v", err)
+	}
+	tb.Cleanup(drop)
+	return u
+}
+
+// Database makes a new empty database, starting the cluster on first use,
+// and returns its URL and a func that drops it. It is [URL] for callers
+// without a testing.TB (a testscript command); they must call drop, and
+// [Stop] when their tests end.
+func Database() (dsn string, drop func(), err error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if cluster == nil {
 		s, err := start()
 		if err != nil {
-			tb.Fatalf("postgres for tests: %v", err)
+			return "", nil, err
 		}
 		cluster = s
 	}
+	base := cluster.base.String()
 	name := fmt.Sprintf("fixrail_t%d_%d", os.Getpid(), seq.Add(1))
-	admin, err := sql.Open("pgx", cluster.base.String())
+	admin, err := sql.Open("pgx", base)
 	if err != nil {
-		tb.Fatal(err)
+		return "", nil, err
 	}
 	defer admin.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		tb.Fatalf("create test database: %v", err)
+		return "", nil, fmt.Errorf("create test database: %w", err)
 	}
-	tb.Cleanup(func() {
-		db, err := sql.Open("pgx", cluster.base.String())
+	drop = func() {
+		db, err := sql.Open("pgx", base)
 		if err != nil {
 			return
 		}
 		defer db.Close()
 		db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-	})
+	}
 	u := *cluster.base
 	u.Path = "/" + name
-	return u.String()
+	return u.String(), drop, nil
 }
 
 // Main runs the tests and then stops the cluster, if one was started. Call
