@@ -254,13 +254,19 @@ type Planned struct {
 // RootCause is the P3 re-score from the root cause the investigation wrote
 // and the files it plans to change. It starts from prev and only adds: the
 // later score wins, and it never drops an earlier input. A planned file
-// that is sensitive or unknown, or imports a sensitive module, is High.
+// that is sensitive or unknown, or imports a sensitive module, is High;
+// so is one whose path names a high-risk keyword (src/payments/refund.py,
+// lib/auth/token.go): a low-looking report whose fix lands in payment or
+// auth code is a payment or auth change, whatever paths.sensitive says.
 func (r *Rules) RootCause(prev Score, rootCause string, files []Planned) Score {
 	s := Score{Level: prev.Level, Stage: StageRootCause, Inputs: slices.Clone(prev.Inputs)}
 	for _, kw := range r.matches(rootCause) {
 		s.add(Input{Stage: StageRootCause, Kind: "keyword", Value: kw, Level: High, Why: "a high-risk keyword in the root cause"})
 	}
 	for _, f := range files {
+		if kws := r.matches(f.Path); len(kws) > 0 {
+			s.add(Input{Stage: StageRootCause, Kind: "planned-file", Value: f.Path, Level: High, Why: "the fix would change a file whose path names " + strings.Join(kws, ", ")})
+		}
 		v := r.policy.Classify(f.Path)
 		switch v.Class {
 		case sensitive.Denied:

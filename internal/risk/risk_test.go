@@ -88,6 +88,17 @@ func TestRootCauseOnlyRaises(t *testing.T) {
 	if s := r.RootCause(low, "", []Planned{{Path: "docs/x.md"}}); !s.High() {
 		t.Fatalf("unknown planned file: %+v", s)
 	}
+	// A fixable file under a payments directory, with a neutral root cause,
+	// is a payment change: paths.sensitive need not list it.
+	pay := r.RootCause(low, "rounding in the report total", []Planned{{Path: "src/payments/round.py", Content: []byte("x = 1\n")}})
+	if !pay.High() || !slices.Contains(kinds(pay, High), "planned-file:src/payments/round.py") {
+		t.Fatalf("keyword path re-score %+v", pay)
+	}
+	// Path words match as report words do, whole (or plural): a word that
+	// only contains a keyword is not one.
+	if s := r.RootCause(low, "", []Planned{{Path: "src/prepayment/name.py"}}); s.Level != Low {
+		t.Fatalf("src/prepayment raised: %+v", s)
+	}
 	// A benign root cause keeps the intake's level: a high intake stays high.
 	high := r.Intake(Report{Title: "sev1: totals wrong", Access: AccessWrite})
 	after := r.RootCause(high, "off by one in a loop", []Planned{{Path: "src/report/total.py", Content: []byte("x = 1\n")}})
