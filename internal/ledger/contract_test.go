@@ -134,6 +134,16 @@ var contract = []struct {
 		res.Settle(context.Background(), Outcome{Terminal: "HALT", Now: t0})
 		mustReserve(t, l, req("a"))
 	}},
+	{"the same finding id in two repositories is two findings", func(t *testing.T, url string) {
+		l := open(t, url, roomy())
+		mustReserve(t, l, req("gh-12"))
+		other := req("gh-12")
+		other.Repo = "github.com/o/other"
+		mustReserve(t, l, other)
+		if _, err := l.Reserve(context.Background(), other); !errors.Is(err, ErrInFlight) {
+			t.Fatalf("the same finding of the same repository again: %v, want in flight", err)
+		}
+	}},
 	{"each day scope caps cost", func(t *testing.T, url string) {
 		for _, sc := range []struct {
 			scope string

@@ -69,12 +69,23 @@ func OpenPostgres(ctx context.Context, rawURL string, lim Limits) (Ledger, error
 	if err := s.tx(ctx, false, func(tx *sql.Tx) error {
 		// Only create what is missing: a role with no CREATE right (the
 		// usual one, after the first run) must still open the ledger.
-		var exists bool
-		if err := tx.QueryRowContext(ctx, `SELECT to_regclass('fixrail_run') IS NOT NULL`).Scan(&exists); err != nil || exists {
+		var table, index bool
+		if err := tx.QueryRowContext(ctx, `SELECT to_regclass('fixrail_run') IS NOT NULL, to_regclass('fixrail_ledger_one_held_per_repo_finding') IS NOT NULL`).Scan(&table, &index); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, pgSchema)
-		return err
+		switch {
+		case !table:
+			_, err := tx.ExecContext(ctx, pgSchema)
+			return err
+		case !index:
+			// A ledger made before findings were keyed by repository: its
+			// index refuses the same id in two repositories. Migrating
+			// needs the table's owner, once.
+			if _, err := tx.ExecContext(ctx, pgV1toV2); err != nil {
+				return fmt.Errorf("ledger schema upgrade (the held-finding index, keyed by repository) needs the owner of fixrail_run, once: %w", err)
+			}
+		}
+		return nil
 	}); err != nil {
 		db.Close()
 		return nil, err
@@ -105,5 +116,10 @@ CREATE TABLE IF NOT EXISTS fixrail_run (
 CREATE INDEX IF NOT EXISTS fixrail_run_day_repo ON fixrail_run(day, repo);
 CREATE INDEX IF NOT EXISTS fixrail_run_day_actor ON fixrail_run(day, actor);
 CREATE INDEX IF NOT EXISTS fixrail_run_held ON fixrail_run(state) WHERE state = 'held';
-CREATE UNIQUE INDEX IF NOT EXISTS fixrail_ledger_one_held_per_finding ON fixrail_run(finding) WHERE state = 'held';
+CREATE UNIQUE INDEX IF NOT EXISTS fixrail_ledger_one_held_per_repo_finding ON fixrail_run(repo, finding) WHERE state = 'held';
+`
+
+const pgV1toV2 = `
+CREATE UNIQUE INDEX IF NOT EXISTS fixrail_ledger_one_held_per_repo_finding ON fixrail_run(repo, finding) WHERE state = 'held';
+DROP INDEX IF EXISTS fixrail_ledger_one_held_per_finding;
 `

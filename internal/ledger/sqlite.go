@@ -90,8 +90,16 @@ CREATE TABLE fixrail_run (
 CREATE INDEX run_day_repo ON fixrail_run(day, repo);
 CREATE INDEX run_day_actor ON fixrail_run(day, actor);
 CREATE INDEX run_held ON fixrail_run(state) WHERE state = 'held';
-CREATE UNIQUE INDEX run_one_held_per_finding ON fixrail_run(finding) WHERE state = 'held';
-PRAGMA user_version = 1;
+CREATE UNIQUE INDEX run_one_held_per_repo_finding ON fixrail_run(repo, finding) WHERE state = 'held';
+PRAGMA user_version = 2;
+`
+
+// sqliteV1toV2 keys the held-finding index by repository too (version 1
+// made the same finding id in two repositories one finding).
+const sqliteV1toV2 = `
+DROP INDEX IF EXISTS run_one_held_per_finding;
+CREATE UNIQUE INDEX run_one_held_per_repo_finding ON fixrail_run(repo, finding) WHERE state = 'held';
+PRAGMA user_version = 2;
 `
 
 func (s *store) migrateSQLite(ctx context.Context) error {
@@ -112,9 +120,12 @@ func (s *store) migrateSQLite(ctx context.Context) error {
 			_, err := tx.ExecContext(ctx, sqliteSchema)
 			return err
 		case 1:
+			_, err := tx.ExecContext(ctx, sqliteV1toV2)
+			return err
+		case 2:
 			return nil
 		}
-		return fmt.Errorf("ledger schema version %d is newer than this fixrail (1)", v)
+		return fmt.Errorf("ledger schema version %d is newer than this fixrail (2)", v)
 	})
 }
 

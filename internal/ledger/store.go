@@ -123,9 +123,11 @@ func (s *store) reserve(ctx context.Context, req Request, dry bool) (*Reservatio
 		if err := s.sweep(ctx, tx, now); err != nil {
 			return err
 		}
+		// A finding id is a repository's (gh-12 is issue 12 of one
+		// repository): the same id in two repositories is two findings.
 		var held RunRecord
 		var since, until int64
-		err := tx.QueryRowContext(ctx, s.q(`SELECT run_id, started_ms, expires_ms FROM fixrail_run WHERE state = 'held' AND finding = ?`), req.Finding).
+		err := tx.QueryRowContext(ctx, s.q(`SELECT run_id, started_ms, expires_ms FROM fixrail_run WHERE state = 'held' AND repo = ? AND finding = ?`), req.Repo, req.Finding).
 			Scan(&held.RunID, &since, &until)
 		switch {
 		case err == nil:
