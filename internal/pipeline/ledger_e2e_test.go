@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/gitx/gittest"
 	"github.com/fixrail/fixrail/internal/ledger"
 	"github.com/fixrail/fixrail/internal/pipeline"
@@ -172,9 +173,15 @@ func (fx *capsFixture) run(t *testing.T, id string, agent pipeline.Runner) *pipe
 			t.Error(err)
 		}
 	}()
+	// The local forge, the repository's outbox, as the CLI builds it.
+	outbox := filepath.Join(fx.repo, ".fixrail", "outbox")
+	if err := os.MkdirAll(outbox, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	rep, err := pipeline.Run(ctx, s, pipeline.Params{
 		Finding: &findings.Finding{ID: id, Title: "caps finding", Body: "the bench symptom"},
 		Runner:  agent,
+		Forge:   &forge.Local{Dir: outbox},
 		TempDir: fx.tmp,
 	})
 	if err != nil {
