@@ -38,7 +38,7 @@ the local forge writes the draft PR to .fixrail/outbox/<id>/.
 
 --vuln takes a vulnerable-dependency finding instead (fix type cve): fixrail's
 finding JSON {"id","ecosystem","package","version","advisories","manifest"}
-or osv-scanner's --format json, holding exactly one vulnerable package. The
+or osv-scanner's --format json or sarif, holding exactly one vulnerable package. The
 harness finds the package in the repository's manifests (the alert is a hint:
 absent, it ends NOT-REPRO package-not-in-manifest), decides the lowest
 published version that clears every advisory (none: ESCALATE no-safe-version),
@@ -60,7 +60,7 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&o.repo, "repo", ".", "the repository to fix (a git work tree)")
 	fs.StringVar(&o.report, "report", "", "the finding: a JSON or Markdown report `file` (required)")
-	fs.StringVar(&o.vuln, "vuln", "", "the finding: a vulnerable-dependency `file` (fixrail's finding JSON or osv-scanner JSON), instead of --report")
+	fs.StringVar(&o.vuln, "vuln", "", "the finding: a vulnerable-dependency `file` (fixrail's finding JSON, osv-scanner JSON or SARIF), instead of --report")
 	o.vulns.flags(fs)
 	fs.StringVar(&o.base, "base", "", "base `branch` (default: the repository's current branch)")
 	fs.StringVar(&o.mode, "mode", "", "autonomous or interactive (default: fixrail.yaml's mode)")

@@ -42,7 +42,8 @@ type Vuln struct {
 }
 
 // ReadVulnFile reads a vulnerable-dependency finding file: fixrail's own
-// JSON (one object, or an array of them) or osv-scanner's --format json.
+// JSON (one object, or an array of them), osv-scanner's --format json, or
+// osv-scanner's --format sarif.
 func ReadVulnFile(p string) ([]*Vuln, error) {
 	data, err := pathguard.ReadRegular(p, MaxVulnFileBytes)
 	if err != nil {
@@ -68,6 +69,9 @@ func ParseVuln(data []byte) ([]*Vuln, error) {
 		}
 		if _, ok := probe["results"]; ok {
 			return parseOSVScanner(trim)
+		}
+		if isSARIF(probe) {
+			return parseOSVScannerSARIF(trim)
 		}
 		trim = append(append([]byte("["), trim...), ']')
 	}

@@ -66,6 +66,7 @@ func TestReadVulnFileRefusesFIFO(t *testing.T) {
 
 func FuzzParseVuln(f *testing.F) {
 	f.Add([]byte(osvScannerJSON))
+	f.Add([]byte(osvSARIF))
 	f.Add([]byte(`[{"ecosystem": "npm", "package": "a", "version": "1", "advisories": ["X"], "manifest": "a/package.json"}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		vs, err := ParseVuln(data)
