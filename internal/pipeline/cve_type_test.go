@@ -23,9 +23,13 @@ type memSource struct {
 	name  string
 	vulns []vulndata.Vuln
 	pub   []vulndata.Published
+	err   error // every query fails with it (OSV unreachable)
 }
 
 func (m memSource) Vulns(_ context.Context, _ vulndata.Ecosystem, name string) ([]vulndata.Vuln, vulndata.Meta, error) {
+	if m.err != nil {
+		return nil, vulndata.Meta{}, m.err
+	}
 	if name != m.name {
 		return nil, vulndata.Meta{}, nil
 	}
@@ -33,6 +37,9 @@ func (m memSource) Vulns(_ context.Context, _ vulndata.Ecosystem, name string) (
 }
 
 func (m memSource) Versions(_ context.Context, _ vulndata.Ecosystem, name string) ([]vulndata.Published, vulndata.Meta, error) {
+	if m.err != nil {
+		return nil, vulndata.Meta{}, m.err
+	}
 	if name != m.name {
 		return nil, vulndata.Meta{}, vulndata.ErrNotFound
 	}
@@ -152,6 +159,99 @@ sandbox: off
 			}
 			if strings.Join(order, ", ") != "P3 cve-red pass, P4 harness-edit pass, P4 cve-green pass" {
 				t.Errorf("the cve steps ran as %v", order)
+			}
+		})
+	}
+}
+
+// bumpAgent is the fix invocation for an edit the harness hands over: it
+// sets requests to version, and checks what it was allowed.
+type bumpAgent struct {
+	t       *testing.T
+	version string
+}
+
+func (a bumpAgent) Run(_ context.Context, inv runner.Invocation) (runner.Result, error) {
+	if inv.Phase != runner.Fix {
+		a.t.Errorf("the agent was asked to %s; the cve type plans itself", inv.Phase)
+	}
+	if len(inv.Allow) != 1 || inv.Allow[0] != "requirements.txt" || len(inv.BashRules) == 0 {
+		a.t.Errorf("fix phase may write %v with Bash %v", inv.Allow, inv.BashRules)
+	}
+	if !strings.Contains(inv.Prompt, "target: (none decided)") {
+		a.t.Errorf("the fix prompt does not say no target was decided:\n%s", inv.Prompt)
+	}
+	os.WriteFile(filepath.Join(inv.Worktree, "requirements.txt"), []byte("flask==3.0.0\nrequests=="+a.version+"\n"), 0o644)
+	os.WriteFile(inv.ResultPath, []byte(`{"summary": "bumped", "files_changed": ["requirements.txt"]}`), 0o600)
+	return runner.Result{}, nil
+}
+
+// TestCVEUnguided: with the advisory services unreachable nothing can be
+// decided, so the agent makes the edit; the checks that need no advisory
+// data still hold it (a version left on the alerted one is refused), and
+// a fix that passes them ships labelled needs-review.
+func TestCVEUnguided(t *testing.T) {
+	for _, tc := range []struct {
+		version  string
+		terminal pipeline.Terminal
+		reason   string
+	}{
+		{"2.0.2", pipeline.DraftPR, "fixed"},
+		{"2.0.0 ", pipeline.Escalate, "oracle-still-red"}, // a touched line, still the alerted version
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			dir := gittest.NewRepo(t, map[string]string{
+				"fixrail.yaml": `runner: {kind: command, command: ["false"]}
+suite:  {command: ["true"]}
+paths:  {fixable: ["requirements.txt"]}
+sandbox: off
+`,
+				"requirements.txt": "flask==3.0.0\nrequests==2.0.0\n",
+			})
+			s, err := pipeline.Prepare(t.Context(), dir, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			outbox, err := s.StateDir("outbox")
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := &findings.Vuln{ID: "cve-unguided", Ecosystem: "PyPI", Package: "requests", Version: "2.0.0", Manifest: "requirements.txt", Source: "finding"}
+			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
+				Finding: v.Finding(),
+				Types:   []*fixtype.Type{fixtype.NewCVE(memSource{err: vulndata.ErrUnreachable})},
+				Runner:  bumpAgent{t, tc.version},
+				Forge:   &forge.Local{Dir: outbox},
+				TempDir: t.TempDir(),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Terminal != tc.terminal || rep.Reason != tc.reason {
+				for _, g := range rep.Gates {
+					t.Logf("%s %s %s %s", g.Phase, g.Name, g.Verdict, g.Detail)
+				}
+				t.Fatalf("ended %s %s (%s), want %s %s", rep.Terminal, rep.Reason, rep.Detail, tc.terminal, tc.reason)
+			}
+			if rep.Agent.Invocations != 1 {
+				t.Errorf("%d agent invocations, want the fix only", rep.Agent.Invocations)
+			}
+			if tc.terminal != pipeline.DraftPR {
+				return
+			}
+			body, err := os.ReadFile(filepath.Join(rep.PR, "body.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"**Unguided: needs review.**", "The agent made the edit", "Oracle after the fix: unguided-needs-review"} {
+				if !strings.Contains(string(body), want) {
+					t.Errorf("the PR body lacks %q:\n%s", want, body)
+				}
+			}
+			data, _ := os.ReadFile(filepath.Join(rep.PR, "pr.json"))
+			if !strings.Contains(string(data), "needs-review") {
+				t.Errorf("pr.json is not labelled needs-review: %s", data)
 			}
 		})
 	}
