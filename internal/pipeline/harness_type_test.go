@@ -60,7 +60,7 @@ func TestHarnessPlannedType(t *testing.T) {
 			fixtype.Register(tc.typ)
 			t.Cleanup(func() { fixtype.Unregister(tc.typ.Name) })
 			dir := gittest.NewRepo(t, map[string]string{
-				"fixrail.yaml": "runner: {kind: command, command: [\"true\"]}\nsuite:  {command: [\"true\"]}\npaths:  {fixable: [\"src/**\"]}\nsandbox: off\n",
+				"fixrail.yaml":      "runner: {kind: command, command: [\"true\"]}\nsuite:  {command: [\"true\"]}\npaths:  {fixable: [\"src/**\"]}\nsandbox: off\n",
 				"src/doc.txt":       "teh end\n",
 				"evidence/typo.txt": "teh\n",
 			})
