@@ -32,12 +32,12 @@ type seams struct {
 func compose(s *pipeline.Setup, vulns cve.Source) (seams, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return seams{}, fmt.Errorf("%w: locate the fixrail binary for the phase hook: %v", pipeline.ErrSetup, err)
+		return seams{}, fmt.Errorf("%w: locate the fixrail binary for the phase hook: %w", pipeline.ErrSetup, err)
 	}
 	cfg := s.Config
 	agent, err := runner.Open(cfg.Runner, []string{exe, "hook"})
 	if err != nil {
-		return seams{}, fmt.Errorf("%w: %v", pipeline.ErrSetup, err)
+		return seams{}, fmt.Errorf("%w: %w", pipeline.ErrSetup, err)
 	}
 	outbox, err := s.StateDir("outbox")
 	if err != nil {
@@ -50,7 +50,7 @@ func compose(s *pipeline.Setup, vulns cve.Source) (seams, error) {
 	if cfg.Model.Kind != "" {
 		m, err := model.Open(model.Settings{Kind: cfg.Model.Kind, Model: cfg.Model.Model, BaseURL: cfg.Model.BaseURL, Binary: cfg.Model.Binary, Timeout: cfg.Model.Timeout}, os.LookupEnv)
 		if err != nil {
-			return seams{}, fmt.Errorf("%w: %v", pipeline.ErrSetup, err)
+			return seams{}, fmt.Errorf("%w: %w", pipeline.ErrSetup, err)
 		}
 		out.model = m
 	}

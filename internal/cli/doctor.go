@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/redact"
@@ -113,6 +114,15 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 			add("runner", "fail", bin+" is not on PATH")
 		} else {
 			add("runner", "ok", p)
+		}
+		// Each registered fix type, and whether fixrail.yaml configures it:
+		// the same registry and check a run uses when it takes a finding.
+		for _, t := range fixtype.All() {
+			if err := t.Check(cfg); err != nil {
+				add("fix-type", "warn", t.Name+": not configured, findings of this type would not start: "+err.Error())
+			} else {
+				add("fix-type", "ok", t.Name+": "+t.Doc)
+			}
 		}
 		if cfg.Model.Kind == "" {
 			add("model", "warn", "no model: the LLM validation gate records every fix unconfirmed (needs-review)")

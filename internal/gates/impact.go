@@ -120,7 +120,12 @@ func (r ImpactReport) Markdown() string {
 			parts = append(parts, list.title+":\n- "+strings.Join(list.items, "\n- "))
 		}
 	}
-	b.WriteString(codeBlock(strings.Join(parts, "\n\n")))
+	text := strings.TrimSpace(strings.Join(parts, "\n\n"))
+	if text == "" {
+		b.WriteString("The model gave no description, concerns or manual steps.\n")
+		return b.String()
+	}
+	b.WriteString(codeBlock(text))
 	return b.String()
 }
 

@@ -284,18 +284,26 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 	if o := r.stopped(ctx); o != nil {
 		return o
 	}
-	if o := r.containmentOutcome(phaseLabel(phase), err); o != nil {
-		return o
-	}
-	if re, ok := runner.AsError(err); ok {
-		// An agent that ran outside the rails is a breach, not a stop: a
-		// human must look. Every other runner failure is a clean HALT.
-		if re.Kind == runner.Unconfined {
-			return stop(Escalate, string(re.Kind), re.Detail)
+	return runnerOutcome(phaseLabel(phase), err, r.containmentOutcome)
+}
+
+// runnerOutcome maps a failed invocation: containment first (no sandbox,
+// the clone changed), then the runner's own kinds — an agent that ran
+// outside the rails is a breach, not a stop, and ESCALATEs; every other
+// runner failure is a clean HALT. The error stays in the outcome.
+func runnerOutcome(phase string, err error, containment func(string, error) *Outcome) *Outcome {
+	o := containment(phase, err)
+	if o == nil {
+		o = stop(Halt, string(runner.Unavailable), err.Error())
+		if re, ok := runner.AsError(err); ok {
+			o = stop(Halt, string(re.Kind), re.Detail)
+			if re.Kind == runner.Unconfined {
+				o.Terminal = Escalate
+			}
 		}
-		return stop(Halt, string(re.Kind), re.Detail)
 	}
-	return stop(Halt, string(runner.Unavailable), err.Error())
+	o.Err = err
+	return o
 }
 
 // phaseLabel names the pipeline phase an invocation runs in.

@@ -117,7 +117,7 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 	// repository: later changes to ~/.gitconfig, by anyone, are not seen.
 	snap, err := gitx.Snapshot(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: git: %v", ErrSetup, err)
+		return nil, fmt.Errorf("%w: git: %w", ErrSetup, err)
 	}
 	defer func() {
 		if err != nil {
@@ -126,7 +126,7 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 	}()
 	repo, err := snap.Open(ctx, repoDir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s is not a git work tree: %v", ErrSetup, repoDir, err)
+		return nil, fmt.Errorf("%w: %s is not a git work tree: %w", ErrSetup, repoDir, err)
 	}
 	// The clone's own config, recorded before any repository code runs;
 	// every later git call that follows repository code is checked against it.
@@ -134,16 +134,16 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 		if errors.Is(err, gitx.ErrPoisoned) {
 			return nil, fmt.Errorf("%w: %w", ErrSetup, err)
 		}
-		return nil, fmt.Errorf("%w: record the repository's git config: %v", ErrSetup, err)
+		return nil, fmt.Errorf("%w: record the repository's git config: %w", ErrSetup, err)
 	}
 	if base == "" {
 		if base, err = repo.CurrentBranch(ctx); err != nil {
-			return nil, fmt.Errorf("%w: no base branch (pass --base): %v", ErrSetup, err)
+			return nil, fmt.Errorf("%w: no base branch (pass --base): %w", ErrSetup, err)
 		}
 	}
 	sha, err := repo.RevParse(ctx, "refs/heads/"+base)
 	if err != nil {
-		return nil, fmt.Errorf("%w: base branch %q has no commit in this repository (pass --base to name another): %v", ErrSetup, base, err)
+		return nil, fmt.Errorf("%w: base branch %q has no commit in this repository (pass --base to name another): %w", ErrSetup, base, err)
 	}
 	// The base branch's copy, never the working tree's: an agent or a
 	// checked-out PR could have rewritten the file on disk.
@@ -152,7 +152,7 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 		return nil, fmt.Errorf("%w: no %s committed on %s (commit one: see the README's Configuration, or examples/textfmt/repo/%s)", ErrSetup, config.FileName, base, config.FileName)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: read %s from %s: %v", ErrSetup, config.FileName, base, err)
+		return nil, fmt.Errorf("%w: read %s from %s: %w", ErrSetup, config.FileName, base, err)
 	}
 	cfg, err := config.Parse(config.FileName+" (on "+base+")", data)
 	if err != nil {
@@ -173,11 +173,11 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 	// Every glob is checked now, so a bad one is a setup error before any
 	// run; each run builds its policy with its fix type's evidence globs.
 	if _, err := sensitive.New(cfg.Paths.Fixable, cfg.Paths.Sensitive); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrSetup, config.FileName, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrSetup, config.FileName, err)
 	}
 	scrub, err := redact.FromEnvironment(os.LookupEnv, cfg.Redact.CustomerIDsFile)
 	if err != nil {
-		return nil, fmt.Errorf("%w: redact.customer_ids_file: %v", ErrSetup, err)
+		return nil, fmt.Errorf("%w: redact.customer_ids_file: %w", ErrSetup, err)
 	}
 	return &Setup{Repo: repo, Base: base, BaseSHA: sha, Config: cfg, Scrub: scrub, snap: snap}, nil
 }
@@ -366,7 +366,7 @@ func (r *run) open() error {
 	}
 	typ, err := fixtype.Lookup(r.fin.Type())
 	if err != nil {
-		return fmt.Errorf("%w: finding %s: %v", ErrSetup, r.fin.ID, err)
+		return fmt.Errorf("%w: finding %s: %w", ErrSetup, r.fin.ID, err)
 	}
 	for _, t := range r.p.Types {
 		if t.Name == typ.Name {
@@ -377,11 +377,11 @@ func (r *run) open() error {
 		}
 	}
 	if err := typ.Check(r.cfg); err != nil {
-		return fmt.Errorf("%w: %s (on %s): the %s fix type: %v", ErrSetup, config.FileName, r.s.Base, typ.Name, err)
+		return fmt.Errorf("%w: %s (on %s): the %s fix type: %w", ErrSetup, config.FileName, r.s.Base, typ.Name, err)
 	}
 	r.typ = typ
 	if r.pol, err = sensitive.New(r.cfg.Paths.Fixable, r.cfg.Paths.Sensitive, typ.Scope(r.cfg)...); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrSetup, config.FileName, err)
+		return fmt.Errorf("%w: %s: %w", ErrSetup, config.FileName, err)
 	}
 	r.env = &fixtype.Env{Config: r.cfg, Base: r.s.Base, BaseSHA: r.s.BaseSHA, Exec: r.execFresh, ExecIn: r.execIn, Read: r.readFresh}
 	r.stateDir = filepath.Join(r.s.Repo.Top(), StateDirName)
@@ -390,7 +390,7 @@ func (r *run) open() error {
 	// reports, locks and the outbox wherever it points.
 	for _, d := range []string{r.stateDir, runs} {
 		if err := realDir(d); err != nil {
-			return fmt.Errorf("%w: state dir: %v", ErrSetup, err)
+			return fmt.Errorf("%w: state dir: %w", ErrSetup, err)
 		}
 	}
 	// The state directory ignores itself so it never shows up as a change.
@@ -514,7 +514,7 @@ func (s *Setup) StateDir(name string) (string, error) {
 	d := filepath.Join(top, name)
 	for _, p := range []string{top, d} {
 		if err := realDir(p); err != nil {
-			return "", fmt.Errorf("%w: state dir: %v", ErrSetup, err)
+			return "", fmt.Errorf("%w: state dir: %w", ErrSetup, err)
 		}
 	}
 	return d, nil
