@@ -21,7 +21,8 @@ var cmdRun = &command{
 	Usage: "--report FILE | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] [--base BRANCH] [--mode autonomous|interactive] [--json]",
 	Short: "take one finding through the five phases to a terminal state",
 	Long: `
-Run takes one finding (a bug report) through intake, investigate, reproduce,
+Run takes one finding (a bug report, or with --vuln a vulnerable dependency)
+through intake, investigate, reproduce,
 fix and terminal, and ends it in exactly one state:
 
   DRAFT-PR   reproduced red, fixed green, every gate passed     exit 0
