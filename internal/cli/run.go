@@ -22,8 +22,8 @@ var cmdRun = &command{
 	Short: "take one finding through the five phases to a terminal state",
 	Long: `
 Run takes one finding (a bug report, or with --vuln a vulnerable dependency)
-through intake, investigate, reproduce,
-fix and terminal, and ends it in exactly one state:
+through intake, investigate, reproduce, fix and terminal, and ends it in
+exactly one state:
 
   DRAFT-PR   reproduced red, fixed green, every gate passed     exit 0
   HALT       a budget, lock or precondition stopped the run      exit 3
