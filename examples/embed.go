@@ -1,6 +1,8 @@
-// Package examples bundles the demo project that `fixrail demo` runs the
+// Package examples bundles the demo projects `fixrail demo` runs the
 // pipeline on: a small Python library with a real bug, a bug report about
-// it, and a scripted agent that stands in for a model.
+// it, and a scripted agent that stands in for a model (textfmt); and a Go
+// program on a vulnerable module with its alert, a file:// module proxy
+// and the advisory cache (cve-go, `fixrail demo --cve`).
 package examples
 
 import "embed"
@@ -8,5 +10,7 @@ import "embed"
 // FS holds textfmt/: repo/ (the project, with fixrail.yaml), report.json and
 // agent/scripted_agent.py.
 //
-//go:embed all:textfmt
+// cve-go/ holds repo.txtar, goproxy/, cache/ and finding.json.
+//
+//go:embed all:textfmt all:cve-go
 var FS embed.FS

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fixrail/fixrail/examples"
+	"github.com/fixrail/fixrail/internal/cve"
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/pipeline"
@@ -17,8 +18,8 @@ import (
 
 var cmdDemo = &command{
 	Name:  "demo",
-	Usage: "[--dir DIR] [--json]",
-	Short: "run the whole pipeline on the bundled example, offline",
+	Usage: "[--cve] [--dir DIR] [--json]",
+	Short: "run the whole pipeline on a bundled example, offline",
 	Long: `
 Demo copies the bundled example — a small Python library with a real bug, a
 bug report about it, and a scripted agent — into a fresh git repository, runs
@@ -26,14 +27,23 @@ the pipeline on it, and prints the terminal state, the gates and the outbox.
 
 The scripted agent is not a model: it always writes the same failing test and
 the same fix. It stands in for one so the rails can be watched end to end with
-no credentials and no network. Needs git and python3.`,
+no credentials and no network. Needs git and python3.
+
+With --cve it runs the bundled vulnerable-dependency example instead: a Go
+program requiring example.com/fakelib v1.0.0 (a tiny module made for the
+demo, served from a file:// proxy beside it), an alert for it, and the
+advisory answers as fixrail's cache. No agent and no model: the harness
+finds the package in go.mod, decides the lowest version that clears every
+advisory (v1.0.2: v1.0.1 clears the alerted one but not another), bumps it,
+runs go mod tidy offline in the sandbox, judges the result and builds it.
+Needs git and go; the module cache it fills is DIR/gomodcache.`,
 	Flags: func() *flag.FlagSet { fs, _ := demoFlags(); return fs },
 	Run:   runDemo,
 }
 
 type demoOpts struct {
-	dir  string
-	json bool
+	dir       string
+	json, cve bool
 }
 
 func demoFlags() (*flag.FlagSet, *demoOpts) {
@@ -41,6 +51,7 @@ func demoFlags() (*flag.FlagSet, *demoOpts) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.StringVar(&o.dir, "dir", "", "where to create the demo repository (default: a new temporary directory, kept)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
+	fs.BoolVar(&o.cve, "cve", false, "run the vulnerable-dependency example (Go, built-in bump) instead")
 	return fs, o
 }
 
@@ -64,6 +75,9 @@ func runDemo(ctx context.Context, stdio Stdio, args []string) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
+	}
+	if o.cve {
+		return demoCVE(ctx, stdio, root, o)
 	}
 	sub, err := fs.Sub(examples.FS, "textfmt")
 	if err != nil {
@@ -91,6 +105,11 @@ func runDemo(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	return demoRun(ctx, stdio, repoDir, fin, nil, o)
+}
+
+// demoRun runs fin on the demo repository and prints what it made.
+func demoRun(ctx context.Context, stdio Stdio, repoDir string, fin *findings.Finding, vulns cve.Source, o *demoOpts) error {
 	if err := hideEnvironment(); err != nil {
 		return fmt.Errorf("make fixrail non-dumpable: %w", err)
 	}
@@ -101,11 +120,11 @@ func runDemo(ctx context.Context, stdio Stdio, args []string) error {
 	defer setup.Close()
 	console, done := liveConsole(stdio)
 	defer done()
-	sm, err := compose(setup)
+	sm, err := compose(setup, vulns)
 	if err != nil {
 		return err
 	}
-	rep, err := pipeline.Run(ctx, setup, pipeline.Params{Finding: fin, Console: console,
+	rep, err := pipeline.Run(ctx, setup, pipeline.Params{Finding: fin, Console: console, Types: sm.types,
 		Runner: sm.runner, Forge: sm.forge, Model: sm.model,
 		Confirm: confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console})})
 	done()
@@ -116,7 +135,7 @@ func runDemo(ctx context.Context, stdio Stdio, args []string) error {
 		return err
 	}
 	if !o.json && rep.PR != "" {
-		fmt.Fprintf(stdio.Stdout, "\nThe draft PR is in %s:\n  pr.json    title, base, head, labels, draft: true\n  body.md    what was reproduced, the test, every gate\n  fix.patch  the change\n", rep.PR)
+		fmt.Fprintf(stdio.Stdout, "\nThe draft PR is in %s:\n  pr.json    title, base, head, labels, draft: true\n  body.md    what was reproduced, how it was proved, every gate\n  fix.patch  the change\n", rep.PR)
 	}
 	return &terminalError{rep.Terminal}
 }

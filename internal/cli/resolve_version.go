@@ -47,18 +47,15 @@ Exit codes:
 }
 
 type resolveOpts struct {
-	json, offline             bool
-	osvURL, depsDevURL, cache string
+	json bool
+	src  vulnSource
 }
 
 func resolveFlags() (*flag.FlagSet, *resolveOpts) {
 	o := &resolveOpts{}
 	fs := flag.NewFlagSet("resolve-version", flag.ContinueOnError)
 	fs.BoolVar(&o.json, "json", false, "print the whole decision as JSON")
-	fs.BoolVar(&o.offline, "offline", false, "answer from the cache only; never call out")
-	fs.StringVar(&o.osvURL, "osv-url", vulndata.DefaultOSVURL, "OSV API base `URL`")
-	fs.StringVar(&o.depsDevURL, "depsdev-url", vulndata.DefaultDepsDevURL, "deps.dev API base `URL`")
-	fs.StringVar(&o.cache, "cache-dir", "", "cache `directory` (default: the user cache dir's fixrail/vulndata)")
+	o.src.flags(fs)
 	return fs, o
 }
 
@@ -115,19 +112,10 @@ func runResolveVersion(ctx context.Context, stdio Stdio, args []string) error {
 	if _, err := eco.Parse(version); err != nil {
 		return usagef("%v", err)
 	}
-	for _, u := range []string{o.osvURL, o.depsDevURL} {
-		if err := vulndata.CheckBaseURL(u); err != nil {
-			return usagef("%v", err)
-		}
+	client, err := o.src.client()
+	if err != nil {
+		return err
 	}
-	dir := o.cache
-	if dir == "" {
-		if dir, err = vulndata.DefaultCacheDir(); err != nil {
-			return fmt.Errorf("no cache dir: %w (use --cache-dir)", err)
-		}
-	}
-	client := vulndata.NewClient(vulndata.NewCache(dir))
-	client.OSVURL, client.DepsDevURL, client.Offline = o.osvURL, o.depsDevURL, o.offline
 	d, err := cve.Decide(ctx, client, eco, name, version)
 	switch {
 	case errors.Is(err, vulndata.ErrOfflineMiss), errors.Is(err, vulndata.ErrUnreachable), errors.Is(err, vulndata.ErrNotFound):

@@ -13,17 +13,17 @@ import (
 
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/events"
-	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/pipeline"
 )
 
 var cmdRun = &command{
 	Name:  "run",
-	Usage: "--report FILE [--repo DIR] [--base BRANCH] [--mode autonomous|interactive] [--json]",
+	Usage: "--report FILE | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] [--base BRANCH] [--mode autonomous|interactive] [--json]",
 	Short: "take one finding through the five phases to a terminal state",
 	Long: `
-Run takes one finding (a bug report) through intake, investigate, reproduce,
-fix and terminal, and ends it in exactly one state:
+Run takes one finding (a bug report, or with --vuln a vulnerable dependency)
+through intake, investigate, reproduce, fix and terminal, and ends it in
+exactly one state:
 
   DRAFT-PR   reproduced red, fixed green, every gate passed     exit 0
   HALT       a budget, lock or precondition stopped the run      exit 3
@@ -35,14 +35,25 @@ Markdown file whose first heading is the title (the id is the file name).
 Every field of it is untrusted. fixrail.yaml is read from the base branch's
 commit, never from the working tree. The run report is written to
 .fixrail/runs/<run-id>.json and its events to .fixrail/runs/<run-id>.ndjson;
-the local forge writes the draft PR to .fixrail/outbox/<id>/.`,
+the local forge writes the draft PR to .fixrail/outbox/<id>/.
+
+--vuln takes a vulnerable-dependency finding instead (fix type cve): fixrail's
+finding JSON {"id","ecosystem","package","version","advisories","manifest"}
+or osv-scanner's --format json or sarif, holding exactly one vulnerable package. The
+harness finds the package in the repository's manifests (the alert is a hint:
+absent, it ends NOT-REPRO package-not-in-manifest), decides the lowest
+published version that clears every advisory (none: ESCALATE no-safe-version),
+bumps it itself where it can (go.mod, requirements.txt pins, package.json) and
+asks the agent only for the rest. Advisories come from OSV and versions from
+deps.dev through the cache in --cache-dir; --offline reads the cache only.`,
 	Flags: func() *flag.FlagSet { fs, _ := runFlags(); return fs },
 	Run:   runRun,
 }
 
 type runOpts struct {
-	repo, report, base, mode string
-	json                     bool
+	repo, report, vuln, base, mode string
+	json                           bool
+	vulns                          vulnSource
 }
 
 func runFlags() (*flag.FlagSet, *runOpts) {
@@ -50,6 +61,8 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&o.repo, "repo", ".", "the repository to fix (a git work tree)")
 	fs.StringVar(&o.report, "report", "", "the finding: a JSON or Markdown report `file` (required)")
+	fs.StringVar(&o.vuln, "vuln", "", "the finding: a vulnerable-dependency `file` (fixrail's finding JSON, osv-scanner JSON or SARIF), instead of --report")
+	o.vulns.flags(fs)
 	fs.StringVar(&o.base, "base", "", "base `branch` (default: the repository's current branch)")
 	fs.StringVar(&o.mode, "mode", "", "autonomous or interactive (default: fixrail.yaml's mode)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
@@ -64,14 +77,14 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if o.report == "" {
-		return usagef("--report is required")
+	if (o.report == "") == (o.vuln == "") {
+		return usagef("one of --report or --vuln is required")
 	}
 	mode := config.Mode(o.mode)
 	if mode != "" && mode != config.Autonomous && mode != config.Interactive {
 		return usagef("--mode must be autonomous or interactive, not %q", o.mode)
 	}
-	fin, err := findings.ReadFile(o.report)
+	fin, vulns, err := readRunFinding(o)
 	if err != nil {
 		return err
 	}
@@ -85,12 +98,13 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	defer setup.Close()
 	console, done := liveConsole(stdio)
 	defer done()
-	sm, err := compose(setup)
+	sm, err := compose(setup, vulns)
 	if err != nil {
 		return err
 	}
 	rep, err := pipeline.Run(ctx, setup, pipeline.Params{
 		Finding: fin,
+		Types:   sm.types,
 		Mode:    mode,
 		Runner:  sm.runner,
 		Forge:   sm.forge,

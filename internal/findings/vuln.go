@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -41,7 +42,8 @@ type Vuln struct {
 }
 
 // ReadVulnFile reads a vulnerable-dependency finding file: fixrail's own
-// JSON (one object, or an array of them) or osv-scanner's --format json.
+// JSON (one object, or an array of them), osv-scanner's --format json, or
+// osv-scanner's --format sarif.
 func ReadVulnFile(p string) ([]*Vuln, error) {
 	data, err := pathguard.ReadRegular(p, MaxVulnFileBytes)
 	if err != nil {
@@ -67,6 +69,9 @@ func ParseVuln(data []byte) ([]*Vuln, error) {
 		}
 		if _, ok := probe["results"]; ok {
 			return parseOSVScanner(trim)
+		}
+		if isSARIF(probe) {
+			return parseOSVScannerSARIF(trim)
 		}
 		trim = append(append([]byte("["), trim...), ']')
 	}
@@ -215,6 +220,49 @@ func newVuln(id, eco, pkg, version string, advisories []string, manifest, source
 	} else {
 		sum := sha256.Sum256([]byte(v.Ecosystem + "\x00" + v.Package + "\x00" + v.Version))
 		v.ID = "cve-" + hex.EncodeToString(sum[:6])
+	}
+	return v, nil
+}
+
+// VulnFixType is the fix type that takes a vulnerable-dependency finding.
+const VulnFixType = "cve"
+
+// Finding turns v into the finding a run takes: fix type cve, with the
+// alert's facts as typed evidence (as untrusted as the alert) and a title
+// and body for the prompt and the PR, made from the same checked fields.
+func (v *Vuln) Finding() *Finding {
+	advisories := strings.Join(v.Advisories, ", ")
+	if advisories == "" {
+		advisories = "no advisory named"
+	}
+	body := fmt.Sprintf("%s reports %s %s at %s as vulnerable (%s).", v.Source, v.Ecosystem, v.Package, v.Version, advisories)
+	if v.Manifest != "" {
+		body += " Manifest hint: " + v.Manifest + "."
+	}
+	return &Finding{
+		ID:      v.ID,
+		Title:   fmt.Sprintf("%s %s %s: %s", v.Ecosystem, v.Package, v.Version, advisories),
+		Body:    body,
+		Source:  v.Source,
+		FixType: VulnFixType,
+		Evidence: &Evidence{
+			Ecosystem: v.Ecosystem, Package: v.Package, Version: v.Version,
+			Manifest: v.Manifest, Advisories: slices.Clone(v.Advisories),
+		},
+	}
+}
+
+// VulnOf reads a finding's evidence back as a vulnerable dependency, with
+// the same checks intake makes: a report file may say fix_type cve and
+// carry any evidence at all.
+func VulnOf(f *Finding) (*Vuln, error) {
+	e := f.Evidence
+	if e == nil {
+		return nil, fmt.Errorf("%w: finding %s has no evidence naming a package", ErrBadReport, f.ID)
+	}
+	v, err := newVuln(f.ID, e.Ecosystem, e.Package, e.Version, e.Advisories, e.Manifest, f.Source)
+	if err != nil {
+		return nil, fmt.Errorf("%w: finding %s: %v", ErrBadReport, f.ID, err)
 	}
 	return v, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -65,6 +66,7 @@ func TestReadVulnFileRefusesFIFO(t *testing.T) {
 
 func FuzzParseVuln(f *testing.F) {
 	f.Add([]byte(osvScannerJSON))
+	f.Add([]byte(osvSARIF))
 	f.Add([]byte(`[{"ecosystem": "npm", "package": "a", "version": "1", "advisories": ["X"], "manifest": "a/package.json"}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		vs, err := ParseVuln(data)
@@ -82,4 +84,51 @@ func FuzzParseVuln(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestVulnFindingRoundTrip: a vulnerable dependency becomes a cve finding
+// whose evidence reads back as the same dependency, and VulnOf holds a
+// report's evidence to intake's checks (a report may claim fix_type cve).
+func TestVulnFindingRoundTrip(t *testing.T) {
+	vs, err := ParseVuln([]byte(`{"id": "cve-1", "ecosystem": "PyPI", "package": "requests", "version": "2.0.0", "advisories": ["PYSEC-1", "GHSA-x"], "manifest": "api/requirements.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := vs[0].Finding()
+	if f.Type() != "cve" || f.ID != "cve-1" || f.Evidence == nil || f.Evidence.Package != "requests" {
+		t.Fatalf("finding %+v", f)
+	}
+	var ev string
+	for _, fl := range f.Untrusted() {
+		if fl.Name == "evidence" {
+			ev = fl.Value
+		}
+	}
+	if !strings.Contains(ev, "package: requests") || !strings.Contains(ev, "advisories: PYSEC-1, GHSA-x") {
+		t.Errorf("the evidence is not among the fenced fields: %q", ev)
+	}
+	back, err := VulnOf(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back.Source = vs[0].Source
+	if !reflect.DeepEqual(back, vs[0]) {
+		t.Errorf("VulnOf(Finding()) = %+v, want %+v", back, vs[0])
+	}
+	for name, ev := range map[string]*Evidence{
+		"no evidence":       nil,
+		"no package":        {Ecosystem: "PyPI", Version: "1"},
+		"space in package":  {Ecosystem: "PyPI", Package: "a b", Version: "1"},
+		"control character": {Ecosystem: "PyPI", Package: "a", Version: "1\x1b[2J"},
+		"long advisory":     {Ecosystem: "PyPI", Package: "a", Version: "1", Advisories: []string{strings.Repeat("A", 129)}},
+	} {
+		if _, err := VulnOf(&Finding{ID: "r", FixType: "cve", Evidence: ev}); !errors.Is(err, ErrBadReport) {
+			t.Errorf("%s: VulnOf = %v, want ErrBadReport", name, err)
+		}
+	}
+	// An escaping manifest hint keeps only its base name, as at intake.
+	v, err := VulnOf(&Finding{ID: "r", Evidence: &Evidence{Ecosystem: "Go", Package: "m", Version: "v1.0.0", Manifest: "/etc/../go.mod"}})
+	if err != nil || v.Manifest != "go.mod" {
+		t.Errorf("manifest hint %q, %v", v.Manifest, err)
+	}
 }

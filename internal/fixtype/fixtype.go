@@ -20,13 +20,17 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/sandbox"
+	"github.com/fixrail/fixrail/internal/verdict"
 )
 
-// Type is one kind of fix. Every field is required (Validate says which is
-// missing); the pipeline calls them in this order.
+// Type is one kind of fix. Every field is required except the optional
+// harness parts (Plan, Edit) and what they replace: a type either briefs
+// an investigate agent (Investigate, ReadPlan) or plans itself (Plan).
+// Validate says which is missing; the pipeline calls them in this order.
 type Type struct {
 	// Name is the finding's fix type and the PR label fix:<Name>.
 	Name string
@@ -43,6 +47,12 @@ type Type struct {
 	// Scope is where the investigate phase may write besides PLAN.json:
 	// the globs its evidence (a reproducing test, fixtures) must match.
 	Scope func(cfg *config.Config) []string
+	// Plan, when set, is the harness's own investigation: P2 runs no agent
+	// and calls Plan on a fresh checkout of the base (dir), for the finding
+	// the run took. A *StopError ends the run in its terminal; any other
+	// error means the plan could not be decided (ESCALATE). Exclusive with
+	// Investigate and ReadPlan.
+	Plan func(ctx context.Context, e *Env, dir string, f *findings.Finding) (*Plan, error)
 	// Investigate and Fix are the agent's instructions for its two
 	// invocations. They are fixrail's words, outside every fence; the
 	// pipeline adds the fenced finding (and, for Fix, the fenced plan).
@@ -51,6 +61,12 @@ type Type struct {
 	// ReadPlan reads and validates PLAN.json: ErrInvalid, or ErrUnsafePath
 	// for a path outside the repository.
 	ReadPlan func(path string, cfg *config.Config) (*Plan, error)
+	// Edit, when set, makes the fix itself in the agent's tree (dir) before
+	// any agent is asked, and returns the result an agent would have
+	// written. ErrAgentEdit (wrapped) hands the edit to the agent's fix
+	// invocation (the Fix brief); a *StopError ends the run in its
+	// terminal; any other error escalates.
+	Edit func(ctx context.Context, e *Env, p *Plan, dir string) (*Result, error)
 	// Red is the oracle before the fix. The pipeline runs it on the base
 	// plus exactly the evidence; a failure is NOT-REPRO.
 	Red func(e *Env, p *Plan) *gates.Gate
@@ -94,6 +110,14 @@ type Env struct {
 	// made for this one command and discarded after it. label names the
 	// checkout in the run directory.
 	Exec func(ctx context.Context, label, rev string, argv []string, timeout time.Duration) (sandbox.Result, error)
+	// ExecIn runs argv in dir — the agent's tree, for an Edit's lockfile
+	// regeneration — sandboxed like Exec, with env added to the build
+	// environment. Only harness-chosen argv and env, never a finding's.
+	ExecIn func(ctx context.Context, dir string, argv, env []string, timeout time.Duration) (sandbox.Result, error)
+	// Read gives fn a fresh checkout of rev to read (never to run code
+	// in), discarded after it: how a type's oracle judges a candidate's
+	// files with its own code.
+	Read func(ctx context.Context, label, rev string, fn func(dir string) error) error
 }
 
 // Plan is what the investigate phase decided, in the terms the pipeline
@@ -127,11 +151,26 @@ var ErrInvalid = errors.New("invalid agent output")
 // ErrUnsafePath marks agent output naming a path outside the repository.
 var ErrUnsafePath = errors.New("unsafe path in agent output")
 
+// ErrAgentEdit (wrapped) is Edit's answer when the harness does not make
+// the edit itself and the agent's fix invocation must.
+var ErrAgentEdit = errors.New("the agent makes this edit")
+
+// StopError is a terminal a type's harness step (Plan, Edit) decided: a
+// finding the repository does not reproduce, or one no edit can fix.
+type StopError struct {
+	Terminal verdict.Terminal
+	Reason   string
+	Err      error
+}
+
+func (e *StopError) Error() string { return e.Err.Error() }
+func (e *StopError) Unwrap() error { return e.Err }
+
 // ErrUnknown marks a fix type no registered Type has.
 var ErrUnknown = errors.New("unknown fix type")
 
 // registry is the one list of types, in the order doctor shows them.
-var registry = []*Type{Bug}
+var registry = []*Type{Bug, CVE}
 
 // Register adds t to the registry; a test registers a throwaway type with
 // it. It panics on a type that lacks a part or reuses a name, as a
@@ -189,12 +228,14 @@ func Validate(t *Type) error {
 		missing = "Check"
 	case t.Scope == nil:
 		missing = "Scope"
-	case t.Investigate == nil:
-		missing = "Investigate"
+	case t.Plan != nil && (t.Investigate != nil || t.ReadPlan != nil):
+		return fmt.Errorf("fixtype %q has both Plan and Investigate/ReadPlan: the harness plans, or an agent does, not both", t.Name)
+	case t.Plan == nil && t.Investigate == nil:
+		missing = "Investigate (or Plan)"
 	case t.Fix == nil:
 		missing = "Fix"
-	case t.ReadPlan == nil:
-		missing = "ReadPlan"
+	case t.Plan == nil && t.ReadPlan == nil:
+		missing = "ReadPlan (or Plan)"
 	case t.Red == nil:
 		missing = "Red"
 	case t.Gates == nil:

@@ -39,6 +39,9 @@ func (r *run) investigate(ctx context.Context) (*investigation, *Outcome) {
 		return nil, stop(Halt, ReasonCheckError, "checkout: "+err.Error())
 	}
 	r.noteIgnoredInput()
+	if r.typ.Plan != nil {
+		return r.harnessPlan(ctx)
+	}
 	scope := r.typ.Scope(r.cfg)
 	brief := r.typ.Investigate(r.brief())
 	if o := r.invoke(ctx, runner.Investigate, scope, func(f *untrusted.Fence) string { return r.prompt(f, "1 of 2: INVESTIGATE", brief, nil) }); o != nil {
@@ -50,6 +53,44 @@ func (r *run) investigate(ctx context.Context) (*investigation, *Outcome) {
 	}
 	inv := &investigation{}
 	if o := r.checks(ctx, "P2", []*gates.Gate{r.readOnlyGate(scope, changed), r.planGate(inv)}, nil); o != nil {
+		return nil, o
+	}
+	if o := r.recordEvidence(ctx, inv, changed); o != nil {
+		return nil, o
+	}
+	return inv, nil
+}
+
+// harnessPlan is P2 for a type that plans itself: no agent runs; the
+// type reads the fresh checkout of the base, and must leave it as it was.
+func (r *run) harnessPlan(ctx context.Context) (*investigation, *Outcome) {
+	inv := &investigation{}
+	plan := &gates.Gate{
+		Name:   "plan",
+		Doc:    "the fix type planned from a fresh checkout of the base, with no agent",
+		Reason: ReasonCheckError,
+		Run: func(ctx context.Context, _ *gates.Change) (gates.Verdict, error) {
+			p, err := r.typ.Plan(ctx, r.env, r.wt.Dir, r.fin)
+			var stop *fixtype.StopError
+			if errors.As(err, &stop) {
+				return gates.Verdict{Terminal: stop.Terminal, Reason: stop.Reason, Detail: err.Error()}, nil
+			}
+			if err != nil {
+				return gates.Verdict{}, err
+			}
+			inv.plan = p
+			r.rep.Plan = p.Report
+			return pass(fmt.Sprintf("planned by the harness: %d file(s): %s", len(p.Files), codeList(p.Files)))
+		},
+	}
+	if o := r.check(ctx, "P2", plan, nil); o != nil {
+		return nil, o
+	}
+	changed, err := r.wt.Changed(ctx)
+	if o := r.treeOutcome("P2", err); o != nil {
+		return nil, o
+	}
+	if o := r.checks(ctx, "P2", []*gates.Gate{r.readOnlyGate(r.typ.Scope(r.cfg), changed)}, nil); o != nil {
 		return nil, o
 	}
 	if o := r.recordEvidence(ctx, inv, changed); o != nil {

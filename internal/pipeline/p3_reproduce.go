@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/gates"
@@ -91,12 +92,21 @@ func (r *run) sandboxMode() sandbox.Mode {
 // execFresh runs a harness-owned command (the oracle, the suite) in a fresh
 // checkout of rev made for this one run and retired after it, so the
 // command judges exactly rev and nothing it leaves behind is seen again.
-func (r *run) execFresh(ctx context.Context, label, rev string, argv []string, timeout time.Duration) (sandbox.Result, error) {
+func (r *run) execFresh(ctx context.Context, label, rev string, argv []string, timeout time.Duration) (res sandbox.Result, err error) {
+	err = r.readFresh(ctx, label, rev, func(dir string) error {
+		res, err = r.exec(ctx, dir, argv, timeout)
+		return err
+	})
+	return res, err
+}
+
+// readFresh gives fn a fresh checkout of rev, retired after it.
+func (r *run) readFresh(ctx context.Context, label, rev string, fn func(dir string) error) error {
 	r.checkouts++
 	name := fmt.Sprintf("%s-%d", label, r.checkouts)
 	t, err := r.s.Repo.Checkout(ctx, filepath.Join(r.dir, name), r.indexPath(name), rev)
 	if err != nil {
-		return sandbox.Result{}, err
+		return err
 	}
 	// Afterwards the checkout is moved out of the way at once, so nothing
 	// can run in it or read it again by its path, and deleted with the run
@@ -111,7 +121,17 @@ func (r *run) execFresh(ctx context.Context, label, rev string, argv []string, t
 		}
 		_ = os.Remove(r.indexPath(name))
 	}()
-	return r.exec(ctx, t.Dir, argv, timeout)
+	return fn(t.Dir)
+}
+
+// execIn runs a fix type's harness-chosen command (a lockfile
+// regeneration) in the agent's tree, with env added to the build
+// environment; dir must be inside that tree.
+func (r *run) execIn(ctx context.Context, dir string, argv, env []string, timeout time.Duration) (sandbox.Result, error) {
+	if rel, err := filepath.Rel(r.wt.Dir, dir); err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+		return sandbox.Result{}, fmt.Errorf("%s is not in the agent's tree", dir)
+	}
+	return r.execEnv(ctx, dir, argv, env, timeout)
 }
 
 // exec runs a harness-owned command in dir: the build environment (no
@@ -119,6 +139,10 @@ func (r *run) execFresh(ctx context.Context, label, rev string, argv []string, t
 // it. It holds the clone's gate shared while repository code runs and
 // checks the git config and the clone's state afterwards.
 func (r *run) exec(ctx context.Context, dir string, argv []string, timeout time.Duration) (sandbox.Result, error) {
+	return r.execEnv(ctx, dir, argv, nil, timeout)
+}
+
+func (r *run) execEnv(ctx context.Context, dir string, argv, extra []string, timeout time.Duration) (sandbox.Result, error) {
 	tc, err := r.toolchain(ctx)
 	if err != nil {
 		return sandbox.Result{}, err
@@ -136,6 +160,10 @@ func (r *run) exec(ctx context.Context, dir string, argv []string, timeout time.
 	defer cleanup()
 	if env, err = tc.Env(sandbox.WithTempDir(env, tmp), tmp); err != nil {
 		return sandbox.Result{}, err
+	}
+	for _, kv := range extra {
+		k, v, _ := strings.Cut(kv, "=")
+		env = sandbox.With(env, k, v)
 	}
 	mode := r.sandboxMode()
 	release := r.s.Repo.Shared()

@@ -30,18 +30,14 @@ func (r *run) fix(ctx context.Context, inv *investigation) (*candidate, *Outcome
 	if inv.summary, err = r.scrubInbound(inv.plan.Summary); err != nil {
 		return nil, stop(Escalate, ReasonLeak, err.Error())
 	}
-	brief := r.typ.Fix(r.brief(), inv.plan)
-	if o := r.invoke(ctx, runner.Fix, inv.plan.Files, func(f *untrusted.Fence) string { return r.prompt(f, "2 of 2: FIX", brief, inv) }); o != nil {
+	res, o := r.harnessEdit(ctx, inv)
+	if o != nil {
 		return nil, o
 	}
-	res, err := fixtype.ReadResult(r.resultPath())
-	if errors.Is(err, fixtype.ErrUnsafePath) {
-		r.gate("P4", "result", "fail", err.Error())
-		return nil, stop(Escalate, ReasonUnsafePath, err.Error())
-	}
-	if err != nil {
-		r.gate("P4", "result", "fail", err.Error())
-		return nil, stop(Escalate, ReasonBadResult, "the fix phase left no valid result: "+err.Error())
+	if res == nil {
+		if res, o = r.agentFix(ctx, inv); o != nil {
+			return nil, o
+		}
 	}
 	cand, c, o := r.candidate(ctx, inv, res)
 	if o != nil {
@@ -61,6 +57,52 @@ func (r *run) fix(ctx context.Context, inv *investigation) (*candidate, *Outcome
 	}
 	r.rep.Commit = cand.commit
 	return cand, nil
+}
+
+// harnessEdit lets a type that edits itself make the fix in the agent's
+// tree; a nil result with no outcome hands the edit to the agent.
+func (r *run) harnessEdit(ctx context.Context, inv *investigation) (*fixtype.Result, *Outcome) {
+	if r.typ.Edit == nil {
+		return nil, nil
+	}
+	res, err := r.typ.Edit(ctx, r.env, inv.plan, r.wt.Dir)
+	var st *fixtype.StopError
+	switch {
+	case errors.Is(err, fixtype.ErrAgentEdit):
+		r.gate("P4", "harness-edit", "pass", "handed to the agent: "+err.Error())
+		return nil, nil
+	case errors.As(err, &st):
+		r.gate("P4", "harness-edit", "fail", err.Error())
+		return nil, stop(st.Terminal, st.Reason, "harness-edit: "+err.Error())
+	case err != nil:
+		r.gate("P4", "harness-edit", "error", err.Error())
+		return nil, r.classify("P4", "harness-edit could not decide", err)
+	}
+	clean, err := fixtype.CleanPaths("files_changed", res.FilesChanged, map[string]bool{})
+	if err != nil {
+		return nil, r.classify("P4", "harness-edit", err)
+	}
+	res.FilesChanged = clean
+	r.gate("P4", "harness-edit", "pass", res.Summary+": "+codeList(clean))
+	return res, nil
+}
+
+// agentFix is the agent's fix invocation and the result it left.
+func (r *run) agentFix(ctx context.Context, inv *investigation) (*fixtype.Result, *Outcome) {
+	brief := r.typ.Fix(r.brief(), inv.plan)
+	if o := r.invoke(ctx, runner.Fix, inv.plan.Files, func(f *untrusted.Fence) string { return r.prompt(f, "2 of 2: FIX", brief, inv) }); o != nil {
+		return nil, o
+	}
+	res, err := fixtype.ReadResult(r.resultPath())
+	if errors.Is(err, fixtype.ErrUnsafePath) {
+		r.gate("P4", "result", "fail", err.Error())
+		return nil, stop(Escalate, ReasonUnsafePath, err.Error())
+	}
+	if err != nil {
+		r.gate("P4", "result", "fail", err.Error())
+		return nil, stop(Escalate, ReasonBadResult, "the fix phase left no valid result: "+err.Error())
+	}
+	return res, nil
 }
 
 // patchLeakGate scans what the commit ships. The patch is the fix: it

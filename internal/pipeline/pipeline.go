@@ -191,6 +191,10 @@ type Params struct {
 	// the CLI builds them from the configuration.
 	Runner Runner
 	Forge  Forge
+	// Types are fix types the CLI bound to its services (the cve type to
+	// the advisory source its flags chose); a finding whose fix type is
+	// named here takes this one instead of the registry's.
+	Types []*fixtype.Type
 	// Model answers the single-shot gates; nil records them unconfirmed.
 	Model gates.Completer
 	// Confirm asks the human in interactive mode.
@@ -364,6 +368,14 @@ func (r *run) open() error {
 	if err != nil {
 		return fmt.Errorf("%w: finding %s: %w", ErrSetup, r.fin.ID, err)
 	}
+	for _, t := range r.p.Types {
+		if t.Name == typ.Name {
+			if err := fixtype.Validate(t); err != nil {
+				return fmt.Errorf("%w: %v", ErrSetup, err)
+			}
+			typ = t
+		}
+	}
 	if err := typ.Check(r.cfg); err != nil {
 		return fmt.Errorf("%w: %s (on %s): the %s fix type: %w", ErrSetup, config.FileName, r.s.Base, typ.Name, err)
 	}
@@ -371,7 +383,7 @@ func (r *run) open() error {
 	if r.pol, err = sensitive.New(r.cfg.Paths.Fixable, r.cfg.Paths.Sensitive, typ.Scope(r.cfg)...); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrSetup, config.FileName, err)
 	}
-	r.env = &fixtype.Env{Config: r.cfg, Base: r.s.Base, BaseSHA: r.s.BaseSHA, Exec: r.execFresh}
+	r.env = &fixtype.Env{Config: r.cfg, Base: r.s.Base, BaseSHA: r.s.BaseSHA, Exec: r.execFresh, ExecIn: r.execIn, Read: r.readFresh}
 	r.stateDir = filepath.Join(r.s.Repo.Top(), StateDirName)
 	runs := filepath.Join(r.stateDir, "runs")
 	// Real directories only: a committed .fixrail symlink would send

@@ -93,6 +93,9 @@ var reasonCases = map[string]reasonCase{
 	"forge-error":        {scenario: "run_unconfined_state_dir.txtar"},
 	"llm-fail":           {scenario: "llm_gate_test.go"},
 
+	"package-not-in-manifest": {scenario: "run_cve_not_in_manifest.txtar"},
+	"no-safe-version":         {scenario: "run_cve_no_safe_version.txtar"},
+
 	"budget-exhausted": {terminal: pipeline.Halt, noGuard: true,
 		yaml: reasonsYAML + "budget: {actor_day: {cost_usd: 15, runs: 1, turns: 400}}\n",
 		before: func(t *testing.T, s *pipeline.Setup) {

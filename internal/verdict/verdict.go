@@ -78,6 +78,11 @@ const (
 	ReasonOracleStillRed   = "oracle-still-red"
 	ReasonSuiteRed         = "suite-red"
 	ReasonLLMFail          = "llm-fail"
+	// The cve fix type's: the alert's package is declared in no manifest
+	// of the repository (never an edit of something nobody asked for), and
+	// every published version is affected.
+	ReasonNotInManifest = "package-not-in-manifest"
+	ReasonNoSafeVersion = "no-safe-version"
 	// The forge's.
 	ReasonForgeRateLimited   = "forge-rate-limited"
 	ReasonForgeUnavailable   = "forge-unavailable"

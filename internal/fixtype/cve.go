@@ -1,0 +1,289 @@
+package fixtype
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/cve"
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/gates"
+	"github.com/fixrail/fixrail/internal/manifest"
+	"github.com/fixrail/fixrail/internal/markdown"
+	"github.com/fixrail/fixrail/internal/verdict"
+	"github.com/fixrail/fixrail/internal/vulndata"
+)
+
+// CVE is the cve fix type as registered: its advisory data is the default
+// on-disk cache, read offline, so a run nobody configured never calls out.
+// The CLI binds the source its flags choose with NewCVE.
+var CVE = NewCVE(nil)
+
+// cveBashRules are the lockfile regenerations an agent may run when the
+// built-in bumper does not make the edit (manifest.AgentRegen's commands);
+// nothing else reaches a shell.
+var cveBashRules = []string{
+	"Bash(cargo update --offline --package:*)",
+	"Bash(bundle lock --local --update:*)",
+	"Bash(poetry lock --no-update)",
+	"Bash(uv lock --offline --upgrade-package:*)",
+}
+
+// NewCVE is the cve fix type over src (nil: the default cache, offline).
+// The harness plans (cve.Prepare on a fresh checkout of the base: the
+// package from the repository's manifests, the version decision), edits
+// where the built-in bumper can (cve.Edit, then the lockfile regeneration
+// in the sandbox), and judges (red: the repository's version is affected;
+// green: cve.Verify on a fresh checkout of the candidate). The agent is
+// asked only for an edit the bumper does not make.
+func NewCVE(src cve.Source) *Type {
+	t := &cveType{src: src}
+	return &Type{
+		Name:    "cve",
+		Doc:     "a vulnerable dependency: the package from the manifests, the lowest version that clears every advisory, a built-in bump",
+		Subject: "vulnerable-dependency alert",
+		Budget:  Budget{MaxDiffLines: 200, BashRules: cveBashRules},
+		Check:   func(*config.Config) error { return nil },
+		// No investigate phase writes anything: the harness plans.
+		Scope: func(*config.Config) []string { return nil },
+		Plan:  t.plan,
+		Fix:   cveFix,
+		Edit:  t.edit,
+		Red:   cveRed,
+		Gates: func(e *Env, p *Plan) []*gates.Gate { return []*gates.Gate{t.green(e, p)} },
+		CommitNote: func(e *Env, p *Plan) string {
+			cp := cveOf(p)
+			if cp.plan.Unguided || cp.plan.Decision == nil {
+				return fmt.Sprintf("Moves %s off %s in %s (advisory data unavailable: unguided).\n", cp.plan.Dep.Name, cp.alerted(), cp.plan.Dep.Manifest)
+			}
+			return fmt.Sprintf("Bumps %s from %s to %s in %s, clearing %s (red on %s).\n", cp.plan.Dep.Name, cp.plan.Decision.Installed, cp.plan.Decision.Target, cp.plan.Dep.Manifest, strings.Join(cve.IDs(cp.plan.Decision.Cleared), ", "), short(e.BaseSHA))
+		},
+		Section: func(e *Env, p *Plan, commit string) string {
+			cp := cveOf(p)
+			var b strings.Builder
+			fmt.Fprintf(&b, "### What was reproduced\n\nThe harness found %s in %s on %s (%s): %s. ", markdown.Code(cp.plan.Dep.Name), markdown.Code(cp.plan.Dep.Manifest), markdown.Code(e.Base), short(e.BaseSHA), markdown.Code(cp.plan.Red.Detail))
+			fmt.Fprintf(&b, "%s made the edit; the oracle after it read a fresh checkout of commit %s.\n\n", cp.editor, short(commit))
+			b.WriteString(cp.plan.PRSection(cp.green))
+			return b.String()
+		},
+	}
+}
+
+type cveType struct {
+	src     cve.Source
+	once    sync.Once
+	dflt    cve.Source
+	dfltErr error
+}
+
+// source is the bound source, or the default cache read offline.
+func (t *cveType) source() (cve.Source, error) {
+	if t.src != nil {
+		return t.src, nil
+	}
+	t.once.Do(func() {
+		dir, err := vulndata.DefaultCacheDir()
+		if err != nil {
+			t.dfltErr = err
+			return
+		}
+		c := vulndata.NewClient(vulndata.NewCache(dir))
+		c.Offline = true
+		t.dflt = c
+	})
+	return t.dflt, t.dfltErr
+}
+
+// cvePlan is the cve type's Plan.Detail: the decision, and what the fix
+// phase learnt on the way (who edited, the oracle's verdict after).
+type cvePlan struct {
+	plan   *cve.Plan
+	editor string
+	green  *cve.GreenResult
+}
+
+func cveOf(p *Plan) *cvePlan { return p.Detail.(*cvePlan) }
+
+func (cp *cvePlan) alerted() string {
+	if cp.plan.Red.Version != "" {
+		return cp.plan.Red.Version
+	}
+	if v := cp.plan.Dep.Current(); v != "" {
+		return v
+	}
+	return cp.plan.Finding.Version
+}
+
+// cveReport is what the run report keeps of the plan.
+type cveReport struct {
+	Ecosystem string        `json:"ecosystem"`
+	Package   string        `json:"package"`
+	Manifest  string        `json:"manifest"`
+	Lockfile  string        `json:"lockfile,omitempty"`
+	Red       cve.RedResult `json:"red"`
+	Decision  *cve.Decision `json:"decision,omitempty"`
+	Unguided  string        `json:"unguided,omitempty"`
+	Files     []string      `json:"files"`
+	Dep       manifest.Dep  `json:"dep"`
+}
+
+func (t *cveType) plan(ctx context.Context, _ *Env, dir string, f *findings.Finding) (*Plan, error) {
+	v, err := findings.VulnOf(f)
+	if err != nil {
+		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNotInManifest, Err: err}
+	}
+	src, err := t.source()
+	if err != nil {
+		return nil, fmt.Errorf("advisory data: %w", err)
+	}
+	cp, err := (&cve.Type{Source: src}).Prepare(ctx, dir, v)
+	var nim *manifest.NotInManifestError
+	var nse *cve.NoSafeError
+	switch {
+	case errors.As(err, &nim), errors.Is(err, vulndata.ErrUnknownEcosystem):
+		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNotInManifest, Err: err}
+	case errors.As(err, &nse):
+		return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonNoSafeVersion, Err: fmt.Errorf("%w: %s", err, nse.Decision.Rationale)}
+	case errors.Is(err, cve.ErrNotAffected):
+		// Not an error here: the red oracle (P3) says so, in its words.
+	case err != nil:
+		return nil, err
+	}
+	dep := cp.Dep
+	files := []string{dep.Manifest}
+	if dep.Lockfile != "" {
+		files = append(files, dep.Lockfile)
+	}
+	if path.Base(dep.Manifest) == "go.mod" {
+		files = append(files, path.Join(path.Dir(dep.Manifest), "go.sum"))
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+	rep := cveReport{Ecosystem: string(cp.Eco), Package: dep.Name, Manifest: dep.Manifest, Lockfile: dep.Lockfile, Red: cp.Red, Decision: cp.Decision, Unguided: cp.UnguidedWhy, Files: files, Dep: dep}
+	target := "(none decided)"
+	if cp.Decision != nil && cp.Decision.Target != "" {
+		target = cp.Decision.Target
+	}
+	regen := "(none)"
+	if r, err := manifest.AgentRegen(dep, target); err == nil && r != nil {
+		regen = strings.Join(r.Argv, " ") + " (in " + r.Dir + ")"
+	}
+	return &Plan{
+		Summary: fmt.Sprintf("%s %s in %s: %s", cp.Eco, dep.Name, dep.Manifest, cp.Red.Detail),
+		Files:   files,
+		Values: fmt.Sprintf("ecosystem: %s\npackage: %s\nmanifest: %s\ndeclared: %s\ninstalled: %s\ntarget: %s\nlockfile regeneration: %s",
+			cp.Eco, dep.Name, dep.Manifest, dep.Spec, cp.Red.Version, target, regen),
+		Report: rep,
+		Detail: &cvePlan{plan: cp, editor: "The harness's built-in bumper"},
+	}, nil
+}
+
+// edit is the built-in bump and its regeneration, in the sandbox.
+func (t *cveType) edit(ctx context.Context, e *Env, p *Plan, dir string) (*Result, error) {
+	cp := cveOf(p)
+	src, err := t.source()
+	if err != nil {
+		return nil, err
+	}
+	ed, err := (&cve.Type{Source: src}).Edit(dir, cp.plan)
+	if errors.Is(err, manifest.ErrNoBuiltIn) {
+		cp.editor = "The agent"
+		return nil, fmt.Errorf("%w: %v", ErrAgentEdit, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	changed := slices.Clone(ed.Files)
+	if ed.Regen != nil {
+		res, err := e.ExecIn(ctx, path.Join(dir, ed.Regen.Dir), ed.Regen.Argv, ed.Regen.Env, e.Config.Suite.Timeout)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", strings.Join(ed.Regen.Argv, " "), err)
+		}
+		if !res.Success() {
+			return nil, fmt.Errorf("%s failed (%s): %s", strings.Join(ed.Regen.Argv, " "), gates.Describe(res), gates.Tail(res))
+		}
+		changed = append(changed, ed.Regen.Writes...)
+	}
+	slices.Sort(changed)
+	return &Result{
+		Summary:      fmt.Sprintf("bumped %s to %s in %s", cp.plan.Dep.Name, cp.plan.Decision.Target, cp.plan.Dep.Manifest),
+		FilesChanged: slices.Compact(changed),
+	}, nil
+}
+
+// cveFix briefs the agent for an edit the bumper does not make.
+func cveFix(b Brief, p *Plan) string {
+	var s strings.Builder
+	s.WriteString("The harness found the package in the repository's manifest and judged its version affected by a known advisory; the decided target and the one lockfile command are in the plan below. Now:\n")
+	s.WriteString("- change the planned manifest so it requires the target version (or, with no target decided, the lowest release that leaves the alerted version), and nothing else;\n")
+	s.WriteString("- if the plan names a lockfile regeneration, run exactly that command in that directory: it is the only command you may run;\n")
+	fmt.Fprintf(&s, "- write the result to %s (also in $FIXRAIL_RESULT): {\"summary\": \"…\", \"files_changed\": [every file you changed]}.\n", b.ResultPath)
+	return s.String()
+}
+
+// cveRed is the oracle before the fix, as Prepare judged it on the base's
+// manifests: the repository's version is affected. With no advisory data
+// the alert's word is taken, unconfirmed, and the PR says so.
+func cveRed(_ *Env, p *Plan) *gates.Gate {
+	cp := cveOf(p)
+	return &gates.Gate{
+		Name:   "cve-red",
+		Doc:    "the version the repository's manifest or lockfile holds is affected by a known advisory",
+		Reason: verdict.ReasonGreenOnBase,
+		Fails:  verdict.NotRepro,
+		Run: func(context.Context, *gates.Change) (gates.Verdict, error) {
+			switch {
+			case cp.plan.Unguided:
+				return gates.Verdict{Pass: true, Unconfirmed: true, Label: gates.LabelNeedsReview, Detail: "advisory data unavailable (" + cp.plan.UnguidedWhy + "): the alert's version is taken on trust"}, nil
+			case !cp.plan.Red.Red:
+				return gates.Verdict{Detail: cp.plan.Red.Detail}, nil
+			}
+			return gates.Verdict{Pass: true, Detail: cp.plan.Red.Detail}, nil
+		},
+	}
+}
+
+// green is cve.Verify on a fresh checkout of the candidate.
+func (t *cveType) green(e *Env, p *Plan) *gates.Gate {
+	cp := cveOf(p)
+	return &gates.Gate{
+		Name:   "cve-green",
+		Doc:    "the manifest still declares the package, off the alerted version, on one no known advisory affects, and the lockfile agrees",
+		Reason: verdict.ReasonOracleStillRed,
+		Run: func(ctx context.Context, c *gates.Change) (gates.Verdict, error) {
+			src, err := t.source()
+			if err != nil {
+				return gates.Verdict{}, err
+			}
+			var g cve.GreenResult
+			if err := e.Read(ctx, "cve-green", c.Commit, func(dir string) error {
+				g = (&cve.Type{Source: src}).Verify(ctx, dir, cp.plan)
+				return nil
+			}); err != nil {
+				return gates.Verdict{}, fmt.Errorf("cve-green: %w", err)
+			}
+			cp.green = &g
+			var detail []string
+			for _, ch := range g.Checks {
+				mark := "ok"
+				if !ch.OK {
+					mark = "FAIL"
+				}
+				detail = append(detail, ch.Name+" "+mark+": "+ch.Detail)
+			}
+			d := strings.Join(detail, "; ")
+			switch g.Verdict {
+			case cve.Green:
+				return gates.Verdict{Pass: true, Detail: d}, nil
+			case cve.Unguided:
+				return gates.Verdict{Pass: true, Unconfirmed: true, Label: gates.LabelNeedsReview, Detail: d}, nil
+			}
+			return gates.Verdict{Detail: d}, nil
+		},
+	}
+}
