@@ -78,7 +78,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if (o.report == "") == (o.vuln == "") {
-		return usagef("one of --report or --vuln is required")
+		return usagef("--report is required (or --vuln FILE, for a vulnerable dependency)")
 	}
 	mode := config.Mode(o.mode)
 	if mode != "" && mode != config.Autonomous && mode != config.Interactive {
