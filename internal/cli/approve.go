@@ -88,7 +88,7 @@ func approveFlags() (*flag.FlagSet, *approveOpts) {
 
 // errDeclined is a "no" at approve's prompt. Like a declined interactive run
 // it exits 3.
-var errDeclined = errors.New("not approved; nothing was signed")
+var errDeclined error = &codedError{msg: "not approved; nothing was signed", code: exitHalt}
 
 func runApprove(ctx context.Context, stdio Stdio, args []string) error {
 	fs, o := approveFlags()

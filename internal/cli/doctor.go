@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -58,7 +57,7 @@ type check struct {
 }
 
 // errDoctor is doctor's "a run would not start".
-var errDoctor = errors.New("a check failed")
+var errDoctor error = &codedError{msg: "a check failed", code: exitHalt, shown: true}
 
 func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 	fs, o := doctorFlags()

@@ -6,80 +6,117 @@ import (
 
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/gitx"
+	"github.com/fixrail/fixrail/internal/hook"
 	"github.com/fixrail/fixrail/internal/pipeline"
 )
 
-// Exit codes. This file is the only place outcomes become numbers; README's
-// table mirrors it and TestExitCode pins it.
+// Exit codes: the one table for the whole binary. README's "Terminal states
+// and exit codes" mirrors it and TestREADMEExitTable holds the two together.
+// A command never returns a number: its error says its own code (exitError),
+// as govulncheck's do, and Main asks it.
 const (
-	exitOK       = 0 // success, or DRAFT-PR
-	exitInternal = 1 // a fixrail bug or an unusable environment
-	exitUsage    = 2 // bad flags, bad config, unreadable report
-	exitBlock    = 2 // hook: the agent CLI blocks the tool call (Claude Code, Codex and Gemini block only on 2)
-	exitHalt     = 3 // HALT: a budget or a precondition stopped the run
-	exitNotRepro = 4 // NOT-REPRO: no reproduction
-	exitEscalate = 5 // ESCALATE: a human must look; also redact --check found something, receipts verify found a break
+	exitOK       = 0              // success, or DRAFT-PR; lint, resolve-version: clean
+	exitInternal = 1              // a fixrail bug or an unusable environment (resolve-version: a service unreachable)
+	exitUsage    = 2              // bad flags, bad config, unreadable report
+	exitBlock    = hook.ExitBlock // hook: the agent CLI blocks the tool call (Claude Code, Codex and Gemini block only on 2)
+	exitHalt     = 3              // HALT: a budget or a precondition stopped the run; doctor: a run would not start
+	exitNotRepro = 4              // NOT-REPRO: no reproduction
+	exitEscalate = 5              // ESCALATE: a human must look
+	exitFound    = 5              // lint, redact --check, receipts verify, resolve-version: found something
 )
+
+// exitError is an error that knows its exit code. Shown reports that the
+// command already said what the error means (a report, findings, the hook's
+// own protocol), so Main prints nothing more.
+type exitError interface {
+	error
+	ExitCode() int
+	Shown() bool
+}
+
+// terminalExit is the exit code of a run that ended in t. A state this
+// table does not know is a fixrail bug, never a green.
+func terminalExit(t pipeline.Terminal) int {
+	switch t {
+	case pipeline.DraftPR:
+		return exitOK
+	case pipeline.Halt:
+		return exitHalt
+	case pipeline.NotRepro:
+		return exitNotRepro
+	case pipeline.Escalate:
+		return exitEscalate
+	}
+	return exitInternal
+}
+
+// foreign maps the sentinels of packages that know nothing of exit codes;
+// it is consulted only when no exitError is in the chain, first match wins.
+// A poisoned clone comes first: Prepare reports it as a setup error too,
+// and it is a human's to look at, not a usage mistake.
+var foreign = []struct {
+	err  error
+	code int
+}{
+	{gitx.ErrPoisoned, exitEscalate},
+	{pipeline.ErrSetup, exitUsage},
+	{findings.ErrBadReport, exitUsage},
+}
 
 // usageError is a mistake in how fixrail was called.
 type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
+func (*usageError) ExitCode() int   { return exitUsage }
+func (*usageError) Shown() bool     { return false }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
-// terminalError carries a run's terminal state out of a command so that
-// exitCode can map it; its message was already printed with the report.
+// terminalError carries a run's terminal state out of a command; its message
+// was already printed with the report.
 type terminalError struct{ terminal pipeline.Terminal }
 
 func (e *terminalError) Error() string { return string(e.terminal) }
+func (e *terminalError) ExitCode() int { return terminalExit(e.terminal) }
+func (*terminalError) Shown() bool     { return true }
+
+// codedError is a plain sentinel with its code, for a command whose outcome
+// needs no fields (doctor's failed check, approve's "no", -h answered).
+type codedError struct {
+	msg   string
+	code  int
+	shown bool
+}
+
+func (e *codedError) Error() string { return e.msg }
+func (e *codedError) ExitCode() int { return e.code }
+func (e *codedError) Shown() bool   { return e.shown }
 
 // errHelpShown means -h was answered; it exits 0 and prints nothing more.
-var errHelpShown = errors.New("help shown")
+var errHelpShown error = &codedError{msg: "help shown", code: exitOK, shown: true}
 
 func exitCode(err error) int {
-	var te *terminalError
-	switch {
-	case err == nil, errors.Is(err, errHelpShown):
+	if err == nil {
 		return exitOK
-	case errors.As(err, &te):
-		switch te.terminal {
-		case pipeline.DraftPR:
-			return exitOK
-		case pipeline.Halt:
-			return exitHalt
-		case pipeline.NotRepro:
-			return exitNotRepro
-		case pipeline.Escalate:
-			return exitEscalate
+	}
+	if ee, ok := errors.AsType[exitError](err); ok {
+		return ee.ExitCode()
+	}
+	for _, f := range foreign {
+		if errors.Is(err, f.err) {
+			return f.code
 		}
-		return exitInternal
-	case errors.As(err, new(*errFound)), errors.As(err, new(errNoSafeVersion)):
-		return exitEscalate // also resolve-version: no safe version
-	case errors.As(err, new(*errServiceUnavailable)):
-		return exitHalt // resolve-version: offline cache miss or service unreachable
-	case errors.As(err, new(*hookBlocked)):
-		return exitBlock
-	case errors.As(err, new(*errChainBroken)):
-		return exitEscalate // receipts verify found a break
-	case errors.Is(err, errDoctor):
-		return exitHalt // doctor: a run would not start
-	case errors.Is(err, errDeclined):
-		return exitHalt // approve: "no" at the prompt, like a declined interactive run
-	case errors.Is(err, gitx.ErrPoisoned):
-		return exitEscalate // the clone was changed under an earlier run: a human must look
-	case errors.As(err, new(*usageError)),
-		errors.Is(err, pipeline.ErrSetup),
-		errors.Is(err, findings.ErrBadReport):
-		return exitUsage
 	}
 	return exitInternal
 }
 
-// errorMessage is what Main prints for err; terminal outcomes and help were
-// already shown by the command.
+// errorMessage is what Main prints for err: nothing when the command already
+// showed it.
 func errorMessage(err error) string {
-	if err == nil || errors.Is(err, errHelpShown) || errors.As(err, new(*terminalError)) || errors.As(err, new(*errFound)) || errors.As(err, new(errNoSafeVersion)) || errors.As(err, new(*hookBlocked)) || errors.Is(err, errDoctor) {
+	if err == nil {
+		return ""
+	}
+	if ee, ok := errors.AsType[exitError](err); ok && ee.Shown() {
 		return ""
 	}
 	return err.Error()

@@ -76,6 +76,8 @@ repository cannot switch off.`,
 type hookBlocked struct{}
 
 func (*hookBlocked) Error() string { return "tool call blocked" }
+func (*hookBlocked) ExitCode() int { return exitBlock }
+func (*hookBlocked) Shown() bool   { return true }
 
 func hookFlags() (*flag.FlagSet, *hookcmd.Opts) { return hookcmd.Flags() }
 

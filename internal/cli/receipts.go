@@ -56,6 +56,8 @@ checkpoint, each holding the hash of the line before.
 type errChainBroken struct{ brk *receipt.Break }
 
 func (e *errChainBroken) Error() string { return "receipt chain broken at " + e.brk.String() }
+func (*errChainBroken) ExitCode() int   { return exitFound }
+func (*errChainBroken) Shown() bool     { return false }
 
 func receiptsLogPath(flagValue string) (string, error) {
 	if flagValue != "" {

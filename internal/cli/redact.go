@@ -56,6 +56,10 @@ func redactFlags() (*flag.FlagSet, *redactOpts) {
 type errFound struct{ n int }
 
 func (e *errFound) Error() string { return fmt.Sprintf("%d finding(s)", e.n) }
+func (*errFound) ExitCode() int   { return exitFound }
+
+// Shown: the findings were printed (and counted on stderr where the command does).
+func (*errFound) Shown() bool { return true }
 
 func runRedact(_ context.Context, stdio Stdio, args []string) error {
 	fs, o := redactFlags()

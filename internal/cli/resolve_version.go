@@ -38,10 +38,11 @@ output replaces control characters.
 
 Exit codes:
   0  decided: a target version, or no advisory affects VERSION
-  5  no safe version: every published candidate is affected (ESCALATE)
-  3  would not start: --offline and not in the cache, or a service unreachable
+  5  no safe version: every published candidate is affected (found something,
+     as lint's 5)
   2  usage: bad arguments, unknown ecosystem, unorderable VERSION
-  1  internal error`,
+  1  no answer: --offline and not in the cache, a service unreachable, or an
+     internal error`,
 	Flags: func() *flag.FlagSet { fs, _ := resolveFlags(); return fs },
 	Run:   runResolveVersion,
 }
@@ -64,13 +65,19 @@ func resolveFlags() (*flag.FlagSet, *resolveOpts) {
 type errNoSafeVersion struct{}
 
 func (errNoSafeVersion) Error() string { return "no safe version" }
+func (errNoSafeVersion) ExitCode() int { return exitFound }
+func (errNoSafeVersion) Shown() bool   { return true }
 
-// errServiceUnavailable is "would not start": offline with nothing cached,
-// or a service that could not be asked.
+// errServiceUnavailable is "could not answer": offline with nothing cached,
+// or a service that could not be asked. It is exit 1, not 5: a CI job
+// acting on 5 must never read "OSV was down" as "found something", and
+// never as clean.
 type errServiceUnavailable struct{ err error }
 
 func (e *errServiceUnavailable) Error() string { return e.err.Error() }
 func (e *errServiceUnavailable) Unwrap() error { return e.err }
+func (*errServiceUnavailable) ExitCode() int   { return exitInternal }
+func (*errServiceUnavailable) Shown() bool     { return false }
 
 // parseInterleaved parses flags that may come before, between or after the
 // positional arguments (resolve-version go mod v1 --json).
