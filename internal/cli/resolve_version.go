@@ -41,8 +41,8 @@ Exit codes:
   5  no safe version: every published candidate is affected (found something,
      as lint's 5)
   2  usage: bad arguments, unknown ecosystem, unorderable VERSION
-  1  no answer: --offline and not in the cache, a service unreachable, or an
-     internal error`,
+  1  no answer: --offline and not in the cache, a service unreachable, a
+     package deps.dev does not know, or an internal error`,
 	Flags: func() *flag.FlagSet { fs, _ := resolveFlags(); return fs },
 	Run:   runResolveVersion,
 }
@@ -69,7 +69,7 @@ func (errNoSafeVersion) ExitCode() int { return exitFound }
 func (errNoSafeVersion) Shown() bool   { return true }
 
 // errServiceUnavailable is "could not answer": offline with nothing cached,
-// or a service that could not be asked. It is exit 1, not 5: a CI job
+// a service that could not be asked, or a package it does not know. It is exit 1, not 5: a CI job
 // acting on 5 must never read "OSV was down" as "found something", and
 // never as clean.
 type errServiceUnavailable struct{ err error }
