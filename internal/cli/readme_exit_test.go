@@ -423,8 +423,11 @@ func collectReasons(t *testing.T, dirs ...string) map[string]*reasonInfo {
 			key := gf.pkg + "." + name
 			consts[key] = val
 			kind := false
-			if id, ok := typ.(*ast.Ident); ok && id.Name == "Kind" && gf.pkg == "runner" {
-				kind = true
+			switch typ := typ.(type) {
+			case *ast.Ident: // runner.Kind; a Reason type, should reasons get one
+				kind = typ.Name == "Kind" && gf.pkg == "runner" || typ.Name == "Reason"
+			case *ast.SelectorExpr:
+				kind = typ.Sel.Name == "Reason"
 			}
 			if strings.HasPrefix(name, "Reason") || kind {
 				isReason[key] = true
@@ -544,6 +547,27 @@ func collectReasons(t *testing.T, dirs ...string) map[string]*reasonInfo {
 			return true
 		})
 	}
+	// termAndReason finds a terminal and a reason among args: a reason fixed
+	// there, or one chosen at run time under `if … == ReasonX` (guard).
+	termAndReason := func(gf goFile, args []ast.Expr, guard string) (term, reason string) {
+		dynamic := false
+		for _, a := range args {
+			if v, ok := terminalOf(gf, a); ok {
+				term = v
+			} else if r, ok := reasonOf(gf, a); ok && reason == "" {
+				reason = r
+			} else if isRunTimeReason(a) {
+				dynamic = true
+			}
+		}
+		if reason == "" && dynamic {
+			reason = guard
+		}
+		if out[reason] == nil {
+			return "", ""
+		}
+		return term, reason
+	}
 	for _, gf := range files {
 		pos := func(n ast.Node) string { return gf.pos(n) }
 		var visit func(n ast.Node, guard string) bool
@@ -566,22 +590,35 @@ func collectReasons(t *testing.T, dirs ...string) map[string]*reasonInfo {
 					ast.Inspect(n.Else, func(m ast.Node) bool { return visit(m, guard) })
 				}
 				return false
-			case *ast.CallExpr:
-				term, reason := "", ""
-				dynamic := false
-				for _, a := range n.Args {
-					if v, ok := terminalOf(gf, a); ok {
-						term = v
-					} else if r, ok := reasonOf(gf, a); ok && reason == "" {
-						reason = r
-					} else if isRunTimeReason(a) {
-						dynamic = true
+			case *ast.CompositeLit:
+				if isGateType(n.Type) {
+					return true // read above
+				}
+				// A table from reason to terminal ({runner.X: Halt}), a
+				// struct with both (Outcome{Terminal: Halt, Reason: …}), or
+				// a row of one ({ReasonX, Halt}).
+				var keyed, row []ast.Expr
+				for _, el := range n.Elts {
+					kv, ok := el.(*ast.KeyValueExpr)
+					if !ok {
+						row = append(row, el)
+						continue
+					}
+					if r, ok := reasonOf(gf, kv.Key); ok {
+						if term, ok := terminalOf(gf, kv.Value); ok {
+							out[r].terminals[term] = append(out[r].terminals[term], pos(kv))
+						}
+						continue
+					}
+					keyed = append(keyed, kv.Value)
+				}
+				for _, args := range [][]ast.Expr{keyed, row} {
+					if term, reason := termAndReason(gf, args, guard); term != "" && reason != "" {
+						out[reason].terminals[term] = append(out[reason].terminals[term], pos(n))
 					}
 				}
-				if reason == "" && dynamic && guard != "" {
-					reason = guard
-				}
-				if term != "" && reason != "" && out[reason] != nil {
+			case *ast.CallExpr:
+				if term, reason := termAndReason(gf, n.Args, guard); term != "" && reason != "" {
 					out[reason].terminals[term] = append(out[reason].terminals[term], pos(n))
 				}
 			}
@@ -757,7 +794,19 @@ func f(k runner.Kind, g *gates.Gate) {
 	stop(Halt, ReasonAlias, "")
 	stop(Halt, notAReason, "")
 	stop(Escalate, g.Reason, "")
+	_ = &Outcome{Terminal: NotRepro, Reason: ReasonC, Detail: ""}
+	_ = map[runner.Kind]Terminal{runner.Mapped: Escalate}
+	_ = []struct{ r string; t Terminal }{{ReasonD, Halt}}
 }
+`,
+		"pipeline/reasons.go": `package pipeline
+type Reason string
+const (
+	Typed Reason = "typed"
+	ReasonC = "c"
+	ReasonD = "d"
+)
+const NotRepro Terminal = "NOT-REPRO"
 `,
 		"ledger/config.go": `package ledger
 const ReasonL = "l"
@@ -768,6 +817,7 @@ const (
 	Gone Kind = "gone"
 	Out  Kind = "out"
 	Idle Kind = "idle"
+	Mapped Kind = "mapped"
 )
 `,
 		"gates/g.go": `package gates
@@ -800,6 +850,10 @@ var G2 = &Gate{Name: "g2", Reason: "g-halt", Halt: true}
 		"idle":   {}, // chosen at run time
 		"g-esc":  {"ESCALATE"},
 		"g-halt": {"HALT"},
+		"typed":  {},
+		"c":      {"NOT-REPRO"},
+		"d":      {"HALT"},
+		"mapped": {"ESCALATE"},
 	}
 	if len(got) != len(want) {
 		t.Errorf("reasons %v, want %v", got, want)
