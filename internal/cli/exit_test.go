@@ -3,6 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fixrail/fixrail/internal/findings"
@@ -72,5 +77,73 @@ func TestErrorMessage(t *testing.T) {
 		if got := errorMessage(tc.err); got != tc.want {
 			t.Errorf("errorMessage(%v) = %q, want %q", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestErrorTypesSayTheirCode: every error type of this package says its exit
+// code and whether it was shown, and no package-level sentinel is a bare
+// errors.New — either would fall through exitCode to 1 without anyone
+// having decided so.
+func TestErrorTypesSayTheirCode(t *testing.T) {
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	methods := map[string]map[string]bool{} // type → method names
+	fset := token.NewFileSet()
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil || len(d.Recv.List) != 1 {
+					continue
+				}
+				typ := d.Recv.List[0].Type
+				if st, ok := typ.(*ast.StarExpr); ok {
+					typ = st.X
+				}
+				if id, ok := typ.(*ast.Ident); ok {
+					if methods[id.Name] == nil {
+						methods[id.Name] = map[string]bool{}
+					}
+					methods[id.Name][d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				if d.Tok != token.VAR {
+					continue
+				}
+				for _, spec := range d.Specs {
+					for _, v := range spec.(*ast.ValueSpec).Values {
+						if c, ok := v.(*ast.CallExpr); ok {
+							if sel, ok := c.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "New" {
+								if x, ok := sel.X.(*ast.Ident); ok && x.Name == "errors" {
+									t.Errorf("%s: a bare errors.New sentinel; give it its code (&codedError{…})", fset.Position(c.Pos()))
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	n := 0
+	for typ, m := range methods {
+		if !m["Error"] {
+			continue
+		}
+		n++
+		if !m["ExitCode"] || !m["Shown"] {
+			t.Errorf("error type %s lacks ExitCode or Shown: every error of the CLI says its exit code", typ)
+		}
+	}
+	if n < 5 {
+		t.Fatalf("found %d error types; the parse is broken", n)
 	}
 }
