@@ -864,3 +864,38 @@ var G2 = &Gate{Name: "g2", Reason: "g-halt", Halt: true}
 		}
 	}
 }
+
+// TestUsageExitCodes holds `fixrail --help`'s exit-code lines to the table.
+func TestUsageExitCodes(t *testing.T) {
+	var b strings.Builder
+	usage(&b)
+	_, text, ok := strings.Cut(b.String(), "Exit codes:\n")
+	if !ok {
+		t.Fatal("usage has no Exit codes: section")
+	}
+	want := map[int]func(string) bool{
+		exitOK:       func(s string) bool { return strings.Contains(s, string(pipeline.DraftPR)) },
+		exitInternal: func(s string) bool { return strings.HasPrefix(s, "internal") },
+		exitUsage:    func(s string) bool { return strings.HasPrefix(s, "usage") },
+		exitHalt:     func(s string) bool { return strings.Contains(s, string(pipeline.Halt)) },
+		exitNotRepro: func(s string) bool { return strings.Contains(s, string(pipeline.NotRepro)) },
+		exitEscalate: func(s string) bool { return strings.Contains(s, string(pipeline.Escalate)) },
+	}
+	seen := map[int]bool{}
+	for _, m := range regexp.MustCompile(`(?m)(?:^|\s{2,})(\d)  (\S+(?: \S+)*)`).FindAllStringSubmatch(text, -1) {
+		n, _ := strconv.Atoi(m[1])
+		check, ok := want[n]
+		switch {
+		case !ok:
+			t.Errorf("usage lists exit %d, which is no constant", n)
+		case !check(m[2]):
+			t.Errorf("usage says exit %d is %q", n, m[2])
+		}
+		seen[n] = true
+	}
+	for n := range want {
+		if !seen[n] {
+			t.Errorf("usage does not list exit %d", n)
+		}
+	}
+}
