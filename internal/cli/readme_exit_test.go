@@ -34,7 +34,7 @@ func TestREADMEExitTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range readmeLies(doc, terminalConsts(t), collectReasons(t, reasonDirs...), pinnedExits(t)) {
+	for _, p := range readmeLies(doc, terminalConsts(t), collectReasons(t, existing(reasonDirs)...), pinnedExits(t)) {
 		t.Error(p)
 	}
 }
@@ -54,7 +54,8 @@ func (p *problems) Errorf(format string, args ...any) { *p = append(*p, fmt.Spri
 
 // reasonDirs are the packages whose constants end a run, relative to
 // internal/cli.
-var reasonDirs = []string{"../pipeline", "../gates", "../runner", "../ledger", "../risk", "../fixtype"}
+// Those missing are skipped (verdict holds the reasons once they move).
+var reasonDirs = []string{"../pipeline", "../verdict", "../gates", "../runner", "../ledger", "../risk", "../fixtype"}
 
 // neverTerminal are reason-shaped constants no run ends with, and why.
 var neverTerminal = map[string]string{
@@ -378,30 +379,62 @@ func parseDirs(t *testing.T, dirs ...string) []goFile {
 // terminalConsts are pipeline's constants of type Terminal, by value.
 func terminalConsts(t *testing.T) []string {
 	var out []string
-	for _, v := range terminalIdents(t, parseDirs(t, "../pipeline")) {
+	for _, v := range terminalIdents(parseDirs(t, existing(reasonDirs)...)) {
 		if !slices.Contains(out, v) {
 			out = append(out, v)
 		}
 	}
 	sort.Strings(out)
 	if len(out) == 0 {
-		t.Fatal("no Terminal constants in internal/pipeline")
+		t.Fatalf("no Terminal constants in %v", reasonDirs)
 	}
 	return out
 }
 
-// terminalIdents maps "pipeline.Halt" to "HALT" for every Terminal constant.
-func terminalIdents(t *testing.T, files []goFile) map[string]string {
-	t.Helper()
+// terminalIdents maps "pipeline.Halt" to "HALT" for every constant of a
+// type named Terminal, and for every constant that names one
+// (pipeline's Halt = verdict.Halt).
+func terminalIdents(files []goFile) map[string]string {
 	out := map[string]string{}
+	alias := map[string]string{} // "pipeline.Halt" → "verdict.Halt"
 	for _, gf := range files {
 		eachConst(gf, func(name string, typ, val ast.Expr) {
-			if id, ok := typ.(*ast.Ident); ok && id.Name == "Terminal" && gf.pkg == "pipeline" {
+			key := gf.pkg + "." + name
+			if id, ok := typ.(*ast.Ident); ok && id.Name == "Terminal" {
 				if s, ok := stringLit(val); ok {
-					out["pipeline."+name] = s
+					out[key] = s
+					return
+				}
+			}
+			switch v := val.(type) {
+			case *ast.Ident:
+				alias[key] = gf.pkg + "." + v.Name
+			case *ast.SelectorExpr:
+				if x, ok := v.X.(*ast.Ident); ok {
+					alias[key] = x.Name + "." + v.Sel.Name
 				}
 			}
 		})
+	}
+	for changed := true; changed; {
+		changed = false
+		for k, target := range alias {
+			if v, ok := out[target]; ok && out[k] == "" {
+				out[k], changed = v, true
+			}
+		}
+	}
+	return out
+}
+
+// existing is the dirs that exist: a package may be split or merged (the
+// reasons moving to a package of their own) without this test lying.
+func existing(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			out = append(out, d)
+		}
 	}
 	return out
 }
@@ -415,7 +448,7 @@ func terminalIdents(t *testing.T, files []goFile) map[string]string {
 func collectReasons(t *testing.T, dirs ...string) map[string]*reasonInfo {
 	t.Helper()
 	files := parseDirs(t, dirs...)
-	terms := terminalIdents(t, files)
+	terms := terminalIdents(files)
 	consts := map[string]ast.Expr{} // "pkg.Name" → value
 	isReason := map[string]bool{}
 	for _, gf := range files {
@@ -482,10 +515,8 @@ func collectReasons(t *testing.T, dirs ...string) map[string]*reasonInfo {
 	terminalOf := func(gf goFile, e ast.Expr) (string, bool) {
 		switch e := e.(type) {
 		case *ast.Ident:
-			if gf.pkg == "pipeline" {
-				v, ok := terms["pipeline."+e.Name]
-				return v, ok
-			}
+			v, ok := terms[gf.pkg+"."+e.Name]
+			return v, ok
 		case *ast.SelectorExpr:
 			if x, ok := e.X.(*ast.Ident); ok {
 				v, ok := terms[x.Name+"."+e.Sel.Name]
@@ -501,6 +532,27 @@ func collectReasons(t *testing.T, dirs ...string) map[string]*reasonInfo {
 			return "", false // a detail string, or a constant that is no reason
 		}
 		return val, true
+	}
+	// termAndReason finds a terminal and a reason among args: a reason fixed
+	// there, or one chosen at run time under `if … == ReasonX` (guard).
+	termAndReason := func(gf goFile, args []ast.Expr, guard string) (term, reason string) {
+		dynamic := false
+		for _, a := range args {
+			if v, ok := terminalOf(gf, a); ok {
+				term = v
+			} else if r, ok := reasonOf(gf, a); ok && reason == "" {
+				reason = r
+			} else if isRunTimeReason(a) {
+				dynamic = true
+			}
+		}
+		if reason == "" && (dynamic || term != "") {
+			reason = guard // if re.Kind == runner.Unconfined { o.Terminal = Escalate }
+		}
+		if out[reason] == nil {
+			return "", ""
+		}
+		return term, reason
 	}
 	for _, gf := range files {
 		pos := func(n ast.Node) string { return gf.pos(n) }
@@ -544,29 +596,27 @@ func collectReasons(t *testing.T, dirs ...string) map[string]*reasonInfo {
 			}
 			ri := add(reason, gf.pkg+" gate "+pos(cl))
 			ri.terminals[term] = append(ri.terminals[term], pos(cl))
+			// A reason its run returns without a terminal of its own
+			// (fail(ReasonX, …), Verdict{Reason: ReasonX}) ends in the gate's.
+			ast.Inspect(cl, func(n ast.Node) bool {
+				var args []ast.Expr
+				switch n := n.(type) {
+				case *ast.CallExpr:
+					args = n.Args
+				case *ast.CompositeLit:
+					for _, el := range n.Elts {
+						if kv, ok := el.(*ast.KeyValueExpr); ok {
+							args = append(args, kv.Value)
+						}
+					}
+				}
+				if t, r := termAndReason(gf, args, ""); r != "" && t == "" {
+					out[r].terminals[term] = append(out[r].terminals[term], pos(n))
+				}
+				return true
+			})
 			return true
 		})
-	}
-	// termAndReason finds a terminal and a reason among args: a reason fixed
-	// there, or one chosen at run time under `if … == ReasonX` (guard).
-	termAndReason := func(gf goFile, args []ast.Expr, guard string) (term, reason string) {
-		dynamic := false
-		for _, a := range args {
-			if v, ok := terminalOf(gf, a); ok {
-				term = v
-			} else if r, ok := reasonOf(gf, a); ok && reason == "" {
-				reason = r
-			} else if isRunTimeReason(a) {
-				dynamic = true
-			}
-		}
-		if reason == "" && dynamic {
-			reason = guard
-		}
-		if out[reason] == nil {
-			return "", ""
-		}
-		return term, reason
 	}
 	for _, gf := range files {
 		pos := func(n ast.Node) string { return gf.pos(n) }
@@ -616,6 +666,10 @@ func collectReasons(t *testing.T, dirs ...string) map[string]*reasonInfo {
 					if term, reason := termAndReason(gf, args, guard); term != "" && reason != "" {
 						out[reason].terminals[term] = append(out[reason].terminals[term], pos(n))
 					}
+				}
+			case *ast.AssignStmt: // o.Terminal, o.Reason = Halt, ReasonX
+				if term, reason := termAndReason(gf, n.Rhs, guard); term != "" && reason != "" {
+					out[reason].terminals[term] = append(out[reason].terminals[term], pos(n))
 				}
 			case *ast.CallExpr:
 				if term, reason := termAndReason(gf, n.Args, guard); term != "" && reason != "" {
@@ -695,7 +749,7 @@ func TestREADMEExitTableCatchesLies(t *testing.T) {
 		t.Fatal(err)
 	}
 	readme := string(b)
-	terminals, reasons, pinned := terminalConsts(t), collectReasons(t, reasonDirs...), pinnedExits(t)
+	terminals, reasons, pinned := terminalConsts(t), collectReasons(t, existing(reasonDirs)...), pinnedExits(t)
 	rowOf := func(prefix string) string {
 		for _, l := range strings.Split(readme, "\n") {
 			if strings.HasPrefix(l, prefix) {
@@ -705,10 +759,10 @@ func TestREADMEExitTableCatchesLies(t *testing.T) {
 		t.Fatalf("README has no row %q", prefix)
 		return ""
 	}
-	// move takes reason from the row starting from and appends it to the row starting to.
-	move := func(reason, from, to string) func(string) string {
+	// drop takes reason out of the row starting with from.
+	drop := func(reason, from string) func(string) string {
 		return func(s string) string {
-			f, tr := rowOf(from), rowOf(to)
+			f := rowOf(from)
 			nf := strings.Replace(f, "`"+reason+"`, ", "", 1)
 			if nf == f {
 				nf = strings.Replace(f, ", `"+reason+"`", "", 1)
@@ -719,9 +773,18 @@ func TestREADMEExitTableCatchesLies(t *testing.T) {
 			if nf == f {
 				t.Fatalf("row %q does not list %s", from, reason)
 			}
-			s = strings.Replace(s, f, nf, 1)
+			return strings.Replace(s, f, nf, 1)
+		}
+	}
+	// addTo appends reason to the row starting with to.
+	addTo := func(reason, to string) func(string) string {
+		return func(s string) string {
+			tr := rowOf(to)
 			return strings.Replace(s, tr, strings.TrimSuffix(tr, " |")+", `"+reason+"` |", 1)
 		}
+	}
+	move := func(reason, from, to string) func(string) string {
+		return func(s string) string { return addTo(reason, to)(drop(reason, from)(s)) }
 	}
 	replace := func(old, new string) func(string) string {
 		return func(s string) string {
@@ -739,15 +802,15 @@ func TestREADMEExitTableCatchesLies(t *testing.T) {
 		{"a terminal's exit", replace("| 4 | NOT-REPRO |", "| 3 | NOT-REPRO |"), "NOT-REPRO exits 3, the code 4"},
 		{"usage's exit", replace("| 2 | — | usage error", "| 1 | — | usage error"), "usage error exits 1"},
 		{"a fifth state", replace("| 2 | — | usage error", "| 2 | BLOCKED | usage error"), "BLOCKED is not a pipeline.Terminal"},
-		{"an invented reason", replace("`fixed` |", "`fixed`, `fixed-probably` |"), "README lists reason fixed-probably, which no constant"},
-		{"a missing reason", replace("`sensitive-path`, `leak`, ", "`sensitive-path`, "), `"leak" ends a run, but README's table does not list it`},
+		{"an invented reason", addTo("fixed-probably", "| 0 | DRAFT-PR |"), "README lists reason fixed-probably, which no constant"},
+		{"a missing reason", drop("leak", "| 5 | ESCALATE |"), `"leak" ends a run, but README's table does not list it`},
 		{"a reason in the wrong row", move("green-on-base", "| 4 | NOT-REPRO |", "| 5 | ESCALATE |"), `"green-on-base" ends a run in [NOT-REPRO]`},
 		{"the fixed reason as HALT", move("fixed", "| 0 | DRAFT-PR |", "| 3 | HALT |"), `"fixed" ends a run in [DRAFT-PR]`},
-		{"a two-terminal reason in one row", replace("`internal-error`, `check-error` |", "`internal-error` |"), `"check-error" ends a run in [ESCALATE HALT]`},
+		{"a two-terminal reason in one row", drop("check-error", "| 3 | HALT |"), `"check-error" ends a run in [ESCALATE HALT]`},
 		{"a gate's HALT as ESCALATE", move("diff-budget", "| 3 | HALT |", "| 5 | ESCALATE |"), `"diff-budget" ends a run in [HALT]`},
 		{"runner-unconfined as HALT", move("runner-unconfined", "| 5 | ESCALATE |", "| 3 | HALT |"), `"runner-unconfined" ends a run in [ESCALATE]`},
 		{"a ledger reason in the wrong row", move("budget-unreadable", "| 3 | HALT |", "| 5 | ESCALATE |"), `"budget-unreadable" ends a run in [HALT]`},
-		{"a reason no run ends with", replace("`fixed` |", "`fixed`, `runner-canceled` |"), "runner-canceled, which never ends a run"},
+		{"a reason no run ends with", addTo("runner-canceled", "| 3 | HALT |"), "runner-canceled, which never ends a run"},
 		{"a command's exit", replace("- `doctor`: 0 a run would start, 3 it would not", "- `doctor`: 0 a run would start, 4 it would not"), "promises exit 4, which no scenario pins"},
 		{"a pinned exit left out", replace("- `doctor`: 0 a run would start, 3 it would not\n", ""), "pins `fixrail doctor --repo repo` exit 3; README's command list has no line for it"},
 		{"a command that does not exist", replace("- `doctor`:", "- `doktor`:"), "names no command"},
@@ -797,7 +860,22 @@ func f(k runner.Kind, g *gates.Gate) {
 	_ = &Outcome{Terminal: NotRepro, Reason: ReasonC, Detail: ""}
 	_ = map[runner.Kind]Terminal{runner.Mapped: Escalate}
 	_ = []struct{ r string; t Terminal }{{ReasonD, Halt}}
+	o := stop(Halt, string(k), "")
+	if k == runner.Late {
+		o.Terminal = Escalate
+	}
+	o.Terminal, o.Reason = Halt, verdict.ReasonV
+	_ = &gates.Gate{Name: "budget", Reason: ReasonA, Fails: NotRepro, Run: func() { fail(ReasonE, "") }}
 }
+`,
+		"verdict/verdict.go": `package verdict
+type Terminal string
+const (
+	Halt Terminal = "HALT"
+	Escalate Terminal = "ESCALATE"
+	NotRepro Terminal = "NOT-REPRO"
+)
+const ReasonV = "v"
 `,
 		"pipeline/reasons.go": `package pipeline
 type Reason string
@@ -805,8 +883,9 @@ const (
 	Typed Reason = "typed"
 	ReasonC = "c"
 	ReasonD = "d"
+	ReasonE = "e"
 )
-const NotRepro Terminal = "NOT-REPRO"
+const NotRepro = verdict.NotRepro
 `,
 		"ledger/config.go": `package ledger
 const ReasonL = "l"
@@ -818,6 +897,7 @@ const (
 	Out  Kind = "out"
 	Idle Kind = "idle"
 	Mapped Kind = "mapped"
+	Late Kind = "late"
 )
 `,
 		"gates/g.go": `package gates
@@ -834,7 +914,7 @@ var G2 = &Gate{Name: "g2", Reason: "g-halt", Halt: true}
 		}
 	}
 	var dirs []string
-	for _, d := range []string{"pipeline", "ledger", "runner", "gates"} {
+	for _, d := range []string{"pipeline", "verdict", "ledger", "runner", "gates"} {
 		dirs = append(dirs, filepath.Join(dir, d))
 	}
 	got := map[string][]string{}
@@ -842,7 +922,10 @@ var G2 = &Gate{Name: "g2", Reason: "g-halt", Halt: true}
 		got[r] = sortedKeys(info.terminals)
 	}
 	want := map[string][]string{
-		"a":      {"ESCALATE", "HALT"},
+		"a":      {"ESCALATE", "HALT", "NOT-REPRO"}, // NOT-REPRO: the budget gate's
+		"e":      {"NOT-REPRO"},                     // returned by the gate's run
+		"v":      {"HALT"},
+		"late":   {"ESCALATE"},
 		"b":      {}, // defined, never fixed: presence only
 		"l":      {"HALT"},
 		"gone":   {"HALT"},
