@@ -147,7 +147,7 @@ func init() {
 	// Every runner failure kind ends a run: a HALT, but an agent outside
 	// its rails is a breach, and ESCALATEs.
 	for _, k := range []runner.Kind{runner.Crashed, runner.TimedOut, runner.Failed, runner.Unavailable, runner.Canceled, runner.OutOfTurns, runner.APIError, runner.Refused, runner.Unconfined, runner.OverBudget} {
-		if _, ok := reasonCases[string(k)]; ok {
+		if _, ok := reasonCases[string(k)]; ok || k == runner.Canceled {
 			continue
 		}
 		t := pipeline.Halt
@@ -182,10 +182,38 @@ func (a funcAgent) Run(_ context.Context, inv runner.Invocation) (runner.Result,
 	return a(inv)
 }
 
+// neverTerminal are defined reasons no run ends with, and why.
+var neverTerminal = map[string]string{
+	// The run's own stop (interrupted, wall-clock) is decided before the
+	// runner's error is read; an adapter canceled by anything else is a
+	// failure (TestCanceledAdapterIsAFailure).
+	string(runner.Canceled): "a stop decides first",
+}
+
+// TestCanceledAdapterIsAFailure: an adapter that says it was canceled
+// while the run was not stopped ends the run as runner-failed.
+func TestCanceledAdapterIsAFailure(t *testing.T) {
+	dir := gittest.NewRepo(t, map[string]string{"fixrail.yaml": reasonsYAML, "src/README": "source\n", "tests/.keep": ""})
+	s, err := pipeline.Prepare(t.Context(), dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rep := runOnce(t, s, "canceled", failWith(runner.Fix, &runner.Error{Kind: runner.Canceled, Detail: "scripted"}), func(f *forgetest.Fake) {
+		f.ExpectAssertProtected(forgetest.Protected)
+	})
+	if rep.Terminal != pipeline.Halt || rep.Reason != string(runner.Failed) {
+		t.Fatalf("ended %s %s (%s), want HALT runner-failed", rep.Terminal, rep.Reason, rep.Detail)
+	}
+}
+
 // TestEveryReasonEndsARun: each reason code has a run that ends with it,
 // and every reason the code defines is in the table.
 func TestEveryReasonEndsARun(t *testing.T) {
 	for _, code := range definedReasons(t) {
+		if _, never := neverTerminal[code]; never {
+			continue
+		}
 		if _, ok := reasonCases[code]; !ok {
 			t.Errorf("reason %q has no case in reasonCases: add a run that ends with it", code)
 		}
