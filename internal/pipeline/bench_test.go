@@ -101,12 +101,18 @@ var (
 	benchSuiteArgv = []string{"true"}
 )
 
+// The day caps are far above what a benchmark reaches (the defaults admit
+// three runs per actor per day, so b.N = 4 would HALT budget-exhausted).
 const benchConfig = `runner: {kind: command, command: ["false"]}
 test:
   command: ["sh", "-c", "test -f src/fixed || { echo SYMPTOM; exit 1; }", "repro", "{test_path}"]
   path_glob: "tests/**"
 suite: {command: ["true"]}
 paths: {fixable: ["src/**"]}
+budget:
+  day: {cost_usd: 1000000, runs: 1000000, turns: 100000000}
+  repo_day: {cost_usd: 1000000, runs: 1000000, turns: 100000000}
+  actor_day: {cost_usd: 1000000, runs: 1000000, turns: 100000000}
 `
 
 var (
