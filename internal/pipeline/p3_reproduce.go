@@ -143,7 +143,7 @@ func (r *run) exec(ctx context.Context, dir string, argv []string, timeout time.
 }
 
 func (r *run) execEnv(ctx context.Context, dir string, argv, extra []string, timeout time.Duration) (sandbox.Result, error) {
-	tc, err := r.toolchain(ctx)
+	tc, err := r.toolchain(ctx, dir)
 	if err != nil {
 		return sandbox.Result{}, err
 	}
@@ -189,12 +189,13 @@ func (r *run) execEnv(ctx context.Context, dir string, argv, extra []string, tim
 
 // toolchain finds, once per run, the dependency caches tests see read-only
 // (the Go module cache, cargo's registry, …, and sandbox.ro_paths), and
-// records them in the report.
-func (r *run) toolchain(ctx context.Context) (sandbox.Toolchain, error) {
+// records them in the report. npm is asked only if dir, the first checkout
+// a command runs in, holds a package.json.
+func (r *run) toolchain(ctx context.Context, dir string) (sandbox.Toolchain, error) {
 	if r.tc != nil {
 		return *r.tc, nil
 	}
-	tc, err := sandbox.Toolchains(ctx, os.LookupEnv, r.cfg.SandboxROPaths)
+	tc, err := sandbox.ToolchainsIn(ctx, os.LookupEnv, r.cfg.SandboxROPaths, dir)
 	if err != nil {
 		return sandbox.Toolchain{}, err
 	}

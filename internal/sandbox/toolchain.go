@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,6 +60,38 @@ const toolProbeTimeout = 10 * time.Second
 // unsandboxed with the build environment, in /, bounded by a timeout, with
 // GOTOOLCHAIN=local so that go never fetches a toolchain to answer.
 func Toolchains(ctx context.Context, lookup func(string) (string, bool), declared []string) (Toolchain, error) {
+	return toolchains(ctx, lookup, declared, true)
+}
+
+// ToolchainsIn is Toolchains for commands that run in the checkout tree. It
+// asks npm for its cache (`npm config get cache` starts node, which costs
+// more than the rest of the harness's own work on a small repository) only
+// when tree holds a file or link named package.json at any depth: without
+// one there is nothing for npm to install or resolve, so its cache is not
+// mounted and Skipped says why. Everything else is as in Toolchains.
+func ToolchainsIn(ctx context.Context, lookup func(string) (string, bool), declared []string, tree string) (Toolchain, error) {
+	return toolchains(ctx, lookup, declared, holdsPackageJSON(tree))
+}
+
+// holdsPackageJSON reports whether tree holds an entry named package.json,
+// without following links. It errs towards true: a tree it cannot read
+// completely counts as holding one, so npm is asked as before.
+func holdsPackageJSON(tree string) bool {
+	found := false
+	err := filepath.WalkDir(tree, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Name() == "package.json" {
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found || err != nil
+}
+
+func toolchains(ctx context.Context, lookup func(string) (string, bool), declared []string, wantNPM bool) (Toolchain, error) {
 	var t Toolchain
 	get := func(k string) string { v, _ := lookup(k); return v }
 	home := absClean(get("HOME"))
@@ -88,6 +121,23 @@ func Toolchains(ctx context.Context, lookup func(string) (string, bool), declare
 		return true
 	}
 	buildEnv := Environ(lookup, BuildEnv...)
+
+	// npm's probe starts node, the slowest of the probes: it runs while
+	// go's does, and its answer is taken where npm's turn comes below.
+	type npmAnswer struct {
+		out []string
+		err error
+	}
+	var npmProbe chan npmAnswer
+	if wantNPM && get("npm_config_cache") == "" {
+		if _, err := exec.LookPath("npm"); err == nil {
+			npmProbe = make(chan npmAnswer, 1)
+			go func() {
+				out, err := probe(ctx, buildEnv, 1, "npm", "config", "get", "cache")
+				npmProbe <- npmAnswer{out, err}
+			}()
+		}
+	}
 
 	// Go: the module cache. GOCACHE (the build cache) is per run, see Env.
 	gomod, from := "", ""
@@ -154,15 +204,17 @@ func Toolchains(ctx context.Context, lookup func(string) (string, bool), declare
 
 	// npm: the content-addressed cache, never ~/.npmrc.
 	npmRoot, from := get("npm_config_cache"), "$npm_config_cache"
-	if npmRoot == "" {
-		if _, err := exec.LookPath("npm"); err == nil {
-			if out, err := probe(ctx, buildEnv, 1, "npm", "config", "get", "cache"); err == nil {
-				npmRoot, from = out[0], "npm config get cache"
-			}
+	if npmProbe != nil {
+		if a := <-npmProbe; a.err == nil {
+			npmRoot, from = a.out[0], "npm config get cache"
 		}
 	}
 	if npmRoot == "" && home != "" {
 		npmRoot, from = inHome(".npm"), "~/.npm"
+	}
+	if !wantNPM {
+		npmRoot = ""
+		t.Skipped = append(t.Skipped, "npm cache: no package.json in the tree the commands run in")
 	}
 	if npmRoot = absClean(npmRoot); npmRoot != "" {
 		if c := filepath.Join(npmRoot, "_cacache"); exists(c) && add("npm cache", c, from+"/_cacache") {

@@ -405,3 +405,65 @@ func TestToolchainProbes(t *testing.T) {
 		})
 	}
 }
+
+// TestToolchainsInAsksNPMOnlyForAPackage: ToolchainsIn runs `npm config get
+// cache` (node's start-up is the costliest probe) only when the tree the
+// commands run in holds a package.json, at any depth; then npm's cache is
+// mounted as with Toolchains. Without one npm is never started, nothing of
+// npm's is mounted and Skipped says why.
+func TestToolchainsInAsksNPMOnlyForAPackage(t *testing.T) {
+	h := newHostile(t)
+	cache := filepath.Join(t.TempDir(), "npm-cache")
+	if err := os.MkdirAll(filepath.Join(cache, "_cacache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	calls := filepath.Join(bin, "calls")
+	write(t, filepath.Join(bin, "npm"), "#!/bin/sh\necho \"$*\" >>'"+calls+"'\necho '"+cache+"'\n")
+	if err := os.Chmod(filepath.Join(bin, "npm"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	t.Setenv("npm_config_cache", "")
+	os.Unsetenv("npm_config_cache")
+	for _, tc := range []struct {
+		name  string
+		files []string
+		want  bool
+	}{
+		{"no package.json", []string{"src/main.go", "tests/package.json.orig", "docs/package-json"}, false},
+		{"package.json at the top", []string{"package.json"}, true},
+		{"package.json deep down", []string{"web/app/package.json", "src/x"}, true},
+		{"a package.json directory", []string{"package.json/x"}, true},
+		{"empty tree", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(calls, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			tree := filepath.Join(h.worktree, strings.ReplaceAll(tc.name, " ", "-"))
+			if err := os.MkdirAll(tree, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tc.files {
+				write(t, filepath.Join(tree, f), "{}")
+			}
+			got, err := sandbox.ToolchainsIn(t.Context(), os.LookupEnv, nil, tree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			log, err := os.ReadFile(calls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mounted := slices.ContainsFunc(got.Caches, func(c sandbox.Cache) bool { return c.Kind == "npm cache" })
+			asked := string(log) == "config get cache\n"
+			if asked != tc.want || mounted != tc.want || (!asked && len(log) != 0) {
+				t.Errorf("npm asked %v (log %q), cache mounted %v; want both %v (%q)", asked, log, mounted, tc.want, got.Describe())
+			}
+			if noted := slices.ContainsFunc(got.Skipped, func(s string) bool { return strings.Contains(s, "no package.json") }); noted == tc.want {
+				t.Errorf("Skipped notes the missing package.json: %v, want %v (%q)", noted, !tc.want, got.Skipped)
+			}
+		})
+	}
+}
