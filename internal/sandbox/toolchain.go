@@ -77,6 +77,11 @@ func ToolchainsIn(ctx context.Context, lookup func(string) (string, bool), decla
 // without following links. It errs towards true: a tree it cannot read
 // completely counts as holding one, so npm is asked as before.
 func holdsPackageJSON(tree string) bool {
+	// The usual place first: the walk is lexical, so a package.json at the
+	// top would otherwise wait for every directory named before it.
+	if _, err := os.Lstat(filepath.Join(tree, "package.json")); err == nil {
+		return true
+	}
 	found := false
 	err := filepath.WalkDir(tree, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {
