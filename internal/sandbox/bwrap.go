@@ -148,23 +148,13 @@ func detect() (string, error) {
 	case err != nil:
 		err = fmt.Errorf("%s: %w", path, err)
 	case !res.Success():
-		err = fmt.Errorf("%s cannot create a sandbox here (%s): %s", path, exitText(res), strings.TrimSpace(res.Stderr))
+		err = fmt.Errorf("%s cannot create a sandbox here (%s): %s", path, res.Describe(), strings.TrimSpace(res.Stderr))
 	}
 	if probes.result == nil {
 		probes.result = make(map[string]error)
 	}
 	probes.result[path] = err
 	return path, err
-}
-
-func exitText(r Result) string {
-	switch {
-	case r.TimedOut:
-		return "timed out"
-	case r.Signal != "":
-		return r.Signal
-	}
-	return fmt.Sprintf("exit %d", r.ExitCode)
 }
 
 // mount is one bwrap filesystem operation; dst is the path inside.

@@ -96,6 +96,22 @@ func (r Result) Output() string {
 	return r.Stdout + "\n" + r.Stderr
 }
 
+// Describe says in a few words how the command ended, for a verdict's or an
+// error's detail: "exit 1", "timed out", "canceled" or "ended by signal
+// (killed)". It is the one rendering of a Result's ending, so that every
+// report words the same ending the same way.
+func (r Result) Describe() string {
+	switch {
+	case r.TimedOut:
+		return "timed out"
+	case r.Canceled:
+		return "canceled"
+	case r.Signal != "":
+		return "ended by signal (" + r.Signal + ")"
+	}
+	return fmt.Sprintf("exit %d", r.ExitCode)
+}
+
 // MaxTail bounds what Tail returns, in bytes.
 const MaxTail = 16 << 10
 

@@ -482,7 +482,7 @@ func probe(ctx context.Context, env []string, n int, argv ...string) ([]string, 
 		return nil, err
 	}
 	if !res.Success() {
-		return nil, fmt.Errorf("%s: %s: %s", strings.Join(argv, " "), exitText(res), strings.TrimSpace(res.Stderr))
+		return nil, fmt.Errorf("%s: %s: %s", strings.Join(argv, " "), res.Describe(), strings.TrimSpace(res.Stderr))
 	}
 	out := strings.Split(strings.TrimSpace(res.Stdout), "\n")
 	if len(out) != n || slices.ContainsFunc(out, func(p string) bool { return absClean(p) == "" }) {

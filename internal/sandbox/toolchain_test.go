@@ -104,7 +104,7 @@ func TestDiff(t *testing.T) {
 `)
 	res := toolchainRun(t, tc, os.LookupEnv, wt, true, "go", "test", "-count=1", "./...")
 	if !res.Success() {
-		t.Fatalf("go test in the sandbox with the module cache: %s\n%s", sandbox.ExitText(res), res.Tail(40))
+		t.Fatalf("go test in the sandbox with the module cache: %s\n%s", res.Describe(), res.Tail(40))
 	}
 	if !strings.Contains(res.Stdout, "ok  \texample.com/repro") {
 		t.Errorf("go test output has no ok line:\n%s", res.Tail(20))
@@ -162,7 +162,7 @@ class T(unittest.TestCase):
 	argv := []string{filepath.Join(venv, "bin", "python"), "-m", "unittest", "-v", "test_ext"}
 	res := toolchainRun(t, tc, lookup, wt, true, argv...)
 	if !res.Success() || !strings.Contains(res.Stderr, "test_value") {
-		t.Fatalf("unittest in the sandbox with the virtualenv: %s\n%s\nmounted: %q", sandbox.ExitText(res), res.Tail(30), tc.Describe())
+		t.Fatalf("unittest in the sandbox with the virtualenv: %s\n%s\nmounted: %q", res.Describe(), res.Tail(30), tc.Describe())
 	}
 	// Falsification: without the mounts the interpreter or the package is
 	// missing.
@@ -224,7 +224,7 @@ true`
 	}
 	res := toolchainRun(t, tc, lookup, h.worktree, true, sh(script, args...)...)
 	if !res.Success() {
-		t.Fatalf("script: %s\n%s", sandbox.ExitText(res), res.Output())
+		t.Fatalf("script: %s\n%s", res.Describe(), res.Output())
 	}
 	out := res.Stdout
 	for _, want := range []string{"registry-index", "git-checkout", "maven-jar", "npm-index", "OFFLINE=true true", "GOCACHE=/tmp/go-build XDG=/tmp/cache"} {
@@ -347,7 +347,7 @@ func TestToolchainPyenv(t *testing.T) {
 	wt := t.TempDir()
 	res := toolchainRun(t, tc, os.LookupEnv, wt, true, script...)
 	if !res.Success() || res.Stdout != string(want) {
-		t.Fatalf("python3 in the sandbox: %s, %q; want %q\n%s", sandbox.ExitText(res), res.Stdout, want, res.Tail(10))
+		t.Fatalf("python3 in the sandbox: %s, %q; want %q\n%s", res.Describe(), res.Stdout, want, res.Tail(10))
 	}
 	if res := toolchainRun(t, tc, os.LookupEnv, wt, false, script...); res.Success() && res.Stdout == string(want) {
 		t.Fatalf("without the pyenv mount python3 is still %q", res.Stdout)

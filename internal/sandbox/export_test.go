@@ -1,4 +1,0 @@
-package sandbox
-
-// ExitText is exitText for the external tests.
-var ExitText = exitText
