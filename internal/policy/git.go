@@ -74,18 +74,54 @@ var gitCommands = set("add", "am", "annotate", "apply", "archive", "bisect", "bl
 	"whatchanged", "worktree", "write-tree", "backfill", "replay", "refs", "init-db", "lfs", "diagnose",
 	"bugreport", "hook", "last-modified", "repo", "filter-repo")
 
+// gitArgs analyses one git invocation: the global options first (gitGlobals),
+// then the subcommand, through an alias or through gitSubcommands.
 func (a *analyzer) gitArgs(c *cmd, args []field, g *gitCtx, depth int) {
 	if depth > maxDepth {
 		a.all(fmt.Sprintf("git aliases nested more than %d levels deep", maxDepth))
 		return
 	}
-	st := c.st
-	i := 0
+	i, done := a.gitGlobals(c, args, g)
+	if done {
+		return
+	}
+	for k, v := range g.config {
+		a.gitConfigExec(k, v, c)
+	}
+	if i >= len(args) {
+		return
+	}
+	sub := args[i]
+	rest := args[i+1:]
+	if sub.dyn {
+		a.gitUnknown(fmt.Sprintf("git subcommand %s only known at run time", sub))
+		return
+	}
+	if body, ok := g.config["alias."+strings.ToLower(sub.s)]; ok && !gitCommands[sub.s] {
+		a.gitAlias(c, sub.s, body, args[:i], rest, g, depth)
+		return
+	}
+	if !gitCommands[sub.s] {
+		a.gitUnknown(fmt.Sprintf("git %s is not a git command this analysis knows; it may be an alias", sub.s))
+		return
+	}
+	gst := c.st.clone()
+	gst.setCwd(g.dir)
+	if h := gitSubcommands[sub.s]; h != nil {
+		h(a, gitCall{c: c, sub: sub.s, rest: rest, g: g, st: gst, depth: depth})
+	}
+}
+
+// gitGlobals reads git's global options (those before the subcommand) into g
+// and returns the index of the subcommand. done is true when nothing after
+// the options needs analysing: an option only known at run time (the rules
+// are then marked unresolvable) or one that makes git print and exit.
+func (a *analyzer) gitGlobals(c *cmd, args []field, g *gitCtx) (i int, done bool) {
 	for i < len(args) {
 		f := args[i]
 		if f.dyn && f.optLike() {
 			a.gitUnknown(fmt.Sprintf("git option %s only known at run time", f))
-			return
+			return i, true
 		}
 		if !f.optLike() {
 			break
@@ -143,141 +179,157 @@ func (a *analyzer) gitArgs(c *cmd, args []field, g *gitCtx, depth int) {
 		case name == "--list-cmds" || (name == "--exec-path" && eq):
 		case f.s == "-v" || f.s == "--version" || f.s == "-h" || f.s == "--help" || f.s == "--html-path" ||
 			f.s == "--man-path" || f.s == "--info-path" || f.s == "--exec-path":
-			return
+			return i, true
 		}
 		i++
 	}
-	for k, v := range g.config {
-		a.gitConfigExec(k, v, c)
-	}
-	if i >= len(args) {
-		return
-	}
-	sub := args[i]
-	rest := args[i+1:]
-	if sub.dyn {
-		a.gitUnknown(fmt.Sprintf("git subcommand %s only known at run time", sub))
-		return
-	}
-	if body, ok := g.config["alias."+strings.ToLower(sub.s)]; ok && !gitCommands[sub.s] {
-		a.gitAlias(c, sub.s, body, args[:i], rest, g, depth)
-		return
-	}
-	if !gitCommands[sub.s] {
-		a.gitUnknown(fmt.Sprintf("git %s is not a git command this analysis knows; it may be an alias", sub.s))
-		return
-	}
-	gst := st.clone()
-	gst.setCwd(g.dir)
-	switch sub.s {
-	case "push":
-		a.gitPush(rest, g, c, depth)
-	case "config":
-		a.gitConfig(rest, g, gst)
-	case "tag":
-		p := parseOpts(rest, optSpec{short: "mFu", long: []string{"message", "file", "local-user", "cleanup", "sort", "format", "contains", "no-contains", "merged", "no-merged", "points-at", "color", "column"}})
-		if !p.has("-d", "--delete", "-l", "--list", "-v", "--verify") && len(p.operands) > 0 && !p.operands[0].dyn {
-			a.tags = append(a.tags, p.operands[0].s)
-		}
-	case "clean":
-		p := parseOpts(rest, optSpec{short: "e", long: []string{"exclude"}})
-		if p.has("-n", "--dry-run") || !(p.has("-f", "--force") || p.dyn) {
-			return
-		}
-		a.gitDestroys(g, "git clean -f deletes untracked files", p.dyn)
-	case "reset":
-		p := parseOpts(rest, optSpec{})
-		if p.has("--hard") {
-			a.gitDestroys(g, "git reset --hard discards uncommitted changes", false)
-		} else if p.has("--merge") {
-			a.gitDiscard(g, "git reset --merge discards uncommitted changes to files the merge touches", false)
-		} else if p.dyn {
-			a.gitDestroys(g, "git reset with options only known at run time", true)
-		}
-	case "checkout", "restore", "switch":
-		a.gitCheckout(sub.s, rest, g, gst)
-	case "stash":
-		p := parseOpts(rest, optSpec{})
-		if len(p.operands) > 0 && (p.operands[0].s == "drop" || p.operands[0].s == "clear") {
-			a.gitDestroys(g, "git stash "+p.operands[0].s+" deletes stashed changes", false)
-		}
-	case "branch":
-		p := parseOpts(rest, optSpec{short: "tu", long: []string{"track", "set-upstream-to", "contains", "no-contains", "merged", "no-merged", "points-at", "sort", "format", "color", "column"}})
-		if p.has("-D") || (p.has("-d", "--delete") && p.has("-f", "--force")) {
-			a.add(Destructive, false, "git branch -D deletes a branch that may not be merged")
-		}
-	case "worktree":
-		p := parseOpts(rest, optSpec{})
-		if len(p.operands) > 0 && p.operands[0].s == "remove" && p.has("-f", "--force") {
-			a.gitDestroys(g, "git worktree remove --force discards the worktree's changes", false)
-		}
-	case "rm", "mv", "add":
-		if sub.s == "add" {
-			return
-		}
-		p := parseOpts(rest, optSpec{long: []string{"pathspec-from-file"}})
-		for _, f := range p.operands {
-			if sub.s == "rm" {
-				if !p.has("--cached") {
-					a.removePath(f, gst, "git rm", p.has("-r"))
+	return i, false
+}
+
+// gitCall is one git subcommand to analyse: its name, the arguments after it,
+// the context the global options set, and the state with git's working
+// directory as cwd.
+type gitCall struct {
+	c     *cmd
+	sub   string
+	rest  []field
+	g     *gitCtx
+	st    *state
+	depth int
+}
+
+// gitSubcommands holds the analysis of each git subcommand that can trigger a
+// rule; a known subcommand without an entry triggers none. It is filled in
+// init because some entries reach gitArgs again (submodule foreach, bisect
+// run), which a package-level initializer would make a cycle.
+var gitSubcommands map[string]func(*analyzer, gitCall)
+
+func init() {
+	checkout := func(a *analyzer, x gitCall) { a.gitCheckout(x.sub, x.rest, x.g, x.st) }
+	gc := func(a *analyzer, x gitCall) { a.gitGC(x.sub, x.rest) }
+	remote := func(a *analyzer, x gitCall) { a.gitRemoteCmd(x.sub, x.rest, x.g, x.st, x.c, x.depth) }
+	gitSubcommands = map[string]func(*analyzer, gitCall){
+		"push":   func(a *analyzer, x gitCall) { a.gitPush(x.rest, x.g, x.c, x.depth) },
+		"config": func(a *analyzer, x gitCall) { a.gitConfig(x.rest, x.g, x.st) },
+		"tag": func(a *analyzer, x gitCall) {
+			p := parseOpts(x.rest, optSpec{short: "mFu", long: []string{"message", "file", "local-user", "cleanup", "sort", "format", "contains", "no-contains", "merged", "no-merged", "points-at", "color", "column"}})
+			if !p.has("-d", "--delete", "-l", "--list", "-v", "--verify") && len(p.operands) > 0 && !p.operands[0].dyn {
+				a.tags = append(a.tags, p.operands[0].s)
+			}
+		},
+		"clean": func(a *analyzer, x gitCall) {
+			p := parseOpts(x.rest, optSpec{short: "e", long: []string{"exclude"}})
+			if p.has("-n", "--dry-run") || !(p.has("-f", "--force") || p.dyn) {
+				return
+			}
+			a.gitDestroys(x.g, "git clean -f deletes untracked files", p.dyn)
+		},
+		"reset": func(a *analyzer, x gitCall) {
+			p := parseOpts(x.rest, optSpec{})
+			if p.has("--hard") {
+				a.gitDestroys(x.g, "git reset --hard discards uncommitted changes", false)
+			} else if p.has("--merge") {
+				a.gitDiscard(x.g, "git reset --merge discards uncommitted changes to files the merge touches", false)
+			} else if p.dyn {
+				a.gitDestroys(x.g, "git reset with options only known at run time", true)
+			}
+		},
+		"checkout": checkout,
+		"restore":  checkout,
+		"switch":   checkout,
+		"stash": func(a *analyzer, x gitCall) {
+			p := parseOpts(x.rest, optSpec{})
+			if len(p.operands) > 0 && (p.operands[0].s == "drop" || p.operands[0].s == "clear") {
+				a.gitDestroys(x.g, "git stash "+p.operands[0].s+" deletes stashed changes", false)
+			}
+		},
+		"branch": func(a *analyzer, x gitCall) {
+			p := parseOpts(x.rest, optSpec{short: "tu", long: []string{"track", "set-upstream-to", "contains", "no-contains", "merged", "no-merged", "points-at", "sort", "format", "color", "column"}})
+			if p.has("-D") || (p.has("-d", "--delete") && p.has("-f", "--force")) {
+				a.add(Destructive, false, "git branch -D deletes a branch that may not be merged")
+			}
+		},
+		"worktree": func(a *analyzer, x gitCall) {
+			p := parseOpts(x.rest, optSpec{})
+			if len(p.operands) > 0 && p.operands[0].s == "remove" && p.has("-f", "--force") {
+				a.gitDestroys(x.g, "git worktree remove --force discards the worktree's changes", false)
+			}
+		},
+		"rm": func(a *analyzer, x gitCall) {
+			p := parseOpts(x.rest, optSpec{long: []string{"pathspec-from-file"}})
+			if p.has("--cached") {
+				return
+			}
+			for _, f := range p.operands {
+				a.removePath(f, x.st, "git rm", p.has("-r"))
+			}
+		},
+		"mv": func(a *analyzer, x gitCall) {
+			p := parseOpts(x.rest, optSpec{long: []string{"pathspec-from-file"}})
+			for _, f := range p.operands {
+				a.writePath(f, x.st, "git mv")
+			}
+		},
+		"apply": func(a *analyzer, x gitCall) {
+			p := parseOpts(x.rest, optSpec{short: "pC", long: []string{"exclude", "include", "directory", "whitespace", "build-fake-ancestor"}})
+			if p.has("--cached") || (p.has("--check", "--stat", "--numstat", "--summary") && !p.has("--apply")) {
+				return
+			}
+			if len(p.operands) == 0 || (len(p.operands) == 1 && p.operands[0].s == "-") {
+				a.applyPatch(x.c.in, x.st, "git apply")
+			}
+			for _, f := range p.operands {
+				if f.s != "-" {
+					a.applyPatch(input{kind: inFile, file: f}, x.st, "git apply")
 				}
-				continue
 			}
-			a.writePath(f, gst, "git "+sub.s)
-		}
-	case "apply":
-		p := parseOpts(rest, optSpec{short: "pC", long: []string{"exclude", "include", "directory", "whitespace", "build-fake-ancestor"}})
-		if p.has("--cached") || (p.has("--check", "--stat", "--numstat", "--summary") && !p.has("--apply")) {
-			return
-		}
-		if len(p.operands) == 0 || (len(p.operands) == 1 && p.operands[0].s == "-") {
-			a.applyPatch(c.in, gst, "git apply")
-		}
-		for _, f := range p.operands {
-			if f.s != "-" {
-				a.applyPatch(input{kind: inFile, file: f}, gst, "git apply")
+		},
+		"send-email": func(a *analyzer, x gitCall) { a.add(EgressOther, false, "git send-email sends mail") },
+		"submodule": func(a *analyzer, x gitCall) {
+			p := parseOpts(x.rest, optSpec{posix: true})
+			if len(p.operands) > 1 && p.operands[0].s == "foreach" {
+				body := p.operands[1:]
+				if len(body) > 0 && body[0].s == "--recursive" {
+					body = body[1:]
+				}
+				if anyDyn(body) {
+					a.all("git submodule foreach runs text only known at run time")
+				}
+				a.script(dynText(strings.Join(rawStrings(body), " ")), a.childState(x.st), x.depth+1, "git submodule foreach")
 			}
-		}
-	case "send-email":
-		a.add(EgressOther, false, "git send-email sends mail")
-	case "submodule":
-		p := parseOpts(rest, optSpec{posix: true})
-		if len(p.operands) > 1 && p.operands[0].s == "foreach" {
-			body := p.operands[1:]
-			if len(body) > 0 && body[0].s == "--recursive" {
-				body = body[1:]
+		},
+		"bisect": func(a *analyzer, x gitCall) {
+			if len(x.rest) > 1 && x.rest[0].s == "run" {
+				a.command(x.rest[1:], nil, x.st, input{}, x.depth+1)
 			}
-			if anyDyn(body) {
-				a.all("git submodule foreach runs text only known at run time")
+		},
+		"rebase": func(a *analyzer, x gitCall) {
+			p := parseOpts(x.rest, optSpec{short: "xXsS", long: []string{"exec", "onto", "strategy", "strategy-option", "gpg-sign", "whitespace", "empty"}})
+			for _, v := range p.values("-x", "--exec") {
+				a.runsText(v, &cmd{st: x.st, depth: x.depth}, "git rebase --exec")
 			}
-			a.script(dynText(strings.Join(rawStrings(body), " ")), a.childState(gst), depth+1, "git submodule foreach")
-		}
-	case "bisect":
-		if len(rest) > 1 && rest[0].s == "run" {
-			a.command(rest[1:], nil, gst, input{}, depth+1)
-		}
-	case "rebase":
-		p := parseOpts(rest, optSpec{short: "xXsS", long: []string{"exec", "onto", "strategy", "strategy-option", "gpg-sign", "whitespace", "empty"}})
-		for _, x := range p.values("-x", "--exec") {
-			a.runsText(x, &cmd{st: gst, depth: depth}, "git rebase --exec")
-		}
-	case "filter-branch":
-		a.add(HistoryPrune, false, "git filter-branch rewrites every commit it visits")
-		p := parseOpts(rest, optSpec{long: []string{"env-filter", "tree-filter", "index-filter", "parent-filter", "msg-filter",
-			"commit-filter", "tag-name-filter", "subdirectory-filter", "prune-empty", "original", "state-branch", "setup"}})
-		for _, o := range p.opts {
-			if o.has && strings.HasSuffix(o.name, "-filter") && o.name != "--subdirectory-filter" || o.name == "--setup" {
-				a.runsText(o.val, &cmd{st: gst, depth: depth}, "git filter-branch "+o.name)
+		},
+		"filter-branch": func(a *analyzer, x gitCall) {
+			a.add(HistoryPrune, false, "git filter-branch rewrites every commit it visits")
+			p := parseOpts(x.rest, optSpec{long: []string{"env-filter", "tree-filter", "index-filter", "parent-filter", "msg-filter",
+				"commit-filter", "tag-name-filter", "subdirectory-filter", "prune-empty", "original", "state-branch", "setup"}})
+			for _, o := range p.opts {
+				if o.has && strings.HasSuffix(o.name, "-filter") && o.name != "--subdirectory-filter" || o.name == "--setup" {
+					a.runsText(o.val, &cmd{st: x.st, depth: x.depth}, "git filter-branch "+o.name)
+				}
 			}
-		}
-	case "reflog":
-		a.gitReflog(rest)
-	case "gc", "prune":
-		a.gitGC(sub.s, rest)
-	case "filter-repo":
-		a.add(HistoryPrune, false, "git filter-repo rewrites history and drops the old refs")
-	case "clone", "fetch", "pull", "ls-remote", "archive":
-		a.gitRemoteCmd(sub.s, rest, g, gst, c, depth)
+		},
+		"reflog": func(a *analyzer, x gitCall) { a.gitReflog(x.rest) },
+		"gc":     gc,
+		"prune":  gc,
+		"filter-repo": func(a *analyzer, x gitCall) {
+			a.add(HistoryPrune, false, "git filter-repo rewrites history and drops the old refs")
+		},
+		"clone":     remote,
+		"fetch":     remote,
+		"pull":      remote,
+		"ls-remote": remote,
+		"archive":   remote,
 	}
 }
 

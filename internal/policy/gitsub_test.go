@@ -1,0 +1,18 @@
+package policy
+
+import "testing"
+
+// TestGitSubcommandsAreKnown guards the subcommand table against an entry
+// gitArgs can never reach: it dispatches only after the name passed
+// gitCommands, so a handler for a name missing there would be dead while the
+// command it was written for is reported as unknown instead.
+func TestGitSubcommandsAreKnown(t *testing.T) {
+	if len(gitSubcommands) == 0 {
+		t.Fatal("gitSubcommands is empty: init did not run")
+	}
+	for name := range gitSubcommands {
+		if !gitCommands[name] {
+			t.Errorf("gitSubcommands has %q, which gitCommands does not list", name)
+		}
+	}
+}
