@@ -1,0 +1,259 @@
+package policy
+
+// This file follows shell code into wherever it runs next: sh -c, script
+// files, standard input, and the builtins eval, source, trap, alias and cd.
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// runFile looks into a program named by path: a script written earlier in
+// the same command is unresolvable; a small shell script on disk is
+// analysed; anything else is judged by its name like any program.
+func (a *analyzer) runFile(head field, st *state, depth int) {
+	if st.remote {
+		return
+	}
+	p, ok := cleanAbs(st.cwd, head.s)
+	if !ok {
+		return
+	}
+	if a.written[p] {
+		a.all(fmt.Sprintf("runs %s, which this command writes first", p))
+		return
+	}
+	b, ok := readSmall(p, maxScript)
+	if !ok || !shellScript(b) {
+		return
+	}
+	a.scriptFromFile(string(b), p, a.childState(st), depth+1, "script "+p)
+}
+
+// maxScript bounds script files read from disk.
+const maxScript = 64 << 10
+
+// shellScript reports whether file contents would run as a shell script:
+// a shell #! line, or no #! line and no NUL byte (exec falls back to sh).
+func shellScript(b []byte) bool {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return false
+	}
+	line, ok := bytes.CutPrefix(b, []byte("#!"))
+	if !ok {
+		return true
+	}
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	fs := strings.Fields(string(line))
+	if len(fs) == 0 {
+		return false
+	}
+	interp := progName(fs[0])
+	if interp == "env" {
+		for _, f := range fs[1:] {
+			if !strings.HasPrefix(f, "-") {
+				interp = progName(f)
+				break
+			}
+		}
+	}
+	return shells[interp]
+}
+
+var shells = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh",
+	"rbash", "ksh93", "pdksh", "oksh", "loksh")
+
+// shell analyses sh, bash and friends: -c text, a script file, or commands
+// on standard input.
+func (a *analyzer) shell(name string, args []field, st *state, in input, depth int) {
+	cmode, smode := false, false
+	var operands []field
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.dyn && f.optLike() {
+			a.all(name + " options only known at run time")
+			return
+		}
+		if f.s == "--" || f.s == "-" {
+			operands = args[i+1:]
+			break
+		}
+		if strings.HasPrefix(f.s, "--") {
+			if f.s == "--rcfile" || f.s == "--init-file" {
+				i++
+			}
+			continue
+		}
+		if len(f.s) > 1 && (f.s[0] == '-' || f.s[0] == '+') {
+			for _, ch := range f.s[1:] {
+				switch ch {
+				case 'c':
+					cmode = true
+				case 's':
+					smode = true
+				case 'o', 'O':
+					i++
+				}
+			}
+			continue
+		}
+		operands = args[i:]
+		break
+	}
+	switch {
+	case cmode:
+		if len(operands) == 0 {
+			return
+		}
+		if operands[0].dyn {
+			a.all(name + " -c runs text only known at run time")
+		}
+		a.script(dynText(operands[0].s), a.childState(st), depth+1, name+" -c")
+	case len(operands) > 0 && !smode:
+		a.scriptFile(operands[0], st, depth, name, false)
+	default:
+		a.stdinScript(in, st, depth, name)
+	}
+}
+
+// scriptFile analyses a script a shell runs or sources. strict makes a file
+// that cannot be read unresolvable (source); otherwise it is judged like any
+// program, by name.
+func (a *analyzer) scriptFile(f field, st *state, depth int, how string, strict bool) {
+	if f.dyn {
+		a.all(fmt.Sprintf("%s runs a script named only at run time (%s)", how, f))
+		return
+	}
+	if st.remote {
+		return
+	}
+	if f.s == "/dev/stdin" || f.s == "-" {
+		a.all(how + " runs commands from standard input")
+		return
+	}
+	p, ok := cleanAbs(st.cwd, f.s)
+	if !ok {
+		a.all(fmt.Sprintf("%s runs %s and the working directory is unknown", how, f.s))
+		return
+	}
+	if a.written[p] {
+		a.all(fmt.Sprintf("%s runs %s, which this command writes first", how, p))
+		return
+	}
+	limit := int64(maxScript)
+	if strict {
+		limit = 4 * maxScript
+	}
+	b, ok := readSmall(p, limit)
+	if !ok || bytes.IndexByte(b, 0) >= 0 {
+		if strict {
+			a.all(fmt.Sprintf("%s reads %s, which cannot be read to check it", how, p))
+		}
+		return
+	}
+	child := a.childState(st)
+	if strict {
+		child = st // source runs in the current shell
+	}
+	a.scriptFromFile(string(b), p, child, depth+1, how+" "+p)
+}
+
+// stdinScript analyses commands a shell or interpreter reads on standard input.
+func (a *analyzer) stdinScript(in input, st *state, depth int, how string) {
+	switch in.kind {
+	case inText:
+		if in.dyn {
+			a.all(how + " reads commands that are only known at run time")
+		}
+		a.script(dynText(in.text), a.childState(st), depth+1, how+" stdin")
+	case inFile:
+		a.scriptFile(in.file, st, depth, how, false)
+	case inUnknown:
+		a.all(how + " reads commands from the output of another command")
+	}
+}
+
+func (a *analyzer) evalCmd(c *cmd) {
+	if len(c.args) == 0 {
+		return
+	}
+	if anyDyn(c.args) {
+		a.all("eval runs text only known at run time")
+	}
+	a.script(dynText(strings.Join(rawStrings(c.args), " ")), c.st, c.depth+1, "eval")
+}
+
+func (a *analyzer) sourceCmd(c *cmd) {
+	if len(c.args) == 0 {
+		return
+	}
+	f := c.args[0]
+	if f.s == "/dev/stdin" {
+		a.stdinScript(c.in, c.st, c.depth, "source")
+		return
+	}
+	if !f.dyn && filepath.Base(filepath.Dir(f.s)) == "bin" && (filepath.Base(f.s) == "activate" || filepath.Base(f.s) == "activate.sh") {
+		// A virtualenv's activation script: generated, and often created
+		// earlier in the same command. Analysed when present, never
+		// unresolvable for being absent.
+		if p, ok := cleanAbs(c.st.cwd, f.s); ok {
+			if b, ok := readSmall(p, 4*maxScript); ok {
+				a.scriptFromFile(string(b), p, c.st, c.depth+1, "source "+p)
+			}
+		}
+		return
+	}
+	a.scriptFile(f, c.st, c.depth, c.name, true)
+}
+
+func (a *analyzer) trapCmd(c *cmd) {
+	p := parseOpts(c.args, optSpec{posix: true})
+	if len(p.operands) < 2 {
+		return
+	}
+	code := p.operands[0]
+	if code.s == "-" || code.s == "" {
+		return
+	}
+	if code.dyn {
+		a.all("trap runs text only known at run time")
+	}
+	a.script(dynText(code.s), c.st.clone(), c.depth+1, "trap")
+}
+
+func (a *analyzer) aliasCmd(c *cmd) {
+	for _, f := range c.args {
+		_, body, ok := strings.Cut(f.s, "=")
+		if !ok {
+			continue
+		}
+		if f.dyn {
+			a.all("alias defined from text only known at run time")
+		}
+		a.script(dynText(body), c.st.clone(), c.depth+1, "alias")
+	}
+}
+
+func (a *analyzer) cdCmd(c *cmd) {
+	p := parseOpts(c.args, optSpec{posix: true})
+	st := c.st
+	if len(p.operands) == 0 {
+		st.setCwd(a.home)
+		return
+	}
+	t := p.operands[0]
+	if t.dyn || t.s == "-" || strings.HasPrefix(t.s, "+") {
+		st.setCwd("")
+		return
+	}
+	d, ok := cleanAbs(st.cwd, t.s)
+	if !ok {
+		st.setCwd("")
+		return
+	}
+	st.setCwd(d)
+}
