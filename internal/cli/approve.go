@@ -242,31 +242,22 @@ func checkCustody(keyPath, home string) error {
 	if err != nil {
 		return err
 	}
-	real := resolveExisting(abs)
-	for _, h := range []string{home, resolveExisting(home)} {
+	real, err := pathguard.ResolveExisting(abs)
+	if err != nil {
+		return fmt.Errorf("approval key %s: %w", keyPath, err)
+	}
+	homes := []string{home}
+	if r, err := pathguard.ResolveExisting(home); err == nil {
+		homes = append(homes, r)
+	}
+	for _, h := range homes {
 		for _, p := range []string{abs, real} {
-			if rel, err := filepath.Rel(h, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if pathguard.Within(h, p) {
 				return fmt.Errorf("refusing the approval key %s: it is inside %s, which the agent can read; keep it elsewhere", keyPath, home)
 			}
 		}
 	}
 	return nil
-}
-
-// resolveExisting resolves symlinks in the longest existing prefix of p.
-func resolveExisting(p string) string {
-	rest := ""
-	for cur := p; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
 }
 
 // showRequest prints what is about to be signed. The input comes from the

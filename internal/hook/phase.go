@@ -191,8 +191,8 @@ func (p *Phase) resolve(path, cwd string) (real, rel string, err error) {
 	// resolved one; either way it must be beneath it lexically first.
 	var r string
 	for _, root := range []string{p.Worktree, realRoot} {
-		if x, err := filepath.Rel(root, path); err == nil && x != ".." && !strings.HasPrefix(x, ".."+string(filepath.Separator)) {
-			r = x
+		if pathguard.Within(root, path) {
+			r, _ = filepath.Rel(root, path) // cannot fail: path is within root
 			break
 		}
 	}

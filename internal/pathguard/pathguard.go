@@ -63,28 +63,71 @@ func ResolveWithin(root, rel string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("resolve root: %w", err)
 	}
-	full := filepath.Join(realRoot, filepath.FromSlash(c))
-	existing, rest := full, ""
+	full, err := ResolveExisting(filepath.Join(realRoot, filepath.FromSlash(c)))
+	if errors.Is(err, ErrDanglingLink) {
+		// Its target may lie anywhere: callers treat it as an escape.
+		return "", fmt.Errorf("path %q: %w (%w)", rel, ErrEscape, err)
+	}
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", rel, err)
+	}
+	if !Within(realRoot, full) {
+		return "", fmt.Errorf("path %q: %w", rel, ErrEscape)
+	}
+	return full, nil
+}
+
+// ErrDanglingLink means a path runs through a symbolic link whose target does
+// not exist. It is refused rather than resolved: where a write through it
+// lands depends on the link's text read physically (a ".." after a linked
+// directory), and no caller needs to write through one.
+var ErrDanglingLink = errors.New("symbolic link to a path that does not exist")
+
+// Within reports whether p is root or lies beneath it. It is lexical: both
+// are cleaned, no symbolic link is resolved (pass ResolveExisting's results
+// for that) and nothing is read from the file system. Both must be
+// absolute; a relative one is never within anything, so that a path whose
+// base is unknown cannot pass. "/a/bc" is not within "/a/b".
+func Within(root, p string) bool {
+	if !filepath.IsAbs(root) || !filepath.IsAbs(p) {
+		return false
+	}
+	root, p = filepath.Clean(root), filepath.Clean(p)
+	if p == root || root == string(filepath.Separator) {
+		return true
+	}
+	return len(p) > len(root) && p[len(root)] == filepath.Separator && strings.HasPrefix(p, root)
+}
+
+// ResolveExisting resolves the symbolic links in the longest prefix of p
+// that exists and appends the rest unchanged, so that a path not created yet
+// is judged by where its deepest existing parent really is: a symlinked
+// directory planted on the way cannot redirect a later write. An error
+// other than a missing component (a loop, a permission denied, a file used
+// as a directory) is returned, not skipped past, and so is a dangling
+// symbolic link on the way (ErrDanglingLink): a write through it would create
+// its target, wherever that is.
+func ResolveExisting(p string) (string, error) {
+	existing, rest := filepath.Clean(p), ""
 	for {
 		r, err := filepath.EvalSymlinks(existing)
 		if err == nil {
-			full = filepath.Join(r, rest)
-			break
+			return filepath.Join(r, rest), nil
 		}
 		if !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("resolve %s: %w", rel, err)
+			return "", err
+		}
+		// existing is missing; if it is there as a link, its target is.
+		if fi, lerr := os.Lstat(existing); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s: %w", existing, ErrDanglingLink)
 		}
 		parent := filepath.Dir(existing)
 		if parent == existing {
-			return "", fmt.Errorf("resolve %s: no existing parent", rel)
+			return "", errors.New("no existing parent")
 		}
 		rest = filepath.Join(filepath.Base(existing), rest)
 		existing = parent
 	}
-	if full != realRoot && !strings.HasPrefix(full, realRoot+string(filepath.Separator)) {
-		return "", fmt.Errorf("path %q: %w", rel, ErrEscape)
-	}
-	return full, nil
 }
 
 // MarkerName is the file that marks a directory as fixrail's own disposable

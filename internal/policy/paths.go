@@ -618,7 +618,7 @@ func (a *analyzer) toolState() *state { return &state{cwd: a.cwd0} }
 // node_modules, a TMPDIR of ~/tmp) still count.
 func (a *analyzer) inScratch(p string) bool {
 	for _, s := range a.scratchDirs() {
-		if !within(p, s) {
+		if !pathguard.Within(s, p) {
 			continue
 		}
 		if a.homeIn(s) && a.nearHome(p) {
@@ -627,11 +627,6 @@ func (a *analyzer) inScratch(p string) bool {
 		return true
 	}
 	return false
-}
-
-// within reports whether p is dir or lies below it.
-func within(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
 // homes returns $HOME as given and as the file system resolves it.
@@ -648,7 +643,7 @@ func (a *analyzer) homes() []string {
 // homeIn reports whether $HOME lies at or below dir.
 func (a *analyzer) homeIn(dir string) bool {
 	for _, h := range a.homes() {
-		if within(h, dir) {
+		if pathguard.Within(dir, h) {
 			return true
 		}
 	}
@@ -658,7 +653,7 @@ func (a *analyzer) homeIn(dir string) bool {
 // nearHome reports whether p is $HOME, lies below it, or contains it.
 func (a *analyzer) nearHome(p string) bool {
 	for _, h := range a.homes() {
-		if within(p, h) || within(h, p) {
+		if pathguard.Within(h, p) || pathguard.Within(p, h) {
 			return true
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
 // Mode says whether a command must, may or must not run in the sandbox; it is
@@ -366,13 +368,13 @@ func checkPaths(what string, paths, homes []string, writable bool) ([]string, er
 			return nil, fmt.Errorf("sandbox: %s path %s is shared with every process on the host (Spec.Tmp gives the command a /tmp)", what, p)
 		}
 		for _, h := range homes {
-			if within(h, p) {
+			if pathguard.Within(p, h) {
 				return nil, fmt.Errorf("sandbox: %s path %s would expose the operator's home %s", what, p, h)
 			}
 		}
 		if writable {
 			for _, r := range append(slices.Clone(systemRoots), "/proc", "/dev", "/sys") {
-				if within(p, r) || within(r, p) {
+				if pathguard.Within(r, p) || pathguard.Within(p, r) {
 					return nil, fmt.Errorf("sandbox: %s path %s overlaps the system path %s", what, p, r)
 				}
 			}
@@ -421,7 +423,7 @@ func sandboxHome(env []string) string {
 		return fallbackHome
 	}
 	for _, r := range append(slices.Clone(systemRoots), "/proc", "/dev", "/sys") {
-		if within(h, r) {
+		if pathguard.Within(r, h) {
 			return fallbackHome
 		}
 	}
@@ -440,12 +442,12 @@ func toolchainDirs(path string, homes []string) []string {
 		for _, r := range special {
 			// Inside a system root it is mounted already; containing one
 			// (or all of /tmp) it would bring in too much.
-			if within(d, r) && r != "/tmp" || within(r, d) {
+			if pathguard.Within(r, d) && r != "/tmp" || pathguard.Within(d, r) {
 				return true
 			}
 		}
 		for _, x := range dirs {
-			if within(d, x) {
+			if pathguard.Within(x, d) {
 				return true
 			}
 		}
@@ -453,7 +455,7 @@ func toolchainDirs(path string, homes []string) []string {
 	}
 	exposesHome := func(d string) bool {
 		for _, h := range homes {
-			if within(d, h) || within(h, d) {
+			if pathguard.Within(h, d) || pathguard.Within(d, h) {
 				return true
 			}
 		}
@@ -483,7 +485,7 @@ func toolchainDirs(path string, homes []string) []string {
 				continue
 			}
 			// A wider root may swallow ones added before it.
-			dirs = slices.DeleteFunc(dirs, func(x string) bool { return within(x, d) })
+			dirs = slices.DeleteFunc(dirs, func(x string) bool { return pathguard.Within(d, x) })
 			dirs = append(dirs, d)
 		}
 	}
@@ -496,7 +498,7 @@ func visible(dir string, ms []mount) bool {
 	for _, m := range ms {
 		switch m.op {
 		case "--bind", "--ro-bind":
-			if m.src != os.DevNull && within(dir, m.dst) {
+			if m.src != os.DevNull && pathguard.Within(m.dst, dir) {
 				return true
 			}
 		case "--tmpfs", "--proc", "--dev":
@@ -506,11 +508,6 @@ func visible(dir string, ms []mount) bool {
 		}
 	}
 	return false
-}
-
-// within reports whether p is root or lies under it (both clean and absolute).
-func within(p, root string) bool {
-	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
 }
 
 func depth(p string) int {

@@ -393,7 +393,7 @@ func CheckROPath(p string) error {
 		return fmt.Errorf("%w: / would expose the whole host", ErrROPath)
 	}
 	for _, h := range operatorHomes() {
-		if within(h, p) {
+		if pathguard.Within(p, h) {
 			return fmt.Errorf("%w: %s is or contains the operator's home %s (name the cache directory inside it)", ErrROPath, p, h)
 		}
 	}
@@ -454,7 +454,7 @@ func unsafeRO(p, home string) string {
 		homes = append(homes, home)
 	}
 	for _, h := range homes {
-		if within(h, p) {
+		if pathguard.Within(p, h) {
 			return "is or contains the operator's home " + h
 		}
 	}
@@ -495,7 +495,7 @@ func probe(ctx context.Context, env []string, n int, argv ...string) ([]string, 
 // operatorHomes).
 func inAHome(p, home string) bool {
 	for _, h := range append(operatorHomes(), home) {
-		if h != "" && within(p, h) {
+		if h != "" && pathguard.Within(h, p) {
 			return true
 		}
 	}
@@ -525,7 +525,7 @@ func venvBase(venv string) string {
 			prefix = filepath.Dir(bin)
 		}
 		for _, r := range systemRoots {
-			if within(prefix, r) {
+			if pathguard.Within(r, prefix) {
 				return ""
 			}
 		}
