@@ -40,7 +40,7 @@ var TokenEnv = []string{"FIXRAIL_GITHUB_TOKEN", "GITHUB_TOKEN"}
 // (GITHUB_API_URL is set by Actions, also on GitHub Enterprise Server).
 var APIURLEnv = []string{"FIXRAIL_GITHUB_API_URL", "GITHUB_API_URL"}
 
-// ErrNoToken: neither token variable is set.
+// ErrNoToken means neither token variable is set.
 var ErrNoToken = errors.New("github: no token (set FIXRAIL_GITHUB_TOKEN or GITHUB_TOKEN)")
 
 // TokenFromEnv returns the token and the name of the variable it came from.

@@ -10,7 +10,7 @@ import (
 	"github.com/fixrail/fixrail/internal/forge"
 )
 
-// ErrNoTarget: a notice without an issue or PR number has nowhere to go on
+// ErrNoTarget means a notice without an issue or PR number has nowhere to go on
 // GitHub (the finding did not come from an issue).
 var ErrNoTarget = errors.New("github: the notice names no issue or PR")
 
