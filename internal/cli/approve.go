@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -20,7 +19,6 @@ import (
 	"github.com/fixrail/fixrail/internal/approval"
 	"github.com/fixrail/fixrail/internal/approval/sshkey"
 	"github.com/fixrail/fixrail/internal/hook"
-	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
 var cmdApprove = &command{
@@ -218,46 +216,14 @@ func isCallKey(s string) bool {
 	return true
 }
 
-// approvalKeyPath finds the private key and enforces the one custody rule
-// fixrail can check: the key is not under $FIXRAIL_HOME, which the agent can
-// read.
+// approvalKeyPath finds the private key (sshkey.Locate); no key named is a
+// usage error.
 func approvalKeyPath(flagValue, home string) (string, error) {
-	p := flagValue
-	if p == "" {
-		p = os.Getenv("FIXRAIL_APPROVAL_KEY")
+	p, err := sshkey.Locate(flagValue, home, os.Getenv)
+	if errors.Is(err, sshkey.ErrNoKey) {
+		return "", usagef("%v", err)
 	}
-	if p == "" {
-		return "", usagef("no approval key: pass --key FILE or set FIXRAIL_APPROVAL_KEY")
-	}
-	if err := checkCustody(p, home); err != nil {
-		return "", err
-	}
-	return p, nil
-}
-
-// checkCustody refuses a private key path inside home (symlinks resolved
-// on both sides).
-func checkCustody(keyPath, home string) error {
-	abs, err := filepath.Abs(keyPath)
-	if err != nil {
-		return err
-	}
-	real, err := pathguard.ResolveExisting(abs)
-	if err != nil {
-		return fmt.Errorf("approval key %s: %w", keyPath, err)
-	}
-	homes := []string{home}
-	if r, err := pathguard.ResolveExisting(home); err == nil {
-		homes = append(homes, r)
-	}
-	for _, h := range homes {
-		for _, p := range []string{abs, real} {
-			if pathguard.Within(h, p) {
-				return fmt.Errorf("refusing the approval key %s: it is inside %s, which the agent can read; keep it elsewhere", keyPath, home)
-			}
-		}
-	}
-	return nil
+	return p, err
 }
 
 // showRequest prints what is about to be signed. The input comes from the
@@ -292,32 +258,11 @@ func printable(s string) string {
 	return b.String()
 }
 
-// initKey writes a new native approval key: the private half at path,
-// the public half into the keyring.
+// initKey writes a new native approval key (sshkey.Init) and says where.
 func initKey(stdio Stdio, path, home string) error {
-	if err := checkCustody(path, home); err != nil {
-		return err
-	}
-	priv, pub, err := approval.GenerateKey(rand.Reader)
+	pubPath, err := sshkey.Init(path, home, filepath.Join(home, hook.KeysDir))
 	if err != nil {
 		return err
-	}
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + ".pub"
-	pubPath := filepath.Join(home, hook.KeysDir, name)
-	if _, err := os.Stat(pubPath); err == nil {
-		return fmt.Errorf("%s already exists; pick another key file name", pubPath)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	if err := pathguard.WriteNew(path, priv, 0o600); err != nil {
-		return fmt.Errorf("write the private key: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(pubPath), 0o700); err != nil {
-		return err
-	}
-	if err := pathguard.WriteNew(pubPath, pub, 0o644); err != nil {
-		return fmt.Errorf("write the public key: %w", err)
 	}
 	fmt.Fprintf(stdio.Stdout, "private key %s (keep it out of the agent's reach)\npublic key  %s\n", path, pubPath)
 	return nil

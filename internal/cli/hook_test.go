@@ -10,33 +10,6 @@ import (
 	"github.com/fixrail/fixrail/internal/receipt"
 )
 
-func TestCheckCustody(t *testing.T) {
-	root := t.TempDir()
-	home := filepath.Join(root, "fx")
-	if err := os.MkdirAll(filepath.Join(home, "keys"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(root, "link")
-	if err := os.Symlink(home, link); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		path string
-		ok   bool
-	}{
-		{filepath.Join(root, "owner", "approval.key"), true},
-		{filepath.Join(home, "approval.key"), false},
-		{filepath.Join(home, "keys", "a.key"), false},
-		{filepath.Join(link, "a.key"), false}, // through a symlink
-		{home + "2/a.key", true},              // a sibling with a common prefix
-	} {
-		err := checkCustody(tc.path, home)
-		if (err == nil) != tc.ok {
-			t.Errorf("checkCustody(%s) = %v, want ok=%v", tc.path, err, tc.ok)
-		}
-	}
-}
-
 func TestPrintable(t *testing.T) {
 	for in, want := range map[string]string{
 		"git push":             "git push",

@@ -1,8 +1,10 @@
 // Package sshkey makes approval keys from OpenSSH private key files and
-// ssh.Signers: the signing half of approvals. It is apart from package
-// approval so that the hook, which only verifies, does not link
-// golang.org/x/crypto/ssh (whose init sets up a whole SSH transport, a
-// tenth of a millisecond on every tool call).
+// ssh.Signers: the signing half of approvals, with the owner's key custody
+// (custody.go: where the private key is found, the rule that it lies outside
+// $FIXRAIL_HOME, creating a key pair), so that the CLI only parses flags and
+// prints. It is apart from package approval so that the hook, which only
+// verifies, does not link golang.org/x/crypto/ssh (whose init sets up a
+// whole SSH transport, a tenth of a millisecond on every tool call).
 package sshkey
 
 import (
