@@ -10,9 +10,9 @@
 // [NoToolsContract], so the model does not spend its single turn asking to
 // look at the repository.
 //
-// Three backends implement [Backend]: [Anthropic] (Messages API, official
-// SDK), [OpenAI] (any OpenAI-compatible chat-completions endpoint, official
-// SDK) and [ClaudeCLI] (claude -p --tools "" when only the CLI is
+// Three backends implement [Backend]: [Anthropic] (Messages API), [OpenAI]
+// (any OpenAI-compatible chat-completions endpoint), both over net/http, and
+// [ClaudeCLI] (claude -p --tools "" when only the CLI is
 // configured). API keys come from the environment only: [Open] reads them by
 // name, and no backend takes one from argv or a file.
 //
@@ -20,7 +20,7 @@
 // transport timeout, HTTP 408/409/429/5xx, a crashed CLI) is the only error
 // [WithRetry] retries. A well-formed answer, whatever it says, and a request
 // the endpoint refused on its merits (400, 401, 403, 404) are never retried.
-// The SDKs' own retries are switched off so that this is the one place that
+// The backends never retry on their own, so that this is the one place that
 // decides.
 package model
 
@@ -89,13 +89,13 @@ func IsTransport(err error) bool {
 }
 
 // retryableStatus reports whether an HTTP status means the endpoint could
-// not answer (as opposed to refusing the request): the set the official SDKs
-// retry by default.
+// not answer (as opposed to refusing the request): the set the vendors' own
+// SDKs retry by default.
 func retryableStatus(code int) bool {
 	return code == 408 || code == 409 || code == 429 || code >= 500
 }
 
-// classify turns an error from an HTTP SDK call into a TransportError when it
+// classify turns an error from an HTTP API call into a TransportError when it
 // is one. status is the API error's status, 0 when there was no response.
 func classify(backend string, status int, err error) error {
 	switch {

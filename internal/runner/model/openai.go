@@ -3,65 +3,64 @@ package model
 import (
 	"context"
 	"errors"
+	"net/http"
+	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // DefaultOpenAIURL is OpenAI's base URL; any OpenAI-compatible endpoint's
 // base URL (ending in /v1) can replace it.
 const DefaultOpenAIURL = "https://api.openai.com/v1/"
 
-// OpenAI calls an OpenAI-compatible chat-completions endpoint through the
-// official Go SDK: one request, no tools, no SDK-internal retries.
+// OpenAI calls an OpenAI-compatible chat-completions endpoint (POST
+// {base}/chat/completions) over net/http: one request, no tools, no retries
+// of its own.
 type OpenAI struct {
 	// Timeout bounds one request; 0 means DefaultTimeout.
 	Timeout time.Duration
 
-	model string
-	chat  openai.ChatCompletionService
+	model, apiKey, baseURL string
+	hc                     *http.Client
 }
 
 // NewOpenAI returns a backend for model at baseURL (DefaultOpenAIURL when
-// empty). apiKey is the caller's to read from the environment. The service
-// is built without the SDK's client defaults, which would read OPENAI_*
-// variables (base URL, organization, project, custom headers) on their own.
+// empty). apiKey is the caller's to read from the environment; no OPENAI_*
+// variable (base URL, organization, project, headers) is read here.
 func NewOpenAI(apiKey, baseURL, model string) *OpenAI {
 	if baseURL == "" {
 		baseURL = DefaultOpenAIURL
 	}
-	return &OpenAI{
-		model: model,
-		chat: openai.NewChatCompletionService(
-			option.WithHTTPClient(httpClient()),
-			option.WithBaseURL(baseURL),
-			option.WithAPIKey(apiKey),
-			// WithRetry decides what is retried, by type.
-			option.WithMaxRetries(0),
-		),
-	}
+	return &OpenAI{model: model, apiKey: apiKey, baseURL: strings.TrimSuffix(baseURL, "/"), hc: httpClient()}
 }
 
 // Complete sends one chat completion and returns the first choice's text.
 func (o *OpenAI) Complete(ctx context.Context, system, prompt string, maxTokens int) (string, error) {
-	var msgs []openai.ChatCompletionMessageParamUnion
-	if system != "" {
-		msgs = append(msgs, openai.SystemMessage(system))
+	type message struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
 	}
-	msgs = append(msgs, openai.UserMessage(prompt))
-	res, err := o.chat.New(ctx, openai.ChatCompletionNewParams{
-		Model:               o.model,
-		Messages:            msgs,
-		MaxCompletionTokens: openai.Int(int64(maxTokens)),
-	}, option.WithRequestTimeout(timeout(o.Timeout)))
-	if err != nil {
-		var apiErr *openai.Error
-		status := 0
-		if errors.As(err, &apiErr) {
-			status = apiErr.StatusCode
-		}
-		return "", classify("openai", status, err)
+	var msgs []message
+	if system != "" {
+		msgs = append(msgs, message{Role: "system", Content: system})
+	}
+	msgs = append(msgs, message{Role: "user", Content: prompt})
+	req := struct {
+		Model               string    `json:"model"`
+		Messages            []message `json:"messages"`
+		MaxCompletionTokens int       `json:"max_completion_tokens"`
+	}{Model: o.model, Messages: msgs, MaxCompletionTokens: maxTokens}
+	var res struct {
+		Choices []struct {
+			Message struct {
+				Content string `json:"content"`
+				Refusal string `json:"refusal"`
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	h := http.Header{"Authorization": {"Bearer " + o.apiKey}}
+	if err := postJSON(ctx, o.hc, "openai", o.baseURL+"/chat/completions", h, timeout(o.Timeout), req, &res); err != nil {
+		return "", err
 	}
 	if len(res.Choices) == 0 {
 		return "", errors.New("openai: reply has no choices")
