@@ -220,9 +220,9 @@ func bugRed(e *Env, p *Plan) *gates.Gate {
 			case res.Success():
 				return gates.Verdict{Reason: verdict.ReasonGreenOnBase, Detail: "the test passes on the unpatched tree", Output: gates.Tail(res)}, nil
 			case !strings.Contains(res.Output(), bp.Test.Symptom):
-				return gates.Verdict{Reason: verdict.ReasonSymptomMismatch, Detail: fmt.Sprintf("test fails (%s) but its output lacks the symptom", gates.Describe(res)), Output: gates.Tail(res)}, nil
+				return gates.Verdict{Reason: verdict.ReasonSymptomMismatch, Detail: fmt.Sprintf("test fails (%s) but its output lacks the symptom", res.Describe()), Output: gates.Tail(res)}, nil
 			}
-			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("test fails on %s (%s) with the symptom", e.Base, gates.Describe(res)), Output: gates.Tail(res)}, nil
+			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("test fails on %s (%s) with the symptom", e.Base, res.Describe()), Output: gates.Tail(res)}, nil
 		},
 	}
 }
@@ -272,7 +272,7 @@ func oracleGreen(e *Env, p *Plan) *gates.Gate {
 				return gates.Verdict{}, fmt.Errorf("oracle-green: %w", err)
 			}
 			if !res.Success() {
-				return gates.Verdict{Detail: "test still fails: " + gates.Describe(res), Output: gates.Tail(res)}, nil
+				return gates.Verdict{Detail: "test still fails: " + res.Describe(), Output: gates.Tail(res)}, nil
 			}
 			return gates.Verdict{Pass: true, Detail: "test passes", Output: gates.Tail(res)}, nil
 		},

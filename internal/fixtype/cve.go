@@ -205,7 +205,7 @@ func (t *cveType) edit(ctx context.Context, e *Env, p *Plan, dir string) (*Resul
 			return nil, fmt.Errorf("%s: %w", strings.Join(ed.Regen.Argv, " "), err)
 		}
 		if !res.Success() {
-			return nil, fmt.Errorf("%s failed (%s): %s", strings.Join(ed.Regen.Argv, " "), gates.Describe(res), gates.Tail(res))
+			return nil, fmt.Errorf("%s failed (%s): %s", strings.Join(ed.Regen.Argv, " "), res.Describe(), gates.Tail(res))
 		}
 		changed = append(changed, ed.Regen.Writes...)
 	}

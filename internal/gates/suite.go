@@ -21,7 +21,7 @@ var SuiteGreen = &Gate{
 			return Verdict{}, fmt.Errorf("suite-green: %w", err)
 		}
 		if !res.Success() {
-			return Verdict{Detail: "suite fails: " + Describe(res), Output: Tail(res)}, nil
+			return Verdict{Detail: "suite fails: " + res.Describe(), Output: Tail(res)}, nil
 		}
 		return Verdict{Pass: true, Detail: "suite passes", Output: Tail(res)}, nil
 	},
@@ -30,16 +30,3 @@ var SuiteGreen = &Gate{
 // Tail is the end of a command's output a verdict keeps (the pipeline
 // redacts it on the way out).
 func Tail(res sandbox.Result) string { return res.Tail(40) }
-
-// Describe says how a command ended, for a verdict's detail.
-func Describe(res sandbox.Result) string {
-	switch {
-	case res.TimedOut:
-		return "timed out"
-	case res.Canceled:
-		return "canceled"
-	case res.Signal != "":
-		return "ended by signal (" + res.Signal + ")"
-	}
-	return fmt.Sprintf("exit %d", res.ExitCode)
-}

@@ -297,10 +297,10 @@ func runnerOutcome(phase string, err error, containment func(string, error) *Out
 		o = stop(Halt, string(runner.Unavailable), err.Error())
 		if re, ok := runner.AsError(err); ok {
 			o = stop(Halt, string(re.Kind), re.Detail)
-			switch re.Kind {
-			case runner.Unconfined:
+			if re.Kind == runner.Unconfined {
 				o.Terminal = Escalate
-			case runner.Canceled:
+			}
+			if re.Kind == runner.Canceled {
 				// A stop (signal, wall clock) was reported by stopped()
 				// already; an adapter canceled by anything else failed.
 				o.Reason, o.Detail = string(runner.Failed), "the adapter reported itself canceled while the run was not stopped: "+re.Detail

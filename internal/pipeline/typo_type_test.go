@@ -63,7 +63,7 @@ var typoType = &fixtype.Type{
 				if err != nil {
 					return gates.Verdict{}, err
 				}
-				return gates.Verdict{Pass: res.Success(), Detail: "grep: " + gates.Describe(res)}, nil
+				return gates.Verdict{Pass: res.Success(), Detail: "grep: " + res.Describe()}, nil
 			}}
 	},
 	Gates: func(e *fixtype.Env, p *fixtype.Plan) []*gates.Gate {
@@ -73,7 +73,7 @@ var typoType = &fixtype.Type{
 				if err != nil {
 					return gates.Verdict{}, err
 				}
-				return gates.Verdict{Pass: res.ExitCode == 1, Detail: "grep: " + gates.Describe(res)}, nil
+				return gates.Verdict{Pass: res.ExitCode == 1, Detail: "grep: " + res.Describe()}, nil
 			}}}
 	},
 	CommitNote: func(_ *fixtype.Env, p *fixtype.Plan) string {
