@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/forge/github"
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/runner"
@@ -18,12 +20,17 @@ type seams struct {
 	runner pipeline.Runner
 	forge  pipeline.Forge
 	model  gates.Completer
+	// issues reads the finding's issue (the GitHub forge); nil for the
+	// local forge.
+	issues findings.IssueSource
 }
 
 // compose builds the runner fixrail.yaml names (with this binary as the
-// phase hook), the local forge (the repository's outbox) and the
+// phase hook), the forge — GitHub for repo ("owner/name"; the token and
+// API URL from the environment, pushes through the clone's pinned
+// remote), else the local forge (the repository's outbox) — and the
 // single-shot model, if one is configured.
-func compose(s *pipeline.Setup) (seams, error) {
+func compose(s *pipeline.Setup, repo string) (seams, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return seams{}, fmt.Errorf("%w: locate the fixrail binary for the phase hook: %v", pipeline.ErrSetup, err)
@@ -33,11 +40,20 @@ func compose(s *pipeline.Setup) (seams, error) {
 	if err != nil {
 		return seams{}, fmt.Errorf("%w: %v", pipeline.ErrSetup, err)
 	}
-	outbox, err := s.StateDir("outbox")
-	if err != nil {
-		return seams{}, err
+	out := seams{runner: agent}
+	if repo != "" {
+		f, err := github.FromEnv(os.LookupEnv, repo, s.Repo)
+		if err != nil {
+			return seams{}, fmt.Errorf("%w: %v", pipeline.ErrSetup, err)
+		}
+		out.forge, out.issues = f, f
+	} else {
+		outbox, err := s.StateDir("outbox")
+		if err != nil {
+			return seams{}, err
+		}
+		out.forge = &forge.Local{Dir: outbox}
 	}
-	out := seams{runner: agent, forge: &forge.Local{Dir: outbox}}
 	if cfg.Model.Kind != "" {
 		m, err := model.Open(model.Settings{Kind: cfg.Model.Kind, Model: cfg.Model.Model, BaseURL: cfg.Model.BaseURL, Binary: cfg.Model.Binary, Timeout: cfg.Model.Timeout}, os.LookupEnv)
 		if err != nil {

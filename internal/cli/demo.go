@@ -101,7 +101,7 @@ func runDemo(ctx context.Context, stdio Stdio, args []string) error {
 	defer setup.Close()
 	console, done := liveConsole(stdio)
 	defer done()
-	sm, err := compose(setup)
+	sm, err := compose(setup, "")
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 
 var cmdRun = &command{
 	Name:  "run",
-	Usage: "--report FILE [--repo DIR] [--base BRANCH] [--mode autonomous|interactive] [--json]",
+	Usage: "--report FILE [--repo DIR] | --repo OWNER/NAME (--issue N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--json]",
 	Short: "take one finding through the five phases to a terminal state",
 	Long: `
 Run takes one finding (a bug report) through intake, investigate, reproduce,
@@ -35,13 +35,23 @@ Markdown file whose first heading is the title (the id is the file name).
 Every field of it is untrusted. fixrail.yaml is read from the base branch's
 commit, never from the working tree. The run report is written to
 .fixrail/runs/<run-id>.json and its events to .fixrail/runs/<run-id>.ndjson;
-the local forge writes the draft PR to .fixrail/outbox/<id>/.`,
+the local forge writes the draft PR to .fixrail/outbox/<id>/.
+
+With --issue N (or an Actions event: --event FILE, by default
+$GITHUB_EVENT_PATH when GITHUB_ACTIONS=true) the finding is GitHub issue N,
+--repo names the GitHub repository (owner/name) and --dir the clone
+(default "."). The branch is pushed to the clone's pinned remote and the
+draft PR opened on GitHub; the token comes from FIXRAIL_GITHUB_TOKEN or
+GITHUB_TOKEN (never argv), the API from FIXRAIL_GITHUB_API_URL or
+GITHUB_API_URL (default https://api.github.com/).`,
 	Flags: func() *flag.FlagSet { fs, _ := runFlags(); return fs },
 	Run:   runRun,
 }
 
 type runOpts struct {
 	repo, report, base, mode string
+	dir, event               string
+	issue                    int
 	json                     bool
 }
 
@@ -52,6 +62,9 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs.StringVar(&o.report, "report", "", "the finding: a JSON or Markdown report `file` (required)")
 	fs.StringVar(&o.base, "base", "", "base `branch` (default: the repository's current branch)")
 	fs.StringVar(&o.mode, "mode", "", "autonomous or interactive (default: fixrail.yaml's mode)")
+	fs.IntVar(&o.issue, "issue", 0, "the finding: GitHub issue `number` (then --repo is owner/name)")
+	fs.StringVar(&o.event, "event", "", "the finding: the issue an Actions event payload `file` names (default $GITHUB_EVENT_PATH under Actions)")
+	fs.StringVar(&o.dir, "dir", ".", "with --issue or --event: the clone to fix (a git work tree)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
 	return fs, o
 }
@@ -64,32 +77,35 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if o.report == "" {
-		return usagef("--report is required")
+	in, err := o.intake(fs, os.LookupEnv)
+	if err != nil {
+		return err
 	}
 	mode := config.Mode(o.mode)
 	if mode != "" && mode != config.Autonomous && mode != config.Interactive {
 		return usagef("--mode must be autonomous or interactive, not %q", o.mode)
 	}
-	fin, err := findings.ReadFile(o.report)
-	if err != nil {
-		return err
+	var fin *findings.Finding
+	if in.github == "" {
+		if fin, err = findings.ReadFile(o.report); err != nil {
+			return err
+		}
 	}
 	if err := hideEnvironment(); err != nil {
 		return fmt.Errorf("make fixrail non-dumpable: %w", err)
 	}
-	setup, err := pipeline.Prepare(ctx, o.repo, o.base)
+	setup, err := pipeline.Prepare(ctx, in.dir, o.base)
 	if err != nil {
 		return err
 	}
 	defer setup.Close()
 	console, done := liveConsole(stdio)
 	defer done()
-	sm, err := compose(setup)
+	sm, err := compose(setup, in.github)
 	if err != nil {
 		return err
 	}
-	rep, err := pipeline.Run(ctx, setup, pipeline.Params{
+	params := pipeline.Params{
 		Finding: fin,
 		Mode:    mode,
 		Runner:  sm.runner,
@@ -97,7 +113,13 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		Model:   sm.model,
 		Confirm: confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console}),
 		Console: console,
-	})
+	}
+	if in.github != "" {
+		if err := in.readIssue(ctx, sm.issues, &params); err != nil {
+			return err
+		}
+	}
+	rep, err := pipeline.Run(ctx, setup, params)
 	done()
 	if err != nil {
 		return err

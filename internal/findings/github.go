@@ -77,6 +77,8 @@ type GitHubIssue struct {
 	Finding *Finding
 	Repo    string // owner/name
 	Number  int
+	// Author opened the issue (untrusted text).
+	Author string
 	// Trigger is how the run started: "cli", "issues.labeled",
 	// "issues.opened", "issue_comment.created", "workflow_dispatch".
 	Trigger string
@@ -159,7 +161,9 @@ func (gi *GitHubIssue) read(ctx context.Context, src IssueSource, snap *IssueDat
 		Body:   is.Body,
 		Labels: append([]string(nil), is.Labels...),
 		Source: fmt.Sprintf("github:%s#%d", gi.Repo, gi.Number),
+		Issue:  gi.Number,
 	}
+	gi.Author = is.Author
 	total := len(f.Body)
 	for _, c := range cs {
 		p, err := permission(ctx, src, perms, c.Author)

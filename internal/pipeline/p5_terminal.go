@@ -37,6 +37,7 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 		Labels: r.prLabels(c),
 		Draft:  true,
 		Commit: c.commit,
+		Issue:  r.fin.Issue,
 		Body:   r.prBody(inv, c),
 		Patch:  c.diff.Patch,
 	}
