@@ -31,6 +31,7 @@ func TestParseValid(t *testing.T) {
 		Paths:     Paths{Fixable: []string{"src/**", "lib/**"}, Sensitive: []string{}},
 		Budget:    defaults().Budget,
 		Untrusted: Untrusted{FieldCap: 4096},
+		Forge:     Forge{CIWait: DefaultCIWait},
 		Sandbox:   "auto",
 		Mode:      Autonomous,
 	}

@@ -92,13 +92,16 @@ var reasonCases = map[string]reasonCase{
 	"runner-crashed":     {scenario: "run_halt_runner_crashed.txtar"},
 	"forge-error":        {scenario: "run_unconfined_state_dir.txtar"},
 	"llm-fail":           {scenario: "llm_gate_test.go"},
+	"in-flight-broken":   {scenario: "forgework_test.go"},
+	"escalation-open":    {scenario: "forgework_test.go"},
+	"ci-failed":          {scenario: "forgework_test.go"},
 
 	"budget-exhausted": {terminal: pipeline.Halt, noGuard: true,
 		yaml: reasonsYAML + "budget: {actor_day: {cost_usd: 15, runs: 1, turns: 400}}\n",
 		before: func(t *testing.T, s *pipeline.Setup) {
 			// One run spends the actor's only run of the day.
 			rep := runOnce(t, s, "first", goodAgent, func(f *forgetest.Fake) {
-				f.ExpectAssertProtected(forgetest.Protected).ExpectPublish(forgetest.Published(1))
+				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectPublish(forgetest.Published(1)).ExpectWaitChecks(forgetest.NoCI)
 			})
 			if rep.Terminal != pipeline.DraftPR {
 				t.Fatalf("the first run ended %s %s: %s", rep.Terminal, rep.Reason, rep.Detail)
@@ -223,7 +226,7 @@ func TestEveryReasonEndsARun(t *testing.T) {
 			}
 			rep := runOnce(t, s, "reason", agent, func(f *forgetest.Fake) {
 				if !tc.noGuard {
-					f.ExpectAssertProtected(forgetest.Protected)
+					f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork)
 				}
 				if tc.forge != nil {
 					tc.forge(f)
