@@ -97,14 +97,12 @@ func (in runIntake) readIssue(ctx context.Context, src findings.IssueSource, p *
 	return nil
 }
 
-// reporterAccess is what the issue's author may do: known only when the
-// author is the run's actor, whose permission intake checked; otherwise
-// none, which only raises the risk (an issue is anyone's text).
+// reporterAccess is what the issue's author may do, by the collaborator
+// permission intake read; unreadable is none, which only raises the risk
+// (an issue is anyone's text).
 func reporterAccess(gi *findings.GitHubIssue) risk.Access {
-	if gi.Actor != "" && strings.EqualFold(gi.Actor, gi.Author) {
-		if a := risk.ParseAccess(gi.ActorPermission); a != risk.AccessUnknown {
-			return a
-		}
+	if a := risk.ParseAccess(gi.AuthorPermission); a != risk.AccessUnknown {
+		return a
 	}
 	return risk.AccessNone
 }

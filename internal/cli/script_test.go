@@ -55,6 +55,7 @@ func TestScript(t *testing.T) {
 			"fixrail-exit": cmdFixrailExit,
 			"waitfile":     cmdWaitFile,
 			"noleftovers":  cmdNoLeftovers,
+			"ghfake":       cmdGHFake,
 		},
 	})
 }
