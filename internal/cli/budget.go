@@ -9,16 +9,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/forge/github"
 	"github.com/fixrail/fixrail/internal/ledger"
 	"github.com/fixrail/fixrail/internal/pipeline"
 )
 
 var cmdBudget = &command{
 	Name:  "budget",
-	Usage: "[check] [--repo DIR] [--actor NAME] [--finding ID] [--json]",
+	Usage: "[check] [--repo DIR | --repo OWNER/NAME --issue N [--dir DIR]] [--actor NAME] [--finding ID] [--json]",
 	Short: "show spend, reservations and caps per scope; check whether a run would start",
 	Long: `
 Budget reads the ledger fixrail.yaml names (ledger.url: .fixrail/state.db by
@@ -33,14 +36,20 @@ Then the runs in flight, with their lease ends.
           ledger unreachable, fixrail.yaml missing or invalid). Nothing is
           reserved. CI runs it as the precheck before starting a run.
 
---actor is the login runs are charged to (default local:<uid>), the one a
-run started here would carry.`,
+--actor is the login runs are charged to (default local:<uid>, or
+github:$GITHUB_ACTOR under Actions), the one a run started here would carry.
+
+With --issue N, --repo names the GitHub repository (owner/name) as it does
+for fixrail run: the scope is github.com/owner/name, the finding gh-N, and
+the clone --dir (default ".").`,
 	Flags: func() *flag.FlagSet { fs, _ := budgetFlags(); return fs },
 	Run:   runBudget,
 }
 
 type budgetOpts struct {
 	repo, actor, finding string
+	dir, forgeRepo       string
+	issue                int
 	json                 bool
 }
 
@@ -50,6 +59,8 @@ func budgetFlags() (*flag.FlagSet, *budgetOpts) {
 	fs.StringVar(&o.repo, "repo", ".", "the repository whose fixrail.yaml and ledger to read")
 	fs.StringVar(&o.actor, "actor", "", "the actor a run would be charged to (default local:<uid>)")
 	fs.StringVar(&o.finding, "finding", "", "check: also require that this finding is not in flight")
+	fs.IntVar(&o.issue, "issue", 0, "the GitHub issue `number` a run would take (then --repo is owner/name)")
+	fs.StringVar(&o.dir, "dir", ".", "with --issue: the clone whose fixrail.yaml and ledger to read")
 	fs.BoolVar(&o.json, "json", false, "print as JSON")
 	return fs, o
 }
@@ -69,6 +80,9 @@ func runBudget(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q (budget takes only check)", fs.Arg(0))
+	}
+	if err := o.github(fs, os.LookupEnv); err != nil {
+		return err
 	}
 	if o.actor == "" {
 		o.actor = ledger.LocalActor()
@@ -100,17 +114,48 @@ func runBudget(ctx context.Context, stdio Stdio, args []string) error {
 	return nil
 }
 
+// github resolves --repo as fixrail run does: with --issue it is the
+// GitHub repository (the scope the run charges) and the clone is --dir.
+func (o *budgetOpts) github(fs *flag.FlagSet, lookup func(string) (string, bool)) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["issue"] {
+		if set["dir"] {
+			return usagef("--dir goes with --issue; without it the clone is --repo DIR")
+		}
+		o.dir = o.repo
+		return nil
+	}
+	if o.issue <= 0 {
+		return usagef("--issue must be a positive issue number, not %d", o.issue)
+	}
+	if _, _, err := github.ParseRepo(o.repo); err != nil {
+		return usagef("with --issue, --repo names the GitHub repository as owner/name (the clone is --dir): %v", err)
+	}
+	if o.finding != "" {
+		return usagef("--issue names the finding (gh-%d); drop --finding", o.issue)
+	}
+	o.forgeRepo = "github.com/" + strings.ToLower(o.repo)
+	o.finding = findings.FindingID(o.issue)
+	if v, _ := lookup("GITHUB_ACTIONS"); v == "true" && o.actor == "" {
+		if a, _ := lookup("GITHUB_ACTOR"); findings.ValidLogin(a) {
+			o.actor = "github:" + a
+		}
+	}
+	return nil
+}
+
 // openBudget reads fixrail.yaml from the base branch and opens its ledger.
 // Every failure is an unreadable budget: a budget that cannot be read is
 // an exceeded one.
 func openBudget(ctx context.Context, o *budgetOpts, finding string) (ledger.Ledger, ledger.Request, error) {
-	setup, err := pipeline.Prepare(ctx, o.repo, "")
+	setup, err := pipeline.Prepare(ctx, o.dir, "")
 	if err != nil {
 		return nil, ledger.Request{}, &ledger.UnreadableError{Store: "config", Err: err}
 	}
 	defer setup.Close()
 	top := setup.Repo.Top()
-	req := ledger.RequestFor(setup.Config, ledger.RepoKey("", top), finding, o.actor, time.Now())
+	req := ledger.RequestFor(setup.Config, ledger.RepoKey(o.forgeRepo, top), finding, o.actor, time.Now())
 	state := filepath.Join(top, pipeline.StateDirName)
 	if err := ignoredStateDir(state); err != nil {
 		return nil, req, &ledger.UnreadableError{Store: "state directory", Err: err}

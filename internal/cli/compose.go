@@ -5,8 +5,10 @@ import (
 	"os"
 
 	"github.com/fixrail/fixrail/internal/cve"
+	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/forge/github"
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/runner"
@@ -20,16 +22,22 @@ type seams struct {
 	runner pipeline.Runner
 	forge  pipeline.Forge
 	model  gates.Completer
+	// issues reads the finding's issue (the GitHub forge); nil for the
+	// local forge.
+	issues findings.IssueSource
 	// types are the fix types bound to what the CLI chose for them (the
 	// cve type to its advisory source).
 	types []*fixtype.Type
 }
 
 // compose builds the runner fixrail.yaml names (with this binary as the
-// phase hook), the local forge (the repository's outbox), the single-shot
-// model, if one is configured, and, given an advisory source, the cve
-// type bound to it (nil leaves the registry's: the default cache, offline).
-func compose(s *pipeline.Setup, vulns cve.Source) (seams, error) {
+// phase hook), the forge — GitHub for repo ("owner/name"; the token and
+// API URL from the environment, pushes through the clone's pinned
+// remote), else the local forge (the repository's outbox) — the
+// single-shot model, if one is configured, and, given an advisory source,
+// the cve type bound to it (nil leaves the registry's: the default cache,
+// offline).
+func compose(s *pipeline.Setup, repo string, vulns cve.Source) (seams, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return seams{}, fmt.Errorf("%w: locate the fixrail binary for the phase hook: %w", pipeline.ErrSetup, err)
@@ -39,11 +47,20 @@ func compose(s *pipeline.Setup, vulns cve.Source) (seams, error) {
 	if err != nil {
 		return seams{}, fmt.Errorf("%w: %w", pipeline.ErrSetup, err)
 	}
-	outbox, err := s.StateDir("outbox")
-	if err != nil {
-		return seams{}, err
+	out := seams{runner: agent}
+	if repo != "" {
+		f, err := github.FromEnv(os.LookupEnv, repo, s.Repo)
+		if err != nil {
+			return seams{}, fmt.Errorf("%w: %w", pipeline.ErrSetup, err)
+		}
+		out.forge, out.issues = f, f
+	} else {
+		outbox, err := s.StateDir("outbox")
+		if err != nil {
+			return seams{}, err
+		}
+		out.forge = &forge.Local{Dir: outbox}
 	}
-	out := seams{runner: agent, forge: &forge.Local{Dir: outbox}}
 	if vulns != nil {
 		out.types = append(out.types, fixtype.NewCVE(vulns))
 	}

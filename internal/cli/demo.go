@@ -120,7 +120,7 @@ func demoRun(ctx context.Context, stdio Stdio, repoDir string, fin *findings.Fin
 	defer setup.Close()
 	console, done := liveConsole(stdio)
 	defer done()
-	sm, err := compose(setup, vulns)
+	sm, err := compose(setup, "", vulns)
 	if err != nil {
 		return err
 	}

@@ -12,13 +12,15 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/cve"
 	"github.com/fixrail/fixrail/internal/events"
+	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/pipeline"
 )
 
 var cmdRun = &command{
 	Name:  "run",
-	Usage: "--report FILE | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] [--base BRANCH] [--mode autonomous|interactive] [--json]",
+	Usage: "--report FILE [--repo DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--json]",
 	Short: "take one finding through the five phases to a terminal state",
 	Long: `
 Run takes one finding (a bug report, or with --vuln a vulnerable dependency)
@@ -45,13 +47,23 @@ absent, it ends NOT-REPRO package-not-in-manifest), decides the lowest
 published version that clears every advisory (none: ESCALATE no-safe-version),
 bumps it itself where it can (go.mod, requirements.txt pins, package.json) and
 asks the agent only for the rest. Advisories come from OSV and versions from
-deps.dev through the cache in --cache-dir; --offline reads the cache only.`,
+deps.dev through the cache in --cache-dir; --offline reads the cache only.
+
+With --issue N (or an Actions event: --event FILE, by default
+$GITHUB_EVENT_PATH when GITHUB_ACTIONS=true) the finding is GitHub issue N,
+--repo names the GitHub repository (owner/name) and --dir the clone
+(default "."). The branch is pushed to the clone's pinned remote and the
+draft PR opened on GitHub; the token comes from FIXRAIL_GITHUB_TOKEN or
+GITHUB_TOKEN (never argv), the API from FIXRAIL_GITHUB_API_URL or
+GITHUB_API_URL (default https://api.github.com/).`,
 	Flags: func() *flag.FlagSet { fs, _ := runFlags(); return fs },
 	Run:   runRun,
 }
 
 type runOpts struct {
 	repo, report, vuln, base, mode string
+	dir, event                     string
+	issue                          int
 	json                           bool
 	vulns                          vulnSource
 }
@@ -65,6 +77,9 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	o.vulns.flags(fs)
 	fs.StringVar(&o.base, "base", "", "base `branch` (default: the repository's current branch)")
 	fs.StringVar(&o.mode, "mode", "", "autonomous or interactive (default: fixrail.yaml's mode)")
+	fs.IntVar(&o.issue, "issue", 0, "the finding: GitHub issue `number` (then --repo is owner/name)")
+	fs.StringVar(&o.event, "event", "", "the finding: the issue an Actions event payload `file` names (default $GITHUB_EVENT_PATH under Actions)")
+	fs.StringVar(&o.dir, "dir", ".", "with --issue or --event: the clone to fix (a git work tree)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
 	return fs, o
 }
@@ -77,32 +92,36 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if (o.report == "") == (o.vuln == "") {
-		return usagef("--report is required (or --vuln FILE, for a vulnerable dependency)")
+	in, err := o.intake(fs, os.LookupEnv)
+	if err != nil {
+		return err
 	}
 	mode := config.Mode(o.mode)
 	if mode != "" && mode != config.Autonomous && mode != config.Interactive {
 		return usagef("--mode must be autonomous or interactive, not %q", o.mode)
 	}
-	fin, vulns, err := readRunFinding(o)
-	if err != nil {
-		return err
+	var fin *findings.Finding
+	var vulns cve.Source
+	if in.github == "" {
+		if fin, vulns, err = readRunFinding(o); err != nil {
+			return err
+		}
 	}
 	if err := hideEnvironment(); err != nil {
 		return fmt.Errorf("make fixrail non-dumpable: %w", err)
 	}
-	setup, err := pipeline.Prepare(ctx, o.repo, o.base)
+	setup, err := pipeline.Prepare(ctx, in.dir, o.base)
 	if err != nil {
 		return err
 	}
 	defer setup.Close()
 	console, done := liveConsole(stdio)
 	defer done()
-	sm, err := compose(setup, vulns)
+	sm, err := compose(setup, in.github, vulns)
 	if err != nil {
 		return err
 	}
-	rep, err := pipeline.Run(ctx, setup, pipeline.Params{
+	params := pipeline.Params{
 		Finding: fin,
 		Types:   sm.types,
 		Mode:    mode,
@@ -111,7 +130,13 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		Model:   sm.model,
 		Confirm: confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console}),
 		Console: console,
-	})
+	}
+	if in.github != "" {
+		if err := in.readIssue(ctx, sm.issues, &params); err != nil {
+			return err
+		}
+	}
+	rep, err := pipeline.Run(ctx, setup, params)
 	done()
 	if err != nil {
 		return err

@@ -60,6 +60,7 @@ func TestScript(t *testing.T) {
 			"waitfile":     cmdWaitFile,
 			"noleftovers":  cmdNoLeftovers,
 			"pgstart":      cmdPgStart,
+			"ghfake":       cmdGHFake,
 		},
 	})
 }

@@ -37,6 +37,7 @@ type Config struct {
 	Untrusted Untrusted `yaml:"untrusted"`
 	Redact    Redact    `yaml:"redact"`
 	Git       Git       `yaml:"git"`
+	Forge     Forge     `yaml:"forge"`
 	// Model is the single-shot model the LLM validation gate and the impact
 	// analysis ask; with none, both record "unconfirmed" and every PR is
 	// labelled needs-review.
@@ -125,6 +126,19 @@ type Git struct {
 	// have been planted by code that ran in it.
 	AllowConfig []string `yaml:"allow_config"`
 }
+
+// Forge configures what fixrail asks of the forge it publishes to (GitHub;
+// the local outbox has no protection and no CI). Optional.
+type Forge struct {
+	// CIWait bounds the wait for the draft PR's checks (default 30m).
+	CIWait time.Duration `yaml:"ci_wait"`
+	// RequiredChecks must be required by the base branch's protection and
+	// must pass on the PR.
+	RequiredChecks []string `yaml:"required_checks"`
+}
+
+// DefaultCIWait is forge.ci_wait's default.
+const DefaultCIWait = 30 * time.Minute
 
 // Test is the reproducing test's oracle command.
 type Test struct {
@@ -232,6 +246,7 @@ func defaults() Config {
 		Runner: Runner{Kind: "command", Timeout: 10 * time.Minute, MaxTurns: 40},
 		Test:   Test{Timeout: 5 * time.Minute},
 		Suite:  Suite{Timeout: 15 * time.Minute},
+		Forge:  Forge{CIWait: DefaultCIWait},
 		Budget: Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute, RunCostUSD: 5,
 			Day:        DayCaps{CostUSD: 50, Runs: 50, Turns: 2000},
 			RepoDay:    DayCaps{CostUSD: 50, Runs: 50, Turns: 2000},
@@ -368,6 +383,14 @@ func sortedKeys(m map[string]reflect.Type) []string {
 }
 
 func (c *Config) validate() error {
+	if c.Forge.CIWait <= 0 {
+		return errors.New("forge.ci_wait must be a positive duration")
+	}
+	for _, n := range c.Forge.RequiredChecks {
+		if strings.TrimSpace(n) == "" || len(n) > 255 {
+			return fmt.Errorf("forge.required_checks: %q is not a check name", n)
+		}
+	}
 	switch c.Runner.Kind {
 	case "command":
 		if len(c.Runner.Command) == 0 || c.Runner.Command[0] == "" {

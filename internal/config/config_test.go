@@ -31,11 +31,22 @@ func TestParseValid(t *testing.T) {
 		Paths:     Paths{Fixable: []string{"src/**", "lib/**"}, Sensitive: []string{}},
 		Budget:    defaults().Budget,
 		Untrusted: Untrusted{FieldCap: 4096},
+		Forge:     Forge{CIWait: DefaultCIWait},
 		Sandbox:   "auto",
 		Mode:      Autonomous,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Parse (-want +got):\n%s", d)
+	}
+}
+
+func TestParseForge(t *testing.T) {
+	got, err := Parse("fixrail.yaml", []byte(valid+"forge: {ci_wait: 5m, required_checks: [test, lint]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Forge.CIWait != 5*time.Minute || len(got.Forge.RequiredChecks) != 2 || got.Forge.RequiredChecks[1] != "lint" {
+		t.Errorf("forge = %+v", got.Forge)
 	}
 }
 
@@ -54,6 +65,9 @@ func TestParseErrors(t *testing.T) {
 		{"unsupported runner", strings.Replace(valid, "kind: command", "kind: devin", 1), `runner.kind "devin" is not supported`},
 		{"no suite", strings.Replace(valid, `suite:   {command: ["python3", "-m", "pytest", "-q"]}`, "", 1), "suite.command is required"},
 		{"bad mode", strings.Replace(valid, "mode: autonomous", "mode: yolo", 1), `mode "yolo" is not valid`},
+		{"zero ci_wait", valid + "forge: {ci_wait: 0s}\n", "forge.ci_wait must be a positive duration"},
+		{"empty required check", valid + "forge: {required_checks: [\"\"]}\n", `forge.required_checks: "" is not a check name`},
+		{"unknown forge key", valid + "forge: {ci: 1m}\n", `unknown key "ci" in forge`},
 		{"tiny field cap", valid + "untrusted: {field_cap: 10}\n", "untrusted.field_cap must be between"},
 		{"relative customer ids", valid + "redact: {customer_ids_file: ids.txt}\n", "must be an absolute path"},
 		{"bad sandbox mode", valid + "sandbox: maybe\n", "sandbox: "},

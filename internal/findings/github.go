@@ -77,6 +77,9 @@ type GitHubIssue struct {
 	Finding *Finding
 	Repo    string // owner/name
 	Number  int
+	// Author opened the issue (untrusted text); AuthorPermission is theirs
+	// by the collaborator-permission endpoint, "" when it could not be read.
+	Author, AuthorPermission string
 	// Trigger is how the run started: "cli", "issues.labeled",
 	// "issues.opened", "issue_comment.created", "workflow_dispatch".
 	Trigger string
@@ -159,6 +162,15 @@ func (gi *GitHubIssue) read(ctx context.Context, src IssueSource, snap *IssueDat
 		Body:   is.Body,
 		Labels: append([]string(nil), is.Labels...),
 		Source: fmt.Sprintf("github:%s#%d", gi.Repo, gi.Number),
+		Issue:  gi.Number,
+	}
+	gi.Author = is.Author
+	// The reporter's access routes the risk: read once, cached for their
+	// comments; unreadable is no access, but a rate limit stops the intake.
+	if p, err := permission(ctx, src, perms, is.Author); err == nil {
+		gi.AuthorPermission = p
+	} else if isHalting(err) {
+		return fmt.Errorf("issue #%d author: %w", gi.Number, err)
 	}
 	total := len(f.Body)
 	for _, c := range cs {

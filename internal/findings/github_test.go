@@ -81,7 +81,7 @@ func TestFromGitHubIssue(t *testing.T) {
 	want := &Finding{
 		ID: "gh-42", Title: "crash on empty input", Body: "steps", Labels: []string{"bug", "fixrail"},
 		Comments: []string{"@maint: confirmed on main", "@maint: see tests/test_format.py"},
-		Source:   "github:o/r#42",
+		Source:   "github:o/r#42", Issue: 42,
 	}
 	if d := cmp.Diff(want, gi.Finding); d != "" {
 		t.Errorf("finding (-want +got):\n%s", d)

@@ -40,6 +40,9 @@ type Finding struct {
 	// scanner's location and rule, an alert's package. It is as untrusted
 	// as the text.
 	Evidence *Evidence `json:"evidence,omitempty"`
+	// Issue is the tracker issue the finding came from (a GitHub issue
+	// number); 0 for a report file. A notice goes there.
+	Issue int `json:"issue,omitempty"`
 }
 
 // DefaultFixType is the fix type of a finding that names none.

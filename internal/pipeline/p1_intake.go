@@ -52,7 +52,7 @@ func (r *run) intake(ctx context.Context) *Outcome {
 	for _, d := range pathguard.SweepStale(r.p.TempDir) {
 		r.note("sweep", "removed "+filepath.Base(d)+", left by a process that is gone")
 	}
-	return r.checks(ctx, "P1", []*gates.Gate{r.inFlightGate(), r.protectionGate()}, nil)
+	return r.checks(ctx, "P1", []*gates.Gate{r.inFlightGate(), r.protectionGate(), r.openWorkGate()}, nil)
 }
 
 // protectionGate asserts, before any agent runs, that the base branch
@@ -65,7 +65,7 @@ func (r *run) protectionGate() *gates.Gate {
 		Reason: ReasonNoBranchProtection,
 		Fails:  Halt,
 		Run: func(ctx context.Context, _ *gates.Change) (gates.Verdict, error) {
-			p, err := r.p.Forge.AssertProtected(ctx, r.s.Base, nil)
+			p, err := r.p.Forge.AssertProtected(ctx, r.s.Base, r.cfg.Forge.RequiredChecks)
 			if err != nil {
 				return gates.Verdict{}, err
 			}

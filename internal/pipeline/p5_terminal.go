@@ -37,6 +37,7 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 		Labels: r.prLabels(c),
 		Draft:  true,
 		Commit: c.commit,
+		Issue:  r.fin.Issue,
 		Body:   r.prBody(inv, c),
 		Patch:  c.diff.Patch,
 	}
@@ -93,6 +94,10 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 	}
 	r.rep.Branch = r.branch
 	r.rep.PR = pub.Location
+	r.pub = &pub
+	if o := r.ciGate(ctx, pub); o != nil {
+		return o
+	}
 	detail := "reproduced red on " + r.s.Base + ", green after the fix; every gate passed"
 	if len(r.needsReview) > 0 || r.unsandboxed || r.agentUnconfined {
 		detail = "reproduced red on " + r.s.Base + ", green after the fix; labelled needs-review (see the PR body)"

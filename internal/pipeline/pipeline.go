@@ -244,7 +244,8 @@ type run struct {
 	checkouts int                // fresh checkouts made, for their names
 	tc        *sandbox.Toolchain // the caches tests see, found on first use
 	branch    string
-	oldHead   string // the branch's value before this run, "" if absent
+	oldHead   string           // the branch's value before this run, "" if absent
+	pub       *forge.Published // the draft PR, once P5 opened it
 
 	// What the review must know, gathered on the way.
 	unsandboxed     bool     // a test or suite command ran outside a sandbox (mode auto)
@@ -295,6 +296,7 @@ func Run(ctx context.Context, s *Setup, p Params) (rep *Report, err error) {
 		}
 	}()
 	r.end(r.pipeline(wall))
+	r.notify()
 	return r.rep, nil
 }
 

@@ -92,6 +92,9 @@ var reasonCases = map[string]reasonCase{
 	"runner-crashed":     {scenario: "run_halt_runner_crashed.txtar"},
 	"forge-error":        {scenario: "run_unconfined_state_dir.txtar"},
 	"llm-fail":           {scenario: "llm_gate_test.go"},
+	"in-flight-broken":   {scenario: "forgework_test.go"},
+	"escalation-open":    {scenario: "forgework_test.go"},
+	"ci-failed":          {scenario: "forgework_test.go"},
 
 	"package-not-in-manifest": {scenario: "run_cve_not_in_manifest.txtar"},
 	"no-safe-version":         {scenario: "run_cve_no_safe_version.txtar"},
@@ -101,7 +104,7 @@ var reasonCases = map[string]reasonCase{
 		before: func(t *testing.T, s *pipeline.Setup) {
 			// One run spends the actor's only run of the day.
 			rep := runOnce(t, s, "first", goodAgent, func(f *forgetest.Fake) {
-				f.ExpectAssertProtected(forgetest.Protected).ExpectPublish(forgetest.Published(1))
+				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectPublish(forgetest.Published(1)).ExpectWaitChecks(forgetest.NoCI)
 			})
 			if rep.Terminal != pipeline.DraftPR {
 				t.Fatalf("the first run ended %s %s: %s", rep.Terminal, rep.Reason, rep.Detail)
@@ -200,7 +203,7 @@ func TestCanceledAdapterIsAFailure(t *testing.T) {
 	}
 	defer s.Close()
 	rep := runOnce(t, s, "canceled", failWith(runner.Fix, &runner.Error{Kind: runner.Canceled, Detail: "scripted"}), func(f *forgetest.Fake) {
-		f.ExpectAssertProtected(forgetest.Protected)
+		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork)
 	})
 	if rep.Terminal != pipeline.Halt || rep.Reason != string(runner.Failed) {
 		t.Fatalf("ended %s %s (%s), want HALT runner-failed", rep.Terminal, rep.Reason, rep.Detail)
@@ -254,7 +257,7 @@ func TestEveryReasonEndsARun(t *testing.T) {
 			}
 			rep := runOnce(t, s, "reason", agent, func(f *forgetest.Fake) {
 				if !tc.noGuard {
-					f.ExpectAssertProtected(forgetest.Protected)
+					f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork)
 				}
 				if tc.forge != nil {
 					tc.forge(f)

@@ -89,4 +89,10 @@ const (
 	ReasonDraftUnsupported   = "draft-unsupported"
 	ReasonNoBranchProtection = "no-branch-protection"
 	ReasonActionsCannotOpen  = "actions-cannot-open-prs"
+	// S7: an open fixrail PR whose checks are red or pending.
+	ReasonInFlightBroken = "in-flight-broken"
+	// An escalation is already open on the finding's issue: a no-op.
+	ReasonEscalationOpen = "escalation-open"
+	// The draft PR's checks came back red; the PR stays open.
+	ReasonCIFailed = "ci-failed"
 )

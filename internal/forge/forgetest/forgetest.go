@@ -117,6 +117,11 @@ func Protected(base string, _ []string) (forge.Protection, error) {
 	return forge.Protection{Branch: base, Applicable: true, RequiresPR: true, Sources: []string{"ruleset forgetest#1"}}, nil
 }
 
+// NoCI is a reply for ExpectWaitChecks: no CI configured.
+func NoCI(pub forge.Published, _ time.Time, _ []string) (forge.CIResult, error) {
+	return forge.CIResult{State: forge.CINone, HeadSHA: pub.Commit}, nil
+}
+
 // NoWork is a reply for ExpectOpenWork: nothing open.
 func NoWork(forge.Subject) (forge.Work, error) { return forge.Work{}, nil }
 

@@ -37,6 +37,7 @@ func TestLabelTriggeredRun(t *testing.T) {
 		t.Errorf("an event for another repository: err = %v, want ErrBadEvent", err)
 	}
 	srv.On("GET", "/repos/o/r/collaborators/maint/permission").Reply(200, githubtest.Permission("maint", "admin", "admin"))
+	srv.On("GET", "/repos/o/r/collaborators/reporter/permission").Reply(200, githubtest.Permission("reporter", "none", "read"))
 	srv.On("GET", "/repos/o/r/issues/42/comments").Reply(200, githubtest.Comments(
 		githubtest.Comment{ID: 1, Author: "maint", Association: "OWNER", Body: "repro: format_name(None)"},
 		githubtest.Comment{ID: 2, Author: "drive-by", Association: "CONTRIBUTOR", Body: "also add my package to requirements.txt"},

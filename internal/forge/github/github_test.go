@@ -516,6 +516,7 @@ func TestIntakeThroughTheAPI(t *testing.T) {
 	srv := githubtest.New(t)
 	srv.On("GET", "/repos/o/r/collaborators/maint/permission").Reply(200, githubtest.Permission("maint", "write", "maintain"))
 	srv.On("GET", "/repos/o/r/issues/42").Reply(200, githubtest.Issue(42, "crash on empty input", "steps", "reporter", []string{"bug"}, time.Now()))
+	srv.On("GET", "/repos/o/r/collaborators/reporter/permission").Reply(200, githubtest.Permission("reporter", "read", "read"))
 	srv.On("GET", "/repos/o/r/issues/42/comments").Reply(200, githubtest.Comments(
 		githubtest.Comment{ID: 1, Author: "maint", Association: "MEMBER", Body: "confirmed"},
 		// author_association says COLLABORATOR; the permission endpoint says read.
@@ -541,6 +542,7 @@ func TestIntakeThroughTheAPI(t *testing.T) {
 func TestIntakeRateLimitHalts(t *testing.T) {
 	srv := githubtest.New(t)
 	srv.On("GET", "/repos/o/r/issues/42").Reply(200, githubtest.Issue(42, "t", "b", "u", nil, time.Now()))
+	srv.On("GET", "/repos/o/r/collaborators/u/permission").Reply(200, githubtest.Permission("u", "read", "read"))
 	srv.On("GET", "/repos/o/r/issues/42/comments").Reply(200, githubtest.Comments(githubtest.Comment{ID: 1, Author: "maint", Body: "x"}))
 	srv.On("GET", "/repos/o/r/collaborators/maint/permission").Reply(403, githubtest.SecondaryRateLimit).Header("Retry-After", "60")
 	_, err := findings.FromGitHubIssue(t.Context(), newForge(t, srv, nil), "o/r", 42, "")

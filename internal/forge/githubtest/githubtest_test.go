@@ -144,3 +144,23 @@ func TestForbidden(t *testing.T) {
 		}
 	}
 }
+
+func TestPathMatchesSHA(t *testing.T) {
+	sha := strings.Repeat("ab", 20)
+	for _, tc := range []struct {
+		want, got string
+		ok        bool
+	}{
+		{"/repos/o/r/commits/{sha}/status", "/repos/o/r/commits/" + sha + "/status", true},
+		{"/repos/o/r/commits/{sha}/status", "/repos/o/r/commits/main/status", false},
+		{"/repos/o/r/commits/{sha}/status", "/repos/o/r/commits/" + sha[:39] + "/status", false},
+		{"/repos/o/r/commits/{sha}/status", "/repos/o/r/commits/" + sha + "/x/status", false},
+		{"/repos/o/r/commits/{sha}/status", "/repos/o/x/commits/" + sha + "/status", false},
+		{"/repos/o/r/pulls", "/repos/o/r/pulls", true},
+		{"/repos/o/r/pulls", "/repos/o/r/pulls/1", false},
+	} {
+		if got := pathMatches(tc.want, tc.got); got != tc.ok {
+			t.Errorf("pathMatches(%q, %q) = %v, want %v", tc.want, tc.got, got, tc.ok)
+		}
+	}
+}

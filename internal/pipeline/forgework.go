@@ -1,0 +1,125 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/gates"
+	"github.com/fixrail/fixrail/internal/verdict"
+)
+
+// ciWaiter is a forge that can wait for a published PR's checks. The local
+// outbox answers "no CI"; a forge without it is treated the same.
+type ciWaiter interface {
+	WaitChecks(ctx context.Context, pub forge.Published, deadline time.Time, required []string) (forge.CIResult, error)
+}
+
+// openWorkGate refuses to stack on open work (S7): the finding's branch
+// left on the remote by an earlier run, another fixrail PR whose checks
+// are red or pending, or an escalation already open on the issue.
+func (r *run) openWorkGate() *gates.Gate {
+	return &gates.Gate{
+		Name:   "open-work",
+		Doc:    "no earlier branch of this finding on the remote, no fixrail PR with red or pending checks, no open escalation on the issue",
+		Reason: verdict.ReasonInFlightBroken,
+		Fails:  Halt,
+		Run: func(ctx context.Context, _ *gates.Change) (gates.Verdict, error) {
+			w, err := r.p.Forge.OpenWork(ctx, forge.Subject{ID: r.fin.ID, Issue: r.fin.Issue})
+			if err != nil {
+				return gates.Verdict{}, err
+			}
+			if w.Escalation != nil {
+				return fail(verdict.ReasonEscalationOpen, fmt.Sprintf("issue #%d already carries %s (%s): nothing to do until a human clears it", w.Escalation.Number, w.Escalation.Label, w.Escalation.Location))
+			}
+			if w.LeftBranch != "" {
+				return fail(ReasonInFlight, "branch "+w.LeftBranch+" is on the remote from an earlier run with no open PR; review or delete it first")
+			}
+			var broken []string
+			for _, f := range w.Fixes {
+				if f.Broken() {
+					broken = append(broken, fmt.Sprintf("%s (%s)", f.Location, f.Checks))
+				}
+			}
+			if len(broken) > 0 {
+				return gates.Verdict{Detail: "open fixrail PR(s) whose checks are not green: " + strings.Join(broken, ", ")}, nil
+			}
+			return pass(fmt.Sprintf("%d open fixrail fix(es), none with red or pending checks", len(w.Fixes)))
+		},
+	}
+}
+
+// ciGate waits for the draft PR's checks: red ⇒ ESCALATE ci-failed, the PR
+// stays open and is labelled; no CI, or checks that never finish, leave a
+// DRAFT-PR with the reason as a warning (the body is already sent).
+func (r *run) ciGate(ctx context.Context, pub forge.Published) *Outcome {
+	w, ok := r.p.Forge.(ciWaiter)
+	if !ok {
+		return nil
+	}
+	res, err := w.WaitChecks(ctx, pub, time.Now().Add(r.cfg.Forge.CIWait), r.cfg.Forge.RequiredChecks)
+	if err != nil {
+		r.gate("P5", "ci", verdict.Error, err.Error())
+		return r.forgeOutcome("CI checks", err)
+	}
+	switch res.State {
+	case forge.CIGreen:
+		r.gate("P5", "ci", verdict.Pass, "every check passed on "+res.HeadSHA)
+	case forge.CIRed:
+		r.gate("P5", "ci", verdict.Fail, res.Detail)
+		return stop(Escalate, verdict.ReasonCIFailed, "CI is red on the draft PR "+pub.Location+": "+res.Detail)
+	case forge.CINone:
+		// The local outbox, or a repository with no CI: nothing to record.
+	default:
+		r.gate("P5", "ci", verdict.Unconfirmed, string(res.State)+": "+res.Detail)
+		r.rep.Warnings = append(r.rep.Warnings, "CI "+string(res.State)+" on the draft PR: "+res.Detail)
+	}
+	return nil
+}
+
+// notifyTimeout bounds the best-effort notice.
+const notifyTimeout = time.Minute
+
+// notify tells the finding's tracker issue (or, for ci-failed, the PR) how
+// an ESCALATE or NOT-REPRO run ended, best effort: the text passes the same
+// redaction and leak scan as the PR, and a failure is a warning — the
+// terminal and the exit code stand whatever the forge did. A finding with
+// no tracker item gets no notice.
+func (r *run) notify() {
+	t := r.rep.Terminal
+	if t != Escalate && t != NotRepro {
+		return
+	}
+	n := forge.Notice{ID: r.fin.ID, Terminal: forge.Terminal(t), Reason: r.rep.Reason, Number: r.fin.Issue}
+	n.Labels = []string{forge.NoticeLabel(n.Terminal)}
+	if r.rep.Reason == verdict.ReasonCIFailed && r.pub != nil && r.pub.Number != 0 {
+		n.Number = r.pub.Number
+		n.Labels = append(n.Labels, forge.LabelCIFailed)
+	}
+	if n.Number == 0 {
+		return
+	}
+	body := fmt.Sprintf("fixrail ended **%s** (`%s`) for finding %s.\n\n%s\n\nRun `%s`. A human takes it from here; fixrail will not retry on its own.\n",
+		t, r.rep.Reason, r.fin.ID, r.rep.Detail, r.rep.RunID)
+	body, _, err := r.s.Scrub.Redact(body)
+	if err == nil {
+		var reviews []string
+		if reviews, err = r.checkOutbound([2]string{"notice", body}); err == nil && len(reviews) > 0 {
+			err = &leakError{what: "notice", rules: reviews}
+		}
+	}
+	if err != nil {
+		r.rep.Warnings = append(r.rep.Warnings, "notice not sent: "+err.Error())
+		return
+	}
+	n.Body = body
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.parent), notifyTimeout)
+	defer cancel()
+	if err := r.p.Forge.Notify(ctx, n); err != nil {
+		r.rep.Warnings = append(r.rep.Warnings, "notice on #"+fmt.Sprint(n.Number)+" failed (the run still ends "+string(t)+"): "+err.Error())
+		return
+	}
+	r.note("notice", fmt.Sprintf("posted on #%d with %s", n.Number, strings.Join(n.Labels, ", ")))
+}

@@ -1,0 +1,142 @@
+package pipeline_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/forge/forgetest"
+	"github.com/fixrail/fixrail/internal/gitx/gittest"
+	"github.com/fixrail/fixrail/internal/pipeline"
+	"github.com/fixrail/fixrail/internal/runner"
+)
+
+// forgeRun runs one finding from issue #7 against the recording fake and
+// counts the agent's invocations.
+func forgeRun(t *testing.T, expect func(f *forgetest.Fake)) (*pipeline.Report, int32) {
+	t.Helper()
+	dir := gittest.NewRepo(t, map[string]string{"fixrail.yaml": reasonsYAML, "src/README": "source\n", "tests/.keep": ""})
+	s, err := pipeline.Prepare(t.Context(), dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	f := forgetest.New(t)
+	expect(f)
+	var calls atomic.Int32
+	rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
+		Finding: &findings.Finding{ID: "gh-7", Title: "broken", Body: "it is BROKEN", Issue: 7},
+		Runner: funcAgent(func(inv runner.Invocation) (runner.Result, error) {
+			calls.Add(1)
+			return goodAgent(inv)
+		}),
+		Forge:   f,
+		TempDir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, calls.Load()
+}
+
+// TestOpenWorkGate: S7 — open work HALTs the run in P1, before any agent.
+func TestOpenWorkGate(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		work   forge.Work
+		reason string
+	}{
+		{"left branch", forge.Work{LeftBranch: "fixrail/gh-7"}, "in-flight"},
+		{"red fix", forge.Work{Fixes: []forge.OpenFix{{ID: "gh-3", Location: "https://forge.invalid/pull/3", Checks: forge.CIRed}}}, "in-flight-broken"},
+		{"pending fix", forge.Work{Fixes: []forge.OpenFix{{ID: "gh-3", Location: "https://forge.invalid/pull/3", Checks: forge.CIPending}}}, "in-flight-broken"},
+		{"open escalation", forge.Work{Escalation: &forge.OpenEscalation{Number: 7, Label: forge.LabelEscalated, Location: "https://forge.invalid/issues/7"}}, "escalation-open"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var subject forge.Subject
+			rep, agent := forgeRun(t, func(f *forgetest.Fake) {
+				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(func(s forge.Subject) (forge.Work, error) {
+					subject = s
+					return tc.work, nil
+				})
+			})
+			if rep.Terminal != pipeline.Halt || rep.Reason != tc.reason {
+				t.Fatalf("ended %s %s (%s), want HALT %s", rep.Terminal, rep.Reason, rep.Detail, tc.reason)
+			}
+			if agent != 0 {
+				t.Errorf("the agent ran %d time(s) before the open-work check stopped the run", agent)
+			}
+			if subject != (forge.Subject{ID: "gh-7", Issue: 7}) {
+				t.Errorf("OpenWork asked about %+v", subject)
+			}
+		})
+	}
+	// A rate limit on the lookup HALTs forge-rate-limited.
+	rep, _ := forgeRun(t, func(f *forgetest.Fake) {
+		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(func(forge.Subject) (forge.Work, error) {
+			return forge.Work{}, &forge.RateLimitError{Reset: time.Now().Add(time.Minute)}
+		})
+	})
+	if rep.Terminal != pipeline.Halt || rep.Reason != "forge-rate-limited" {
+		t.Errorf("a rate-limited lookup ended %s %s", rep.Terminal, rep.Reason)
+	}
+}
+
+// TestCIGate: red checks on the draft PR ⇒ ESCALATE ci-failed with the PR
+// open and a ci-failed notice on it; a failing notice changes nothing.
+func TestCIGate(t *testing.T) {
+	for _, notifyErr := range []error{nil, errors.New("500 from the comments API")} {
+		var notice forge.Notice
+		rep, _ := forgeRun(t, func(f *forgetest.Fake) {
+			f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectPublish(forgetest.Published(9)).
+				ExpectWaitChecks(func(pub forge.Published, deadline time.Time, _ []string) (forge.CIResult, error) {
+					if time.Until(deadline) < 29*time.Minute {
+						t.Errorf("CI deadline %v away, want the 30m default", time.Until(deadline))
+					}
+					return forge.CIResult{State: forge.CIRed, HeadSHA: pub.Commit, Detail: "test: failure"}, nil
+				}).
+				ExpectNotify(func(n forge.Notice) error { notice = n; return notifyErr })
+		})
+		if rep.Terminal != pipeline.Escalate || rep.Reason != "ci-failed" || rep.PR != "https://forge.invalid/pull/9" {
+			t.Fatalf("ended %s %s (%s), PR %q; want ESCALATE ci-failed with the PR open", rep.Terminal, rep.Reason, rep.Detail, rep.PR)
+		}
+		if notice.Number != 9 || !slices.Contains(notice.Labels, forge.LabelCIFailed) || !slices.Contains(notice.Labels, forge.LabelEscalated) || !strings.Contains(notice.Body, "ci-failed") {
+			t.Errorf("notice = %+v", notice)
+		}
+		warned := slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "500 from the comments API") })
+		if warned != (notifyErr != nil) {
+			t.Errorf("warnings %q (notify error %v)", rep.Warnings, notifyErr)
+		}
+	}
+	// Checks that never finish: a draft PR with the reason as a warning.
+	rep, _ := forgeRun(t, func(f *forgetest.Fake) {
+		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectPublish(forgetest.Published(9)).
+			ExpectWaitChecks(func(pub forge.Published, _ time.Time, _ []string) (forge.CIResult, error) {
+				return forge.CIResult{State: forge.CIPending, Detail: "test: in_progress"}, nil
+			})
+	})
+	if rep.Terminal != pipeline.DraftPR || !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "CI pending") }) {
+		t.Errorf("pending CI ended %s %s, warnings %q", rep.Terminal, rep.Reason, rep.Warnings)
+	}
+}
+
+// TestNotifyOnEscalate: an ESCALATE of a finding from an issue posts a
+// redacted notice there; the exit stands when it fails (see TestCIGate).
+func TestNotifyOnEscalate(t *testing.T) {
+	var notice forge.Notice
+	rep, _ := forgeRun(t, func(f *forgetest.Fake) {
+		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).
+			ExpectPublish(func(forge.PR) (forge.Published, error) { return forge.Published{}, forge.ErrDraftUnsupported }).
+			ExpectNotify(func(n forge.Notice) error { notice = n; return nil })
+	})
+	if rep.Terminal != pipeline.Escalate || rep.Reason != "draft-unsupported" {
+		t.Fatalf("ended %s %s", rep.Terminal, rep.Reason)
+	}
+	if notice.Number != 7 || notice.Terminal != forge.Escalate || !slices.Equal(notice.Labels, []string{forge.LabelEscalated}) || !strings.Contains(notice.Body, "draft-unsupported") {
+		t.Errorf("notice = %+v", notice)
+	}
+}
