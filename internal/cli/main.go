@@ -101,9 +101,9 @@ Commands:
 Run 'fixrail help <command>' for a command's flags.
 
 Exit codes:
-  0  success / DRAFT-PR     3  HALT        5  ESCALATE
+  0  success / DRAFT-PR     3  HALT        5  ESCALATE / found something
   1  internal error         4  NOT-REPRO
-  2  usage error
+  2  usage error / hook blocks the call
 `)
 }
 
