@@ -64,6 +64,9 @@ type Expectation struct {
 	times        int // -1: any number, including none
 	check        func(t testing.TB, body []byte)
 	made         int
+	// srv guards the fields: a test may still be adding to an expectation
+	// while the server answers another request.
+	srv *Server
 }
 
 // New starts a fake for t; it stops and checks its expectations when t ends.
@@ -85,7 +88,7 @@ func (s *Server) URL() string { return s.srv.URL + Prefix + "/" }
 // matched with Query). It replies 200 with "{}" until told otherwise.
 // Expectations for the same request are used in the order they were made.
 func (s *Server) On(method, path string) *Expectation {
-	e := &Expectation{method: method, path: path, status: http.StatusOK, body: "{}", header: http.Header{}, times: 1, query: url.Values{}}
+	e := &Expectation{method: method, path: path, status: http.StatusOK, body: "{}", header: http.Header{}, times: 1, query: url.Values{}, srv: s}
 	s.mu.Lock()
 	s.exp = append(s.exp, e)
 	s.mu.Unlock()
@@ -94,36 +97,48 @@ func (s *Server) On(method, path string) *Expectation {
 
 // Reply sets the status and JSON body.
 func (e *Expectation) Reply(status int, body string) *Expectation {
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
 	e.status, e.body = status, body
 	return e
 }
 
 // Header adds a response header.
 func (e *Expectation) Header(k, v string) *Expectation {
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
 	e.header.Add(k, v)
 	return e
 }
 
 // Query requires a query parameter to have this value.
 func (e *Expectation) Query(k, v string) *Expectation {
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
 	e.query.Set(k, v)
 	return e
 }
 
 // Times expects the request n times (the default is once).
 func (e *Expectation) Times(n int) *Expectation {
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
 	e.times = n
 	return e
 }
 
 // AnyTimes allows the request any number of times, none included.
 func (e *Expectation) AnyTimes() *Expectation {
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
 	e.times = -1
 	return e
 }
 
 // Check runs fn on the request body when the request arrives.
 func (e *Expectation) Check(fn func(t testing.TB, body []byte)) *Expectation {
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
 	e.check = fn
 	return e
 }
@@ -180,9 +195,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	// The reply is copied under the lock, so the test may go on adding
+	// expectations while this request is answered.
+	var reply struct {
+		status int
+		body   string
+		header http.Header
+		check  func(t testing.TB, body []byte)
+	}
 	if e != nil {
 		e.made++
 		call.Expected = true
+		reply.status, reply.body, reply.header, reply.check = e.status, e.body, e.header.Clone(), e.check
 	}
 	s.calls = append(s.calls, call)
 	s.mu.Unlock()
@@ -200,17 +224,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"message":"githubtest: unexpected request"}`)
 		return
 	}
-	if e.check != nil {
-		e.check(s.t, body)
+	if reply.check != nil {
+		reply.check(s.t, body)
 	}
-	for k, vs := range e.header {
+	for k, vs := range reply.header {
 		for _, v := range vs {
 			w.Header().Add(k, v)
 		}
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(e.status)
-	io.WriteString(w, e.body)
+	w.WriteHeader(reply.status)
+	io.WriteString(w, reply.body)
 }
 
 func redactAuth(a string) string {
