@@ -89,10 +89,16 @@ const notifyTimeout = time.Minute
 // no tracker item gets no notice.
 func (r *run) notify() {
 	t := r.rep.Terminal
-	if t != Escalate && t != NotRepro {
+	// An escalation already open on the issue makes the run a no-op, said
+	// on the issue (S7): the HALT is ours, the state is still escalated.
+	open := t == Halt && r.rep.Reason == verdict.ReasonEscalationOpen
+	if t != Escalate && t != NotRepro && !open {
 		return
 	}
 	n := forge.Notice{ID: r.fin.ID, Terminal: forge.Terminal(t), Reason: r.rep.Reason, Number: r.fin.Issue}
+	if open {
+		n.Terminal = forge.Escalate
+	}
 	n.Labels = []string{forge.NoticeLabel(n.Terminal)}
 	if r.rep.Reason == verdict.ReasonCIFailed && r.pub != nil && r.pub.Number != 0 {
 		n.Number = r.pub.Number
@@ -103,6 +109,10 @@ func (r *run) notify() {
 	}
 	body := fmt.Sprintf("fixrail ended **%s** (`%s`) for finding %s.\n\n%s\n\nRun `%s`. A human takes it from here; fixrail will not retry on its own.\n",
 		t, r.rep.Reason, r.fin.ID, r.rep.Detail, r.rep.RunID)
+	if open {
+		body = fmt.Sprintf("fixrail did nothing for finding %s: this issue already carries an open escalation, and a human has not cleared it yet. Remove the `%s` label to let fixrail try again.\n\nRun `%s`.\n",
+			r.fin.ID, forge.LabelEscalated, r.rep.RunID)
+	}
 	body, _, err := r.s.Scrub.Redact(body)
 	if err == nil {
 		var reviews []string

@@ -58,12 +58,20 @@ func TestOpenWorkGate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var subject forge.Subject
+			var notice *forge.Notice
 			rep, agent := forgeRun(t, func(f *forgetest.Fake) {
 				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(func(s forge.Subject) (forge.Work, error) {
 					subject = s
 					return tc.work, nil
 				})
+				if tc.work.Escalation != nil {
+					// A no-op with a comment: the issue is told why nothing ran.
+					f.ExpectNotify(func(n forge.Notice) error { notice = &n; return nil })
+				}
 			})
+			if tc.work.Escalation != nil && (notice == nil || notice.Number != 7 || !strings.Contains(notice.Body, "already carries an open escalation")) {
+				t.Errorf("no comment on the already-escalated issue: %+v", notice)
+			}
 			if rep.Terminal != pipeline.Halt || rep.Reason != tc.reason {
 				t.Fatalf("ended %s %s (%s), want HALT %s", rep.Terminal, rep.Reason, rep.Detail, tc.reason)
 			}
