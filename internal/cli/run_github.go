@@ -8,9 +8,11 @@ import (
 	"strings"
 
 	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/forge/github"
 	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/risk"
+	"github.com/fixrail/fixrail/internal/verdict"
 )
 
 // runIntake is where a run's finding comes from: a report file in the
@@ -88,6 +90,15 @@ func (in runIntake) readIssue(ctx context.Context, src findings.IssueSource, p *
 	if err != nil {
 		if errors.Is(err, findings.ErrBadEvent) || errors.Is(err, findings.ErrNotIssue) || errors.Is(err, findings.ErrNotAuthorized) || errors.Is(err, findings.ErrBadReport) {
 			return fmt.Errorf("%w: %v", pipeline.ErrSetup, err)
+		}
+		if errors.Is(err, forge.ErrRateLimited) || errors.Is(err, forge.ErrUnavailable) {
+			// Nothing is wrong with the finding or the call: the run
+			// would not start now, so it HALTs (exit 3) rather than fail.
+			reason := verdict.ReasonForgeRateLimited
+			if !errors.Is(err, forge.ErrRateLimited) {
+				reason = verdict.ReasonForgeUnavailable
+			}
+			return &codedError{code: exitHalt, msg: fmt.Sprintf("HALT %s: read issue #%d of %s before the run started: %v", reason, in.issue, in.github, err)}
 		}
 		return fmt.Errorf("read issue #%d of %s: %w", in.issue, in.github, err)
 	}
