@@ -28,7 +28,7 @@ func (r *run) reproduce(ctx context.Context, inv *investigation) *Outcome {
 	}
 	red := &gates.Change{Commit: inv.redTree, Evidence: inv.evidence, Planned: inv.plan.Files, Policy: r.pol}
 	read := map[string]gitx.Entry{}
-	return r.checks(ctx, "P3", []*gates.Gate{r.typ.Red(r.env, inv.plan), r.stageAGate(inv, read), r.rootCauseGate(inv, read)}, red)
+	return r.checks(ctx, "P3", []*gates.Gate{r.typ.Red(r.env, inv.plan), r.stageAGate(inv, read), r.rootCauseGate(inv, read), r.pathLockGate(inv)}, red)
 }
 
 // stageAGate matches the plan — the evidence and the planned files, and

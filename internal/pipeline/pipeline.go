@@ -237,6 +237,7 @@ type run struct {
 	rules     *risk.Rules
 	risk      risk.Score
 	lock      *ledger.Lock
+	pathLocks []*ledger.Lock     // the planned files, held from P3 on (pathlock.go)
 	dir       string             // the run's disposable directory
 	dirID     fileID             // its device and inode, recorded when made
 	handoff   string             // dir/agent: the agent's tree and, beside it, PLAN.json and result.json
