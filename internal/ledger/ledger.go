@@ -33,6 +33,7 @@ type Ledger interface {
 
 	settle(ctx context.Context, runID string, o Outcome) error
 	renew(ctx context.Context, runID, holder string, now time.Time) (time.Time, error)
+	holdPaths(ctx context.Context, runID, holder string, paths []string, now time.Time) error
 }
 
 // Request names a run to admit. RunCostUSD and RunTurns are the run's own

@@ -15,10 +15,14 @@ import (
 // v1 is a schema as the first version made it: the held-finding index
 // keyed by the finding id alone, which refused the same id (gh-12) in two
 // repositories.
-func v1(t *testing.T, schema, newIndex, oldIndex string) string {
+func v1(t *testing.T, schema, paths, newIndex, oldIndex string) string {
 	t.Helper()
 	old := strings.Replace(schema, newIndex, oldIndex, 1)
-	old = strings.Replace(old, "PRAGMA user_version = 2;", "PRAGMA user_version = 1;", 1)
+	old = strings.Replace(old, paths, "", 1)
+	old = strings.Replace(old, "PRAGMA user_version = 3;", "PRAGMA user_version = 1;", 1)
+	if strings.Contains(old, "fixrail_path") {
+		t.Fatal("the v1 schema still has the path holds")
+	}
 	if old == schema {
 		t.Fatal("the v1 schema is the current one: the test proves nothing")
 	}
@@ -30,10 +34,10 @@ func v1(t *testing.T, schema, newIndex, oldIndex string) string {
 // repository is admitted, and the same finding again is still in flight.
 func TestMigrateV1(t *testing.T) {
 	for _, c := range []struct {
-		name, driver, schema, newIndex, oldIndex string
-		url                                      func(t *testing.T) (raw, ledger string)
+		name, driver, schema, paths, newIndex, oldIndex string
+		url                                             func(t *testing.T) (raw, ledger string)
 	}{{
-		name: "sqlite", driver: "sqlite", schema: sqliteSchema,
+		name: "sqlite", driver: "sqlite", schema: sqliteSchema, paths: sqlitePaths,
 		newIndex: "run_one_held_per_repo_finding ON fixrail_run(repo, finding)",
 		oldIndex: "run_one_held_per_finding ON fixrail_run(finding)",
 		url: func(t *testing.T) (string, string) {
@@ -41,7 +45,7 @@ func TestMigrateV1(t *testing.T) {
 			return p + "?_pragma=journal_mode(WAL)", p
 		},
 	}, {
-		name: "postgres", driver: "pgx", schema: pgSchema,
+		name: "postgres", driver: "pgx", schema: pgSchema, paths: pgPaths,
 		newIndex: "fixrail_ledger_one_held_per_repo_finding ON fixrail_run(repo, finding)",
 		oldIndex: "fixrail_ledger_one_held_per_finding ON fixrail_run(finding)",
 		url: func(t *testing.T) (string, string) {
@@ -56,7 +60,7 @@ func TestMigrateV1(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			if _, err := db.ExecContext(ctx, v1(t, c.schema, c.newIndex, c.oldIndex)); err != nil {
+			if _, err := db.ExecContext(ctx, v1(t, c.schema, c.paths, c.newIndex, c.oldIndex)); err != nil {
 				t.Fatal(err)
 			}
 			r := req("gh-12")
@@ -72,7 +76,11 @@ func TestMigrateV1(t *testing.T) {
 			}
 			other := req("gh-12")
 			other.Repo = "github.com/o/other"
-			mustReserve(t, l, other)
+			res := mustReserve(t, l, other)
+			// The upgrade added the path holds (version 3).
+			if err := res.HoldPaths(ctx, []string{"src/a.py"}, t0); err != nil {
+				t.Fatalf("path holds after the upgrade: %v", err)
+			}
 		})
 	}
 }

@@ -28,6 +28,7 @@ func TestPostgresLeastPrivilegeRole(t *testing.T) {
 		"CREATE ROLE " + role + " LOGIN",
 		"REVOKE CREATE ON SCHEMA public FROM PUBLIC",
 		"GRANT SELECT, INSERT, UPDATE ON fixrail_run TO " + role,
+		"GRANT SELECT, INSERT, DELETE ON fixrail_path TO " + role,
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -48,10 +49,13 @@ func TestPostgresLeastPrivilegeRole(t *testing.T) {
 	u.User = url.User(role)
 	l := open(t, u.String(), roomy())
 	res := mustReserve(t, l, req("a"))
+	if err := res.HoldPaths(context.Background(), []string{"src/a.py"}, t0); err != nil {
+		t.Fatalf("path holds as the least-privilege role: %v", err)
+	}
 	if err := res.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.5, CostKnown: true, Turns: 2, TurnsKnown: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("DROP TABLE fixrail_run"); err != nil {
+	if _, err := db.Exec("DROP TABLE fixrail_path, fixrail_run"); err != nil {
 		t.Fatal(err)
 	}
 	// With the table gone, that role cannot create it: unreadable.

@@ -69,20 +69,26 @@ func OpenPostgres(ctx context.Context, rawURL string, lim Limits) (Ledger, error
 	if err := s.tx(ctx, false, func(tx *sql.Tx) error {
 		// Only create what is missing: a role with no CREATE right (the
 		// usual one, after the first run) must still open the ledger.
-		var table, index bool
-		if err := tx.QueryRowContext(ctx, `SELECT to_regclass('fixrail_run') IS NOT NULL, to_regclass('fixrail_ledger_one_held_per_repo_finding') IS NOT NULL`).Scan(&table, &index); err != nil {
+		var table, index, paths bool
+		if err := tx.QueryRowContext(ctx, `SELECT to_regclass('fixrail_run') IS NOT NULL, to_regclass('fixrail_ledger_one_held_per_repo_finding') IS NOT NULL, to_regclass('fixrail_path') IS NOT NULL`).Scan(&table, &index, &paths); err != nil {
 			return err
 		}
-		switch {
-		case !table:
+		if !table {
 			_, err := tx.ExecContext(ctx, pgSchema)
 			return err
-		case !index:
+		}
+		if !index {
 			// A ledger made before findings were keyed by repository: its
 			// index refuses the same id in two repositories. Migrating
 			// needs the table's owner, once.
 			if _, err := tx.ExecContext(ctx, pgV1toV2); err != nil {
 				return fmt.Errorf("ledger schema upgrade (the held-finding index, keyed by repository) needs the owner of fixrail_run, once: %w", err)
+			}
+		}
+		if !paths {
+			// A ledger made before path holds (S7 across machines).
+			if _, err := tx.ExecContext(ctx, pgPaths); err != nil {
+				return fmt.Errorf("ledger schema upgrade (the path holds table fixrail_path) needs a role that may create tables, once: %w", err)
 			}
 		}
 		return nil
@@ -117,6 +123,17 @@ CREATE INDEX IF NOT EXISTS fixrail_run_day_repo ON fixrail_run(day, repo);
 CREATE INDEX IF NOT EXISTS fixrail_run_day_actor ON fixrail_run(day, actor);
 CREATE INDEX IF NOT EXISTS fixrail_run_held ON fixrail_run(state) WHERE state = 'held';
 CREATE UNIQUE INDEX IF NOT EXISTS fixrail_ledger_one_held_per_repo_finding ON fixrail_run(repo, finding) WHERE state = 'held';
+` + pgPaths
+
+// pgPaths holds the files a live run's plan touches (paths.go).
+const pgPaths = `
+CREATE TABLE IF NOT EXISTS fixrail_path (
+	run_id text NOT NULL REFERENCES fixrail_run(run_id),
+	repo   text NOT NULL,
+	path   text NOT NULL,
+	PRIMARY KEY (run_id, path)
+);
+CREATE INDEX IF NOT EXISTS fixrail_path_repo_path ON fixrail_path(repo, path);
 `
 
 const pgV1toV2 = `

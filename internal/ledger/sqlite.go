@@ -91,7 +91,24 @@ CREATE INDEX run_day_repo ON fixrail_run(day, repo);
 CREATE INDEX run_day_actor ON fixrail_run(day, actor);
 CREATE INDEX run_held ON fixrail_run(state) WHERE state = 'held';
 CREATE UNIQUE INDEX run_one_held_per_repo_finding ON fixrail_run(repo, finding) WHERE state = 'held';
-PRAGMA user_version = 2;
+` + sqlitePaths + `
+PRAGMA user_version = 3;
+`
+
+// sqlitePaths holds the files a live run's plan touches (paths.go).
+const sqlitePaths = `
+CREATE TABLE IF NOT EXISTS fixrail_path (
+	run_id TEXT NOT NULL REFERENCES fixrail_run(run_id),
+	repo   TEXT NOT NULL,
+	path   TEXT NOT NULL,
+	PRIMARY KEY (run_id, path)
+) STRICT;
+CREATE INDEX IF NOT EXISTS path_repo_path ON fixrail_path(repo, path);
+`
+
+// sqliteV2toV3 adds the path holds.
+const sqliteV2toV3 = sqlitePaths + `
+PRAGMA user_version = 3;
 `
 
 // sqliteV1toV2 keys the held-finding index by repository too (version 1
@@ -120,12 +137,18 @@ func (s *store) migrateSQLite(ctx context.Context) error {
 			_, err := tx.ExecContext(ctx, sqliteSchema)
 			return err
 		case 1:
-			_, err := tx.ExecContext(ctx, sqliteV1toV2)
+			if _, err := tx.ExecContext(ctx, sqliteV1toV2); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, sqliteV2toV3)
 			return err
 		case 2:
+			_, err := tx.ExecContext(ctx, sqliteV2toV3)
+			return err
+		case 3:
 			return nil
 		}
-		return fmt.Errorf("ledger schema version %d is newer than this fixrail (2)", v)
+		return fmt.Errorf("ledger schema version %d is newer than this fixrail (3)", v)
 	})
 }
 

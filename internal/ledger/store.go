@@ -78,7 +78,8 @@ func (s *store) tx(ctx context.Context, dry bool, fn func(*sql.Tx) error) error 
 		tx.Rollback()
 		var ee *ExhaustedError
 		var fe *InFlightError
-		if errors.As(err, &ee) || errors.As(err, &fe) || errors.Is(err, ErrLeaseLost) {
+		var pe *PathsHeldError
+		if errors.As(err, &ee) || errors.As(err, &fe) || errors.As(err, &pe) || errors.Is(err, ErrLeaseLost) {
 			return err
 		}
 		return s.unreadable(err)
@@ -277,8 +278,12 @@ func (s *store) settle(ctx context.Context, runID string, o Outcome) error {
 		if o.TurnsKnown && o.Turns >= 0 {
 			turns = int64(o.Turns)
 		}
-		_, err := tx.ExecContext(ctx, s.q(`UPDATE fixrail_run SET state = 'settled', ended_ms = ?, cost_micro = ?, turns = ?, cost_known = ?, terminal = ?, reason = ?
-			WHERE run_id = ? AND state = 'held'`), o.Now.UnixMilli(), cost, turns, boolInt(o.CostKnown), o.Terminal, o.Reason, runID)
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE fixrail_run SET state = 'settled', ended_ms = ?, cost_micro = ?, turns = ?, cost_known = ?, terminal = ?, reason = ?
+			WHERE run_id = ? AND state = 'held'`), o.Now.UnixMilli(), cost, turns, boolInt(o.CostKnown), o.Terminal, o.Reason, runID); err != nil {
+			return err
+		}
+		// The run's path holds end with it (paths.go).
+		_, err := tx.ExecContext(ctx, s.q(`DELETE FROM fixrail_path WHERE run_id = ?`), runID)
 		return err
 	})
 }
