@@ -31,9 +31,12 @@ type PR struct {
 	Commit string   `json:"commit"`
 	// Issue is the tracker issue the finding came from, 0 for none. It is
 	// recorded, never used to close anything.
-	Issue int    `json:"issue,omitempty"`
-	Body  string `json:"-"`
-	Patch string `json:"-"`
+	Issue int `json:"issue,omitempty"`
+	// Files are the repository paths the commit changes: what a later
+	// run's plan must not touch while this PR is open (S7).
+	Files []string `json:"files"`
+	Body  string   `json:"-"`
+	Patch string   `json:"-"`
 }
 
 // BranchPrefix is the namespace of every branch fixrail pushes. A head
@@ -136,6 +139,9 @@ type OpenFix struct {
 	Location string  `json:"location"`
 	HeadSHA  string  `json:"head_sha,omitempty"`
 	Checks   CIState `json:"checks"`
+	// Files are the paths the fix changes (old and new names of a rename);
+	// filled by FixFiles only.
+	Files []string `json:"files,omitempty"`
 }
 
 // Broken reports whether a fix's checks are not green (S7: stacking on it

@@ -197,21 +197,33 @@ func replaceFile(tmpDir, dst string, data []byte) error {
 	return nil
 }
 
-// maxMetaBytes bounds pr.json and notice.json when read back.
-const maxMetaBytes = 1 << 20
+// FixFiles lists the outbox's bundles with the files each one's commit
+// changes, as recorded in its pr.json. A bundle that records none (written
+// before files were recorded, or edited by hand) is an error: the caller
+// cannot tell what it touches.
+func (l *Local) FixFiles(context.Context) ([]OpenFix, error) {
+	bundles, err := l.bundles()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range bundles {
+		if f.Files == nil {
+			return nil, fmt.Errorf("outbox: %s/pr.json records no files; review that bundle and remove it, or write it again with this fixrail", f.ID)
+		}
+	}
+	return bundles, nil
+}
 
-// OpenWork lists the outbox's bundles as open fixes (no CI runs locally, so
-// their checks are "none") and reports an escalation when the subject's
-// notice is an ESCALATE.
-func (l *Local) OpenWork(_ context.Context, s Subject) (Work, error) {
-	var w Work
+// bundles reads every bundle's pr.json, sorted by finding id.
+func (l *Local) bundles() ([]OpenFix, error) {
 	entries, err := os.ReadDir(l.Dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return w, nil
+		return nil, nil
 	}
 	if err != nil {
-		return w, fmt.Errorf("outbox: %w", err)
+		return nil, fmt.Errorf("outbox: %w", err)
 	}
+	var out []OpenFix
 	for _, e := range entries {
 		if !e.IsDir() || !pathguard.SafeName(e.Name()) {
 			continue
@@ -221,15 +233,34 @@ func (l *Local) OpenWork(_ context.Context, s Subject) (Work, error) {
 			continue
 		}
 		if err != nil {
-			return w, fmt.Errorf("outbox: %w", err)
+			return nil, fmt.Errorf("outbox: %w", err)
 		}
 		var pr PR
 		if err := json.Unmarshal(data, &pr); err != nil {
-			return w, fmt.Errorf("outbox: %s/pr.json: %w", e.Name(), err)
+			return nil, fmt.Errorf("outbox: %s/pr.json: %w", e.Name(), err)
 		}
-		w.Fixes = append(w.Fixes, OpenFix{ID: e.Name(), Branch: pr.Head, Location: filepath.Join(l.Dir, e.Name()), HeadSHA: pr.Commit, Checks: CINone})
+		out = append(out, OpenFix{ID: e.Name(), Branch: pr.Head, Location: filepath.Join(l.Dir, e.Name()), HeadSHA: pr.Commit, Checks: CINone, Files: pr.Files})
 	}
-	sort.Slice(w.Fixes, func(i, j int) bool { return w.Fixes[i].ID < w.Fixes[j].ID })
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// maxMetaBytes bounds pr.json and notice.json when read back.
+const maxMetaBytes = 1 << 20
+
+// OpenWork lists the outbox's bundles as open fixes (no CI runs locally, so
+// their checks are "none") and reports an escalation when the subject's
+// notice is an ESCALATE.
+func (l *Local) OpenWork(_ context.Context, s Subject) (Work, error) {
+	var w Work
+	bundles, err := l.bundles()
+	if err != nil {
+		return w, err
+	}
+	for _, f := range bundles {
+		f.Files = nil
+		w.Fixes = append(w.Fixes, f)
+	}
 	if !pathguard.SafeName(s.ID) {
 		return w, nil
 	}

@@ -25,6 +25,7 @@ func draft(id, title string) forge.PR {
 		Labels: []string{"fixrail", "bug"},
 		Draft:  true,
 		Commit: "0123456789abcdef0123456789abcdef01234567",
+		Files:  []string{"src/a.py"},
 		Body:   "## Reproduced\n\n" + title + "\n",
 		Patch:  "diff --git a/src/a.py b/src/a.py\n",
 	}
@@ -186,6 +187,7 @@ func TestOpenDraftWritesBundle(t *testing.T) {
 		"labels": []any{"fixrail", "bug"},
 		"draft":  true,
 		"commit": "0123456789abcdef0123456789abcdef01234567",
+		"files":  []any{"src/a.py"},
 	}
 	if diff := cmp.Diff(wantFields, fields); diff != "" {
 		t.Errorf("pr.json (-want +got):\n%s", diff)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,5 +114,47 @@ func TestLocalProtectionAndChecks(t *testing.T) {
 	res, _ = l.WaitChecks(t.Context(), pub, time.Now(), []string{"ci"})
 	if res.State != forge.CINeverAppeared || len(res.Missing) != 1 {
 		t.Errorf("WaitChecks with a required check = %+v; want never-appeared", res)
+	}
+}
+
+// FixFiles reads each bundle's files back; a bundle that records none
+// cannot be judged, so the answer is an error, never "touches nothing".
+func TestLocalFixFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "outbox")
+	l := &forge.Local{Dir: dir}
+	ctx := t.Context()
+	if fixes, err := l.FixFiles(ctx); err != nil || len(fixes) != 0 {
+		t.Fatalf("FixFiles on no outbox = %+v, %v", fixes, err)
+	}
+	b := draft("issue-7", "b")
+	b.Files = []string{"src/b.py", "tests/test_b.py"}
+	for _, pr := range []forge.PR{b, draft("issue-3", "a")} {
+		if _, err := l.Publish(ctx, pr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fixes, err := l.FixFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, f := range fixes {
+		got = append(got, append([]string{f.ID}, f.Files...))
+	}
+	want := [][]string{{"issue-3", "src/a.py"}, {"issue-7", "src/b.py", "tests/test_b.py"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("FixFiles (-want +got):\n%s", d)
+	}
+	// OpenWork does not carry the files (it is not asked what they touch).
+	if w, _ := l.OpenWork(ctx, forge.Subject{}); len(w.Fixes) != 2 || w.Fixes[0].Files != nil {
+		t.Errorf("OpenWork fixes = %+v", w.Fixes)
+	}
+	old := draft("issue-9", "old")
+	old.Files = nil
+	if _, err := l.Publish(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.FixFiles(ctx); err == nil || !strings.Contains(err.Error(), "issue-9/pr.json records no files") {
+		t.Fatalf("a bundle without files: %v, want an error naming it", err)
 	}
 }

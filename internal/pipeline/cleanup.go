@@ -90,10 +90,8 @@ func (r *run) cleanup() {
 			_ = os.Remove(filepath.Join(r.recordsDir(), r.rep.RunID+".json"))
 		}
 	}
-	for _, l := range append(r.pathLocks, r.lock) {
-		if err := l.Release(); err != nil {
-			r.rep.Warnings = append(r.rep.Warnings, "release lock: "+err.Error())
-		}
+	if err := r.lock.Release(); err != nil {
+		r.rep.Warnings = append(r.rep.Warnings, "release lock: "+err.Error())
 	}
 }
 

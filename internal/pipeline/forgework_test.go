@@ -100,7 +100,7 @@ func TestCIGate(t *testing.T) {
 	for _, notifyErr := range []error{nil, errors.New("500 from the comments API")} {
 		var notice forge.Notice
 		rep, _ := forgeRun(t, func(f *forgetest.Fake) {
-			f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectPublish(forgetest.Published(9)).
+			f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(9)).
 				ExpectWaitChecks(func(pub forge.Published, deadline time.Time, _ []string) (forge.CIResult, error) {
 					if time.Until(deadline) < 29*time.Minute {
 						t.Errorf("CI deadline %v away, want the 30m default", time.Until(deadline))
@@ -122,7 +122,7 @@ func TestCIGate(t *testing.T) {
 	}
 	// Checks that never finish: a draft PR with the reason as a warning.
 	rep, _ := forgeRun(t, func(f *forgetest.Fake) {
-		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectPublish(forgetest.Published(9)).
+		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(9)).
 			ExpectWaitChecks(func(pub forge.Published, _ time.Time, _ []string) (forge.CIResult, error) {
 				return forge.CIResult{State: forge.CIPending, Detail: "test: in_progress"}, nil
 			})
@@ -137,7 +137,7 @@ func TestCIGate(t *testing.T) {
 func TestNotifyOnEscalate(t *testing.T) {
 	var notice forge.Notice
 	rep, _ := forgeRun(t, func(f *forgetest.Fake) {
-		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).
+		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).
 			ExpectPublish(func(forge.PR) (forge.Published, error) { return forge.Published{}, forge.ErrDraftUnsupported }).
 			ExpectNotify(func(n forge.Notice) error { notice = n; return nil })
 	})
@@ -146,5 +146,51 @@ func TestNotifyOnEscalate(t *testing.T) {
 	}
 	if notice.Number != 7 || notice.Terminal != forge.Escalate || !slices.Equal(notice.Labels, []string{forge.LabelEscalated}) || !strings.Contains(notice.Body, "draft-unsupported") {
 		t.Errorf("notice = %+v", notice)
+	}
+}
+
+// TestOpenFixOnTheSameFile: S7 across machines and across time — an open
+// fixrail PR (another finding's) that changes a file this plan touches
+// HALTs the run in P3, before the fix phase; one that changes other files,
+// or this finding's own, does not. A forge that cannot say what open PRs
+// change ends the run as its error says.
+func TestOpenFixOnTheSameFile(t *testing.T) {
+	other := forge.OpenFix{ID: "gh-3", Branch: "fixrail/gh-3", Number: 3, Location: "https://forge.invalid/pull/3"}
+	with := func(fix forge.OpenFix, files ...string) forge.OpenFix { fix.Files = files; return fix }
+	for _, tc := range []struct {
+		name     string
+		fixes    []forge.OpenFix
+		err      error
+		terminal pipeline.Terminal
+		reason   string
+		detail   string
+	}{
+		{name: "another finding's open PR changes the planned file", fixes: []forge.OpenFix{with(other, "docs/x.md", "src/fixed")},
+			terminal: pipeline.Halt, reason: "in-flight", detail: "https://forge.invalid/pull/3 (finding gh-3) changes src/fixed"},
+		{name: "a rename away from the planned file counts", fixes: []forge.OpenFix{with(other, "src/renamed", "src/fixed")},
+			terminal: pipeline.Halt, reason: "in-flight", detail: "changes src/fixed"},
+		{name: "an open PR on other files", fixes: []forge.OpenFix{with(other, "src/other", "tests/other")}, terminal: pipeline.DraftPR, reason: "fixed"},
+		{name: "this finding's own PR is not another's", fixes: []forge.OpenFix{with(forge.OpenFix{ID: "gh-7", Location: "https://forge.invalid/pull/8"}, "src/fixed")}, terminal: pipeline.DraftPR, reason: "fixed"},
+		{name: "rate limited while listing", err: &forge.RateLimitError{}, terminal: pipeline.Halt, reason: "forge-rate-limited"},
+		{name: "the files cannot be told", err: errors.New("outbox: gh-3/pr.json records no files"), terminal: pipeline.Escalate, reason: "gate-error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, calls := forgeRun(t, func(f *forgetest.Fake) {
+				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).
+					ExpectFixFiles(func() ([]forge.OpenFix, error) { return tc.fixes, tc.err })
+				switch tc.terminal {
+				case pipeline.DraftPR:
+					f.ExpectPublish(forgetest.Published(9)).ExpectWaitChecks(forgetest.NoCI)
+				case pipeline.Escalate:
+					f.ExpectNotify(func(forge.Notice) error { return nil })
+				}
+			})
+			if rep.Terminal != tc.terminal || rep.Reason != tc.reason || !strings.Contains(rep.Detail, tc.detail) {
+				t.Fatalf("ended %s %s (%s), want %s %s with %q", rep.Terminal, rep.Reason, rep.Detail, tc.terminal, tc.reason, tc.detail)
+			}
+			if tc.terminal != pipeline.DraftPR && calls != 1 {
+				t.Errorf("%d agent invocation(s), want the investigation only: the fix must not start", calls)
+			}
+		})
 	}
 }

@@ -38,6 +38,7 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 		Draft:  true,
 		Commit: c.commit,
 		Issue:  r.fin.Issue,
+		Files:  c.paths,
 		Body:   r.prBody(inv, c),
 		Patch:  c.diff.Patch,
 	}

@@ -2,12 +2,10 @@ package pipeline
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/gates"
@@ -18,47 +16,62 @@ import (
 // tries again.
 const pathLockPoll = 200 * time.Millisecond
 
-// pathLockGate serialises findings whose plans touch the same file (S7):
-// each planned file and evidence path is locked for the rest of the run,
-// in sorted order so two runs never wait on each other crosswise, and a
-// run that finds one held waits its turn — until the wall clock, which
-// then HALTs it. The locks are flocks beside the finding locks: they hold
-// on this machine; across machines the open-work check refuses to stack.
+// pathLockGate serialises findings whose plans touch the same file (S7),
+// in two steps, in this order:
+//
+//  1. Every planned file and evidence path is held in the ledger for the
+//     rest of the run, all or none. The ledger is the one every machine of
+//     a fleet shares (Postgres), so this holds across machines; a run that
+//     finds a path held waits its turn, until its wall clock HALTs it.
+//  2. Then, holding them, the run asks the forge which files each open
+//     fixrail PR changes. A plan that touches one HALTs in-flight: the
+//     earlier fix is unmerged, and a second fix judged against the base
+//     without it would be judged against a tree that will not exist. The
+//     order matters: a run publishes before it releases its holds, so a
+//     run that waited sees the PR the other one opened.
 func (r *run) pathLockGate(inv *investigation) *gates.Gate {
 	return &gates.Gate{
 		Name:   "path-locks",
-		Doc:    "no other run on this machine is fixing a file this plan touches; a run that finds one waits its turn",
+		Doc:    "no other run (on any machine sharing the ledger) is fixing a file this plan touches, and no open fixrail PR changes one; a run that finds a file held waits its turn",
 		Reason: ReasonInFlight,
 		Fails:  Halt,
 		Run: func(ctx context.Context, _ *gates.Change) (gates.Verdict, error) {
 			paths := slices.Concat(inv.plan.Files, inv.plan.Evidence)
 			slices.Sort(paths)
 			paths = slices.Compact(paths)
-			dir := filepath.Join(r.stateDir, "locks")
-			var waited []string
-			for _, p := range paths {
-				name := pathLockName(p)
-				for {
-					l, err := ledger.TryLock(dir, name)
-					if err == nil {
-						r.pathLocks = append(r.pathLocks, l)
-						break
-					}
-					if !errors.Is(err, ledger.ErrHeld) {
-						return fail(ReasonCheckError, "path lock for "+p+": "+err.Error())
-					}
-					if !slices.Contains(waited, p) {
-						waited = append(waited, p)
-						r.note("path-lock", "another run is fixing "+p+"; waiting for it")
-					}
-					select {
-					case <-ctx.Done():
-						return gates.Verdict{}, fmt.Errorf("path-locks: waiting for %s: %w", p, ctx.Err())
-					case <-time.After(pathLockPoll):
+			waited, err := r.holdPaths(ctx, paths)
+			if errors.Is(err, ledger.ErrBudgetUnreadable) || errors.Is(err, ledger.ErrLeaseLost) {
+				// The ledger is what proves no one else holds them: unreadable
+				// is held, like every ledger answer it cannot give.
+				return fail(ReasonBudgetUnreadable, "path holds: "+err.Error())
+			}
+			if err != nil {
+				return gates.Verdict{}, err
+			}
+			fixes, err := r.p.Forge.FixFiles(ctx)
+			if err != nil {
+				return gates.Verdict{}, fmt.Errorf("path-locks: the files of open fixes: %w", err)
+			}
+			var clash []string
+			for _, f := range fixes {
+				if f.ID == r.fin.ID {
+					continue // this finding's own PR: open-work and the push judge it
+				}
+				var touched []string
+				for _, p := range f.Files {
+					if _, ok := slices.BinarySearch(paths, p); ok {
+						touched = append(touched, p)
 					}
 				}
+				if len(touched) > 0 {
+					slices.Sort(touched)
+					clash = append(clash, fmt.Sprintf("%s (finding %s) changes %s", f.Location, f.ID, codeList(slices.Compact(touched))))
+				}
 			}
-			detail := fmt.Sprintf("%d path(s) held for this run", len(paths))
+			if len(clash) > 0 {
+				return gates.Verdict{Detail: "an open fixrail fix changes a file this plan touches; run again once it is merged or closed: " + strings.Join(clash, "; ")}, nil
+			}
+			detail := fmt.Sprintf("%d path(s) held for this run; %d open fix(es), none changing them", len(paths), len(fixes))
 			if len(waited) > 0 {
 				detail += "; waited for another run fixing " + codeList(waited)
 			}
@@ -67,9 +80,29 @@ func (r *run) pathLockGate(inv *investigation) *gates.Gate {
 	}
 }
 
-// pathLockName is the lock file of a repository path: a hash, so any path
-// makes a safe file name.
-func pathLockName(p string) string {
-	sum := sha256.Sum256([]byte(p))
-	return "path-" + hex.EncodeToString(sum[:16])
+// holdPaths holds paths in the ledger, waiting while another run holds any
+// of them, and returns the paths it waited for.
+func (r *run) holdPaths(ctx context.Context, paths []string) ([]string, error) {
+	var waited []string
+	for {
+		err := r.res.HoldPaths(ctx, paths, time.Now())
+		var held *ledger.PathsHeldError
+		if !errors.As(err, &held) {
+			if err != nil {
+				return waited, fmt.Errorf("path-locks: %w", err)
+			}
+			return waited, nil
+		}
+		for _, h := range held.Holds {
+			if !slices.Contains(waited, h.Path) {
+				waited = append(waited, h.Path)
+				r.note("path-lock", fmt.Sprintf("run %s (finding %s) is fixing %s; waiting for it", h.RunID, h.Finding, h.Path))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return waited, fmt.Errorf("path-locks: waiting for %s: %w", strings.Join(waited, ", "), ctx.Err())
+		case <-time.After(pathLockPoll):
+		}
+	}
 }

@@ -3,8 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"io"
-	"os"
-	"path/filepath"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/forge/forgetest"
 	"github.com/fixrail/fixrail/internal/gitx/gittest"
+	"github.com/fixrail/fixrail/internal/ledger/pgtest"
 	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/runner"
 )
@@ -39,72 +39,100 @@ func (a gatedAgent) Run(ctx context.Context, inv runner.Invocation) (runner.Resu
 
 // TestFindingsOnTheSameFileSerialise (S7): two findings whose plans touch
 // the same file do not fix it at once; the second waits in P3 until the
-// first run ends, then goes on to its own draft PR.
+// first run ends, then goes on to its own draft PR. On one machine (one
+// clone, its SQLite ledger) and on two (two clones, each its own state
+// directory, one Postgres ledger): the ledger's path holds are what
+// serialise, so nothing a machine keeps to itself can.
 func TestFindingsOnTheSameFileSerialise(t *testing.T) {
-	dir := gittest.NewRepo(t, map[string]string{"fixrail.yaml": reasonsYAML, "src/README": "source\n", "tests/.keep": ""})
-	run := func(id string, agent gatedAgent, console io.Writer) *pipeline.Report {
-		s, err := pipeline.Prepare(t.Context(), dir, "")
-		if err != nil {
-			t.Error(err)
-			return nil
-		}
-		defer s.Close()
-		f := forgetest.New(t)
-		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectPublish(forgetest.Published(1)).ExpectWaitChecks(forgetest.NoCI)
-		rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
-			Finding: &findings.Finding{ID: id, Title: "broken", Body: "it is BROKEN"},
-			Runner:  agent, Forge: f, TempDir: t.TempDir(), Console: console,
+	files := map[string]string{"src/README": "source\n", "tests/.keep": ""}
+	for _, tc := range []struct {
+		name  string
+		repos func(t *testing.T) (a, b string)
+	}{
+		{"one machine", func(t *testing.T) (string, string) {
+			dir := gittest.NewRepo(t, withFile(files, "fixrail.yaml", reasonsYAML))
+			return dir, dir
+		}},
+		{"two machines, one ledger", func(t *testing.T) (string, string) {
+			yaml := reasonsYAML + "ledger: {url: \"" + pgtest.URL(t) + "\"}\n"
+			return gittest.NewRepo(t, withFile(files, "fixrail.yaml", yaml)), gittest.NewRepo(t, withFile(files, "fixrail.yaml", yaml))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dirA, dirB := tc.repos(t)
+			run := func(dir, id string, agent gatedAgent, console io.Writer) *pipeline.Report {
+				s, err := pipeline.Prepare(t.Context(), dir, "")
+				if err != nil {
+					t.Error(err)
+					return nil
+				}
+				defer s.Close()
+				f := forgetest.New(t)
+				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(1)).ExpectWaitChecks(forgetest.NoCI)
+				rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
+					Finding: &findings.Finding{ID: id, Title: "broken", Body: "it is BROKEN"},
+					Runner:  agent, Forge: f, TempDir: t.TempDir(), Console: console,
+					// One repository on the forge, whichever clone runs.
+					ForgeRepo: "o/r",
+				})
+				if err != nil {
+					t.Error(err)
+				}
+				return rep
+			}
+			var firstFix, secondFix time.Time
+			inFix, release := make(chan struct{}), make(chan struct{})
+			var released time.Time
+			var wg sync.WaitGroup
+			var first, second *pipeline.Report
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				first = run(dirA, "first", gatedAgent{inFix: inFix, release: release, started: &firstFix}, nil)
+			}()
+			<-inFix // the first run is fixing src/fixed now
+			wg.Add(1)
+			waiting := &signalWriter{want: "(finding first) is fixing src/fixed; waiting", seen: make(chan struct{})}
+			go func() { defer wg.Done(); second = run(dirB, "second", gatedAgent{started: &secondFix}, waiting) }()
+			select {
+			case <-waiting.seen: // the second run reached P3 and waits for the file
+			case <-time.After(90 * time.Second):
+				close(release)
+				wg.Wait()
+				t.Fatal("the second run never waited for the file the first is fixing")
+			}
+			released = time.Now()
+			close(release)
+			wg.Wait()
+			if first == nil || second == nil || first.Terminal != pipeline.DraftPR || second.Terminal != pipeline.DraftPR {
+				t.Fatalf("runs ended %+v and %+v, want two DRAFT-PRs", first, second)
+			}
+			if !secondFix.After(released) {
+				t.Errorf("the second run's fix started at %v, before the first released the file at %v", secondFix, released)
+			}
+			waited := false
+			for _, g := range second.Gates {
+				if g.Name == "path-locks" && g.Verdict == "pass" && strings.Contains(g.Detail, "waited for another run fixing") {
+					waited = true
+				}
+			}
+			if !waited {
+				t.Errorf("the second run's path-locks gate does not say it waited: %+v", second.Gates)
+			}
+			// Nothing left held: a third run on the same file goes straight through.
+			var third time.Time
+			if rep := run(dirB, "third", gatedAgent{started: &third}, nil); rep == nil || rep.Terminal != pipeline.DraftPR {
+				t.Fatalf("third run: %+v", rep)
+			}
 		})
-		if err != nil {
-			t.Error(err)
-		}
-		return rep
 	}
-	var firstFix, secondFix time.Time
-	inFix, release := make(chan struct{}), make(chan struct{})
-	var released time.Time
-	var wg sync.WaitGroup
-	var first, second *pipeline.Report
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		first = run("first", gatedAgent{inFix: inFix, release: release, started: &firstFix}, nil)
-	}()
-	<-inFix // the first run is fixing src/fixed now
-	wg.Add(1)
-	waiting := &signalWriter{want: "another run is fixing src/fixed", seen: make(chan struct{})}
-	go func() { defer wg.Done(); second = run("second", gatedAgent{started: &secondFix}, waiting) }()
-	select {
-	case <-waiting.seen: // the second run reached P3 and waits for the file
-	case <-time.After(90 * time.Second):
-		t.Fatal("the second run never waited for the file the first is fixing")
-	}
-	released = time.Now()
-	close(release)
-	wg.Wait()
-	if first == nil || second == nil || first.Terminal != pipeline.DraftPR || second.Terminal != pipeline.DraftPR {
-		t.Fatalf("runs ended %+v and %+v, want two DRAFT-PRs", first, second)
-	}
-	if !secondFix.After(released) {
-		t.Errorf("the second run's fix started at %v, before the first released the file at %v", secondFix, released)
-	}
-	waited := false
-	for _, g := range second.Gates {
-		if g.Name == "path-locks" && g.Verdict == "pass" && strings.Contains(g.Detail, "waited for another run fixing") {
-			waited = true
-		}
-	}
-	if !waited {
-		t.Errorf("the second run's path-locks gate does not say it waited: %+v", second.Gates)
-	}
-	// Nothing left locked: a third run on the same file goes straight through.
-	var third time.Time
-	if rep := run("third", gatedAgent{started: &third}, nil); rep == nil || rep.Terminal != pipeline.DraftPR {
-		t.Fatalf("third run: %+v", rep)
-	}
-	if _, err := os.Stat(filepath.Join(dir, ".fixrail", "locks")); err != nil {
-		t.Fatal(err)
-	}
+}
+
+// withFile is files plus one more.
+func withFile(files map[string]string, name, content string) map[string]string {
+	out := maps.Clone(files)
+	out[name] = content
+	return out
 }
 
 // signalWriter closes seen once a console line holds want.

@@ -62,9 +62,11 @@ type Notifier interface {
 	Notify(ctx context.Context, n forge.Notice) error
 }
 
-// WorkFinder looks up the open work a run must not stack on.
+// WorkFinder looks up the open work a run must not stack on: at P1 what is
+// open for the finding, at P3 the files every open fix changes.
 type WorkFinder interface {
 	OpenWork(ctx context.Context, s forge.Subject) (forge.Work, error)
+	FixFiles(ctx context.Context) ([]forge.OpenFix, error)
 }
 
 // Forge is every piece together.
@@ -237,7 +239,6 @@ type run struct {
 	rules     *risk.Rules
 	risk      risk.Score
 	lock      *ledger.Lock
-	pathLocks []*ledger.Lock     // the planned files, held from P3 on (pathlock.go)
 	dir       string             // the run's disposable directory
 	dirID     fileID             // its device and inode, recorded when made
 	handoff   string             // dir/agent: the agent's tree and, beside it, PLAN.json and result.json

@@ -31,6 +31,7 @@ type reasonCase struct {
 	forge    func(f *forgetest.Fake)                            // expectations after P1's protection check
 	before   func(t *testing.T, s *pipeline.Setup)              // before the run
 	noGuard  bool                                               // the run ends before P1 asks the forge
+	pastP3   bool                                               // the run passes P3's path locks, which ask for open fixes' files
 }
 
 const reasonsYAML = `runner: {kind: command, command: ["true"]}
@@ -56,7 +57,7 @@ func failWith(phase runner.Phase, err error) func(runner.Invocation) (runner.Res
 
 func publishFails(err error) func(*forgetest.Fake) {
 	return func(f *forgetest.Fake) {
-		f.ExpectPublish(func(forge.PR) (forge.Published, error) { return forge.Published{}, err })
+		f.ExpectFixFiles(forgetest.NoFixes).ExpectPublish(func(forge.PR) (forge.Published, error) { return forge.Published{}, err })
 	}
 }
 
@@ -104,20 +105,20 @@ var reasonCases = map[string]reasonCase{
 		before: func(t *testing.T, s *pipeline.Setup) {
 			// One run spends the actor's only run of the day.
 			rep := runOnce(t, s, "first", goodAgent, func(f *forgetest.Fake) {
-				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectPublish(forgetest.Published(1)).ExpectWaitChecks(forgetest.NoCI)
+				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(1)).ExpectWaitChecks(forgetest.NoCI)
 			})
 			if rep.Terminal != pipeline.DraftPR {
 				t.Fatalf("the first run ended %s %s: %s", rep.Terminal, rep.Reason, rep.Detail)
 			}
 		}},
-	"bad-result": {terminal: pipeline.Escalate, agent: func(inv runner.Invocation) (runner.Result, error) {
+	"bad-result": {terminal: pipeline.Escalate, pastP3: true, agent: func(inv runner.Invocation) (runner.Result, error) {
 		res, err := goodAgent(inv)
 		if inv.Phase == runner.Fix {
 			os.WriteFile(inv.ResultPath, []byte(`{"summary": "fixed", "files_changed": "src/fixed"}`), 0o600)
 		}
 		return res, err
 	}},
-	"gate-error": {terminal: pipeline.Escalate,
+	"gate-error": {terminal: pipeline.Escalate, pastP3: true,
 		yaml: strings.Replace(reasonsYAML, `suite:  {command: ["true"]}`, `suite:  {command: ["./no-such-suite-binary"]}`, 1)},
 	"check-error": {terminal: pipeline.Halt, noGuard: true, before: func(t *testing.T, s *pipeline.Setup) {
 		// The lock directory is a file: the lock cannot be taken.
@@ -129,7 +130,7 @@ var reasonCases = map[string]reasonCase{
 			t.Fatal(err)
 		}
 	}},
-	"internal-error": {terminal: pipeline.Halt, agent: func(inv runner.Invocation) (runner.Result, error) {
+	"internal-error": {terminal: pipeline.Halt, pastP3: true, agent: func(inv runner.Invocation) (runner.Result, error) {
 		if inv.Phase == runner.Fix {
 			panic("the agent adapter has a bug")
 		}
@@ -203,7 +204,7 @@ func TestCanceledAdapterIsAFailure(t *testing.T) {
 	}
 	defer s.Close()
 	rep := runOnce(t, s, "canceled", failWith(runner.Fix, &runner.Error{Kind: runner.Canceled, Detail: "scripted"}), func(f *forgetest.Fake) {
-		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork)
+		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes)
 	})
 	if rep.Terminal != pipeline.Halt || rep.Reason != string(runner.Failed) {
 		t.Fatalf("ended %s %s (%s), want HALT runner-failed", rep.Terminal, rep.Reason, rep.Detail)
@@ -258,6 +259,9 @@ func TestEveryReasonEndsARun(t *testing.T) {
 			rep := runOnce(t, s, "reason", agent, func(f *forgetest.Fake) {
 				if !tc.noGuard {
 					f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork)
+				}
+				if tc.pastP3 {
+					f.ExpectFixFiles(forgetest.NoFixes)
 				}
 				if tc.forge != nil {
 					tc.forge(f)

@@ -1,6 +1,6 @@
 // Package forgetest is a recording fake forge for pipeline tests. It
 // implements every forge capability (Publish, AssertProtected, Notify,
-// OpenWork, WaitChecks); a test says which calls it expects and what each
+// OpenWork, FixFiles, WaitChecks); a test says which calls it expects and what each
 // returns. A call that was not expected fails the test and returns
 // ErrUnexpected; an expected call never made fails it at the end. Publish
 // also fails the test when asked for anything the invariants forbid (a PR
@@ -100,6 +100,11 @@ func (f *Fake) ExpectOpenWork(fn func(forge.Subject) (forge.Work, error)) *Fake 
 	return f.expect("OpenWork", fn)
 }
 
+// ExpectFixFiles expects one FixFiles.
+func (f *Fake) ExpectFixFiles(fn func() ([]forge.OpenFix, error)) *Fake {
+	return f.expect("FixFiles", fn)
+}
+
 // ExpectWaitChecks expects one WaitChecks.
 func (f *Fake) ExpectWaitChecks(fn func(pub forge.Published, deadline time.Time, required []string) (forge.CIResult, error)) *Fake {
 	return f.expect("WaitChecks", fn)
@@ -121,6 +126,9 @@ func Protected(base string, _ []string) (forge.Protection, error) {
 func NoCI(pub forge.Published, _ time.Time, _ []string) (forge.CIResult, error) {
 	return forge.CIResult{State: forge.CINone, HeadSHA: pub.Commit}, nil
 }
+
+// NoFixes is a reply for ExpectFixFiles: no open fix.
+func NoFixes() ([]forge.OpenFix, error) { return nil, nil }
 
 // NoWork is a reply for ExpectOpenWork: nothing open.
 func NoWork(forge.Subject) (forge.Work, error) { return forge.Work{}, nil }
@@ -159,6 +167,14 @@ func (f *Fake) OpenWork(_ context.Context, s forge.Subject) (forge.Work, error) 
 		return forge.Work{}, ErrUnexpected
 	}
 	return fn.(func(forge.Subject) (forge.Work, error))(s)
+}
+
+func (f *Fake) FixFiles(context.Context) ([]forge.OpenFix, error) {
+	fn, ok := f.next("FixFiles", nil)
+	if !ok {
+		return nil, ErrUnexpected
+	}
+	return fn.(func() ([]forge.OpenFix, error))()
 }
 
 func (f *Fake) WaitChecks(_ context.Context, pub forge.Published, deadline time.Time, required []string) (forge.CIResult, error) {

@@ -19,32 +19,17 @@ import (
 // open PR, and whether s's issue is open with the fixrail:escalated label.
 func (f *Forge) OpenWork(ctx context.Context, s forge.Subject) (forge.Work, error) {
 	var w forge.Work
-	for page := 1; page > 0 && page <= maxPages; {
-		var prs []*gh.PullRequest
-		var resp *gh.Response
-		err := f.call(ctx, "list open PRs", true, func(ctx context.Context) (*gh.Response, error) {
-			var err error
-			prs, resp, err = f.c.PullRequests.List(ctx, f.cfg.Owner, f.cfg.Repo, &gh.PullRequestListOptions{State: "open", ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
-			return resp, err
-		})
+	fixes, err := f.openFixes(ctx)
+	if err != nil {
+		return w, err
+	}
+	for _, fix := range fixes {
+		res, err := f.ciState(ctx, fix.HeadSHA, nil)
 		if err != nil {
 			return w, err
 		}
-		for _, p := range prs {
-			ref := p.GetHead().GetRef()
-			id, ok := strings.CutPrefix(ref, forge.BranchPrefix)
-			if !ok || p.GetHead().GetRepo() == nil || !strings.EqualFold(p.GetHead().GetRepo().GetFullName(), f.Repo()) {
-				continue
-			}
-			fix := forge.OpenFix{ID: id, Branch: ref, Number: p.GetNumber(), Location: p.GetHTMLURL(), HeadSHA: p.GetHead().GetSHA()}
-			res, err := f.ciState(ctx, fix.HeadSHA, nil)
-			if err != nil {
-				return w, err
-			}
-			fix.Checks = res.State
-			w.Fixes = append(w.Fixes, fix)
-		}
-		page = resp.NextPage
+		fix.Checks = res.State
+		w.Fixes = append(w.Fixes, fix)
 	}
 	if s.ID != "" && !slices.ContainsFunc(w.Fixes, func(x forge.OpenFix) bool { return x.ID == s.ID }) {
 		branch := forge.BranchPrefix + s.ID
@@ -83,6 +68,76 @@ func (f *Forge) OpenWork(ctx context.Context, s forge.Subject) (forge.Work, erro
 	}
 	return w, nil
 }
+
+// openFixes lists fixrail's open PRs on this repository: head fixrail/* in
+// this repository, never a fork's (anyone can name a fork branch
+// fixrail/x).
+func (f *Forge) openFixes(ctx context.Context) ([]forge.OpenFix, error) {
+	var fixes []forge.OpenFix
+	for page := 1; page > 0 && page <= maxPages; {
+		var prs []*gh.PullRequest
+		var resp *gh.Response
+		err := f.call(ctx, "list open PRs", true, func(ctx context.Context) (*gh.Response, error) {
+			var err error
+			prs, resp, err = f.c.PullRequests.List(ctx, f.cfg.Owner, f.cfg.Repo, &gh.PullRequestListOptions{State: "open", ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
+			return resp, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range prs {
+			ref := p.GetHead().GetRef()
+			id, ok := strings.CutPrefix(ref, forge.BranchPrefix)
+			if !ok || p.GetHead().GetRepo() == nil || !strings.EqualFold(p.GetHead().GetRepo().GetFullName(), f.Repo()) {
+				continue
+			}
+			fixes = append(fixes, forge.OpenFix{ID: id, Branch: ref, Number: p.GetNumber(), Location: p.GetHTMLURL(), HeadSHA: p.GetHead().GetSHA()})
+		}
+		page = resp.NextPage
+	}
+	return fixes, nil
+}
+
+// FixFiles lists fixrail's open PRs with the files each changes (both
+// names of a rename), from the PR files endpoint. GitHub lists at most
+// 3000 files of a PR; a PR that reaches that bound is an error, since the
+// rest are unknown.
+func (f *Forge) FixFiles(ctx context.Context) ([]forge.OpenFix, error) {
+	fixes, err := f.openFixes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range fixes {
+		fix := &fixes[i]
+		fix.Files = []string{}
+		for page := 1; page > 0; {
+			if page > maxFilePages {
+				return nil, fmt.Errorf("PR #%d changes more files than GitHub lists (%d): cannot tell what it touches", fix.Number, maxFilePages*100)
+			}
+			var files []*gh.CommitFile
+			var resp *gh.Response
+			err := f.call(ctx, fmt.Sprintf("list files of PR #%d", fix.Number), true, func(ctx context.Context) (*gh.Response, error) {
+				var err error
+				files, resp, err = f.c.PullRequests.ListFiles(ctx, f.cfg.Owner, f.cfg.Repo, fix.Number, &gh.ListOptions{PerPage: 100, Page: page})
+				return resp, err
+			})
+			if err != nil {
+				return nil, err
+			}
+			for _, cf := range files {
+				fix.Files = append(fix.Files, cf.GetFilename())
+				if prev := cf.GetPreviousFilename(); prev != "" {
+					fix.Files = append(fix.Files, prev)
+				}
+			}
+			page = resp.NextPage
+		}
+	}
+	return fixes, nil
+}
+
+// maxFilePages is GitHub's limit on a PR's file listing: 3000 files.
+const maxFilePages = 30
 
 // WaitChecks polls the check runs and commit statuses of pub's head commit
 // (the SHA, never the branch, which can move) until they are all finished,
