@@ -41,7 +41,7 @@ func cmdNPMRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: npmregistry CACHE PKG=V1,V2,... [PKG=...]")
 	}
 	if _, err := exec.LookPath("npm"); err != nil {
-		ts.Fatalf("npmregistry: npm is not on PATH (guard the scenario with [!exec:npm] skip)")
+		ts.Fatalf("npmregistry: npm is not on PATH (scripts/test installs it)")
 	}
 	reg := &npmRegistry{packuments: map[string][]byte{}, tarballs: map[string][]byte{}}
 	srv := httptest.NewServer(reg)
