@@ -61,6 +61,7 @@ func TestScript(t *testing.T) {
 			"noleftovers":  cmdNoLeftovers,
 			"pgstart":      cmdPgStart,
 			"ghfake":       cmdGHFake,
+			"npmregistry":  cmdNPMRegistry,
 		},
 	})
 }

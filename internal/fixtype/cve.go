@@ -15,6 +15,7 @@ import (
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/manifest"
 	"github.com/fixrail/fixrail/internal/markdown"
+	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/verdict"
 	"github.com/fixrail/fixrail/internal/vulndata"
 )
@@ -32,6 +33,7 @@ var cveBashRules = []string{
 	"Bash(bundle lock --local --update:*)",
 	"Bash(poetry lock --no-update)",
 	"Bash(uv lock --offline --upgrade-package:*)",
+	"Bash(" + strings.Join(manifest.NPMRegenArgv, " ") + ")",
 }
 
 // NewCVE is the cve fix type over src (nil: the default cache, offline).
@@ -205,7 +207,14 @@ func (t *cveType) edit(ctx context.Context, e *Env, p *Plan, dir string) (*Resul
 			return nil, fmt.Errorf("%s: %w", strings.Join(ed.Regen.Argv, " "), err)
 		}
 		if !res.Success() {
-			return nil, fmt.Errorf("%s failed (%s): %s", strings.Join(ed.Regen.Argv, " "), res.Describe(), gates.Tail(res))
+			// The bump is made and cannot be finished: ESCALATE with the
+			// tool's words and, where one exists, the command that fills
+			// the cache the regeneration read offline.
+			msg := fmt.Sprintf("%s failed (%s): %s", strings.Join(ed.Regen.Argv, " "), res.Describe(), regenTail(res))
+			if ed.Regen.Fill != nil {
+				msg += fmt.Sprintf("\nThe regeneration reads only the local cache; if it lacks %s %s, run `%s` where the registry is reachable, then run fixrail again.", cp.plan.Dep.Name, cp.plan.Decision.Target, strings.Join(ed.Regen.Fill, " "))
+			}
+			return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLockfileRegen, Err: errors.New(msg)}
 		}
 		changed = append(changed, ed.Regen.Writes...)
 	}
@@ -214,6 +223,14 @@ func (t *cveType) edit(ctx context.Context, e *Env, p *Plan, dir string) (*Resul
 		Summary:      fmt.Sprintf("bumped %s to %s in %s", cp.plan.Dep.Name, cp.plan.Decision.Target, cp.plan.Dep.Manifest),
 		FilesChanged: slices.Compact(changed),
 	}, nil
+}
+
+// regenTail is the regeneration's output tail without npm's pointer to
+// its debug log, which lives in the command's scratch and is gone.
+func regenTail(res sandbox.Result) string {
+	lines := strings.Split(gates.Tail(res), "\n")
+	lines = slices.DeleteFunc(lines, func(l string) bool { return strings.Contains(l, "A complete log of this run can be found in") })
+	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
 // cveFix briefs the agent for an edit the bumper does not make.

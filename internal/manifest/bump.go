@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"golang.org/x/mod/modfile"
@@ -31,6 +32,10 @@ type Regen struct {
 	Env  []string `json:"env"`
 	// Writes are the files the command may change, repo-relative.
 	Writes []string `json:"writes"`
+	// Fill is the command that puts what the regeneration reads offline
+	// into the operator's cache, run by the operator where the registry
+	// is reachable (never by the harness); nil if there is none.
+	Fill []string `json:"fill,omitempty"`
 }
 
 // Edit is what Bump changed.
@@ -72,17 +77,19 @@ func Bump(root string, dep Dep, target string) (*Edit, error) {
 			Env:    []string{"GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOTOOLCHAIN=local", "GOWORK=off"},
 			Writes: []string{dep.Manifest, path.Join(dir, "go.sum")},
 		}
+		if plainArg(dep.Name) {
+			t := target
+			if !strings.HasPrefix(t, "v") {
+				t = "v" + t
+			}
+			regen.Fill = []string{"go", "mod", "download", dep.Name + "@" + t}
+		}
 	case dep.Ecosystem == vulndata.PyPI && formatFor(dep.Manifest) == &formats[0]:
 		out, err = bumpRequirement(data, dep, target)
 	case dep.Ecosystem == vulndata.NPM && path.Base(dep.Manifest) == "package.json":
 		out, err = bumpPackageJSON(data, dep, target)
 		if dep.Lockfile != "" {
-			regen = &Regen{
-				Dir:    dir,
-				Argv:   []string{"npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"},
-				Env:    []string{"npm_config_update_notifier=false"},
-				Writes: []string{dep.Manifest, dep.Lockfile},
-			}
+			regen = npmRegen(dep, target)
 		}
 	default:
 		return nil, fmt.Errorf("%w: %s in %s", ErrNoBuiltIn, dep.Ecosystem, dep.Manifest)
@@ -229,10 +236,34 @@ func findJSONValue(data []byte, section, key string) (start, end int, err error)
 	}
 }
 
+// NPMRegenArgv is npm's lockfile regeneration: the lockfile only (no
+// node_modules), no lifecycle script (nothing the repository wrote runs),
+// and --offline: packuments come from npm's cache alone, never the
+// network, so a cache that lacks the target fails (ETARGET or ENOTCACHED)
+// instead of reaching a registry from the harness.
+var NPMRegenArgv = []string{"npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--offline"}
+
+func npmRegen(dep Dep, target string) *Regen {
+	r := &Regen{
+		Dir:    path.Dir(dep.Manifest),
+		Argv:   slices.Clone(NPMRegenArgv),
+		Env:    []string{"npm_config_update_notifier=false"},
+		Writes: []string{dep.Manifest, dep.Lockfile},
+	}
+	if plainArg(dep.Name) {
+		// npm cache add stores the packument npm install reads and the
+		// tarball; a target with new dependencies needs theirs too (an
+		// online npm install --package-lock-only fills them all).
+		r.Fill = []string{"npm", "cache", "add", dep.Name + "@" + target}
+	}
+	return r
+}
+
 // AgentRegen is the one lockfile-regeneration command an agent may run
 // (the phase hook allows exactly this argv and nothing else) for a
-// declaration the built-in bumper does not edit; nil means none exists
-// (pom.xml has no lockfile; a requirements file is its own). The package
+// declaration the built-in bumper does not edit (for package.json: a spec
+// that is not exact, ^ or ~); nil means none exists (pom.xml has no
+// lockfile; a requirements file is its own). The package
 // name and target come from the repository and the registry: both are
 // checked to be plain before they reach an argv, and each is a separate
 // argument, never shell text.
@@ -244,6 +275,8 @@ func AgentRegen(dep Dep, target string) (*Regen, error) {
 	base := path.Base(dep.Manifest)
 	r := &Regen{Dir: dir}
 	switch {
+	case base == "package.json" && dep.Lockfile != "":
+		return npmRegen(dep, target), nil
 	case base == "Cargo.toml":
 		r.Argv = []string{"cargo", "update", "--offline", "--package", dep.Name, "--precise", target}
 		r.Writes = []string{path.Join(dir, "Cargo.lock")}

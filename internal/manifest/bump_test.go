@@ -270,6 +270,12 @@ func TestBumpPackageJSONRegen(t *testing.T) {
 	if err != nil || e.Regen == nil {
 		t.Fatalf("%v %+v", err, e)
 	}
+	if got := strings.Join(e.Regen.Fill, " "); got != "npm cache add "+name+"@1.2.3" {
+		t.Errorf("fill %q", got)
+	}
+	// The regeneration is offline: the registry is gone, and the packument
+	// the first install cached (it lists 1.2.3) is all npm may read.
+	reg.Close()
 	run(t, filepath.Join(root, e.Regen.Dir), append(env, e.Regen.Env...), e.Regen.Argv...)
 	after, err := Find(root, vulndata.NPM, name, "")
 	if err != nil || after[0].Version != "1.2.3" || strings.Join(after[0].Locked, ",") != "1.2.3" {
@@ -292,6 +298,7 @@ func TestAgentRegen(t *testing.T) {
 		{vulndata.RubyGems, "nokogiri", "1.16.5", "bundle lock --local --update nokogiri"},
 		{vulndata.PyPI, "django", "3.0.14", "poetry lock --no-update"},
 		{vulndata.Maven, "junit:junit", "4.13.2", ""},
+		{vulndata.NPM, "typescript", "5.4.6", "npm install --package-lock-only --ignore-scripts --no-audit --no-fund --offline"},
 	} {
 		deps, err := Find(root, c.eco, c.name, "")
 		if err != nil {

@@ -83,6 +83,10 @@ const (
 	// every published version is affected.
 	ReasonNotInManifest = "package-not-in-manifest"
 	ReasonNoSafeVersion = "no-safe-version"
+	// The cve type's built-in bump was made but its lockfile regeneration
+	// (go mod tidy, npm install --package-lock-only, offline) failed: most
+	// often the cache lacks the target, which the operator fills.
+	ReasonLockfileRegen = "lockfile-regen-failed"
 	// The forge's.
 	ReasonForgeRateLimited   = "forge-rate-limited"
 	ReasonForgeUnavailable   = "forge-unavailable"
