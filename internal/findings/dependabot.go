@@ -81,9 +81,9 @@ func DependabotEcosystem(s string) (string, error) {
 	osv, ok := dependabotEcosystems[strings.ToLower(s)]
 	switch {
 	case !ok:
-		return "", fmt.Errorf("Dependabot ecosystem %q is not one fixrail knows", bound(s, 40))
+		return "", fmt.Errorf("ecosystem %q is not one fixrail knows", bound(s, 40))
 	case !slices.Contains(supportedOSV, osv):
-		return "", fmt.Errorf("Dependabot ecosystem %q (OSV %s) is not supported: the cve type reads manifests of %s only", s, osv, strings.Join(supportedOSV, ", "))
+		return "", fmt.Errorf("ecosystem %q (OSV %s) is not supported: the cve type reads manifests of %s only", s, osv, strings.Join(supportedOSV, ", "))
 	}
 	return osv, nil
 }

@@ -50,7 +50,7 @@ func TestDependabotAlertRefusals(t *testing.T) {
 		{name: "fixed", status: 200, body: githubtest.DependabotAlert("o", "r", githubtest.Alert{Number: 7, State: "fixed", Ecosystem: "pip", Package: "requests", GHSA: "GHSA-9wx4-h78v-vm56"}),
 			is: findings.ErrAlertNotOpen, want: "alert #7 is fixed"},
 		{name: "unsupported ecosystem", status: 200, body: githubtest.DependabotAlert("o", "r", githubtest.Alert{Number: 7, State: "open", Ecosystem: "composer", Package: "guzzlehttp/guzzle", GHSA: "GHSA-9wx4-h78v-vm56"}),
-			is: findings.ErrBadReport, want: `Dependabot ecosystem "composer" (OSV Packagist) is not supported`},
+			is: findings.ErrBadReport, want: `Dependabot alert #7: ecosystem "composer" (OSV Packagist) is not supported`},
 		{name: "forbidden", status: 403, body: githubtest.NotAccessible, is: forge.ErrForge, want: `"Dependabot alerts: read"`},
 		{name: "not found", status: 404, body: githubtest.NotFound, is: forge.ErrForge, want: "vulnerability-alerts: read"},
 		{name: "rate limited", status: 403, body: githubtest.SecondaryRateLimit, header: [2]string{"Retry-After", "60"}, is: forge.ErrRateLimited, want: "secondary rate limit"},
