@@ -25,6 +25,8 @@ type seams struct {
 	// issues reads the finding's issue (the GitHub forge); nil for the
 	// local forge.
 	issues findings.IssueSource
+	// alerts reads the finding's Dependabot alert (the GitHub forge).
+	alerts findings.AlertSource
 	// types are the fix types bound to what the CLI chose for them (the
 	// cve type to its advisory source).
 	types []*fixtype.Type
@@ -53,7 +55,7 @@ func compose(s *pipeline.Setup, repo string, vulns cve.Source) (seams, error) {
 		if err != nil {
 			return seams{}, fmt.Errorf("%w: %w", pipeline.ErrSetup, err)
 		}
-		out.forge, out.issues = f, f
+		out.forge, out.issues, out.alerts = f, f, f
 	} else {
 		outbox, err := s.StateDir("outbox")
 		if err != nil {

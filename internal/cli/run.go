@@ -20,7 +20,7 @@ import (
 
 var cmdRun = &command{
 	Name:  "run",
-	Usage: "--report FILE [--repo DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--json]",
+	Usage: "--report FILE [--repo DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--json]",
 	Short: "take one finding through the five phases to a terminal state",
 	Long: `
 Run takes one finding (a bug report, or with --vuln a vulnerable dependency)
@@ -40,8 +40,10 @@ commit, never from the working tree. The run report is written to
 the local forge writes the draft PR to .fixrail/outbox/<id>/.
 
 --vuln takes a vulnerable-dependency finding instead (fix type cve): fixrail's
-finding JSON {"id","ecosystem","package","version","advisories","manifest"}
-or osv-scanner's --format json or sarif, holding exactly one vulnerable package. The
+finding JSON {"id","ecosystem","package","version","advisories","manifest"},
+osv-scanner's --format json or sarif, holding exactly one vulnerable package,
+or one Dependabot alert as GitHub's REST API returns it (it names no
+version: the manifest says which is installed). The
 harness finds the package in the repository's manifests (the alert is a hint:
 absent, it ends NOT-REPRO package-not-in-manifest), decides the lowest
 published version that clears every advisory (none: ESCALATE no-safe-version),
@@ -55,7 +57,15 @@ $GITHUB_EVENT_PATH when GITHUB_ACTIONS=true) the finding is GitHub issue N,
 (default "."). The branch is pushed to the clone's pinned remote and the
 draft PR opened on GitHub; the token comes from FIXRAIL_GITHUB_TOKEN or
 GITHUB_TOKEN (never argv), the API from FIXRAIL_GITHUB_API_URL or
-GITHUB_API_URL (default https://api.github.com/).`,
+GITHUB_API_URL (default https://api.github.com/).
+
+With --alert N (or a dependabot_alert event: created, reopened,
+auto_reopened, reintroduced) the finding is Dependabot alert N of --repo,
+read through the API (the token needs "Dependabot alerts: read"; in
+Actions, vulnerability-alerts: read) and worked as --vuln works one. An
+alert that is not open (dismissed, fixed, auto_dismissed) is refused
+before any run starts, exit 2, as a closed issue is: someone decided it,
+or it is resolved, and fixrail does not reopen that decision.`,
 	Flags: func() *flag.FlagSet { fs, _ := runFlags(); return fs },
 	Run:   runRun,
 }
@@ -63,7 +73,7 @@ GITHUB_API_URL (default https://api.github.com/).`,
 type runOpts struct {
 	repo, report, vuln, base, mode string
 	dir, event                     string
-	issue                          int
+	issue, alert                   int
 	json                           bool
 	vulns                          vulnSource
 }
@@ -78,8 +88,9 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs.StringVar(&o.base, "base", "", "base `branch` (default: the repository's current branch)")
 	fs.StringVar(&o.mode, "mode", "", "autonomous or interactive (default: fixrail.yaml's mode)")
 	fs.IntVar(&o.issue, "issue", 0, "the finding: GitHub issue `number` (then --repo is owner/name)")
-	fs.StringVar(&o.event, "event", "", "the finding: the issue an Actions event payload `file` names (default $GITHUB_EVENT_PATH under Actions)")
-	fs.StringVar(&o.dir, "dir", ".", "with --issue or --event: the clone to fix (a git work tree)")
+	fs.IntVar(&o.alert, "alert", 0, "the finding: Dependabot alert `number` of the GitHub repository --repo names")
+	fs.StringVar(&o.event, "event", "", "the finding: the issue or Dependabot alert an Actions event payload `file` names (default $GITHUB_EVENT_PATH under Actions)")
+	fs.StringVar(&o.dir, "dir", ".", "with --issue, --alert or --event: the clone to fix (a git work tree)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
 	return fs, o
 }
@@ -104,6 +115,10 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	var vulns cve.Source
 	if in.github == "" {
 		if fin, vulns, err = readRunFinding(o); err != nil {
+			return refuseClosedAlert(err)
+		}
+	} else if in.alert > 0 {
+		if vulns, err = o.vulns.client(); err != nil {
 			return err
 		}
 	}
@@ -131,7 +146,12 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		Confirm: confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console}),
 		Console: console,
 	}
-	if in.github != "" {
+	switch {
+	case in.alert > 0:
+		if err := in.readAlert(ctx, sm.alerts, &params); err != nil {
+			return err
+		}
+	case in.github != "":
 		if err := in.readIssue(ctx, sm.issues, &params); err != nil {
 			return err
 		}

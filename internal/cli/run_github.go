@@ -21,11 +21,12 @@ type runIntake struct {
 	dir    string
 	github string // owner/name; "" for a report file
 	issue  int
+	alert  int // a Dependabot alert number instead of an issue
 	event  *findings.Event
 }
 
 // intake resolves --repo's two meanings. With --report or --vuln it is the clone
-// directory, as it always was; with --issue or an Actions event it is
+// directory, as it always was; with --issue, --alert or an Actions event it is
 // the GitHub repository (the reference workflow passes
 // --repo "$GITHUB_REPOSITORY"), and --dir is the clone.
 func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (runIntake, error) {
@@ -35,9 +36,15 @@ func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (
 	if o.report != "" && o.vuln != "" {
 		return runIntake{}, usagef("--report and --vuln name two findings; pass one")
 	}
+	if set["alert"] && set["issue"] {
+		return runIntake{}, usagef("--issue and --alert name two findings; pass one")
+	}
 	if o.report != "" || o.vuln != "" {
 		if set["issue"] || set["event"] {
 			return runIntake{}, usagef("--report and --issue/--event name two findings; pass one")
+		}
+		if set["alert"] {
+			return runIntake{}, usagef("--report/--vuln and --alert name two findings; pass one")
 		}
 		if set["dir"] {
 			return runIntake{}, usagef("with --report the clone is --repo DIR; --dir goes with --issue")
@@ -48,23 +55,47 @@ func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (
 	if event == "" && env("GITHUB_ACTIONS") == "true" {
 		event = env("GITHUB_EVENT_PATH")
 	}
-	if !set["issue"] && event == "" {
-		return runIntake{}, usagef("--report is required (or --vuln FILE, for a vulnerable dependency; or --issue N with --repo owner/name)")
+	if !set["issue"] && !set["alert"] && event == "" {
+		return runIntake{}, usagef("--report is required (or --vuln FILE, for a vulnerable dependency; or --issue N or --alert N with --repo owner/name)")
 	}
 	if set["issue"] && o.issue <= 0 {
 		return runIntake{}, usagef("--issue must be a positive issue number, not %d", o.issue)
 	}
-	in := runIntake{dir: o.dir, github: o.repo, issue: o.issue}
+	if set["alert"] && o.alert <= 0 {
+		return runIntake{}, usagef("--alert must be a positive Dependabot alert number, not %d", o.alert)
+	}
+	in := runIntake{dir: o.dir, github: o.repo, issue: o.issue, alert: o.alert}
 	if !set["repo"] {
 		in.github = env("GITHUB_REPOSITORY")
 	}
 	if _, _, err := github.ParseRepo(in.github); err != nil {
-		return runIntake{}, usagef("with --issue, --repo names the GitHub repository as owner/name (the clone is --dir): %v", err)
+		name := "--issue"
+		if set["alert"] {
+			name = "--alert"
+		}
+		return runIntake{}, usagef("with %s, --repo names the GitHub repository as owner/name (the clone is --dir): %v", name, err)
 	}
 	if event != "" {
 		ev, err := findings.ReadEvent(event, env("GITHUB_EVENT_NAME"))
 		if err != nil {
 			return runIntake{}, usagef("%v", err)
+		}
+		if ev.Alert > 0 {
+			// The alert is read through the API by number (its state now,
+			// not the payload's); the payload must be this repository's.
+			switch {
+			case set["issue"]:
+				return runIntake{}, usagef("--issue %d, but the event names Dependabot alert #%d", in.issue, ev.Alert)
+			case in.alert != 0 && ev.Alert != in.alert:
+				return runIntake{}, usagef("--alert %d, but the event names Dependabot alert #%d", in.alert, ev.Alert)
+			case !strings.EqualFold(ev.Repo, in.github):
+				return runIntake{}, usagef("the event is for %s, not %s", ev.Repo, in.github)
+			}
+			in.alert = ev.Alert
+			return in, nil
+		}
+		if in.alert != 0 {
+			return runIntake{}, usagef("--alert %d, but the event names issue #%d", in.alert, ev.Number)
 		}
 		if in.issue != 0 && ev.Number != in.issue {
 			return runIntake{}, usagef("--issue %d, but the event names issue #%d", in.issue, ev.Number)
@@ -72,6 +103,57 @@ func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (
 		in.issue, in.event = ev.Number, ev
 	}
 	return in, nil
+}
+
+// refuseClosedAlert makes a dismissed, fixed or auto-dismissed alert a
+// refusal before any run (exit 2, as a closed issue is): nothing is
+// written, locked or posted, and it says why.
+func refuseClosedAlert(err error) error {
+	if errors.Is(err, findings.ErrAlertNotOpen) {
+		return &codedError{code: exitUsage, msg: "refused: " + err.Error()}
+	}
+	return err
+}
+
+// forgeHalt is the HALT (exit 3) for a rate limit or an outage while the
+// finding is read, before any run exists; nil for any other error.
+func forgeHalt(err error, what string) error {
+	if !errors.Is(err, forge.ErrRateLimited) && !errors.Is(err, forge.ErrUnavailable) {
+		return nil
+	}
+	// Nothing is wrong with the finding or the call: the run would not
+	// start now, so it HALTs rather than fail.
+	reason := verdict.ReasonForgeRateLimited
+	if !errors.Is(err, forge.ErrRateLimited) {
+		reason = verdict.ReasonForgeUnavailable
+	}
+	return &codedError{code: exitHalt, msg: fmt.Sprintf("HALT %s: read %s before the run started: %v", reason, what, err)}
+}
+
+// readAlert reads the Dependabot alert from the forge as the cve finding.
+// A closed alert is refused; a bad one is a run that would not start; a
+// refusal by GitHub names the permission the token lacks.
+func (in runIntake) readAlert(ctx context.Context, src findings.AlertSource, p *pipeline.Params) error {
+	if src == nil {
+		return fmt.Errorf("%w: the forge cannot read Dependabot alerts", pipeline.ErrSetup)
+	}
+	v, err := findings.FromDependabot(ctx, src, in.github, in.alert)
+	if err != nil {
+		what := fmt.Sprintf("Dependabot alert #%d of %s", in.alert, in.github)
+		switch {
+		case errors.Is(err, findings.ErrAlertNotOpen):
+			return refuseClosedAlert(err)
+		case errors.Is(err, findings.ErrBadReport):
+			return fmt.Errorf("%w: %v", pipeline.ErrSetup, err)
+		}
+		if h := forgeHalt(err, what); h != nil {
+			return h
+		}
+		return fmt.Errorf("read %s: %w", what, err)
+	}
+	p.Finding = v.Finding()
+	p.ForgeRepo = "github.com/" + strings.ToLower(in.github)
+	return nil
 }
 
 // readIssue reads the finding from the forge and records who it is from.
@@ -91,14 +173,8 @@ func (in runIntake) readIssue(ctx context.Context, src findings.IssueSource, p *
 		if errors.Is(err, findings.ErrBadEvent) || errors.Is(err, findings.ErrNotIssue) || errors.Is(err, findings.ErrNotAuthorized) || errors.Is(err, findings.ErrBadReport) {
 			return fmt.Errorf("%w: %v", pipeline.ErrSetup, err)
 		}
-		if errors.Is(err, forge.ErrRateLimited) || errors.Is(err, forge.ErrUnavailable) {
-			// Nothing is wrong with the finding or the call: the run
-			// would not start now, so it HALTs (exit 3) rather than fail.
-			reason := verdict.ReasonForgeRateLimited
-			if !errors.Is(err, forge.ErrRateLimited) {
-				reason = verdict.ReasonForgeUnavailable
-			}
-			return &codedError{code: exitHalt, msg: fmt.Sprintf("HALT %s: read issue #%d of %s before the run started: %v", reason, in.issue, in.github, err)}
+		if h := forgeHalt(err, fmt.Sprintf("issue #%d of %s", in.issue, in.github)); h != nil {
+			return h
 		}
 		return fmt.Errorf("read issue #%d of %s: %w", in.issue, in.github, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -248,7 +249,7 @@ const MaxEventBytes = 4 << 20
 
 // Event is the part of an Actions event payload fixrail uses.
 type Event struct {
-	Name   string // GITHUB_EVENT_NAME: issues, issue_comment, workflow_dispatch
+	Name   string // GITHUB_EVENT_NAME: issues, issue_comment, workflow_dispatch, dependabot_alert
 	Action string // labeled, opened, created; "" for workflow_dispatch
 	Repo   string
 	Number int
@@ -256,6 +257,10 @@ type Event struct {
 	Label  string
 	// Snapshot is the issue as the payload carries it (issues events).
 	Snapshot *IssueData
+	// Alert is the Dependabot alert number of a dependabot_alert event
+	// (Number is then 0): the run reads the alert through the API, which
+	// says its state now, not when the event fired.
+	Alert int
 }
 
 // Trigger names the event for the run report.
@@ -300,7 +305,14 @@ type payload struct {
 		FullName string `json:"full_name"`
 	} `json:"repository"`
 	Inputs map[string]json.RawMessage `json:"inputs"`
+	Alert  *struct {
+		Number int `json:"number"`
+	} `json:"alert"`
 }
+
+// AlertActions are the dependabot_alert actions that start a run: the ones
+// after which the alert is open.
+var AlertActions = []string{"created", "reopened", "auto_reopened", "reintroduced"}
 
 // ParseEvent reads an event payload from memory.
 func ParseEvent(name string, data []byte) (*Event, error) {
@@ -344,6 +356,15 @@ func ParseEvent(name string, data []byte) (*Event, error) {
 		if len(p.Issue.PullRequest) > 0 && string(p.Issue.PullRequest) != "null" {
 			return nil, fmt.Errorf("%w: the comment is on a pull request, not an issue", ErrBadEvent)
 		}
+	case "dependabot_alert":
+		if !slices.Contains(AlertActions, p.Action) {
+			return nil, fmt.Errorf("%w: dependabot_alert.%s does not start a run (%s do)", ErrBadEvent, p.Action, strings.Join(AlertActions, ", "))
+		}
+		if p.Alert == nil || p.Alert.Number <= 0 || p.Alert.Number > 1<<31-1 {
+			return nil, fmt.Errorf("%w: dependabot_alert event without an alert number", ErrBadEvent)
+		}
+		ev.Alert = p.Alert.Number
+		return ev, nil
 	case "workflow_dispatch":
 		n, err := dispatchNumber(p.Inputs)
 		if err != nil {
@@ -351,7 +372,7 @@ func ParseEvent(name string, data []byte) (*Event, error) {
 		}
 		ev.Number = n
 	default:
-		return nil, fmt.Errorf("%w: event %q does not start a run (issues, issue_comment, workflow_dispatch do)", ErrBadEvent, name)
+		return nil, fmt.Errorf("%w: event %q does not start a run (issues, issue_comment, workflow_dispatch, dependabot_alert do)", ErrBadEvent, name)
 	}
 	if p.Issue != nil {
 		ev.Number = p.Issue.Number

@@ -254,6 +254,7 @@ func FuzzParseEvent(f *testing.F) {
 	f.Add("issues", []byte(labeledPayload))
 	f.Add("issue_comment", []byte(`{"action":"created","issue":{"number":7},"repository":{"full_name":"o/r"}}`))
 	f.Add("workflow_dispatch", []byte(`{"inputs":{"issue-number":"12"},"repository":{"full_name":"o/r"}}`))
+	f.Add("dependabot_alert", []byte(`{"action":"reopened","alert":{"number":4,"state":"open"},"repository":{"full_name":"o/r"}}`))
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		ev, err := ParseEvent(name, data)
 		if err != nil {
@@ -262,8 +263,14 @@ func FuzzParseEvent(f *testing.F) {
 			}
 			return
 		}
-		if ev.Number <= 0 || ev.Repo == "" {
-			t.Fatalf("accepted an event with no issue or repository: %+v", ev)
+		if (ev.Number <= 0) == (ev.Alert <= 0) || ev.Repo == "" {
+			t.Fatalf("accepted an event without exactly one of an issue and an alert, or with no repository: %+v", ev)
+		}
+		if ev.Alert > 0 {
+			if ev.Name != "dependabot_alert" || !PathSafeID(AlertID(ev.Alert)) {
+				t.Fatalf("alert event %+v", ev)
+			}
+			return
 		}
 		if !PathSafeID(FindingID(ev.Number)) {
 			t.Fatalf("finding id %q is not a safe name", FindingID(ev.Number))

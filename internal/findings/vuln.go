@@ -29,21 +29,32 @@ const (
 type Vuln struct {
 	// ID names the branch, lock and outbox: given (and SafeName), or derived
 	// from ecosystem, package and version.
-	ID         string   `json:"id"`
-	Ecosystem  string   `json:"ecosystem"`
-	Package    string   `json:"package"`
-	Version    string   `json:"version"` // the installed version the alert was raised against
+	ID        string `json:"id"`
+	Ecosystem string `json:"ecosystem"`
+	Package   string `json:"package"`
+	// Version is the installed version the alert was raised against; ""
+	// for a Dependabot alert, which names none (the manifest says).
+	Version    string   `json:"version"`
 	Advisories []string `json:"advisories"`
 	// Manifest is a repository-relative path, or "" when the input gave
 	// none usable (absolute paths from a scanner keep only their base name).
 	Manifest string `json:"manifest"`
-	// Source is "finding" or "osv-scanner", and the file it came from.
+	// Source is "finding", "osv-scanner", "osv-scanner-sarif" or
+	// "dependabot" (with the repository and alert number when read from
+	// GitHub).
 	Source string `json:"source"`
+	// Range, FirstPatched and Scope are a Dependabot alert's vulnerable
+	// range, first patched version and dependency scope: hints for the
+	// reader of the finding (the decision is OSV's), bounded text.
+	Range        string `json:"range,omitempty"`
+	FirstPatched string `json:"first_patched,omitempty"`
+	Scope        string `json:"scope,omitempty"`
 }
 
 // ReadVulnFile reads a vulnerable-dependency finding file: fixrail's own
-// JSON (one object, or an array of them), osv-scanner's --format json, or
-// osv-scanner's --format sarif.
+// JSON (one object, or an array of them), osv-scanner's --format json,
+// osv-scanner's --format sarif, or one Dependabot alert as the REST API
+// returns it.
 func ReadVulnFile(p string) ([]*Vuln, error) {
 	data, err := pathguard.ReadRegular(p, MaxVulnFileBytes)
 	if err != nil {
@@ -73,7 +84,24 @@ func ParseVuln(data []byte) ([]*Vuln, error) {
 		if isSARIF(probe) {
 			return parseOSVScannerSARIF(trim)
 		}
+		if isDependabotAlert(probe) {
+			a, err := ParseDependabotAlert(trim)
+			if err != nil {
+				return nil, err
+			}
+			v, err := a.Vuln()
+			if err != nil {
+				return nil, err
+			}
+			return []*Vuln{v}, nil
+		}
 		trim = append(append([]byte("["), trim...), ']')
+	}
+	if len(trim) > 0 && trim[0] == '[' {
+		var first []map[string]json.RawMessage
+		if json.Unmarshal(trim, &first) == nil && len(first) > 0 && isDependabotAlert(first[0]) {
+			return nil, fmt.Errorf("%w: a list of Dependabot alerts; pass one alert (GET /repos/{owner}/{repo}/dependabot/alerts/{number}), or run --alert N", ErrBadReport)
+		}
 	}
 	var in []struct {
 		ID         string   `json:"id"`
@@ -189,7 +217,7 @@ func newVuln(id, eco, pkg, version string, advisories []string, manifest, source
 	if v.Package, err = plainField("package", pkg, true); err != nil {
 		return nil, err
 	}
-	if v.Version, err = plainField("version", version, true); err != nil {
+	if v.Version, err = plainField("version", version, !versionOptional(source)); err != nil {
 		return nil, err
 	}
 	if len(advisories) > maxAdvisories {
@@ -224,24 +252,63 @@ func newVuln(id, eco, pkg, version string, advisories []string, manifest, source
 	return v, nil
 }
 
+// versionOptional: a Dependabot alert names no installed version; the cve
+// type reads it from the manifest, which is the authority anyway.
+func versionOptional(source string) bool {
+	return source == DependabotSource || strings.HasPrefix(source, DependabotSource+":")
+}
+
 // VulnFixType is the fix type that takes a vulnerable-dependency finding.
 const VulnFixType = "cve"
 
 // Finding turns v into the finding a run takes: fix type cve, with the
 // alert's facts as typed evidence (as untrusted as the alert) and a title
 // and body for the prompt and the PR, made from the same checked fields.
+//
+// CVE ids stay out of the title and body, in the evidence only: intake's
+// risk rule reads the word "cve" in a human's report as high risk
+// (investigate only), which is right for a bug report and wrong for this
+// type, where every finding is a vulnerability by definition and the
+// change is judged by its planned files and the cve oracle. Nearly every
+// Dependabot alert names a CVE; with the id in the title, every one would
+// ESCALATE high-risk. The ids still reach the agent (the fenced evidence),
+// the run report and the PR body (the decision's advisories) whole.
 func (v *Vuln) Finding() *Finding {
-	advisories := strings.Join(v.Advisories, ", ")
-	if advisories == "" {
-		advisories = "no advisory named"
+	var prose []string
+	for _, a := range v.Advisories {
+		if !strings.HasPrefix(strings.ToUpper(a), "CVE-") {
+			prose = append(prose, a)
+		}
 	}
-	body := fmt.Sprintf("%s reports %s %s at %s as vulnerable (%s).", v.Source, v.Ecosystem, v.Package, v.Version, advisories)
+	advisories := strings.Join(prose, ", ")
+	switch n := len(v.Advisories) - len(prose); {
+	case len(v.Advisories) == 0:
+		advisories = "no advisory named"
+	case len(prose) == 0:
+		advisories = fmt.Sprintf("%d advisory id(s), in the evidence", n)
+	case n > 0:
+		advisories += fmt.Sprintf(" and %d alias id(s) in the evidence", n)
+	}
+	at, title := " at "+v.Version, v.Version
+	if v.Version == "" {
+		at, title = " (the alert names no installed version: the manifest says)", "(installed version from the manifest)"
+	}
+	body := fmt.Sprintf("%s reports %s %s%s as vulnerable (%s).", v.Source, v.Ecosystem, v.Package, at, advisories)
 	if v.Manifest != "" {
 		body += " Manifest hint: " + v.Manifest + "."
 	}
+	if v.Range != "" {
+		body += " Vulnerable range (the alerted advisory's): " + v.Range + "."
+	}
+	if v.FirstPatched != "" {
+		body += " First patched version (that advisory's only): " + v.FirstPatched + "."
+	}
+	if v.Scope != "" {
+		body += " Scope: " + v.Scope + "."
+	}
 	return &Finding{
 		ID:      v.ID,
-		Title:   fmt.Sprintf("%s %s %s: %s", v.Ecosystem, v.Package, v.Version, advisories),
+		Title:   fmt.Sprintf("%s %s %s: %s", v.Ecosystem, v.Package, title, advisories),
 		Body:    body,
 		Source:  v.Source,
 		FixType: VulnFixType,

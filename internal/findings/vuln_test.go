@@ -67,6 +67,7 @@ func TestReadVulnFileRefusesFIFO(t *testing.T) {
 func FuzzParseVuln(f *testing.F) {
 	f.Add([]byte(osvScannerJSON))
 	f.Add([]byte(osvSARIF))
+	f.Add([]byte(dependabotAlert))
 	f.Add([]byte(`[{"ecosystem": "npm", "package": "a", "version": "1", "advisories": ["X"], "manifest": "a/package.json"}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		vs, err := ParseVuln(data)
@@ -74,7 +75,7 @@ func FuzzParseVuln(f *testing.F) {
 			return
 		}
 		for _, v := range vs {
-			if v.ID == "" || v.Package == "" || v.Version == "" {
+			if v.ID == "" || v.Package == "" || (v.Version == "") != (v.Source == DependabotSource) {
 				t.Fatalf("%+v", v)
 			}
 			if v.Manifest != "" {

@@ -606,6 +606,7 @@ func TestNoForbiddenCallInSource(t *testing.T) {
 		regexp.MustCompile(`Git\.(CreateRef|UpdateRef|DeleteRef|CreateCommit|CreateTree)`),
 		regexp.MustCompile(`Repositories\.(Merge|UpdateBranchProtection|RemoveBranchProtection|Edit|CreateFile|UpdateFile|DeleteFile)\b`),
 		regexp.MustCompile(`(?i)graphql`),
+		regexp.MustCompile(`Dependabot\.(UpdateAlert)`),
 		regexp.MustCompile(`--force|force-with-lease|"\+"\s*\+|\+refs/`),
 		regexp.MustCompile(`Draft:\s*(gh\.Ptr|new)\(false\)|"draft":\s*false`),
 	}

@@ -281,7 +281,8 @@ func (s *Server) Count(method, path string) int {
 
 // forbidden are the requests fixrail must never make, whatever a test
 // expects: merging, marking ready, moving or deleting refs, changing
-// protection or repository settings, and GraphQL (where
+// protection or repository settings, deciding a Dependabot alert (a
+// human's call), and GraphQL (where
 // markPullRequestReadyForReview and mergePullRequest live).
 var forbidden = []struct {
 	method string
@@ -300,6 +301,7 @@ var forbidden = []struct {
 	{"PATCH", regexp.MustCompile(`^/repos/[^/]+/[^/]+$`), "changes the repository"},
 	{"", regexp.MustCompile(`^/repos/[^/]+/[^/]+/actions/permissions`), "changes Actions settings"},
 	{"POST", regexp.MustCompile(`^/graphql$`), "GraphQL (ready-for-review and merge mutations)"},
+	{"PATCH", regexp.MustCompile(`^/repos/[^/]+/[^/]+/dependabot/alerts/\d+$`), "dismisses or reopens a Dependabot alert"},
 }
 
 // Forbidden says why a call is one fixrail must never make, or "". A PATCH of

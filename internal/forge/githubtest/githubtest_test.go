@@ -63,6 +63,12 @@ func TestStrict(t *testing.T) {
 				t.Errorf("status %d, want 599", got)
 			}
 		}},
+		{name: "unexpected alert", want: []string{"unexpected request GET /repos/o/r/dependabot/alerts/4"}, run: func(t *testing.T, s *Server) {
+			s.On("GET", "/repos/o/r/dependabot/alerts/3").Reply(200, DependabotAlert("o", "r", Alert{Number: 3, State: "open", Ecosystem: "pip", Package: "requests", GHSA: "GHSA-xxxx-xxxx-xxxx"})).AnyTimes()
+			if got := get(t, s.URL()+"repos/o/r/dependabot/alerts/4", Token); got != 599 {
+				t.Errorf("status %d, want 599", got)
+			}
+		}},
 		{name: "expected, never made", want: []string{"expected GET /repos/o/r 1 time(s), made 0"}, run: func(t *testing.T, s *Server) {
 			s.On("GET", "/repos/o/r")
 		}},
@@ -130,6 +136,8 @@ func TestForbidden(t *testing.T) {
 		{"PATCH", "/repos/o/r", `{"allow_auto_merge":true}`, true},
 		{"PUT", "/repos/o/r/actions/permissions/workflow", "", true},
 		{"DELETE", "/repos/o/r/issues/1/labels/x", "", true},
+		{"PATCH", "/repos/o/r/dependabot/alerts/3", `{"state":"dismissed","dismissed_reason":"tolerable_risk"}`, true},
+		{"GET", "/repos/o/r/dependabot/alerts/3", "", false},
 		{"POST", "/repos/o/r/pulls", `{"draft":true}`, false},
 		{"PATCH", "/repos/o/r/pulls/7", `{"body":"x"}`, false},
 		{"GET", "/repos/o/r/branches/main/protection", "", false},
