@@ -92,6 +92,9 @@ func (r *npmRegistry) unexpected() string {
 // publish lays out name's packument and tarballs for versions, the last
 // being dist-tags.latest.
 func (r *npmRegistry) publish(srvURL, name string, versions []string) {
+	// The server is already listening: its handler reads what this writes.
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	short := path.Base(name)
 	vs := map[string]any{}
 	times := map[string]string{"created": "2026-01-01T00:00:00.000Z", "modified": "2026-01-01T00:00:00.000Z"}
