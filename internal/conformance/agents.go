@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -50,7 +49,7 @@ var agentActions = []struct {
 }
 
 // agentNamed catches other agent actions by the words in their name.
-var agentNamed = regexp.MustCompile(`(^|[/-])(claude|codex|gemini-cli|opencode|openhands|aider|cline|goose|devin|cursor-agent|copilot-agent|ai-agent|llm-agent)([/-]|$)`)
+var agentNamed = lazyRE(`(^|[/-])(claude|codex|gemini-cli|opencode|openhands|aider|cline|goose|devin|cursor-agent|copilot-agent|ai-agent|llm-agent)([/-]|$)`)
 
 // agentCLIs are programs that run an agent, by program or package name.
 var agentCLIs = map[string]string{
@@ -76,7 +75,7 @@ func (w *Workflow) detectAgents(st *step) []*agent {
 				return []*agent{{st: st, kind: a.kind, model: a.model}}
 			}
 		}
-		if !strings.HasPrefix(st.uses, "docker://") && agentNamed.MatchString(st.uses) {
+		if !strings.HasPrefix(st.uses, "docker://") && agentNamed().MatchString(st.uses) {
 			return []*agent{{st: st, kind: st.uses}}
 		}
 		return nil
@@ -97,7 +96,7 @@ func (w *Workflow) detectAgents(st *step) []*agent {
 
 // agentWord finds an agent CLI named inside a computed command word:
 // $(which claude), "$HOME/.local/bin/codex".
-var agentWord = regexp.MustCompile(`(^|[^A-Za-z0-9_-])(claude|codex|gemini|opencode|aider|cursor-agent|copilot|goose|cline|openhands|qwen)([^A-Za-z0-9_-]|$)`)
+var agentWord = lazyRE(`(^|[^A-Za-z0-9_-])(claude|codex|gemini|opencode|aider|cursor-agent|copilot|goose|cline|openhands|qwen)([^A-Za-z0-9_-]|$)`)
 
 // computedAgent: a call whose program is computed rather than literal, and
 // whose text or (for $VAR) literal assignment names an agent CLI.
@@ -111,7 +110,7 @@ func computedAgent(st *step, c *syntax.CallExpr) *agent {
 			text += " " + strings.Join(st.sh.assignText(pe.Param.Value), " ")
 		}
 	}
-	if m := agentWord.FindStringSubmatch(text); m != nil {
+	if m := agentWord().FindStringSubmatch(text); m != nil {
 		return &agent{st: st, kind: agentCLIs[m[2]], call: c, rest: c.Args[1:]}
 	}
 	return nil
@@ -226,7 +225,7 @@ func (a *agent) hasArg(names ...string) bool {
 
 // isBudgetStep recognises a budget precheck: fixrail budget check, or a
 // step whose id or name says budget, quota, cost or spend.
-var budgetWord = regexp.MustCompile(`(?i)(budget|quota|spend|cost[-_ ]?(cap|check|guard|limit)|credit[-_ ]?(check|guard|cap|limit))`)
+var budgetWord = lazyRE(`(?i)(budget|quota|spend|cost[-_ ]?(cap|check|guard|limit)|credit[-_ ]?(check|guard|cap|limit))`)
 
 func isBudgetStep(st *step) bool {
 	if st.sh != nil {
@@ -240,5 +239,5 @@ func isBudgetStep(st *step) bool {
 	if len(st.agents) > 0 || st.fixrailRun {
 		return false
 	}
-	return budgetWord.MatchString(st.id) || st.al.Name != nil && budgetWord.MatchString(st.al.Name.Value)
+	return budgetWord().MatchString(st.id) || st.al.Name != nil && budgetWord().MatchString(st.al.Name.Value)
 }

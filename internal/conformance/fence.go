@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -20,7 +19,7 @@ type fence struct {
 
 func (f fence) contains(off int) bool { return off >= f.bodyOff && off < f.closeOff }
 
-var shellRefRe = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?`)
+var shellRefRe = lazyRE(`\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?`)
 
 // fences finds marker pairs in value: a line and a later identical line,
 // or <X> and </X>, or BEGIN… and END…. sc supplies the expressions; shell
@@ -68,7 +67,7 @@ func fences(value string, sc *scalar, shell bool) []fence {
 				}
 			}
 			if shell {
-				for _, m := range shellRefRe.FindAllStringSubmatch(t, -1) {
+				for _, m := range shellRefRe().FindAllStringSubmatch(t, -1) {
 					if !isPlaceholder(m[1]) {
 						f.shellRefs = append(f.shellRefs, m[1])
 					}
@@ -86,7 +85,7 @@ func fences(value string, sc *scalar, shell bool) []fence {
 // (fi, done, EOF): a tag <...>, a rule of punctuation (```, ---, ===), a
 // BEGIN/END line, or a token carrying a reference. No spaces outside ${{ }}.
 func markerShaped(t string) bool {
-	hasRef := strings.Contains(t, "${{") || shellRefRe.MatchString(t)
+	hasRef := strings.Contains(t, "${{") || shellRefRe().MatchString(t)
 	for {
 		i := strings.Index(t, "${{")
 		if i < 0 {
@@ -122,14 +121,14 @@ func containsStr(ss []string, s string) bool {
 
 // randomSource and weakSource classify the text that produces a nonce.
 var (
-	randomSource = regexp.MustCompile(`openssl\s+rand\s+(?:-hex|-base64)\s+(\d+)|/dev/urandom|uuidgen\s+(?:-r|--random)|/proc/sys/kernel/random/uuid|secrets\.token_(?:hex|urlsafe|bytes)|os\.urandom|crypto\.random(?:Bytes|UUID)`)
-	weakSource   = regexp.MustCompile(`\$\{?RANDOM\b|\bdate\b|GITHUB_RUN_(?:ID|NUMBER|ATTEMPT)|GITHUB_SHA|run_id|run_number|run_attempt|\.sha\b|uuidgen\s+(?:-t|--time)`)
+	randomSource = lazyRE(`openssl\s+rand\s+(?:-hex|-base64)\s+(\d+)|/dev/urandom|uuidgen\s+(?:-r|--random)|/proc/sys/kernel/random/uuid|secrets\.token_(?:hex|urlsafe|bytes)|os\.urandom|crypto\.random(?:Bytes|UUID)`)
+	weakSource   = lazyRE(`\$\{?RANDOM\b|\bdate\b|GITHUB_RUN_(?:ID|NUMBER|ATTEMPT)|GITHUB_SHA|run_id|run_number|run_attempt|\.sha\b|uuidgen\s+(?:-t|--time)`)
 )
 
 // judgeNonceText returns "" when text draws from a random source with
 // enough entropy, else why not.
 func judgeNonceText(text string) string {
-	for _, m := range randomSource.FindAllStringSubmatch(text, -1) {
+	for _, m := range randomSource().FindAllStringSubmatch(text, -1) {
 		if m[1] != "" {
 			if n, _ := strconv.Atoi(m[1]); n < 16 {
 				continue // openssl rand with fewer than 16 bytes
@@ -137,7 +136,7 @@ func judgeNonceText(text string) string {
 		}
 		return ""
 	}
-	if weakSource.MatchString(text) {
+	if weakSource().MatchString(text) {
 		return "it comes from a predictable value (run id, run number, sha, date or $RANDOM)"
 	}
 	return "it does not come from a random source (openssl rand -hex 16, /dev/urandom, uuidgen -r)"
@@ -267,7 +266,7 @@ func (s *script) resolveText(text string, depth int) string {
 	}
 	var b strings.Builder
 	b.WriteString(text)
-	for _, m := range shellRefRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range shellRefRe().FindAllStringSubmatch(text, -1) {
 		for _, v := range s.assignText(m[1]) {
 			b.WriteString(" ")
 			b.WriteString(s.resolveText(v, depth+1))

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"cmp"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -101,7 +100,7 @@ func (w *Workflow) reportPos(p *actionlint.Pos, msg string) {
 }
 
 // ignoreRe is "# fixrail-lint: ignore[rule,rule] reason".
-var ignoreRe = regexp.MustCompile(`#\s*fixrail-lint:\s*ignore\[([^\]]*)\]\s*(.*)$`)
+var ignoreRe = lazyRE(`#\s*fixrail-lint:\s*ignore\[([^\]]*)\]\s*(.*)$`)
 
 // applyIgnores drops findings covered by an ignore comment on their line
 // or on the line above, and reports ignores that lack a reason or name an
@@ -122,7 +121,7 @@ func (w *Workflow) applyIgnores(fs []Finding) []Finding {
 		if !strings.Contains(l, "fixrail-lint") {
 			continue
 		}
-		m := ignoreRe.FindStringSubmatch(l)
+		m := ignoreRe().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}

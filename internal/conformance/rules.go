@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rhysd/actionlint"
 	"mvdan.cc/sh/v3/syntax"
@@ -16,11 +17,11 @@ import (
 // Rules returns every rule in reporting order. The unparseable and
 // bad-ignore findings come from the parser and the ignore pass; they are
 // listed here so that output formats can describe them.
-func Rules() []*Rule { return allRules }
+func Rules() []*Rule { return allRules() }
 
 // RuleByID returns the rule with id, or nil.
 func RuleByID(id string) *Rule {
-	for _, r := range allRules {
+	for _, r := range allRules() {
 		if r.ID == id {
 			return r
 		}
@@ -28,11 +29,12 @@ func RuleByID(id string) *Rule {
 	return nil
 }
 
-var allRules []*Rule
-
-func init() {
-	allRules = []*Rule{ruleTitleInFence, ruleNonce, ruleGateNames, ruleCostCap, ruleNoMerge, ruleAllowlist, ruleModeParity, ruleTemplateInjection, ruleUnparseable, ruleBadIgnore}
-}
+// allRules is built on first use: the rules' examples are edited copies of
+// whole workflows, which every fixrail command would otherwise build at
+// start-up (most never lint).
+var allRules = sync.OnceValue(func() []*Rule {
+	return []*Rule{ruleTitleInFence(), ruleNonce(), ruleGateNames(), ruleCostCap(), ruleNoMerge(), ruleAllowlist(), ruleModeParity(), ruleTemplateInjection(), ruleUnparseable(), ruleBadIgnore()}
+})
 
 // forAgents calls f for every direct agent invocation, in file order.
 func (w *Workflow) forAgents(f func(a *agent)) {
@@ -174,13 +176,13 @@ func (w *Workflow) judgeFence(a *agent, f fence) string {
 // infer a strategy (seed 000's gate-naming block).
 var Gates = []struct {
 	Name string
-	Re   *regexp.Regexp
+	Re   func() *regexp.Regexp
 }{
 	// Matched against the lower-cased prompt.
-	{"reproduce with a failing test first", regexp.MustCompile(`reproduc`)},
-	{"stop on sensitive paths", regexp.MustCompile(`sensitive|security[- ]review|threat[- ]model`)},
-	{"open a draft pull request", regexp.MustCompile(`\bdraft\b`)},
-	{"never merge", regexp.MustCompile(`(never|do not|don't|must not|not)\s+merge`)},
+	{"reproduce with a failing test first", lazyRE(`reproduc`)},
+	{"stop on sensitive paths", lazyRE(`sensitive|security[- ]review|threat[- ]model`)},
+	{"open a draft pull request", lazyRE(`\bdraft\b`)},
+	{"never merge", lazyRE(`(never|do not|don't|must not|not)\s+merge`)},
 }
 
 func runGateNames(w *Workflow) {
@@ -199,7 +201,7 @@ func runGateNames(w *Workflow) {
 		var missing []string
 		low := strings.ToLower(text.String())
 		for _, g := range Gates {
-			if !g.Re.MatchString(low) {
+			if !g.Re().MatchString(low) {
 				missing = append(missing, g.Name)
 			}
 		}
@@ -413,7 +415,7 @@ var mergeActions = []string{
 }
 
 // scriptMerge finds merge, auto-merge and approval calls in github-script.
-var scriptMerge = regexp.MustCompile(`pulls\.merge\b|\.merge\(\s*\{|mergePullRequest|enablePullRequestAutoMerge|event:\s*['"]APPROVE['"]|repos\.merge\b`)
+var scriptMerge = lazyRE(`pulls\.merge\b|\.merge\(\s*\{|mergePullRequest|enablePullRequestAutoMerge|event:\s*['"]APPROVE['"]|repos\.merge\b`)
 
 // lintEnv is the machine policy.Analyze assumes: a GitHub-hosted runner.
 var lintEnv = policy.Env{Home: "/home/runner", TmpDir: "/tmp"}
@@ -434,7 +436,7 @@ func runNoMerge(w *Workflow) {
 			}
 			if st.uses == "actions/github-script" {
 				if s := st.act.Inputs["script"]; s != nil {
-					if loc := scriptMerge.FindStringIndex(s.Value.Value); loc != nil {
+					if loc := scriptMerge().FindStringIndex(s.Value.Value); loc != nil {
 						line, col := w.offsetPos(s.Value, loc[0])
 						w.reportAt(line, col, "github-script merges, enables auto-merge or approves a pull request ("+s.Value.Value[loc[0]:loc[1]]+")")
 					}
@@ -837,10 +839,10 @@ func writeTools(items []string) []string {
 
 // --- mode-parity ------------------------------------------------------
 
-var modeName = regexp.MustCompile(`(^|[_-])mode($|[_-])`)
+var modeName = lazyRE(`(^|[_-])mode($|[_-])`)
 
 func isModeRef(p []string) bool {
-	return len(p) >= 2 && modeName.MatchString(p[len(p)-1]) && (p[0] == "inputs" || p[0] == "env" || p[0] == "vars" || p[0] == "matrix" || p[0] == "github")
+	return len(p) >= 2 && modeName().MatchString(p[len(p)-1]) && (p[0] == "inputs" || p[0] == "env" || p[0] == "vars" || p[0] == "matrix" || p[0] == "github")
 }
 
 func (w *Workflow) mentionsMode(s *actionlint.String) bool {

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"cmp"
-	"regexp"
 	"strings"
 )
 
@@ -104,10 +103,10 @@ func eventTaint(rest []string) string {
 // title-in-fence does not report it.
 const callerID = "a caller-supplied id"
 
-var idName = regexp.MustCompile(`(number|_num|_id|^id|^pr|^issue)$`)
+var idName = lazyRE(`(number|_num|_id|^id|^pr|^issue)$`)
 
 func inputKind(name string) string {
-	if idName.MatchString(name) {
+	if idName().MatchString(name) {
 		return " (" + callerID + ")"
 	}
 	return " (a caller-controlled string input)"

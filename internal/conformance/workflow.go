@@ -3,7 +3,6 @@ package conformance
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -74,10 +73,10 @@ func (s *step) name() string {
 
 // hiddenEscape matches YAML escapes that decode to "$" or "{" in a
 // double-quoted scalar: they can assemble a ${{ }} the source does not show.
-var hiddenEscape = regexp.MustCompile(`\\(u0024|x24|U00000024|u007[bB]|x7[bB]|U0000007[bB])`)
+var hiddenEscape = lazyRE(`\\(u0024|x24|U00000024|u007[bB]|x7[bB]|U0000007[bB])`)
 
 // payloadRead: github-script code that reads attacker text from the event.
-var payloadRead = regexp.MustCompile(`context\.payload|\.(title|body|head_ref|head_branch)\b|head\.ref`)
+var payloadRead = lazyRE(`context\.payload|\.(title|body|head_ref|head_branch)\b|head\.ref`)
 
 // parse builds the model. Whatever cannot be analysed becomes an
 // unparseable finding; the rest is still built so other rules run.
@@ -107,7 +106,7 @@ func parse(path string, src []byte) *Workflow {
 		if !strings.Contains(l, "\\") {
 			continue
 		}
-		if loc := hiddenEscape.FindStringIndex(l); loc != nil {
+		if loc := hiddenEscape().FindStringIndex(l); loc != nil {
 			w.reportAt(i+1, loc[0]+1, "escape "+l[loc[0]:loc[1]]+" decodes to part of ${{ and hides an expression from review")
 		}
 	}
@@ -245,7 +244,7 @@ func (w *Workflow) buildJob(j *job) {
 				}
 			}
 			if st.uses == "actions/github-script" && st.outTaint == "" {
-				if s := ex.Inputs["script"]; s != nil && payloadRead.MatchString(s.Value.Value) {
+				if s := ex.Inputs["script"]; s != nil && payloadRead().MatchString(s.Value.Value) {
 					st.outTaint = "set by a script that reads the event payload"
 				}
 			}

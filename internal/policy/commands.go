@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // command analyses one simple command after expansion: argv[0] is the
@@ -34,6 +35,7 @@ func (a *analyzer) command(argv []field, env map[string]field, st *state, in inp
 			}
 			a.runFile(head, st, depth)
 		}
+		wrappersOnce.Do(initWrappers)
 		w, ok := wrappers[name]
 		if !ok {
 			a.dispatch(name, argv, env, st, in, depth)
@@ -111,6 +113,7 @@ func (a *analyzer) dispatch(name string, argv []field, env map[string]field, st 
 		a.shell(name, args, st, in, depth)
 		return
 	}
+	handlersOnce.Do(initHandlers)
 	if h, ok := handlers[name]; ok {
 		h(a, &cmd{name: name, argv: argv, args: args, env: env, st: st, in: in, depth: depth})
 		return
@@ -134,9 +137,16 @@ type cmd struct {
 	depth int
 }
 
-var handlers map[string]func(a *analyzer, c *cmd)
+// handlers is filled on first use (initHandlers), like gitSubcommands and
+// wrappers: fixrail links this package into every command and the hook
+// judges one call per process, so building the tables at init was start-up
+// cost most processes never use.
+var (
+	handlers     map[string]func(a *analyzer, c *cmd)
+	handlersOnce sync.Once
+)
 
-func init() {
+func initHandlers() {
 	handlers = map[string]func(a *analyzer, c *cmd){
 		"eval":      (*analyzer).evalCmd,
 		"source":    (*analyzer).sourceCmd,

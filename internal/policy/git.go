@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -107,6 +108,7 @@ func (a *analyzer) gitArgs(c *cmd, args []field, g *gitCtx, depth int) {
 	}
 	gst := c.st.clone()
 	gst.setCwd(g.dir)
+	gitSubcommandsOnce.Do(initGitSubcommands)
 	if h := gitSubcommands[sub.s]; h != nil {
 		h(a, gitCall{c: c, sub: sub.s, rest: rest, g: g, st: gst, depth: depth})
 	}
@@ -200,11 +202,15 @@ type gitCall struct {
 
 // gitSubcommands holds the analysis of each git subcommand that can trigger a
 // rule; a known subcommand without an entry triggers none. It is filled in
-// init because some entries reach gitArgs again (submodule foreach, bisect
-// run), which a package-level initializer would make a cycle.
-var gitSubcommands map[string]func(*analyzer, gitCall)
+// a function, on first use, because some entries reach gitArgs again
+// (submodule foreach, bisect run), which a package-level initializer would
+// make a cycle.
+var (
+	gitSubcommands     map[string]func(*analyzer, gitCall)
+	gitSubcommandsOnce sync.Once
+)
 
-func init() {
+func initGitSubcommands() {
 	checkout := func(a *analyzer, x gitCall) { a.gitCheckout(x.sub, x.rest, x.g, x.st) }
 	gc := func(a *analyzer, x gitCall) { a.gitGC(x.sub, x.rest) }
 	remote := func(a *analyzer, x gitCall) { a.gitRemoteCmd(x.sub, x.rest, x.g, x.st, x.c, x.depth) }

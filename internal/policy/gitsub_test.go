@@ -7,8 +7,9 @@ import "testing"
 // gitCommands, so a handler for a name missing there would be dead while the
 // command it was written for is reported as unknown instead.
 func TestGitSubcommandsAreKnown(t *testing.T) {
+	gitSubcommandsOnce.Do(initGitSubcommands)
 	if len(gitSubcommands) == 0 {
-		t.Fatal("gitSubcommands is empty: init did not run")
+		t.Fatal("gitSubcommands is empty: initGitSubcommands did not fill it")
 	}
 	for name := range gitSubcommands {
 		if !gitCommands[name] {

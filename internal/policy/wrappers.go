@@ -5,15 +5,20 @@ package policy
 
 import (
 	"strings"
+	"sync"
 )
 
 // wrapper unwraps a command that runs another command. It returns the inner
 // command (nil when there is none) and the state and input it runs with.
 type wrapper func(a *analyzer, name string, argv []field, env map[string]field, st *state, in input, depth int) ([]field, *state, input)
 
-var wrappers map[string]wrapper
+// wrappers is filled on first use (initWrappers), see handlers.
+var (
+	wrappers     map[string]wrapper
+	wrappersOnce sync.Once
+)
 
-func init() {
+func initWrappers() {
 	simple := func(sp optSpec, skip int) wrapper {
 		return func(a *analyzer, name string, argv []field, env map[string]field, st *state, in input, depth int) ([]field, *state, input) {
 			sp.posix = true

@@ -21,6 +21,7 @@ var hostileKnown = "hostile-" + "known-" + "value-0123456789"
 // keywordHeader lists every prefix and keyword the engine reacts to, so no
 // prefilter can skip the text after it.
 func keywordHeader() string {
+	tokenRulesOnce.Do(initTokenRules)
 	var b strings.Builder
 	for _, r := range tokenRules {
 		for _, p := range r.prefixes {
@@ -100,6 +101,7 @@ var hostileShapes = []hostileShape{
 	}},
 	{"prefix-repeat", func(n int) string { return repeatTo("gh"+"p_", n) }},
 	{"all-prefixes", func(n int) string {
+		tokenRulesOnce.Do(initTokenRules)
 		var b strings.Builder
 		for _, r := range tokenRules {
 			for _, p := range r.prefixes {

@@ -23,6 +23,7 @@ type RuleInfo struct {
 func Rules() []RuleInfo { return slices.Clone(rulesList()) }
 
 var rulesList = sync.OnceValue(func() []RuleInfo {
+	tokenRulesOnce.Do(initTokenRules)
 	var rules []RuleInfo
 	for _, r := range tokenRules {
 		rules = append(rules, RuleInfo{ID: r.id, Description: r.desc, Example: r.example()})
@@ -137,9 +138,16 @@ func (m *memos) get(k int, cs *charset) *runMemo {
 	return &m[k]
 }
 
-var tokenRules []tokenRule
+// tokenRules and the prefix index are built on first use
+// (tokenRulesOnce.Do(initTokenRules)): every fixrail command links this
+// package, and most redact nothing.
+var (
+	tokenRules     []tokenRule
+	tokenRulesOnce sync.Once
+)
 
-func init() {
+func initTokenRules() {
+	defer indexPrefixes()
 	ghBody := body{csAlnum, 36, 251}
 	tokenRules = []tokenRule{
 		{id: "github-pat", desc: "GitHub personal access token (classic)", prefixes: []string{"gh" + "p_"}, body: ghBody,
@@ -201,6 +209,7 @@ func init() {
 
 // allRuleIDs lists every rule that can name a marker.
 func allRuleIDs() []string {
+	tokenRulesOnce.Do(initTokenRules)
 	ids := []string{RuleKnownValue, RuleKnownValueBase64, RuleCustomerID, RuleWithheld, RuleTooManyFindings}
 	for _, r := range tokenRules {
 		ids = append(ids, r.id)
@@ -345,7 +354,7 @@ type prefixEntry struct {
 	rule   int // index into tokenRules
 }
 
-func init() {
+func indexPrefixes() {
 	for ri, r := range tokenRules {
 		for _, p := range r.prefixes {
 			h := uint16(p[0])<<8 | uint16(p[1])
@@ -366,6 +375,7 @@ func init() {
 }
 
 func scanTokenRules(t string, c *collector) {
+	tokenRulesOnce.Do(initTokenRules)
 	var (
 		m       = make([]memos, len(tokenRules))
 		lastEnd = make([]int, len(tokenRules))
