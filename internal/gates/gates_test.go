@@ -141,19 +141,25 @@ func TestCatalogue(t *testing.T) {
 
 func TestDiffNonEmpty(t *testing.T) {
 	tests := []struct {
-		name    string
-		changed []string
-		want    result
+		name       string
+		changed    []string
+		want       result
+		noEvidence bool // a type whose oracle is the harness's (cve)
 	}{
-		{"nothing changed", nil, result{Detail: "nothing changed besides the test"}},
-		{"only the test changed", []string{testPath}, result{Detail: "nothing changed besides the test"}},
-		{"one source file", []string{"src/textfmt/format.py"}, result{Pass: true, Detail: "1 file(s) besides the test changed"}},
+		{"nothing changed", nil, result{Detail: "nothing changed besides the evidence"}, false},
+		{"only the test changed", []string{testPath}, result{Detail: "nothing changed besides the evidence"}, false},
+		{"one source file", []string{"src/textfmt/format.py"}, result{Pass: true, Detail: "1 file(s) changed besides the evidence"}, false},
 		{"source and test", []string{"src/textfmt/format.py", "src/textfmt/util.py", testPath},
-			result{Pass: true, Detail: "2 file(s) besides the test changed"}},
+			result{Pass: true, Detail: "2 file(s) changed besides the evidence"}, false},
+		{"no evidence, nothing changed", nil, result{Detail: "nothing changed"}, true},
+		{"no evidence, the manifest changed", []string{"requirements.txt"}, result{Pass: true, Detail: "1 file(s) changed"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := change(t)
+			if tc.noEvidence {
+				c.Evidence = nil
+			}
 			c.Changed = tc.changed
 			if diff := cmp.Diff(tc.want, run(t, gates.DiffNonEmpty, c)); diff != "" {
 				t.Errorf("result (-want +got):\n%s", diff)
