@@ -27,6 +27,7 @@ func TestDoctorGitHub(t *testing.T) {
 			name: "public, ruleset, Actions may open PRs",
 			setup: func(s *githubtest.Server) {
 				reads(s, false, true)
+				s.On("GET", "/repos/o/r/dependabot/alerts").Query("per_page", "1").Reply(200, "[]")
 				s.On("GET", "/repos/o/r/actions/permissions/workflow").Reply(200, githubtest.WorkflowPermissions("read", true))
 				s.On("GET", "/repos/o/r/branches/main").Reply(200, githubtest.Branch("main", false))
 				s.On("GET", "/repos/o/r/rules/branches/main").Reply(200, githubtest.Rules(githubtest.Rule{Type: "pull_request", Reviews: 1}))
@@ -38,6 +39,7 @@ func TestDoctorGitHub(t *testing.T) {
 				"ok github-permission Metadata: read: readable",
 				"ok github-permission Checks: read: readable",
 				"ok github-permission Administration: read (optional): readable",
+				"ok github-permission Dependabot alerts: read, for run --alert (optional): readable",
 				"ok branch-protection main requires a pull request (ruleset o/r#42 (pull_request, 1 approval(s)))",
 				"ok draft-prs available (public repository)",
 				"ok actions-prs GitHub Actions may create pull requests",
@@ -47,6 +49,7 @@ func TestDoctorGitHub(t *testing.T) {
 			name: "private, classic protection unreadable, no admin",
 			setup: func(s *githubtest.Server) {
 				reads(s, true, false)
+				s.On("GET", "/repos/o/r/dependabot/alerts").Reply(403, githubtest.NotAccessible)
 				s.On("GET", "/repos/o/r/actions/permissions/workflow").Reply(403, githubtest.NotAccessible)
 				s.On("GET", "/repos/o/r/branches/main").Reply(200, githubtest.Branch("main", true))
 				s.On("GET", "/repos/o/r/rules/branches/main").Reply(200, githubtest.Rules())
@@ -54,6 +57,7 @@ func TestDoctorGitHub(t *testing.T) {
 			},
 			want: []string{
 				"warn github-permission Administration: read (optional): o/r: probe Administration: read (optional): HTTP 403: Resource not accessible by integration",
+				"warn github-permission Dependabot alerts: read, for run --alert (optional): o/r: probe Dependabot alerts: read, for run --alert (optional): HTTP 403",
 				"fail branch-protection base branch main protection cannot be confirmed with this token",
 				"warn draft-prs private repository",
 				"warn actions-prs unknown",

@@ -92,6 +92,12 @@ func (f *Forge) Diagnose(ctx context.Context) (Diagnosis, error) {
 		_, r, err := f.c.Repositories.GetCombinedStatus(ctx, f.cfg.Owner, f.cfg.Repo, base, one)
 		return r, err
 	})
+	// Only run --alert N needs it; GitHub answers 403 as well when
+	// Dependabot alerts are off for the repository, and the detail says so.
+	probe("Dependabot alerts: read, for run --alert (optional)", func(ctx context.Context) (*gh.Response, error) {
+		_, r, err := f.c.Dependabot.ListRepoAlerts(ctx, f.cfg.Owner, f.cfg.Repo, &gh.ListAlertsOptions{ListCursorOptions: gh.ListCursorOptions{PerPage: 1}})
+		return r, err
+	})
 	var wp *gh.DefaultWorkflowPermissionRepository
 	probe("Administration: read (optional)", func(ctx context.Context) (*gh.Response, error) {
 		var r *gh.Response
