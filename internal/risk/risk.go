@@ -16,6 +16,7 @@ package risk
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -385,6 +386,12 @@ func namedPaths(text string) []string {
 		if !strings.Contains(w, "/") && !hasCodeExt(w) {
 			continue
 		}
+		if npmScoped.MatchString(w) {
+			// @scope/name is a package (every scoped npm alert names one),
+			// not a repository path; the files a plan touches are scored
+			// again at P3 whatever the report said.
+			continue
+		}
 		if strings.Trim(w, "/.") == "" || seen[w] {
 			continue
 		}
@@ -393,6 +400,11 @@ func namedPaths(text string) []string {
 	}
 	return out
 }
+
+// npmScoped is an npm scoped package name: @scope/name in npm's lower-case
+// alphabet with no further slash and no dot in the name, so nothing that
+// could be a file (@x/server.pem) is taken for a package.
+var npmScoped = regexp.MustCompile(`^@[a-z0-9~-][a-z0-9._~-]*/[a-z0-9~-][a-z0-9_~-]*$`)
 
 func hasCodeExt(w string) bool {
 	lw := strings.ToLower(w)
