@@ -91,7 +91,7 @@ func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (
 			case !strings.EqualFold(ev.Repo, in.github):
 				return runIntake{}, usagef("the event is for %s, not %s", ev.Repo, in.github)
 			}
-			in.alert = ev.Alert
+			in.alert, in.event = ev.Alert, ev
 			return in, nil
 		}
 		if in.alert != 0 {
@@ -153,6 +153,10 @@ func (in runIntake) readAlert(ctx context.Context, src findings.AlertSource, p *
 	}
 	p.Finding = v.Finding()
 	p.ForgeRepo = "github.com/" + strings.ToLower(in.github)
+	if in.event != nil && in.event.Sender != "" {
+		// Charged like a label-triggered run: to whoever the event names.
+		p.Actor = "github:" + in.event.Sender
+	}
 	return nil
 }
 
