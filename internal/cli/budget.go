@@ -21,7 +21,7 @@ import (
 
 var cmdBudget = &command{
 	Name:  "budget",
-	Usage: "[check] [--repo DIR | --repo OWNER/NAME --issue N [--dir DIR]] [--actor NAME] [--finding ID] [--json]",
+	Usage: "[check] [--repo DIR | --repo OWNER/NAME (--issue N | --alert N) [--dir DIR]] [--actor NAME] [--finding ID] [--json]",
 	Short: "show spend, reservations and caps per scope; check whether a run would start",
 	Long: `
 Budget reads the ledger fixrail.yaml names (ledger.url: .fixrail/state.db by
@@ -41,7 +41,8 @@ github:$GITHUB_ACTOR under Actions), the one a run started here would carry.
 
 With --issue N, --repo names the GitHub repository (owner/name) as it does
 for fixrail run: the scope is github.com/owner/name, the finding gh-N, and
-the clone --dir (default ".").`,
+the clone --dir (default "."). --alert N is the same for Dependabot alert N
+(the finding dependabot-N), as fixrail run --alert takes it.`,
 	Flags: func() *flag.FlagSet { fs, _ := budgetFlags(); return fs },
 	Run:   runBudget,
 }
@@ -49,7 +50,7 @@ the clone --dir (default ".").`,
 type budgetOpts struct {
 	repo, actor, finding string
 	dir, forgeRepo       string
-	issue                int
+	issue, alert         int
 	json                 bool
 }
 
@@ -60,7 +61,8 @@ func budgetFlags() (*flag.FlagSet, *budgetOpts) {
 	fs.StringVar(&o.actor, "actor", "", "the actor a run would be charged to (default local:<uid>)")
 	fs.StringVar(&o.finding, "finding", "", "check: also require that this finding is not in flight")
 	fs.IntVar(&o.issue, "issue", 0, "the GitHub issue `number` a run would take (then --repo is owner/name)")
-	fs.StringVar(&o.dir, "dir", ".", "with --issue: the clone whose fixrail.yaml and ledger to read")
+	fs.IntVar(&o.alert, "alert", 0, "the Dependabot alert `number` a run would take (then --repo is owner/name)")
+	fs.StringVar(&o.dir, "dir", ".", "with --issue or --alert: the clone whose fixrail.yaml and ledger to read")
 	fs.BoolVar(&o.json, "json", false, "print as JSON")
 	return fs, o
 }
@@ -114,29 +116,37 @@ func runBudget(ctx context.Context, stdio Stdio, args []string) error {
 	return nil
 }
 
-// github resolves --repo as fixrail run does: with --issue it is the
-// GitHub repository (the scope the run charges) and the clone is --dir.
+// github resolves --repo as fixrail run does: with --issue or --alert it
+// is the GitHub repository (the scope the run charges) and the clone is
+// --dir.
 func (o *budgetOpts) github(fs *flag.FlagSet, lookup func(string) (string, bool)) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !set["issue"] {
+	if !set["issue"] && !set["alert"] {
 		if set["dir"] {
-			return usagef("--dir goes with --issue; without it the clone is --repo DIR")
+			return usagef("--dir goes with --issue or --alert; without it the clone is --repo DIR")
 		}
 		o.dir = o.repo
 		return nil
 	}
-	if o.issue <= 0 {
-		return usagef("--issue must be a positive issue number, not %d", o.issue)
+	flag, n, id := "--issue", o.issue, findings.FindingID(o.issue)
+	switch {
+	case set["issue"] && set["alert"]:
+		return usagef("--issue and --alert name two findings; pass one")
+	case set["alert"]:
+		flag, n, id = "--alert", o.alert, findings.AlertID(o.alert)
+	}
+	if n <= 0 {
+		return usagef("%s must be a positive number, not %d", flag, n)
 	}
 	if _, _, err := github.ParseRepo(o.repo); err != nil {
-		return usagef("with --issue, --repo names the GitHub repository as owner/name (the clone is --dir): %v", err)
+		return usagef("with %s, --repo names the GitHub repository as owner/name (the clone is --dir): %v", flag, err)
 	}
 	if o.finding != "" {
-		return usagef("--issue names the finding (gh-%d); drop --finding", o.issue)
+		return usagef("%s names the finding (%s); drop --finding", flag, id)
 	}
 	o.forgeRepo = "github.com/" + strings.ToLower(o.repo)
-	o.finding = findings.FindingID(o.issue)
+	o.finding = id
 	if v, _ := lookup("GITHUB_ACTIONS"); v == "true" && o.actor == "" {
 		if a, _ := lookup("GITHUB_ACTOR"); findings.ValidLogin(a) {
 			o.actor = "github:" + a

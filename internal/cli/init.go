@@ -21,7 +21,7 @@ var cmdInit = &command{
 	Usage: "[--dir DIR] [--force]",
 	Short: "write fixrail.yaml (with the deny-list manifest) and the reference CI workflow",
 	Long: `
-Init writes two files into the repository at --dir (default: the current
+Init writes three files into the repository at --dir (default: the current
 directory):
 
   fixrail.yaml                  the configuration, commented; paths.sensitive
@@ -31,9 +31,12 @@ directory):
   .github/workflows/fixrail.yml the reference workflow: label-triggered, one
                                 run per issue, least privilege, a fail-closed
                                 budget precheck, fixrail run as the hard leg
+  .github/workflows/fixrail-alerts.yml
+                                the same envelope for Dependabot alerts: one
+                                run per alert (fixrail run --alert N)
 
 The test and suite commands are guessed from go.mod or package.json
-(otherwise pytest); edit them. The workflow passes fixrail lint with zero
+(otherwise pytest); edit them. Both workflows pass fixrail lint with zero
 findings. Existing files are never overwritten without --force; nothing is
 written unless every file can be.`,
 	Flags: func() *flag.FlagSet { fs, _ := initFlags(); return fs },
@@ -96,6 +99,7 @@ func runInit(_ context.Context, stdio Stdio, args []string) error {
 	}{
 		{config.FileName, []byte(cfg)},
 		{filepath.Join(".github", "workflows", "fixrail.yml"), conformance.ReferenceWorkflow},
+		{filepath.Join(".github", "workflows", "fixrail-alerts.yml"), conformance.AlertsWorkflow},
 	}
 	if !o.force {
 		var exist []string

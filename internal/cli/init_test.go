@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/conformance"
 	"github.com/fixrail/fixrail/internal/sensitive"
@@ -44,9 +46,52 @@ func TestInitConfigIsAccepted(t *testing.T) {
 	}
 }
 
-// TestInitWorkflowIsClean keeps the reference workflow at zero findings.
+// TestInitWorkflowIsClean keeps both reference workflows at zero findings.
 func TestInitWorkflowIsClean(t *testing.T) {
-	if fs := conformance.Lint("fixrail.yml", conformance.ReferenceWorkflow, conformance.Options{NoIgnores: true}); len(fs) > 0 {
-		t.Errorf("the reference workflow has findings: %+v", fs)
+	for name, wf := range map[string][]byte{"fixrail.yml": conformance.ReferenceWorkflow, "fixrail-alerts.yml": conformance.AlertsWorkflow} {
+		if fs := conformance.Lint(name, wf, conformance.Options{NoIgnores: true}); len(fs) > 0 {
+			t.Errorf("the reference workflow %s has findings: %+v", name, fs)
+		}
+	}
+}
+
+// TestInitWorkflowsCheckOutFirst: every fixrail step of a reference
+// workflow but its install runs in the checkout (budget check and run read
+// the clone's fixrail.yaml and ledger; on a fresh runner the workspace is
+// empty until actions/checkout), and the budget precheck comes before run.
+func TestInitWorkflowsCheckOutFirst(t *testing.T) {
+	for name, wf := range map[string][]byte{"fixrail.yml": conformance.ReferenceWorkflow, "fixrail-alerts.yml": conformance.AlertsWorkflow} {
+		var doc struct {
+			Jobs map[string]struct {
+				Steps []struct {
+					Uses string `yaml:"uses"`
+					Run  string `yaml:"run"`
+				} `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		if err := yaml.Unmarshal(wf, &doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for job, j := range doc.Jobs {
+			checkout, budget, run := -1, -1, -1
+			for i, s := range j.Steps {
+				switch {
+				case strings.HasPrefix(s.Uses, "actions/checkout@"):
+					checkout = i
+				case strings.HasPrefix(s.Run, "fixrail budget check "):
+					budget = i
+				case strings.HasPrefix(s.Run, "fixrail run "):
+					run = i
+				case strings.Contains(s.Run, "fixrail") && !strings.HasPrefix(s.Run, "go install "):
+					t.Errorf("%s job %s: step %d runs fixrail in a way this test does not know: %q", name, job, i, s.Run)
+				}
+			}
+			if checkout < 0 || budget < 0 || run < 0 {
+				t.Fatalf("%s job %s: checkout %d, budget check %d, run %d: a step is missing", name, job, checkout, budget, run)
+			}
+			if !(checkout < budget && budget < run) {
+				t.Errorf("%s job %s: checkout at step %d, budget check at %d, run at %d; want checkout, then budget check, then run", name, job, checkout, budget, run)
+			}
+		}
 	}
 }

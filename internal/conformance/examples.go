@@ -11,6 +11,13 @@ import (
 //go:embed reference/fixrail.yml
 var ReferenceWorkflow []byte
 
+// AlertsWorkflow is the workflow fixrail init writes for Dependabot
+// alerts: ReferenceWorkflow's envelope around run --alert. It passes every
+// rule as well.
+//
+//go:embed reference/fixrail-alerts.yml
+var AlertsWorkflow []byte
+
 // goodAgent calls an agent directly and conforms: budget first, a random
 // nonce, the issue fenced, gates named, two staged allowlists.
 const goodAgent = `on:
@@ -125,7 +132,7 @@ environment, is read as instructions.`,
 			edit(goodAgent, "      - uses: anthropics/claude-code-action@v1\n        with:\n          prompt: |\n            Reproduce",
 				"      - uses: anthropics/claude-code-action@v1\n        env:\n          ISSUE_BODY: ${{ github.event.issue.body }}\n        with:\n          prompt: |\n            Reproduce"),
 		},
-		Negative: []string{goodAgent, goodCLI, plainCI, string(ReferenceWorkflow)},
+		Negative: []string{goodAgent, goodCLI, plainCI, string(ReferenceWorkflow), string(AlertsWorkflow)},
 		Run:      runTitleInFence,
 	}
 }
@@ -161,7 +168,7 @@ jobs:
           claude_args: --allowedTools Read
 `,
 		},
-		Negative: []string{goodAgent, goodCLI, plainCI, string(ReferenceWorkflow)},
+		Negative: []string{goodAgent, goodCLI, plainCI, string(ReferenceWorkflow), string(AlertsWorkflow)},
 		Run:      runNonce,
 	}
 }
@@ -180,7 +187,7 @@ the bug and run the tests") leaves the model to infer the rest.`,
 			editAll(goodAgent, "Open a draft pull request; never merge.", "Fix it and run the tests."),
 			edit(goodAgent, "Reproduce the bug with a failing test first. ", ""),
 		},
-		Negative: []string{goodAgent, goodCLI, plainCI, string(ReferenceWorkflow)},
+		Negative: []string{goodAgent, goodCLI, plainCI, string(ReferenceWorkflow), string(AlertsWorkflow)},
 		Run:      runGateNames,
 	}
 }
@@ -205,7 +212,7 @@ output (an unset output would read as under budget).`,
 			edit(string(ReferenceWorkflow), `fixrail budget check --repo "$GITHUB_REPOSITORY" --issue "$ISSUE_NUMBER"`, `fixrail budget check --repo "$GITHUB_REPOSITORY" --issue "$ISSUE_NUMBER" || echo 0`),
 			edit(string(ReferenceWorkflow), "      - name: fixrail run\n", "      - name: fixrail run\n        if: always()\n"),
 		},
-		Negative: []string{goodAgent, goodCLI, plainCI, string(ReferenceWorkflow)},
+		Negative: []string{goodAgent, goodCLI, plainCI, string(ReferenceWorkflow), string(AlertsWorkflow)},
 		Run:      runCostCap,
 	}
 }
@@ -256,7 +263,7 @@ investigation: read tools plus writes to a test path only.`,
 			edit(goodCLI, `claude -p --allowedTools "Read,Grep"`, `claude -p --dangerously-skip-permissions`),
 			edit(goodCLI, `claude -p --allowedTools "Read,Grep"`, `claude -p --allowedTools "Read,Bash(npx:*)"`),
 		},
-		Negative: []string{goodAgent, goodCLI, plainCI, string(ReferenceWorkflow)},
+		Negative: []string{goodAgent, goodCLI, plainCI, string(ReferenceWorkflow), string(AlertsWorkflow)},
 		Run:      runAllowlist,
 	}
 }
@@ -302,7 +309,7 @@ job if:) or take a value from the mode.`,
 			edit(modeWorkflow, "      - run: fixrail run", "      - run: echo extra\n        if: inputs.mode != 'interactive'\n      - run: fixrail run"),
 			edit(modeWorkflow, `--issue "$ISSUE_NUMBER"`, `--issue "$ISSUE_NUMBER" --max-turns ${{ inputs.mode == 'interactive' && 80 || 40 }}`),
 		},
-		Negative: []string{modeWorkflow, goodAgent, plainCI, string(ReferenceWorkflow)},
+		Negative: []string{modeWorkflow, goodAgent, plainCI, string(ReferenceWorkflow), string(AlertsWorkflow)},
 		Run:      runModeParity,
 	}
 }
@@ -346,7 +353,7 @@ script in another shell. It cannot be ignored inline.`,
 			edit(plainCI, "      - run: go test ./...\n", "      - run: if then fi\n"),
 			edit(plainCI, "      - run: go test ./...\n", "      - run: Write-Host hi\n        shell: pwsh\n"),
 		},
-		Negative: []string{goodAgent, goodCLI, plainCI, string(ReferenceWorkflow)},
+		Negative: []string{goodAgent, goodCLI, plainCI, string(ReferenceWorkflow), string(AlertsWorkflow)},
 		Run:      func(*Workflow) {}, // reported while parsing
 	}
 }

@@ -13,6 +13,7 @@ func FuzzLint(f *testing.F) {
 	f.Add(goodAgent)
 	f.Add(goodCLI)
 	f.Add(string(ReferenceWorkflow))
+	f.Add(string(AlertsWorkflow))
 	if files, _ := filepath.Glob("testdata/corpus/*.yml"); len(files) > 0 {
 		for _, p := range files[:min(len(files), 20)] {
 			if b, err := os.ReadFile(p); err == nil {
