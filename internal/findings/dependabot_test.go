@@ -44,10 +44,9 @@ func TestParseVulnDependabot(t *testing.T) {
 	if f.Type() != VulnFixType || f.Evidence.Version != "" || !strings.Contains(f.Body, "the manifest says") || !strings.Contains(f.Body, "< 2.32.0") {
 		t.Errorf("finding %+v", f)
 	}
-	// The CVE id is evidence, not prose: in the title it would make intake
-	// score every alert high-risk (the keyword "cve").
-	if strings.Contains(strings.ToLower(f.Title+f.Body), "cve") || !slices.Contains(f.Evidence.Advisories, "CVE-2024-35195") ||
-		!strings.Contains(f.Title, "GHSA-9wx4-h78v-vm56 and 1 alias id(s) in the evidence") {
+	// Every advisory id is in the title and the evidence (intake does not
+	// score "cve" for the cve type: fixtype's Implied).
+	if !slices.Contains(f.Evidence.Advisories, "CVE-2024-35195") || !strings.Contains(f.Title, "GHSA-9wx4-h78v-vm56, CVE-2024-35195") {
 		t.Errorf("title %q body %q evidence %v", f.Title, f.Body, f.Evidence.Advisories)
 	}
 	if strings.Contains(f.Body, "Ignore previous instructions") {

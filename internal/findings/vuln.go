@@ -265,29 +265,13 @@ const VulnFixType = "cve"
 // alert's facts as typed evidence (as untrusted as the alert) and a title
 // and body for the prompt and the PR, made from the same checked fields.
 //
-// CVE ids stay out of the title and body, in the evidence only: intake's
-// risk rule reads the word "cve" in a human's report as high risk
-// (investigate only), which is right for a bug report and wrong for this
-// type, where every finding is a vulnerability by definition and the
-// change is judged by its planned files and the cve oracle. Nearly every
-// Dependabot alert names a CVE; with the id in the title, every one would
-// ESCALATE high-risk. The ids still reach the agent (the fenced evidence),
-// the run report and the PR body (the decision's advisories) whole.
+// The advisory ids (CVE ones too) are in the title: intake's risk rule
+// does not score "cve" for this type (fixtype's Implied), since every
+// finding of it names one.
 func (v *Vuln) Finding() *Finding {
-	var prose []string
-	for _, a := range v.Advisories {
-		if !strings.HasPrefix(strings.ToUpper(a), "CVE-") {
-			prose = append(prose, a)
-		}
-	}
-	advisories := strings.Join(prose, ", ")
-	switch n := len(v.Advisories) - len(prose); {
-	case len(v.Advisories) == 0:
+	advisories := strings.Join(v.Advisories, ", ")
+	if advisories == "" {
 		advisories = "no advisory named"
-	case len(prose) == 0:
-		advisories = fmt.Sprintf("%d advisory id(s), in the evidence", n)
-	case n > 0:
-		advisories += fmt.Sprintf(" and %d alias id(s) in the evidence", n)
 	}
 	at, title := " at "+v.Version, v.Version
 	if v.Version == "" {

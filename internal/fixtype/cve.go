@@ -50,6 +50,10 @@ func NewCVE(src cve.Source) *Type {
 		Doc:     "a vulnerable dependency: the package from the manifests, the lowest version that clears every advisory, a built-in bump",
 		Subject: "vulnerable-dependency alert",
 		Budget:  Budget{MaxDiffLines: 200, BashRules: cveBashRules},
+		// An alert names a CVE and calls its package vulnerable: that is
+		// what the type is, not a risk it raises. "security" is not here:
+		// a package named for it (spring-security) is a signal.
+		Implied: []string{"cve", "vulnerability"},
 		Check:   func(*config.Config) error { return nil },
 		// No investigate phase writes anything: the harness plans.
 		Scope: func(*config.Config) []string { return nil },

@@ -40,6 +40,11 @@ type Type struct {
 	Subject string
 	// Budget is the type's own caps, applied inside the configuration's.
 	Budget Budget
+	// Implied are intake risk keywords every finding of the type names by
+	// definition (an advisory id says "cve" of every cve finding): for a
+	// finding of this type they are no signal, and intake does not score
+	// them. Every other keyword, label and path still counts. Optional.
+	Implied []string
 	// Check validates what the type needs from fixrail.yaml. It runs when
 	// a finding of the type is taken, so a repository configures only the
 	// types it uses.

@@ -38,7 +38,7 @@ func (r *run) intake(ctx context.Context) *Outcome {
 	if access == "" {
 		access = risk.AccessOperator
 	}
-	r.risk = r.rules.Intake(risk.Report{Title: fin.Title, Body: fin.Body, Labels: fin.Labels, Access: access})
+	r.risk = r.rules.Intake(risk.Report{Title: fin.Title, Body: fin.Body, Labels: fin.Labels, Access: access, Implied: r.typ.Implied})
 	r.rep.Risk = &r.risk
 	r.gate("P1", "risk", verdictOf(!r.risk.High()), "intake: "+r.risk.Level.String()+riskWhy(r.risk))
 	// A clone poisoned by an earlier finding's config drift runs no more git.

@@ -202,6 +202,20 @@ type Report struct {
 	Title, Body string
 	Labels      []string
 	Access      Access
+	// Implied are keywords the finding's fix type names by definition
+	// (fixtype.Type.Implied); a match on one is not scored.
+	Implied []string
+}
+
+// implied reports whether kw is one of the fix type's implied keywords,
+// compared as keywords are (tokenised, so "CVE" and "cve" are one).
+func implied(list []string, kw string) bool {
+	for _, k := range list {
+		if strings.Join(tokens(k, 8), " ") == kw {
+			return true
+		}
+	}
+	return false
 }
 
 // scanCap bounds how much of a title or body is scanned.
@@ -217,6 +231,9 @@ func (r *Rules) Intake(rep Report) Score {
 	}
 	for _, f := range []struct{ name, text string }{{"title", rep.Title}, {"body", rep.Body}} {
 		for _, kw := range r.matches(f.text) {
+			if implied(rep.Implied, kw) {
+				continue
+			}
 			s.add(Input{Stage: StageIntake, Kind: "keyword", Value: kw, Level: High, Why: "a high-risk keyword in the " + f.name})
 		}
 	}
