@@ -51,15 +51,7 @@ func TestPRBodyGolden(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := gittest.NewRepo(t, map[string]string{"fixrail.yaml": reasonsYAML, "src/README": "source\n", "tests/.keep": ""})
-			s, err := pipeline.Prepare(t.Context(), dir, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			outbox, err := s.StateDir("outbox")
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, outbox := prepared(t, dir)
 			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 				Finding: &findings.Finding{ID: "golden", Title: "check is BROKEN", Body: "it prints BROKEN", Labels: []string{"bug"}},
 				Runner:  scriptedAgent{},

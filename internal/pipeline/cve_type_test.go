@@ -104,15 +104,7 @@ sandbox: off
 `,
 				"requirements.txt": "flask==3.0.0\nrequests==2.0.0\n",
 			})
-			s, err := pipeline.Prepare(t.Context(), dir, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			outbox, err := s.StateDir("outbox")
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, outbox := prepared(t, dir)
 			v := &findings.Vuln{ID: "cve-" + tc.name, Ecosystem: "PyPI", Package: tc.pkg, Version: "2.0.0", Advisories: []string{"PYSEC-1"}, Manifest: "requirements.txt", Source: "finding"}
 			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 				Finding: v.Finding(),
@@ -208,15 +200,7 @@ sandbox: off
 `,
 				"requirements.txt": "flask==3.0.0\nrequests==2.0.0\n",
 			})
-			s, err := pipeline.Prepare(t.Context(), dir, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			outbox, err := s.StateDir("outbox")
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, outbox := prepared(t, dir)
 			v := &findings.Vuln{ID: "cve-unguided", Ecosystem: "PyPI", Package: "requests", Version: "2.0.0", Manifest: "requirements.txt", Source: "finding"}
 			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 				Finding: v.Finding(),

@@ -57,15 +57,7 @@ sandbox: off
 `,
 		"src/doc.txt": "teh end\n",
 	})
-	s, err := pipeline.Prepare(t.Context(), dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	outbox, err := s.StateDir("outbox")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, outbox := prepared(t, dir)
 	rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 		Finding: &findings.Finding{ID: "typo-1", Title: "teh", Body: "a typo", FixType: "typo"},
 		Runner:  typoAgent{t},

@@ -64,15 +64,7 @@ func TestHarnessPlannedType(t *testing.T) {
 				"src/doc.txt":       "teh end\n",
 				"evidence/typo.txt": "teh\n",
 			})
-			s, err := pipeline.Prepare(t.Context(), dir, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			outbox, err := s.StateDir("outbox")
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, outbox := prepared(t, dir)
 			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 				Finding: &findings.Finding{ID: "tp-" + tc.name, Title: "teh", Body: "a typo", FixType: tc.typ.Name},
 				Runner: funcAgent(func(inv runner.Invocation) (runner.Result, error) {

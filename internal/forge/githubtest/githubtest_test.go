@@ -64,7 +64,7 @@ func TestStrict(t *testing.T) {
 			}
 		}},
 		{name: "unexpected alert", want: []string{"unexpected request GET /repos/o/r/dependabot/alerts/4"}, run: func(t *testing.T, s *Server) {
-			s.On("GET", "/repos/o/r/dependabot/alerts/3").Reply(200, DependabotAlert("o", "r", Alert{Number: 3, State: "open", Ecosystem: "pip", Package: "requests", GHSA: "GHSA-xxxx-xxxx-xxxx"})).AnyTimes()
+			s.On("GET", "/repos/o/r/dependabot/alerts/3").Reply(200, DependabotAlert("o", "r", Alert{Number: 3, State: "open", Ecosystem: "pip", Package: "requests", GHSA: "GHSA-2222-3333-4444"})).AnyTimes()
 			if got := get(t, s.URL()+"repos/o/r/dependabot/alerts/4", Token); got != 599 {
 				t.Errorf("status %d, want 599", got)
 			}
