@@ -32,6 +32,11 @@ func child() int {
 	r.Now = time.UnixMilli(ms).UTC()
 	dir, _ := os.MkdirTemp("", "fxl")
 	defer os.RemoveAll(dir)
+	in := bufio.NewReader(os.Stdin)
+	if os.Getenv("FIXRAIL_LEDGER_BARRIER") != "" {
+		// Wait for the parent's go, so that every child opens at once.
+		in.ReadString('\n')
+	}
 	l, err := Open(context.Background(), os.Getenv("FIXRAIL_LEDGER_URL"), dir, lim)
 	if err == nil {
 		_, err = l.Reserve(context.Background(), r)
@@ -47,7 +52,7 @@ func child() int {
 	default:
 		fmt.Println("error", strings.ReplaceAll(err.Error(), "\n", " "))
 	}
-	io.Copy(io.Discard, os.Stdin)
+	io.Copy(io.Discard, in)
 	return 0
 }
 
@@ -57,12 +62,13 @@ type proc struct {
 	line  chan string
 }
 
-func spawn(t *testing.T, url, finding string, lim Limits, now time.Time) *proc {
+func spawn(t *testing.T, url, finding string, lim Limits, now time.Time, env ...string) *proc {
 	t.Helper()
 	limJSON, _ := json.Marshal(lim)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"=1", "FIXRAIL_LEDGER_URL="+url, "FIXRAIL_LEDGER_FINDING="+finding,
 		"FIXRAIL_LEDGER_LIMITS="+string(limJSON), "FIXRAIL_LEDGER_NOW="+strconv.FormatInt(now.UnixMilli(), 10))
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -150,6 +156,37 @@ func TestKilledHolderIsChargedAndFreed(t *testing.T) {
 			s := scopeOf(t, l, req("k"), "global")
 			if s.SpentCostUSD != 1 || s.SpentTurns != 10 || s.Runs != 2 || s.InFlight != 1 {
 				t.Fatalf("after the kill: %+v, want the dead run charged its caps", s)
+			}
+		})
+	}
+}
+
+// Eight processes that each open a ledger that does not exist yet race on
+// creating it (the journal-mode switch and the schema), not only on the
+// reservation: every one must come back admitted or exhausted, none
+// unreadable. The first run on a fresh clone is exactly this.
+func TestProcessesRaceAFreshLedger(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			for round := range 5 {
+				url := b.fresh(t)
+				lim := roomy()
+				lim.Global.CostUSD = 3
+				var ps []*proc
+				for i := range 8 {
+					ps = append(ps, spawn(t, url, fmt.Sprint("r", round, "p", i), lim, t0, "FIXRAIL_LEDGER_BARRIER=1"))
+				}
+				time.Sleep(200 * time.Millisecond) // let every child reach the barrier
+				for _, p := range ps {
+					io.WriteString(p.stdin, "go\n")
+				}
+				got := map[string]int{}
+				for _, p := range ps {
+					got[p.verdict(t)]++
+				}
+				if got["ok"] != 3 || got["exhausted global cost_usd"] != 5 {
+					t.Fatalf("round %d: verdicts %v; want 3 ok and 5 exhausted", round, got)
+				}
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,11 +61,38 @@ func OpenSQLite(ctx context.Context, path string, lim Limits) (Ledger, error) {
 	self := selfHolder()
 	s := &store{db: db, name: name, lim: lim, self: self.String(), alive: self.alive,
 		begin: func(ctx context.Context) (*sql.Tx, error) { return db.BeginTx(ctx, nil) }}
-	if err := s.migrateSQLite(ctx); err != nil {
+	if err := retryBusy(ctx, sqliteBusy, func() error { return s.migrateSQLite(ctx) }); err != nil {
 		db.Close()
 		return nil, s.unreadable(err)
 	}
 	return s, nil
+}
+
+// retryBusy runs fn, which must be idempotent, until it does not fail with
+// SQLITE_BUSY or bound has passed. It exists for one case the busy timeout
+// does not cover: switching a fresh file to WAL needs an exclusive lock, and
+// when two connections each hold a shared lock while asking for it SQLite
+// answers one of them SQLITE_BUSY at once (waiting could only deadlock).
+// The first run on a new machine, several jobs at once, is exactly that.
+func retryBusy(ctx context.Context, bound time.Duration, fn func() error) error {
+	deadline := time.Now().Add(bound)
+	for {
+		err := fn()
+		if !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(5+rand.IntN(20)) * time.Millisecond):
+		}
+	}
+}
+
+func isBusy(err error) bool {
+	const sqliteBusyCode = 5 // SQLITE_BUSY; extended codes keep it in the low byte
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqliteBusyCode
 }
 
 const sqliteSchema = `
