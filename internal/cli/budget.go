@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -166,25 +165,12 @@ func openBudget(ctx context.Context, o *budgetOpts, finding string) (ledger.Ledg
 	defer setup.Close()
 	top := setup.Repo.Top()
 	req := ledger.RequestFor(setup.Config, ledger.RepoKey(o.forgeRepo, top), finding, o.actor, time.Now())
-	state := filepath.Join(top, pipeline.StateDirName)
-	if err := ignoredStateDir(state); err != nil {
+	state, err := setup.StateDir("")
+	if err != nil {
 		return nil, req, &ledger.UnreadableError{Store: "state directory", Err: err}
 	}
 	l, err := ledger.OpenConfig(ctx, setup.Config, state)
 	return l, req, err
-}
-
-// ignoredStateDir makes the state directory, ignoring itself as a run does,
-// so that opening the ledger never leaves an untracked directory behind.
-func ignoredStateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	ign := filepath.Join(dir, ".gitignore")
-	if _, err := os.Lstat(ign); errors.Is(err, os.ErrNotExist) {
-		return os.WriteFile(ign, []byte("*\n"), 0o644)
-	}
-	return nil
 }
 
 type checkResult struct {

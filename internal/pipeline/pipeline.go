@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -388,22 +389,11 @@ func (r *run) open() error {
 		return fmt.Errorf("%w: %s: %w", ErrSetup, config.FileName, err)
 	}
 	r.env = &fixtype.Env{Config: r.cfg, Base: r.s.Base, BaseSHA: r.s.BaseSHA, Exec: r.execFresh, ExecIn: r.execIn, Read: r.readFresh}
-	r.stateDir = filepath.Join(r.s.Repo.Top(), StateDirName)
-	runs := filepath.Join(r.stateDir, "runs")
-	// Real directories only: a committed .fixrail symlink would send
-	// reports, locks and the outbox wherever it points.
-	for _, d := range []string{r.stateDir, runs} {
-		if err := realDir(d); err != nil {
-			return fmt.Errorf("%w: state dir: %w", ErrSetup, err)
-		}
+	runs, err := r.s.StateDir("runs")
+	if err != nil {
+		return err
 	}
-	// The state directory ignores itself so it never shows up as a change.
-	ign := filepath.Join(r.stateDir, ".gitignore")
-	if _, err := os.Lstat(ign); errors.Is(err, os.ErrNotExist) {
-		if err := pathguard.WriteNew(ign, []byte("*\n"), 0o644); err != nil {
-			return fmt.Errorf("state dir: %w", err)
-		}
-	}
+	r.stateDir = filepath.Dir(runs)
 	id, err := newRunID()
 	if err != nil {
 		return err
@@ -511,15 +501,27 @@ func (m marker) String() string {
 }
 
 // StateDir returns the directory name under the repository's .fixrail
-// state directory, made if missing; a symlink or a file there is refused,
-// because it would send what fixrail writes wherever it points.
+// state directory ("" for the state directory itself), made if missing; a
+// symlink or a file there is refused, because it would send what fixrail
+// writes wherever it points. The state directory ignores itself, so it
+// never shows up as a change. Concurrent runs may call it at once.
 func (s *Setup) StateDir(name string) (string, error) {
 	top := filepath.Join(s.Repo.Top(), StateDirName)
+	if err := realDir(top); err != nil {
+		return "", fmt.Errorf("%w: state dir: %w", ErrSetup, err)
+	}
+	// O_EXCL, so never written through a planted link; one that exists
+	// (an earlier run's, a concurrent run's, a committed one) is left be.
+	err := pathguard.WriteNew(filepath.Join(top, ".gitignore"), []byte("*\n"), 0o644)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("%w: state dir: %w", ErrSetup, err)
+	}
+	if name == "" {
+		return top, nil
+	}
 	d := filepath.Join(top, name)
-	for _, p := range []string{top, d} {
-		if err := realDir(p); err != nil {
-			return "", fmt.Errorf("%w: state dir: %w", ErrSetup, err)
-		}
+	if err := realDir(d); err != nil {
+		return "", fmt.Errorf("%w: state dir: %w", ErrSetup, err)
 	}
 	return d, nil
 }
