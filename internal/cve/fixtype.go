@@ -108,11 +108,11 @@ func (t *Type) Verify(ctx context.Context, root string, p *Plan) GreenResult {
 func (p *Plan) PRSection(g *GreenResult) string {
 	var b strings.Builder
 	if p.Unguided {
-		fmt.Fprintf(&b, "## Version decision\n\n**Unguided: needs review.** The advisory data could not be fetched, so no target version was decided and the applied version was not checked against advisories. The checks that need no advisory data (still declared, no longer on the alerted version, lockfile agrees) ran first and passed.\n")
+		fmt.Fprintf(&b, "### Version decision\n\n**Unguided: needs review.** The advisory data could not be fetched, so no target version was decided and the applied version was not checked against advisories. The checks that need no advisory data (still declared, no longer on the alerted version, lockfile agrees) ran first and passed.\n")
 	} else if p.Decision != nil {
 		b.WriteString(p.Decision.Markdown())
 		if len(p.Finding.Advisories) > 0 {
-			b.WriteString("\n### The alert's advisories\n\n")
+			b.WriteString("\n#### The alert's advisories\n\n")
 			for _, id := range p.Finding.Advisories {
 				status := "cleared by the target"
 				switch {

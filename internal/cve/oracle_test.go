@@ -91,7 +91,7 @@ func TestTypeEndToEnd(t *testing.T) {
 		t.Fatalf("verify: %+v", g)
 	}
 	md := p.PRSection(&g)
-	for _, want := range []string{"## Version decision", "- target: `2.8.1`", "### Oracle after the fix: green", "- clean — ok", "- `PYSEC-2014-82`: cleared by the target"} {
+	for _, want := range []string{"### Version decision", "- target: `2.8.1`", "### Oracle after the fix: green", "- clean — ok", "- `PYSEC-2014-82`: cleared by the target"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("PR section lacks %q:\n%s", want, md)
 		}

@@ -75,7 +75,7 @@ func flatten(s string) string {
 // Markdown.
 func (d *Decision) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Version decision\n\n")
+	fmt.Fprintf(&b, "### Version decision\n\n")
 	fmt.Fprintf(&b, "- package: %s (%s)\n", Code(d.Package), Code(d.Ecosystem))
 	fmt.Fprintf(&b, "- installed: %s\n", Code(d.Installed))
 	switch d.Outcome {
@@ -95,7 +95,7 @@ func (d *Decision) Markdown() string {
 		d.Published, d.Versions.FetchedAt.UTC().Format("2006-01-02 15:04 UTC"), staleNote(d.Versions.Stale))
 	fmt.Fprintf(&b, "\n**Rationale.** %s.\n\n**Policy.** %s.\n", d.mdRationale(), Policy)
 	section := func(title string, as []Advisory) {
-		fmt.Fprintf(&b, "\n### %s (%d)\n\n", title, len(as))
+		fmt.Fprintf(&b, "\n#### %s (%d)\n\n", title, len(as))
 		if len(as) == 0 {
 			b.WriteString("none\n")
 			return
@@ -122,7 +122,7 @@ func (d *Decision) Markdown() string {
 	}
 	section("Still open", d.StillOpen)
 	section("Advisories without a usable version range", d.WithoutRanges)
-	fmt.Fprintf(&b, "\n### Candidates passed over (%d)\n\n", len(d.PassedOver)+d.PassedOverOmitted)
+	fmt.Fprintf(&b, "\n#### Candidates passed over (%d)\n\n", len(d.PassedOver)+d.PassedOverOmitted)
 	if len(d.PassedOver) == 0 {
 		b.WriteString("none\n")
 	}
