@@ -14,7 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"syscall"
 	"time"
@@ -282,25 +284,32 @@ func ReadResult(path string) (*Result, error) {
 // a link (it could name any file fixrail can read) and never a FIFO (it
 // would hang the read), bounded, one JSON value, no unknown fields.
 func ReadStrict(path string, v any) error {
+	// Errors name the file, not where fixrail keeps it: they reach the
+	// report, and from there an issue comment.
+	name := filepath.Base(path)
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s is not a regular file", ErrInvalid, path)
+		return fmt.Errorf("%w: %s is not a regular file", ErrInvalid, name)
 	}
 	buf, err := io.ReadAll(io.LimitReader(f, maxHandoffBytes+1))
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
+		return fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
 	}
 	if len(buf) > maxHandoffBytes {
-		return fmt.Errorf("%w: %s is over %d bytes", ErrInvalid, path, maxHandoffBytes)
+		return fmt.Errorf("%w: %s is over %d bytes", ErrInvalid, name, maxHandoffBytes)
 	}
 	dec := json.NewDecoder(bytes.NewReader(buf))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
+		return fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
 	}
 	return nil
 }

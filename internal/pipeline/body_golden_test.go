@@ -69,23 +69,28 @@ func TestPRBodyGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := normalise(string(body))
-			golden := filepath.Join("testdata", "body", tc.name+".md")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to write it)", err)
-			}
-			if d := cmp.Diff(string(want), got); d != "" {
-				t.Errorf("body.md differs from %s (-want +got):\n%s", golden, d)
-			}
+			matchGolden(t, filepath.Join("testdata", "body", tc.name+".md"), normalise(string(body)))
 		})
+	}
+}
+
+// matchGolden compares got with the golden file, rewriting it first under
+// -update.
+func matchGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("%s differs (-want +got):\n%s", golden, d)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/gates"
+	"github.com/fixrail/fixrail/internal/markdown"
 	"github.com/fixrail/fixrail/internal/verdict"
 )
 
@@ -107,8 +108,11 @@ func (r *run) notify() {
 	if n.Number == 0 {
 		return
 	}
-	body := fmt.Sprintf("fixrail ended **%s** (`%s`) for finding %s.\n\n%s\n\nRun `%s`. A human takes it from here; fixrail will not retry on its own.\n",
-		t, r.rep.Reason, r.fin.ID, r.rep.Detail, r.rep.RunID)
+	// The detail quotes what the agent, the test or the forge chose (paths,
+	// error text): a text block, so a link, an image (a fetch on every
+	// view) or a mention in it shows as text on the issue.
+	body := fmt.Sprintf("fixrail ended **%s** (`%s`) for finding %s.\n\n%s\nRun `%s`. A human takes it from here; fixrail will not retry on its own.\n",
+		t, r.rep.Reason, r.fin.ID, markdown.Block(r.rep.Detail), r.rep.RunID)
 	if open {
 		body = fmt.Sprintf("fixrail did nothing for finding %s: this issue already carries an open escalation, and a human has not cleared it yet. Remove the `%s` label to let fixrail try again.\n\nRun `%s`.\n",
 			r.fin.ID, forge.LabelEscalated, r.rep.RunID)
