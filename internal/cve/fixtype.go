@@ -128,8 +128,9 @@ func (p *Plan) PRSection(g *GreenResult) string {
 	if g != nil {
 		fmt.Fprintf(&b, "\n### Oracle after the fix: %s\n\n", g.Verdict)
 		for _, c := range g.Checks {
-			// "ok", not "pass": "pass: <value>" reads as a credential
-			// assignment to the leak scan, which then blocks the PR body.
+			// "ok", not "pass": "pass: `<one word>`" reads as a
+			// credential assignment to the leak scan, which would then
+			// block the PR body.
 			mark := "ok"
 			if !c.OK {
 				mark = "FAIL"

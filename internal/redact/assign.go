@@ -24,7 +24,7 @@ var unquotedStop = makeCharset(" \t\n\r\f\v\"'`,;&)]}<>")
 
 // credentialWords are matched in the key lower-cased with separators
 // removed, so API_KEY, api-key and apiKey all read "apikey".
-var credentialWords = []string{"password", "passwd", "secret", "token", "apikey", "accesskey", "privatekey", "auth", "credential"}
+var credentialWords = []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey", "privatekey", "auth", "credential"}
 
 // metaWords, as the key's last word, name something about a credential
 // rather than the credential: token_url, password_file, secret_name.
@@ -121,21 +121,21 @@ func credentialName(key string) bool {
 		var ws []string
 		switch string(k[j : j+4]) {
 		case "pass":
-			ws = credentialWords[0:2]
+			ws = credentialWords[0:3]
 		case "secr":
-			ws = credentialWords[2:3]
-		case "toke":
 			ws = credentialWords[3:4]
-		case "apik":
+		case "toke":
 			ws = credentialWords[4:5]
-		case "acce":
+		case "apik":
 			ws = credentialWords[5:6]
-		case "priv":
+		case "acce":
 			ws = credentialWords[6:7]
-		case "auth":
+		case "priv":
 			ws = credentialWords[7:8]
-		case "cred":
+		case "auth":
 			ws = credentialWords[8:9]
+		case "cred":
+			ws = credentialWords[9:10]
 		default:
 			continue
 		}
@@ -412,6 +412,12 @@ func readValue(t string, vs int, op byte, env, refs bool) (int, int, bool) {
 	if isQuote(t[p]) {
 		s := p + 1
 		if e := closingQuote(t, s, t[p]); e >= 0 {
+			// Backquotes around words are a shell command substitution
+			// (PASSWORD=`openssl rand -hex 32`) or a Markdown code span
+			// (pass: `the suite ran green`): neither is a literal.
+			if refs && t[p] == '`' && strings.ContainsAny(t[s:e], " \t") {
+				return 0, 0, false
+			}
 			if lit(t[s:e]) {
 				return s, e, true
 			}

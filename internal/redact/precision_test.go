@@ -119,6 +119,10 @@ func TestCodeAsLiteral(t *testing.T) {
 		{"default credentials: user equals password", "postgres://postgres:postgres@localhost:5432/app", none, ""},
 		{"default credentials: guest", "amqp://guest:guest@rabbitmq:5672/", none, ""},
 		{"control: a random password in a URL", "postgres://app:" + randomString(r, alnumAlphabet, 14) + "@db/x", block, ruleURLCredentials},
+		{"a Markdown code span after pass:", "- clean — pass: `no known advisory affects v1.0.2`", none, ""},
+		{"a shell command substitution", "PASSWORD=`openssl rand -hex 32`", none, ""},
+		{"control: one backquoted word", "token = `" + randomString(r, alnumAlphabet, 20) + "`", block, ruleAssignment},
+		{"control: a double-quoted passphrase of words", `DB_PASS="correct horse battery staple"`, block, ruleAssignment},
 	})
 }
 
@@ -195,6 +199,8 @@ func TestRecallGaps(t *testing.T) {
 		{"ODBC Pwd=", "Driver={ODBC Driver 18};Server=db;Uid=app;Pwd=" + rs(alnumAlphabet, 14) + ";", block, ruleAssignment},
 		{"DB_PASS", "DB_PASS=" + rs(alnumAlphabet, 16), block, ruleAssignment},
 		{"bypass is no credential", `bypass = "maintenance-window"`, none, ""},
+		{"GPG_PASSPHRASE", "GPG_PASSPHRASE=" + rs(alnumAlphabet, 16), block, ruleAssignment},
+		{"ssh_passphrase", `ssh_passphrase: "` + rs(alnumAlphabet, 14) + `"`, block, ruleAssignment},
 		{"Slack webhook", "https://hooks" + ".slack.com/services/T" + rs(upperDigit, 8) + "/B" + rs(upperDigit, 10) + "/" + rs(alnumAlphabet, 24), block, "slack-webhook-url"},
 		{"Slack xoxo-", "xo" + "xo-" + rs("0123456789", 12) + "-" + rs(alnumAlphabet, 24), block, "slack-token"},
 		{".npmrc _authToken", "//registry.npmjs.org/:_authToken=" + rs(hexAlphabet, 8) + "-" + rs(hexAlphabet, 4) + "-4" + rs(hexAlphabet, 3) + "-9" + rs(hexAlphabet, 3) + "-" + rs(hexAlphabet, 12), block, ruleAssignment},

@@ -33,7 +33,7 @@ var rulesList = sync.OnceValue(func() []RuleInfo {
 			Example: "-----" + "BEGIN " + "PRIVATE KEY" + "-----\n" + synthetic(csB64, 64) + "\n" + synthetic(csB64, 40) + "\n-----" + "END " + "PRIVATE KEY" + "-----"},
 		RuleInfo{ID: ruleURLCredentials, Description: "password in a URL's userinfo (scheme://user:password@host); only the password is redacted. Not reported: placeholders and templates (user:password@, {password}, $(DB_PASS), ${PW}), and a password equal to the user name (postgres:postgres@, guest:guest@), which is an image's documented default, public rather than secret",
 			Example: "postgres://app:" + "Example" + "Pass" + "word42@db.example.com:5432/app"},
-		RuleInfo{ID: ruleAssignment, Description: "value assigned to a credential-named key (password, secret, token, api_key, auth, credential, pass, pwd …), 8 characters or more, not code; under key alone (license_key, PresharedKey) only a token-shaped value, for review",
+		RuleInfo{ID: ruleAssignment, Description: "value assigned to a credential-named key (password, passphrase, secret, token, api_key, auth, credential, pass, pwd …), 8 characters or more, not code; under key alone (license_key, PresharedKey) only a token-shaped value, for review",
 			Example: "DB_" + "PASSWORD=" + "correct-horse-battery"},
 		RuleInfo{ID: ruleEntropy, Description: "random-looking token, judged against the expected entropy of its own alphabet and length; for review only (it has no credential name)",
 			Example: "value " + synthetic(csAlnum, 40)},
