@@ -299,6 +299,25 @@ func (r *Repo) TreeEntry(ctx context.Context, rev, path string, limit int64) (En
 	return e, nil
 }
 
+// Tracked lists the paths at or under path that the clone's index holds:
+// what the repository, not fixrail, put in the working tree.
+func (r *Repo) Tracked(ctx context.Context, path string) ([]string, error) {
+	if err := checkPath(path); err != nil {
+		return nil, err
+	}
+	out, err := r.run(ctx, invocation{dir: r.top, args: []string{"ls-files", "-z", "--cached", "--", path}})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", path, err)
+	}
+	var paths []string
+	for p := range strings.SplitSeq(string(out), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
 // WriteBlobs stores each entry's bytes as a blob, exactly: no clean filter,
 // no line-ending conversion, whatever attributes say. It sets OID.
 func (r *Repo) WriteBlobs(ctx context.Context, entries []Entry) error {

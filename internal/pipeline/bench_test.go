@@ -23,34 +23,35 @@ package pipeline_test
 //	             7 for-each-ref                                      Baseline: refs (state check)
 //	             8 symbolic-ref --quiet --short HEAD                 base "" = current branch
 //	          9-13 rev-parse ×3, cat-file ×2                         the base's SHA, fixrail.yaml
-//	P1 intake 14-15 check-ref-format, show-ref                       the in-flight check
-//	P2          16 read-tree --reset -u <base>                       Checkout: the agent's tree
+//	            14 ls-files -z --cached -- .fixrail                  the state directory is not the repository's
+//	P1 intake 15-16 check-ref-format, show-ref                       the in-flight check
+//	P2          17 read-tree --reset -u <base>                       Checkout: the agent's tree
 //	               (agent #1 writes the test and PLAN.json)
-//	         17-18 config --list, for-each-ref                       check after the agent
-//	            19 status --porcelain=v1 -z ... --ignored            Changed
-//	            20 hash-object -w --no-filters --stdin               the evidence, as read
-//	         21-23 read-tree, update-index --index-info, write-tree  the red tree
-//	P3          24 read-tree --reset -u <red tree>                   a fresh checkout
+//	         18-19 config --list, for-each-ref                       check after the agent
+//	            20 status --porcelain=v1 -z ... --ignored            Changed
+//	            21 hash-object -w --no-filters --stdin               the evidence, as read
+//	         22-24 read-tree, update-index --index-info, write-tree  the red tree
+//	P3          25 read-tree --reset -u <red tree>                   a fresh checkout
 //	               (the oracle, red)
-//	         25-26 config --list, for-each-ref                       check after the test
-//	         27-30 ls-tree, cat-file -s, cat-file blob <red> -- test   Stage A reads the red tree:
+//	         26-27 config --list, for-each-ref                       check after the test
+//	         28-31 ls-tree, cat-file -s, cat-file blob <red> -- test   Stage A reads the red tree:
 //	               ls-tree <red> -- <planned file>                   the evidence and the plan
 //	P4             (agent #2 writes the fix and result.json)
-//	         31-32 config --list, for-each-ref                       check after the agent
-//	            33 status ...                                        Changed
-//	            34 ls-tree <base> -- <path>                          changed from the base?
-//	            35 hash-object ...                                   the fix, as read
-//	         36-38 read-tree, update-index, write-tree               the candidate tree
-//	            39 commit-tree <tree> -p <base>                      the candidate, before any gate
-//	         40-42 diff-tree --text, --binary, --name-only           what the gates read
-//	            43 read-tree --reset -u <candidate>                  a fresh checkout
+//	         32-33 config --list, for-each-ref                       check after the agent
+//	            34 status ...                                        Changed
+//	            35 ls-tree <base> -- <path>                          changed from the base?
+//	            36 hash-object ...                                   the fix, as read
+//	         37-39 read-tree, update-index, write-tree               the candidate tree
+//	            40 commit-tree <tree> -p <base>                      the candidate, before any gate
+//	         41-43 diff-tree --text, --binary, --name-only           what the gates read
+//	            44 read-tree --reset -u <candidate>                  a fresh checkout
 //	               (the oracle, green)
-//	         44-45 config --list, for-each-ref                       check after the test
-//	            46 read-tree --reset -u <candidate>                  a fresh checkout
+//	         45-46 config --list, for-each-ref                       check after the test
+//	            47 read-tree --reset -u <candidate>                  a fresh checkout
 //	               (the suite, green)
-//	         47-48 config --list, for-each-ref                       check after the suite
-//	P5          49 check-ref-format --branch fixrail/<id>            UpdateBranch
-//	            50 update-ref --no-deref -m ... <ref> <new> <zero>   UpdateBranch (compare-and-swap)
+//	         48-49 config --list, for-each-ref                       check after the suite
+//	P5          50 check-ref-format --branch fixrail/<id>            UpdateBranch
+//	            51 update-ref --no-deref -m ... <ref> <new> <zero>   UpdateBranch (compare-and-swap)
 //
 // Cleanup runs no git: the trees are plain directories.
 //
@@ -86,7 +87,7 @@ import (
 
 // gitCallsPerFinding is the length of the list above: what one finding
 // costs in git processes, Prepare included.
-const gitCallsPerFinding = 50
+const gitCallsPerFinding = 51
 
 const (
 	benchTestPath = "tests/repro.sh"
@@ -398,6 +399,7 @@ func rawFinding(tb testing.TB, fx *benchFixture, g *rawGit, id string) {
 	oid := g.git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", commit+":fixrail.yaml")
 	g.git(top, "cat-file", "-t", oid)
 	g.git(top, "cat-file", "blob", oid)
+	g.git(top, "ls-files", "-z", "--cached", "--", ".fixrail")
 
 	// P1: the in-flight check.
 	g.git(top, "check-ref-format", "--branch", branch)

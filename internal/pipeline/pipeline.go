@@ -173,6 +173,17 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 	if len(refused) > 0 {
 		return nil, fmt.Errorf("%w: the clone's local git config names programs (%s); remove them, or list them under git.allow_config in %s on %s if you put them there", ErrSetup, strings.Join(refused, ", "), config.FileName, base)
 	}
+	// The state directory holds the ledger, the locks, the reports and the
+	// outbox: one the repository ships (a crafted state.db with triggers, a
+	// lock file that is a link, a fake outbox bundle) would be trusted. The
+	// index, not the base: it is what the checkout put on disk.
+	tracked, err := repo.Tracked(ctx, StateDirName)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	if len(tracked) > 0 {
+		return nil, fmt.Errorf("%w: the repository tracks %s (%s): fixrail's state directory must not come from the repository; remove it (git rm -r --cached %s) and commit", ErrSetup, StateDirName, strings.Join(tracked[:min(len(tracked), 3)], ", "), StateDirName)
+	}
 	// Every glob is checked now, so a bad one is a setup error before any
 	// run; each run builds its policy with its fix type's evidence globs.
 	if _, err := sensitive.New(cfg.Paths.Fixable, cfg.Paths.Sensitive); err != nil {
