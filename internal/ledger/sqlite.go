@@ -160,24 +160,40 @@ func (s *store) migrateSQLite(ctx context.Context) error {
 		if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
 			return err
 		}
+		var steps []string
 		switch v {
 		case 0:
-			_, err := tx.ExecContext(ctx, sqliteSchema)
-			return err
+			steps = []string{sqliteSchema}
 		case 1:
-			if _, err := tx.ExecContext(ctx, sqliteV1toV2); err != nil {
+			steps = []string{sqliteV1toV2, sqliteV2toV3}
+		case 2:
+			steps = []string{sqliteV2toV3}
+		case 3:
+		default:
+			return fmt.Errorf("ledger schema version %d is newer than this fixrail (3)", v)
+		}
+		for _, step := range steps {
+			if _, err := tx.ExecContext(ctx, step); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, sqliteV2toV3)
-			return err
-		case 2:
-			_, err := tx.ExecContext(ctx, sqliteV2toV3)
-			return err
-		case 3:
-			return nil
 		}
-		return fmt.Errorf("ledger schema version %d is newer than this fixrail (3)", v)
+		return foreignObjects(ctx, tx)
 	})
+}
+
+// foreignObjects refuses a ledger holding a trigger or a view: fixrail
+// creates neither, and a trigger that deletes reservations as they are
+// made, in a ledger file someone else prepared, would lift every cap.
+func foreignObjects(ctx context.Context, tx *sql.Tx) error {
+	var kind, name string
+	err := tx.QueryRowContext(ctx, `SELECT type, name FROM sqlite_schema WHERE type IN ('trigger', 'view') ORDER BY name LIMIT 1`).Scan(&kind, &name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("the ledger holds a %s (%q) that fixrail did not create; it is not fixrail's ledger, or someone changed it", kind, name)
 }
 
 // Filesystems where SQLite's WAL (an mmapped -shm index, same-host

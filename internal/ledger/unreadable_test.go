@@ -103,3 +103,29 @@ func TestPostgresThatRefusesIsUnreadable(t *testing.T) {
 	_, err = Open(context.Background(), "mysql://h/db", t.TempDir(), roomy())
 	wantUnreadable(t, err)
 }
+
+// A ledger file someone prepared with a trigger (here one that deletes
+// every reservation as it is made, which would lift every cap) or a view
+// is not fixrail's: opening it fails closed.
+func TestSQLiteRefusesForeignObjects(t *testing.T) {
+	for name, ddl := range map[string]string{
+		"trigger": `CREATE TRIGGER lift AFTER INSERT ON fixrail_run BEGIN DELETE FROM fixrail_run; END`,
+		"view":    `CREATE VIEW fixrail_spent AS SELECT 0 AS cost_micro`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.db")
+			l := open(t, path, roomy())
+			l.Close()
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(ddl); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			_, err = OpenSQLite(context.Background(), path, roomy())
+			wantUnreadable(t, err)
+		})
+	}
+}
