@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,13 +11,14 @@ import (
 	"unicode"
 
 	"github.com/fixrail/fixrail/internal/cve"
+	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/vulndata"
 )
 
 var cmdResolveVersion = &command{
 	Name:  "resolve-version",
-	Usage: "ECOSYSTEM PACKAGE VERSION [--json] [--offline] [--osv-url U] [--depsdev-url U] [--cache-dir D]",
-	Short: "the cve fix type's version decision for one package, on its own",
+	Usage: "(ECOSYSTEM PACKAGE VERSION | --vuln FILE) [--json] [--offline] [--osv-url U] [--depsdev-url U] [--cache-dir D]",
+	Short: "the cve fix type's version decision for a package, or every package of a scan, on its own",
 	Long: `
 Resolve-version decides which version a vulnerable dependency should move to,
 exactly as the cve fix type does, without a repository, an alert or a run: the
@@ -33,6 +35,15 @@ published versions from deps.dev. Answers are cached for 6 h in --cache-dir
 (default: the user cache dir's fixrail/vulndata); --offline answers from the
 cache only, whatever its age (marked stale past 6 h), and never calls out.
 
+With --vuln FILE it decides for every package a finding file names, in one
+process: fixrail's finding JSON (an object or an array), osv-scanner's JSON
+or SARIF (what run --vuln reads), each distinct ecosystem, package and
+version once, in the file's order. The text output prints one decision after
+another; --json prints an array of {ecosystem, package, version, decision}
+or {…, error} for a package that got no answer. A progress line per package
+goes to stderr. A Dependabot alert names no installed version, so it has no
+answer here: run --alert reads the version from the manifest.
+
 Every string from OSV or deps.dev is untrusted: --json escapes it, the text
 output replaces control characters.
 
@@ -40,15 +51,19 @@ Exit codes:
   0  decided: a target version, or no advisory affects VERSION
   5  no safe version: every published candidate is affected (found something,
      as lint's 5)
-  2  usage: bad arguments, unknown ecosystem, unorderable VERSION
+  2  usage: bad arguments, unknown ecosystem, unorderable VERSION, a
+     finding file that does not parse
   1  no answer: --offline and not in the cache, a service unreachable, a
-     package deps.dev does not know, or an internal error`,
+     package deps.dev does not know, or an internal error
+With --vuln, 1 if any package got no answer (the list is incomplete), else
+5 if any has no safe version, else 0.`,
 	Flags: func() *flag.FlagSet { fs, _ := resolveFlags(); return fs },
 	Run:   runResolveVersion,
 }
 
 type resolveOpts struct {
 	json bool
+	vuln string
 	src  vulnSource
 }
 
@@ -56,6 +71,7 @@ func resolveFlags() (*flag.FlagSet, *resolveOpts) {
 	o := &resolveOpts{}
 	fs := flag.NewFlagSet("resolve-version", flag.ContinueOnError)
 	fs.BoolVar(&o.json, "json", false, "print the whole decision as JSON")
+	fs.StringVar(&o.vuln, "vuln", "", "decide for every package the finding `file` names (fixrail JSON, osv-scanner JSON or SARIF)")
 	o.src.flags(fs)
 	return fs, o
 }
@@ -105,6 +121,12 @@ func runResolveVersion(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.vuln != "" {
+		if len(pos) != 0 {
+			return usagef("resolve-version takes ECOSYSTEM PACKAGE VERSION or --vuln FILE, not both")
+		}
+		return resolveBatch(ctx, stdio, o)
+	}
 	if len(pos) != 3 {
 		return usagef("resolve-version takes ECOSYSTEM PACKAGE VERSION (%d given)", len(pos))
 	}
@@ -113,21 +135,15 @@ func runResolveVersion(ctx context.Context, stdio Stdio, args []string) error {
 		return usagef("%v", err)
 	}
 	name, version := pos[1], pos[2]
-	if name == "" || len(name) > 512 || strings.ContainsFunc(name, unicode.IsControl) {
-		return usagef("package name must be 1 to 512 printable bytes")
-	}
-	if _, err := eco.Parse(version); err != nil {
+	if err := checkPackage(eco, name, version); err != nil {
 		return usagef("%v", err)
 	}
 	client, err := o.src.client()
 	if err != nil {
 		return err
 	}
-	d, err := cve.Decide(ctx, client, eco, name, version)
-	switch {
-	case errors.Is(err, vulndata.ErrOfflineMiss), errors.Is(err, vulndata.ErrUnreachable), errors.Is(err, vulndata.ErrNotFound):
-		return &errServiceUnavailable{err}
-	case err != nil && !errors.Is(err, cve.ErrNoSafeVersion):
+	d, err := decide(ctx, client, eco, name, version)
+	if err != nil {
 		return err
 	}
 	if o.json {
@@ -142,6 +158,116 @@ func runResolveVersion(ctx context.Context, stdio Stdio, args []string) error {
 		printDecision(stdio.Stdout, d)
 	}
 	if d.Outcome == cve.NoSafeVersion {
+		return errNoSafeVersion{}
+	}
+	return nil
+}
+
+// checkPackage refuses a name no registry uses and a version the
+// ecosystem cannot order.
+func checkPackage(eco vulndata.Ecosystem, name, version string) error {
+	if name == "" || len(name) > 512 || strings.ContainsFunc(name, unicode.IsControl) {
+		return errors.New("package name must be 1 to 512 printable bytes")
+	}
+	_, err := eco.Parse(version)
+	return err
+}
+
+// decide is cve.Decide with "could not look" told apart from a failure.
+func decide(ctx context.Context, client *vulndata.Client, eco vulndata.Ecosystem, name, version string) (*cve.Decision, error) {
+	d, err := cve.Decide(ctx, client, eco, name, version)
+	switch {
+	case errors.Is(err, vulndata.ErrOfflineMiss), errors.Is(err, vulndata.ErrUnreachable), errors.Is(err, vulndata.ErrNotFound):
+		return nil, &errServiceUnavailable{err}
+	case err != nil && !errors.Is(err, cve.ErrNoSafeVersion):
+		return nil, err
+	}
+	return d, nil
+}
+
+// batchEntry is one package of resolve-version --vuln: its decision, or
+// why it has none.
+type batchEntry struct {
+	Ecosystem string          `json:"ecosystem"`
+	Package   string          `json:"package"`
+	Version   string          `json:"version"`
+	Decision  json.RawMessage `json:"decision,omitempty"`
+	Error     string          `json:"error,omitempty"`
+}
+
+// resolveBatch decides for every distinct package of a finding file, in one
+// process and through one cache.
+func resolveBatch(ctx context.Context, stdio Stdio, o *resolveOpts) error {
+	vs, err := findings.ReadVulnFile(o.vuln)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	client, err := o.src.client()
+	if err != nil {
+		return err
+	}
+	type key struct{ eco, name, version string }
+	seen := map[key]bool{}
+	var entries []batchEntry
+	unanswered, unsafe := 0, 0
+	for _, v := range vs {
+		k := key{strings.ToLower(v.Ecosystem), v.Package, v.Version}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e := batchEntry{Ecosystem: v.Ecosystem, Package: v.Package, Version: v.Version}
+		fmt.Fprintf(stdio.Stderr, "resolve-version: [%d] %s %s %s\n", len(entries)+1, oneLine(v.Ecosystem), oneLine(v.Package), oneLine(v.Version))
+		var d *cve.Decision
+		eco, err := vulndata.ParseEcosystem(v.Ecosystem)
+		switch {
+		case err != nil:
+		case v.Version == "":
+			err = errors.New("the finding names no installed version (a Dependabot alert: run --alert reads it from the manifest)")
+		default:
+			if err = checkPackage(eco, v.Package, v.Version); err == nil {
+				d, err = decide(ctx, client, eco, v.Package, v.Version)
+			}
+		}
+		if err != nil {
+			unanswered++
+			e.Error = err.Error()
+		} else {
+			if d.Outcome == cve.NoSafeVersion {
+				unsafe++
+			}
+			if e.Decision, err = d.JSON(); err != nil {
+				return err
+			}
+		}
+		entries = append(entries, e)
+		if !o.json {
+			if len(entries) > 1 {
+				fmt.Fprintln(stdio.Stdout)
+			}
+			if d != nil {
+				printDecision(stdio.Stdout, d)
+			} else {
+				fmt.Fprintf(stdio.Stdout, "%s (%s) %s: NO ANSWER: %s\n", oneLine(v.Package), oneLine(v.Ecosystem), oneLine(v.Version), oneLine(e.Error))
+			}
+		}
+	}
+	if o.json {
+		b, err := json.MarshalIndent(entries, "", "  ")
+		if err != nil {
+			return err
+		}
+		if _, err := stdio.Stdout.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	switch {
+	case unanswered > 0:
+		return &errServiceUnavailable{fmt.Errorf("%d of %d package(s) got no answer", unanswered, len(entries))}
+	case unsafe > 0:
 		return errNoSafeVersion{}
 	}
 	return nil
