@@ -94,8 +94,12 @@ Usage:
 
 Commands:
 `)
+	width := 0
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-9s %s\n", c.Name, c.Short)
+		width = max(width, len(c.Name))
+	}
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name, c.Short)
 	}
 	fmt.Fprint(w, `
 Run 'fixrail help <command>' for a command's flags.

@@ -18,7 +18,7 @@ import (
 var cmdResolveVersion = &command{
 	Name:  "resolve-version",
 	Usage: "(ECOSYSTEM PACKAGE VERSION | --vuln FILE) [--json] [--offline] [--osv-url U] [--depsdev-url U] [--cache-dir D]",
-	Short: "the cve fix type's version decision for a package, or every package of a scan, on its own",
+	Short: "the cve fix type's version decision, for one package or a whole scan",
 	Long: `
 Resolve-version decides which version a vulnerable dependency should move to,
 exactly as the cve fix type does, without a repository, an alert or a run: the
