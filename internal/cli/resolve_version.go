@@ -256,11 +256,7 @@ func resolveBatch(ctx context.Context, stdio Stdio, o *resolveOpts) error {
 		}
 	}
 	if o.json {
-		b, err := json.MarshalIndent(entries, "", "  ")
-		if err != nil {
-			return err
-		}
-		if _, err := stdio.Stdout.Write(append(b, '\n')); err != nil {
+		if err := writeJSON(stdio.Stdout, entries); err != nil {
 			return err
 		}
 	}

@@ -35,6 +35,11 @@ func (f *Forge) DependabotAlert(ctx context.Context, number int) (findings.Depen
 	if err != nil {
 		return findings.DependabotAlert{}, halting(err)
 	}
+	return alertData(a), nil
+}
+
+// alertData is what fixrail reads of an alert; everything else is ignored.
+func alertData(a *gh.DependabotAlert) findings.DependabotAlert {
 	d := findings.DependabotAlert{
 		Number: a.GetNumber(), State: a.GetState(), DismissedReason: a.GetDismissedReason(),
 		Ecosystem:    a.GetDependency().GetPackage().GetEcosystem(),
@@ -51,5 +56,5 @@ func (f *Forge) DependabotAlert(ctx context.Context, number int) (findings.Depen
 		d.VulnEcosystem, d.VulnPackage = v.GetPackage().GetEcosystem(), v.GetPackage().GetName()
 		d.VulnerableRange, d.FirstPatched = v.GetVulnerableVersionRange(), v.GetFirstPatchedVersion().GetIdentifier()
 	}
-	return d, nil
+	return d
 }

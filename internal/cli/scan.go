@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/forge"
+	ghforge "github.com/fixrail/fixrail/internal/forge/github"
+)
+
+var cmdScan = &command{
+	Name:  "scan",
+	Usage: "--repo OWNER/NAME [--label NAME] [--base BRANCH] [--json]",
+	Short: "what is open on a GitHub repository, partitioned: to-fix, branch-exists, posture, unfixable",
+	Long: `
+Scan reads, never writes: the open issues carrying the label (default
+fixrail, the reference workflow's trigger), the open Dependabot alerts, the
+fixrail/* branches and fixrail's open pull requests, and the base branch's
+protection; then it sorts every finding into one of four groups:
+
+  to-fix         a run would start on it now (budget permitting)
+  branch-exists  fixrail/<id> is on the repository (with its PR when one is
+                 open): work awaiting review, a run would HALT in-flight
+  unfixable      a human acts first: the issue carries fixrail:escalated or
+                 fixrail:not-repro, or the alert's ecosystem has no
+                 manifest reader
+  posture        the repository, not a finding: a base branch that does not
+                 require a pull request (every run would HALT
+                 no-branch-protection), alerts the token cannot read
+
+The token comes from FIXRAIL_GITHUB_TOKEN or GITHUB_TOKEN, as for run. The
+base is --base, else the repository's default branch. Titles and package
+names are untrusted: --json escapes them, the text output replaces control
+characters.
+
+Exit codes (lint's and resolve-version's contract):
+  0  nothing to do: no finding to fix, no posture problem
+  5  found something: a finding to fix, or a posture problem
+  2  usage: bad arguments, no token
+  1  could not look: rate-limited (the note names the reset), GitHub
+     unavailable, or a read refused; never 0, never 5`,
+	Flags: func() *flag.FlagSet { fs, _ := scanFlags(); return fs },
+	Run:   runScan,
+}
+
+type scanOpts struct {
+	repo, label, base string
+	json              bool
+}
+
+func scanFlags() (*flag.FlagSet, *scanOpts) {
+	o := &scanOpts{}
+	fs := flag.NewFlagSet("scan", flag.ContinueOnError)
+	fs.StringVar(&o.repo, "repo", "", "the GitHub repository, `owner/name`")
+	fs.StringVar(&o.label, "label", "fixrail", "the label that starts a run on an issue")
+	fs.StringVar(&o.base, "base", "", "the base branch whose protection is checked (default: the repository's default branch)")
+	fs.BoolVar(&o.json, "json", false, "print the scan as JSON")
+	return fs, o
+}
+
+// Scan groups.
+const (
+	groupToFix        = "to-fix"
+	groupBranchExists = "branch-exists"
+	groupUnfixable    = "unfixable"
+	groupPosture      = "posture"
+)
+
+// scanItem is one finding, or one fact about the repository, and its group.
+type scanItem struct {
+	Group   string `json:"group"`
+	Finding string `json:"finding,omitempty"` // gh-N, dependabot-N
+	Kind    string `json:"kind"`              // issue, alert, repository
+	Number  int    `json:"number,omitempty"`
+	Title   string `json:"title,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Why     string `json:"why"`
+}
+
+type scanResult struct {
+	Repo  string     `json:"repo"`
+	Base  string     `json:"base"`
+	Label string     `json:"label"`
+	Items []scanItem `json:"items"`
+}
+
+func runScan(ctx context.Context, stdio Stdio, args []string) error {
+	fs, o := scanFlags()
+	if err := parseFlags(fs, stdio, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if _, _, err := ghforge.ParseRepo(o.repo); err != nil {
+		return usagef("--repo: %v", err)
+	}
+	if o.label == "" {
+		return usagef("--label must not be empty")
+	}
+	f, err := ghforge.FromEnv(os.LookupEnv, o.repo, nil)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	res, err := scan(ctx, f, o, stdio.Stderr)
+	if err != nil {
+		return &errServiceUnavailable{err}
+	}
+	if o.json {
+		if err := writeJSON(stdio.Stdout, res); err != nil {
+			return err
+		}
+		return res.verdict()
+	}
+	printScan(stdio.Stdout, res)
+	return res.verdict()
+}
+
+// verdict is lint's contract: something to act on is 5.
+func (r *scanResult) verdict() error {
+	n := 0
+	for _, it := range r.Items {
+		if it.Group == groupToFix || it.Group == groupPosture {
+			n++
+		}
+	}
+	if n > 0 {
+		return &errFound{n}
+	}
+	return nil
+}
+
+// scan reads what scan needs, a progress line per read on progress, and
+// sorts it.
+func scan(ctx context.Context, f *ghforge.Forge, o *scanOpts, progress io.Writer) (*scanResult, error) {
+	step := func(s string) { fmt.Fprintf(progress, "scan: %s\n", s) }
+	res := &scanResult{Repo: f.Repo(), Base: o.base, Label: o.label, Items: []scanItem{}}
+	if res.Base == "" {
+		step("the default branch")
+		b, err := f.DefaultBranch(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res.Base = b
+	}
+	posture := func(why string) {
+		res.Items = append(res.Items, scanItem{Group: groupPosture, Kind: "repository", Why: why})
+	}
+	step("the protection of " + res.Base)
+	if _, err := f.AssertProtected(ctx, res.Base, nil); err != nil {
+		if errors.Is(err, forge.ErrRateLimited) || errors.Is(err, forge.ErrUnavailable) {
+			return nil, err
+		}
+		posture("every run would HALT no-branch-protection: " + err.Error())
+	}
+	step("fixrail branches and open pull requests")
+	branches, err := f.FixBranches(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fixes, err := f.OpenFixes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// inFlight says why a finding is already being worked, or "".
+	inFlight := func(id string) string {
+		for _, fx := range fixes {
+			if fx.ID == id {
+				return fmt.Sprintf("%s%s is open as PR #%d, awaiting review", forge.BranchPrefix, id, fx.Number)
+			}
+		}
+		if slices.Contains(branches, forge.BranchPrefix+id) {
+			return forge.BranchPrefix + id + " is on the repository with no open PR: a run would HALT in-flight until it is merged or deleted"
+		}
+		return ""
+	}
+
+	step("open issues labelled " + o.label)
+	issues, err := f.LabelledIssues(ctx, o.label)
+	if err != nil {
+		return nil, err
+	}
+	for _, is := range issues {
+		id := "gh-" + strconv.Itoa(is.Number)
+		it := scanItem{Finding: id, Kind: "issue", Number: is.Number, Title: is.Title, URL: is.URL}
+		switch {
+		case slices.Contains(is.Labels, forge.LabelEscalated):
+			it.Group, it.Why = groupUnfixable, "escalated: a human takes it from here; remove "+forge.LabelEscalated+" to let fixrail try again"
+		case slices.Contains(is.Labels, forge.LabelNotRepro):
+			it.Group, it.Why = groupUnfixable, "not reproduced: add detail to the issue, then remove "+forge.LabelNotRepro
+		default:
+			if why := inFlight(id); why != "" {
+				it.Group, it.Why = groupBranchExists, why
+			} else {
+				it.Group, it.Why = groupToFix, "labelled "+o.label+", no fixrail branch"
+			}
+		}
+		res.Items = append(res.Items, it)
+	}
+
+	step("open Dependabot alerts")
+	alerts, err := f.OpenAlerts(ctx)
+	if errors.Is(err, forge.ErrRateLimited) || errors.Is(err, forge.ErrUnavailable) {
+		return nil, err
+	}
+	if err != nil {
+		posture("Dependabot alerts not read: " + err.Error())
+	}
+	for _, a := range alerts {
+		id := "dependabot-" + strconv.Itoa(a.Number)
+		it := scanItem{Finding: id, Kind: "alert", Number: a.Number, Title: a.Package + " (" + a.Ecosystem + ")"}
+		if _, err := findings.DependabotEcosystem(a.Ecosystem); err != nil {
+			it.Group, it.Why = groupUnfixable, err.Error()
+		} else if why := inFlight(id); why != "" {
+			it.Group, it.Why = groupBranchExists, why
+		} else {
+			it.Group, it.Why = groupToFix, "open alert ("+a.GHSA+"), no fixrail branch"
+		}
+		res.Items = append(res.Items, it)
+	}
+	return res, nil
+}
+
+func printScan(w io.Writer, res *scanResult) {
+	fmt.Fprintf(w, "%s (base %s, label %s)\n", oneLine(res.Repo), oneLine(res.Base), oneLine(res.Label))
+	for _, g := range []string{groupToFix, groupBranchExists, groupUnfixable, groupPosture} {
+		var in []scanItem
+		for _, it := range res.Items {
+			if it.Group == g {
+				in = append(in, it)
+			}
+		}
+		fmt.Fprintf(w, "\n%s (%d)\n", g, len(in))
+		for _, it := range in {
+			if it.Finding == "" {
+				fmt.Fprintf(w, "  %s\n", oneLine(it.Why))
+				continue
+			}
+			fmt.Fprintf(w, "  %-16s %s\n  %-16s %s\n", it.Finding, oneLine(it.Title), "", oneLine(it.Why))
+		}
+	}
+}
