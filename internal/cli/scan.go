@@ -218,7 +218,7 @@ func scan(ctx context.Context, f *ghforge.Forge, o *scanOpts, progress io.Writer
 	}
 	for _, a := range alerts {
 		id := "dependabot-" + strconv.Itoa(a.Number)
-		it := scanItem{Finding: id, Kind: "alert", Number: a.Number, Title: a.Package + " (" + a.Ecosystem + ")"}
+		it := scanItem{Finding: id, Kind: "alert", Number: a.Number, Title: a.Package + " (" + a.Ecosystem + ")", URL: a.URL}
 		if _, err := findings.DependabotEcosystem(a.Ecosystem); err != nil {
 			it.Group, it.Why = groupUnfixable, err.Error()
 		} else if why := inFlight(id); why != "" {

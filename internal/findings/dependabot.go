@@ -52,6 +52,8 @@ type DependabotAlert struct {
 	// VulnEcosystem and VulnPackage are security_vulnerability.package,
 	// which must agree with the dependency's.
 	VulnEcosystem, VulnPackage string
+	// URL is the alert's page on the forge (html_url), for the reader.
+	URL string
 }
 
 // AlertIdentifier is one of security_advisory.identifiers.

@@ -48,6 +48,7 @@ func alertData(a *gh.DependabotAlert) findings.DependabotAlert {
 		Scope:        a.GetDependency().GetScope(),
 		GHSA:         a.GetSecurityAdvisory().GetGHSAID(),
 		CVE:          a.GetSecurityAdvisory().GetCVEID(),
+		URL:          a.GetHTMLURL(),
 	}
 	for _, id := range a.GetSecurityAdvisory().Identifiers {
 		d.Identifiers = append(d.Identifiers, findings.AlertIdentifier{Type: id.GetType(), Value: id.GetValue()})
