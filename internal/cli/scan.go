@@ -46,7 +46,8 @@ Exit codes (lint's and resolve-version's contract):
   5  found something: a finding to fix, or a posture problem
   2  usage: bad arguments, no token
   1  could not look: rate-limited (the note names the reset), GitHub
-     unavailable, or a read refused; never 0, never 5`,
+     unavailable, the repository or its issues unreadable; never 0, never
+     5 (alerts the token may not read are posture, the rest is scanned)`,
 	Flags: func() *flag.FlagSet { fs, _ := scanFlags(); return fs },
 	Run:   runScan,
 }
