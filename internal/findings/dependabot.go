@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -90,9 +91,11 @@ func DependabotEcosystem(s string) (string, error) {
 	return osv, nil
 }
 
+// Compiled on first use, not at start-up: the slim fixrail-resolve links
+// this package and pays its init on every call.
 var (
-	ghsaRE = regexp.MustCompile(`^GHSA(-[23456789cfghjmpqrvwx]{4}){3}$`)
-	cveRE  = regexp.MustCompile(`^CVE-\d{4}-\d{4,7}$`)
+	ghsaRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^GHSA(-[23456789cfghjmpqrvwx]{4}){3}$`) })
+	cveRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^CVE-\d{4}-\d{4,7}$`) })
 )
 
 // dismissedReasons are GitHub's; another value is not repeated.
@@ -215,9 +218,9 @@ func (a *DependabotAlert) Vuln() (*Vuln, error) {
 		if id == "" {
 			return nil
 		}
-		re := ghsaRE
+		re := ghsaRE()
 		if kind == "CVE" {
-			re = cveRE
+			re = cveRE()
 		}
 		if !re.MatchString(id) {
 			return bad("%s id %q is not one", kind, bound(id, 40))

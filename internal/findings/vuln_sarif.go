@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fixrail/fixrail/internal/sarif"
 )
@@ -15,7 +16,9 @@ import (
 // osvSARIFMessage is osv-scanner's result text: "Package '<name>@<version>'
 // is vulnerable to '<ID>' (also known as …)." The name may hold '@' (npm
 // scopes); the version is what follows the last one.
-var osvSARIFMessage = regexp.MustCompile(`^Package '([^']+)@([^'@]+)' is vulnerable to '([^']+)'`)
+var osvSARIFMessage = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^Package '([^']+)@([^'@]+)' is vulnerable to '([^']+)'`)
+})
 
 // lockfileEcosystems names the ecosystem of a lockfile or manifest:
 // osv-scanner's SARIF carries none, only the file.
@@ -53,7 +56,7 @@ func parseOSVScannerSARIF(data []byte) ([]*Vuln, error) {
 			return nil, fmt.Errorf("%w: SARIF run %d is from %q, not osv-scanner: not a vulnerable-dependency report", ErrBadReport, ri, name)
 		}
 		for i, r := range run.Results {
-			m := osvSARIFMessage.FindStringSubmatch(r.Message.Text)
+			m := osvSARIFMessage().FindStringSubmatch(r.Message.Text)
 			if m == nil {
 				return nil, fmt.Errorf("%w: SARIF result %d: message is not osv-scanner's \"Package 'name@version' is vulnerable to 'ID'\"", ErrBadReport, i)
 			}
