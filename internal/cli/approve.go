@@ -11,14 +11,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/fixrail/fixrail/internal/approval"
 	"github.com/fixrail/fixrail/internal/approval/sshkey"
 	"github.com/fixrail/fixrail/internal/hook"
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 var cmdApprove = &command{
@@ -236,26 +235,12 @@ func showRequest(w io.Writer, r *approval.Request, now time.Time) {
 		in = pretty.Bytes()
 	}
 	fmt.Fprintf(w, "Approve this tool call?\n")
-	fmt.Fprintf(w, "  rule     %s\n", printable(r.Rule))
-	fmt.Fprintf(w, "  tool     %s\n", printable(r.Tool))
-	fmt.Fprintf(w, "  cwd      %s\n", printable(r.Cwd))
-	fmt.Fprintf(w, "  input    %s\n", printable(string(in)))
+	fmt.Fprintf(w, "  rule     %s\n", untrusted.Printable(r.Rule))
+	fmt.Fprintf(w, "  tool     %s\n", untrusted.Printable(r.Tool))
+	fmt.Fprintf(w, "  cwd      %s\n", untrusted.Printable(r.Cwd))
+	fmt.Fprintf(w, "  input    %s\n", untrusted.Printable(string(in)))
 	fmt.Fprintf(w, "  expires  %s (in %s)\n", r.Expires.UTC().Format(time.RFC3339), r.Expires.Sub(now).Round(time.Second))
 	fmt.Fprintf(w, "  request  sha256 %s\n", r.Digest())
-}
-
-// printable escapes every rune that is not printable (keeping newlines):
-// C0 and C1 controls, bidirectional overrides, zero-width characters.
-func printable(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r == '\n' || (unicode.IsPrint(r) && r != unicode.ReplacementChar) {
-			b.WriteRune(r)
-			continue
-		}
-		fmt.Fprintf(&b, `\u%04x`, r)
-	}
-	return b.String()
 }
 
 // initKey writes a new native approval key (sshkey.Init) and says where.
@@ -314,7 +299,7 @@ func listPending(stdio Stdio, s *approval.Store, asJSON bool, now time.Time) err
 			}
 			in = in[:cut] + "..."
 		}
-		fmt.Fprintf(stdio.Stdout, "%s  %s  %s  %s\n    %s\n", p.CallKey, printable(r.Rule), printable(r.Tool), when, printable(in))
+		fmt.Fprintf(stdio.Stdout, "%s  %s  %s  %s\n    %s\n", p.CallKey, untrusted.Printable(r.Rule), untrusted.Printable(r.Tool), when, untrusted.Printable(in))
 	}
 	fmt.Fprintln(stdio.Stderr, "approve one with: fixrail approve CALLKEY")
 	return nil

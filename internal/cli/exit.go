@@ -72,6 +72,17 @@ func (*usageError) Shown() bool     { return false }
 
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
+// errServiceUnavailable is "could not look": a service that could not be
+// asked (scan's forge). It is exit 1, not 5: a CI job acting on 5 must
+// never read "the service was down" as "found something", and never as
+// clean.
+type errServiceUnavailable struct{ err error }
+
+func (e *errServiceUnavailable) Error() string { return e.err.Error() }
+func (e *errServiceUnavailable) Unwrap() error { return e.err }
+func (*errServiceUnavailable) ExitCode() int   { return exitInternal }
+func (*errServiceUnavailable) Shown() bool     { return false }
+
 // terminalError carries a run's terminal state out of a command; its message
 // was already printed with the report.
 type terminalError struct{ terminal pipeline.Terminal }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fixrail/fixrail/internal/cli/resolvecmd"
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/pipeline"
@@ -39,8 +40,10 @@ func TestExitCode(t *testing.T) {
 		{"receipt chain broken", &errChainBroken{&receipt.Break{Line: 2, Reason: "x"}}, 5},
 		{"approve declined", errDeclined, 3},
 		{"doctor found a missing precondition", errDoctor, 3},
-		{"resolve-version no safe version", errNoSafeVersion{}, 5},
-		{"resolve-version offline miss", &errServiceUnavailable{&vulndata.MissError{Kind: "osv"}}, 1},
+		{"resolve-version no safe version", resolvecmd.NoSafeVersionError{}, 5},
+		{"resolve-version offline miss", &resolvecmd.UnavailableError{Err: &vulndata.MissError{Kind: "osv"}}, 1},
+		{"resolve-version usage", resolveUsage(&resolvecmd.UsageError{Msg: "bad"}), 2},
+		{"scan could not look", &errServiceUnavailable{errors.New("403")}, 1},
 		{"poisoned clone", fmt.Errorf("p1: %w", gitx.ErrPoisoned), 5},
 		{"poisoned clone at setup", fmt.Errorf("%w: cannot start a run: %w", pipeline.ErrSetup, gitx.ErrPoisoned), 5},
 		{"wrapped exit error wins", fmt.Errorf("refusing: %w", &errChainBroken{&receipt.Break{Line: 1, Reason: "x"}}), 5},
@@ -64,14 +67,15 @@ func TestErrorMessage(t *testing.T) {
 		{errHelpShown, ""},
 		{&terminalError{pipeline.Escalate}, ""},
 		{&errFound{3}, ""},
-		{errNoSafeVersion{}, ""},
+		{resolvecmd.NoSafeVersionError{}, ""},
 		{&hookBlocked{}, ""},
 		{errDoctor, ""},
 		{fmt.Errorf("lint: %w", &errFound{1}), ""},
 		{errDeclined, "not approved; nothing was signed"},
 		{usagef("bad flag"), "bad flag"},
 		{&errChainBroken{&receipt.Break{Line: 2, Reason: "x"}}, "receipt chain broken at " + (&receipt.Break{Line: 2, Reason: "x"}).String()},
-		{&errServiceUnavailable{errors.New("osv unreachable")}, "osv unreachable"},
+		{&resolvecmd.UnavailableError{Err: errors.New("osv unreachable")}, "osv unreachable"},
+		{&errServiceUnavailable{errors.New("forge unreachable")}, "forge unreachable"},
 		{errors.New("disk on fire"), "disk on fire"},
 	} {
 		if got := errorMessage(tc.err); got != tc.want {
@@ -145,5 +149,23 @@ func TestErrorTypesSayTheirCode(t *testing.T) {
 	}
 	if n < 5 {
 		t.Fatalf("found %d error types; the parse is broken", n)
+	}
+}
+
+// TestResolveExitCodes holds the slim fixrail-resolve's exit codes to this
+// table: the two binaries answer resolve-version alike.
+func TestResolveExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		slim, here int
+	}{
+		{"decided", resolvecmd.ExitDecided, exitOK},
+		{"no answer", resolvecmd.ExitNoAnswer, exitInternal},
+		{"usage", resolvecmd.ExitUsage, exitUsage},
+		{"no safe version", resolvecmd.ExitNoSafeVersion, exitFound},
+	} {
+		if tc.slim != tc.here {
+			t.Errorf("%s: resolvecmd says %d, the table %d", tc.name, tc.slim, tc.here)
+		}
 	}
 }

@@ -10,25 +10,6 @@ import (
 	"github.com/fixrail/fixrail/internal/receipt"
 )
 
-func TestPrintable(t *testing.T) {
-	for in, want := range map[string]string{
-		"git push":             "git push",
-		"a\nb":                 "a\nb",
-		"\x1b[2Jcleared":       `\u001b[2Jcleared`,
-		"tab\there":            `tab\u0009here`,
-		"rtl\u202eevil":        `rtl\u202eevil`,
-		"csi\u009b31m":         `csi\u009b31m`,
-		"zero\u200bwidth":      `zero\u200bwidth`,
-		"naïve café":           "naïve café",
-		"bad \xff utf8":        `bad \ufffd utf8`,
-		"ansi\x1b]0;title\x07": `ansi\u001b]0;title\u0007`,
-	} {
-		if got := printable(in); got != want {
-			t.Errorf("printable(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestReceiptLine(t *testing.T) {
 	r := receipt.Receipt{Seq: 7, Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Kind: receipt.KindDecision,
 		Verdict: "deny", Rule: "push-force", Tool: "Bash", ToolUseID: "toolu_1", Reason: "git push --force\n\x1b[31mfake"}

@@ -18,6 +18,7 @@ import (
 	"github.com/fixrail/fixrail/internal/approval/sshkey"
 	"github.com/fixrail/fixrail/internal/hook"
 	"github.com/fixrail/fixrail/internal/receipt"
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 var cmdReceipts = &command{
@@ -226,7 +227,7 @@ func sessionHeader(g []receipt.Receipt) string {
 	if end != "" {
 		h += "; ended " + end
 	}
-	return printable(strings.ReplaceAll(h, "\n", " "))
+	return untrusted.Printable(strings.ReplaceAll(h, "\n", " "))
 }
 
 // receiptLine renders one receipt on one line. Everything in it may come
@@ -252,7 +253,7 @@ func receiptLine(r receipt.Receipt) string {
 	if detail != "" {
 		line += "  " + detail
 	}
-	return printable(strings.ReplaceAll(line, "\n", " "))
+	return untrusted.Printable(strings.ReplaceAll(line, "\n", " "))
 }
 
 func orDash(s string) string {
@@ -424,7 +425,7 @@ func receiptsRepair(stdio Stdio, args []string) error {
 		fmt.Fprintf(stdio.Stdout, "%s: the chain is whole; nothing to repair\n", path)
 		return nil
 	}
-	fmt.Fprintf(stdio.Stdout, "%s: line %d broke the chain (%s)\n", path, rep.Line, printable(rep.Reason))
+	fmt.Fprintf(stdio.Stdout, "%s: line %d broke the chain (%s)\n", path, rep.Line, untrusted.Printable(rep.Reason))
 	fmt.Fprintf(stdio.Stdout, "moved %d line(s), %d bytes (sha256 %s), to %s\n", rep.Lines, rep.Bytes, rep.SHA256, rep.Aside)
 	fmt.Fprintf(stdio.Stdout, "appended repair receipt %d; appends resume\n", rep.Receipt.Seq)
 	return nil

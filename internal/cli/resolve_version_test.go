@@ -31,8 +31,9 @@ func TestScriptCVE(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"fixrail-exit": cmdFixrailExit,
-			"vulnstub":     cmdVulnStub,
+			"fixrail-exit":         cmdFixrailExit,
+			"fixrail-resolve-exit": cmdResolveExit,
+			"vulnstub":             cmdVulnStub,
 		},
 	})
 }

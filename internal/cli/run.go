@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fixrail/fixrail/internal/cli/resolvecmd"
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/cve"
 	"github.com/fixrail/fixrail/internal/events"
@@ -75,7 +76,7 @@ type runOpts struct {
 	dir, event                     string
 	issue, alert                   int
 	json                           bool
-	vulns                          vulnSource
+	vulns                          resolvecmd.Source
 }
 
 func runFlags() (*flag.FlagSet, *runOpts) {
@@ -84,7 +85,7 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs.StringVar(&o.repo, "repo", ".", "the repository to fix (a git work tree)")
 	fs.StringVar(&o.report, "report", "", "the finding: a JSON or Markdown report `file` (required)")
 	fs.StringVar(&o.vuln, "vuln", "", "the finding: a vulnerable-dependency `file` (fixrail's finding JSON, osv-scanner JSON or SARIF), instead of --report")
-	o.vulns.flags(fs)
+	o.vulns.Flags(fs)
 	fs.StringVar(&o.base, "base", "", "base `branch` (default: the repository's current branch)")
 	fs.StringVar(&o.mode, "mode", "", "autonomous or interactive (default: fixrail.yaml's mode)")
 	fs.IntVar(&o.issue, "issue", 0, "the finding: GitHub issue `number` (then --repo is owner/name)")
@@ -118,8 +119,8 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 			return refuseClosedAlert(err)
 		}
 	} else if in.alert > 0 {
-		if vulns, err = o.vulns.client(); err != nil {
-			return err
+		if vulns, err = o.vulns.Client(); err != nil {
+			return resolveUsage(err)
 		}
 	}
 	if err := hideEnvironment(); err != nil {

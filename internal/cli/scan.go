@@ -14,6 +14,7 @@ import (
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/forge"
 	ghforge "github.com/fixrail/fixrail/internal/forge/github"
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 var cmdScan = &command{
@@ -233,7 +234,7 @@ func scan(ctx context.Context, f *ghforge.Forge, o *scanOpts, progress io.Writer
 }
 
 func printScan(w io.Writer, res *scanResult) {
-	fmt.Fprintf(w, "%s (base %s, label %s)\n", oneLine(res.Repo), oneLine(res.Base), oneLine(res.Label))
+	fmt.Fprintf(w, "%s (base %s, label %s)\n", untrusted.OneLine(res.Repo), untrusted.OneLine(res.Base), untrusted.OneLine(res.Label))
 	for _, g := range []string{groupToFix, groupBranchExists, groupUnfixable, groupPosture} {
 		var in []scanItem
 		for _, it := range res.Items {
@@ -244,10 +245,10 @@ func printScan(w io.Writer, res *scanResult) {
 		fmt.Fprintf(w, "\n%s (%d)\n", g, len(in))
 		for _, it := range in {
 			if it.Finding == "" {
-				fmt.Fprintf(w, "  %s\n", oneLine(it.Why))
+				fmt.Fprintf(w, "  %s\n", untrusted.OneLine(it.Why))
 				continue
 			}
-			fmt.Fprintf(w, "  %-16s %s\n  %-16s %s\n", it.Finding, oneLine(it.Title), "", oneLine(it.Why))
+			fmt.Fprintf(w, "  %-16s %s\n  %-16s %s\n", it.Finding, untrusted.OneLine(it.Title), "", untrusted.OneLine(it.Why))
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/fixrail/fixrail/internal/cli/resolvecmd"
 	"github.com/fixrail/fixrail/internal/ledger/pgtest"
 )
 
@@ -37,6 +38,13 @@ func TestMain(m *testing.M) {
 		"fixrail": func() {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			code := Main(ctx, os.Args[1:], Stdio{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+			stop()
+			os.Exit(code)
+		},
+		// The same wiring as cmd/fixrail-resolve.
+		"fixrail-resolve": func() {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := resolvecmd.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 			stop()
 			os.Exit(code)
 		},
@@ -141,22 +149,31 @@ func cmdInitRepo(ts *testscript.TestScript, neg bool, args []string) {
 // fixrail-exit N args...: run fixrail and require exit code N exactly
 // (testscript's `! exec` only knows non-zero).
 func cmdFixrailExit(ts *testscript.TestScript, neg bool, args []string) {
+	execExit(ts, neg, "fixrail", args)
+}
+
+// fixrail-resolve-exit CODE [args...]: the slim fixrail-resolve exits CODE.
+func cmdResolveExit(ts *testscript.TestScript, neg bool, args []string) {
+	execExit(ts, neg, "fixrail-resolve", args)
+}
+
+func execExit(ts *testscript.TestScript, neg bool, prog string, args []string) {
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: fixrail-exit CODE [args...]")
+		ts.Fatalf("usage: %s-exit CODE [args...]", prog)
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
-	err = ts.Exec("fixrail", args[1:]...)
+	err = ts.Exec(prog, args[1:]...)
 	got := 0
 	if err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
-			ts.Fatalf("fixrail: %v", err)
+			ts.Fatalf("%s: %v", prog, err)
 		}
 		got = ee.ExitCode()
 	}
 	if got != want {
-		ts.Fatalf("fixrail exited %d, want %d", got, want)
+		ts.Fatalf("%s exited %d, want %d", prog, got, want)
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package untrusted fences attacker-controllable text before it reaches any
-// prompt.
+// prompt, and escapes it before it reaches a terminal ([Printable]).
 //
 // # What it owns
 //
@@ -214,3 +214,24 @@ func Cap(s string, max int) string {
 	}
 	return fmt.Sprintf("%s\n[… truncated by fixrail: %d bytes cut]", s[:cut], len(s)-cut)
 }
+
+// Printable escapes every rune of s that is not printable (keeping
+// newlines) as \uXXXX: C0 and C1 controls, bidirectional overrides,
+// zero-width characters, invalid UTF-8. It is how untrusted text reaches a
+// terminal: an escape sequence in an issue title or a registry string
+// cannot clear the screen, recolour a line or reorder what a reader sees.
+func Printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\n' || (unicode.IsPrint(r) && r != unicode.ReplacementChar) {
+			b.WriteRune(r)
+			continue
+		}
+		fmt.Fprintf(&b, `\u%04x`, r)
+	}
+	return b.String()
+}
+
+// OneLine is Printable with newlines escaped too, for a value printed
+// inside a line: it cannot forge a line of the output after it.
+func OneLine(s string) string { return Printable(strings.ReplaceAll(s, "\n", `\u000a`)) }

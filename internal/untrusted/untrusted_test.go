@@ -222,3 +222,35 @@ func FuzzWrap(f *testing.F) {
 		}
 	})
 }
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"git push":             "git push",
+		"a\nb":                 "a\nb",
+		"\x1b[2Jcleared":       `\u001b[2Jcleared`,
+		"tab\there":            `tab\u0009here`,
+		"rtl\u202eevil":        `rtl\u202eevil`,
+		"csi\u009b31m":         `csi\u009b31m`,
+		"zero\u200bwidth":      `zero\u200bwidth`,
+		"naïve café":           "naïve café",
+		"bad \xff utf8":        `bad \ufffd utf8`,
+		"ansi\x1b]0;title\x07": `ansi\u001b]0;title\u0007`,
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"one line":                   "one line",
+		"title\nto-fix (0)":          `title\u000ato-fix (0)`,
+		"cr\r\nlf":                   `cr\u000d\u000alf`,
+		"\x1b[31mred\x1b[0m\nforged": `\u001b[31mred\u001b[0m\u000aforged`,
+	} {
+		if got := OneLine(in); got != want {
+			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
