@@ -66,11 +66,12 @@ func published(vs ...string) []vulndata.Published {
 }
 
 // noAgent fails the test if the pipeline asks an agent anything: the cve
-// type plans and, for a requirements.txt pin, edits without one.
+// type plans and, for a requirements.txt pin, edits without one, and the
+// harness-only throwaway type never needs one.
 type noAgent struct{ t *testing.T }
 
 func (a noAgent) Run(context.Context, runner.Invocation) (runner.Result, error) {
-	a.t.Error("the agent was invoked for a cve finding the harness plans and edits")
+	a.t.Error("the agent was invoked for a finding the harness plans and edits")
 	return runner.Result{}, &runner.Error{Kind: runner.Failed, Detail: "no agent"}
 }
 

@@ -1,89 +1,158 @@
 package pipeline_test
 
+// A second throwaway fix type, of the other shape: the harness does all of
+// it (Plan decides, Edit edits, the oracle reads files with the type's own
+// code), no agent is asked anything, as the cve type's built-in bumper
+// works. Registered with one line, it proves the harness seams are the
+// pipeline's, not the cve type's (TestHarnessOnlyFixType).
+
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/gitx/gittest"
+	"github.com/fixrail/fixrail/internal/markdown"
 	"github.com/fixrail/fixrail/internal/pipeline"
-	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/verdict"
 )
 
-// TestHarnessPlannedType: the optional harness parts, on the throwaway typo
-// type rebuilt to plan itself (no investigate agent) — its plan reaches the
-// red oracle and the agent's fix; a StopError from Plan ends the run in
-// its terminal; a Plan that writes in the checkout is caught by the same
-// read-only gate an agent's investigation is; and an Edit that hands over
-// (ErrAgentEdit) falls back to the fix invocation.
-func TestHarnessPlannedType(t *testing.T) {
-	planned := func(write string, err error) *fixtype.Type {
-		typ := *typoType
-		typ.Name = "typo-planned"
-		typ.Investigate, typ.ReadPlan = nil, nil
-		typ.Plan = func(_ context.Context, _ *fixtype.Env, dir string, f *findings.Finding) (*fixtype.Plan, error) {
-			if err != nil {
-				return nil, err
-			}
-			if write != "" {
-				os.WriteFile(filepath.Join(dir, write), []byte("x\n"), 0o644)
-			}
-			// The evidence the typo oracle greps for is committed on the
-			// base here, so the plan declares none.
-			return &fixtype.Plan{Summary: "misspelt", Files: []string{"src/doc.txt"}, Values: "word: teh", Report: map[string]string{"word": "teh"}, Detail: &typoPlan{Word: "teh"}}, nil
-		}
-		typ.Edit = func(context.Context, *fixtype.Env, *fixtype.Plan, string) (*fixtype.Result, error) {
-			return nil, fmt.Errorf("%w: the word needs judgement", fixtype.ErrAgentEdit)
-		}
-		return &typ
+func init() { fixtype.Register(respellType) }
+
+const respellFile = "src/doc.txt"
+
+// respellFinds reports whether respellFile under dir holds the
+// misspelling: the type's own code reading a checkout, never running it.
+func respellFinds(dir string) (bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, respellFile))
+	if err != nil {
+		return false, err
 	}
-	stop := &fixtype.StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonGreenOnBase, Err: errors.New("nothing misspelt")}
+	return bytes.Contains(b, []byte("teh ")), nil
+}
+
+// respellOracle is a gate that reads the change's checkout.
+func respellOracle(e *fixtype.Env, name string, want bool, reason string, fails verdict.Terminal) *gates.Gate {
+	return &gates.Gate{Name: name, Doc: "the misspelling is (or is not) in " + respellFile, Reason: reason, Fails: fails,
+		Run: func(ctx context.Context, c *gates.Change) (gates.Verdict, error) {
+			var found bool
+			err := e.Read(ctx, name, c.Commit, func(dir string) (err error) {
+				found, err = respellFinds(dir)
+				return err
+			})
+			if err != nil {
+				return gates.Verdict{}, err
+			}
+			return gates.Verdict{Pass: found == want, Detail: fmt.Sprintf("misspelling present: %v", found)}, nil
+		}}
+}
+
+var respellType = &fixtype.Type{
+	Name:    "respell",
+	Doc:     "a misspelling the harness finds and corrects itself",
+	Subject: "spelling report",
+	Budget:  fixtype.Budget{MaxDiffLines: 2},
+	Check:   func(*config.Config) error { return nil },
+	Scope:   func(*config.Config) []string { return nil },
+	Plan: func(_ context.Context, _ *fixtype.Env, dir string, f *findings.Finding) (*fixtype.Plan, error) {
+		found, err := respellFinds(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, &fixtype.StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonGreenOnBase, Err: errors.New("no misspelling on the base")}
+		}
+		return &fixtype.Plan{Summary: "teh → the", Files: []string{respellFile}, Values: "word: teh",
+			Report: map[string]any{"word": "teh"}, Detail: "teh"}, nil
+	},
+	Edit: func(_ context.Context, _ *fixtype.Env, _ *fixtype.Plan, dir string) (*fixtype.Result, error) {
+		p := filepath.Join(dir, respellFile)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, bytes.ReplaceAll(b, []byte("teh "), []byte("the ")), 0o644); err != nil {
+			return nil, err
+		}
+		return &fixtype.Result{Summary: "corrected teh", FilesChanged: []string{respellFile}}, nil
+	},
+	Fix: func(fixtype.Brief, *fixtype.Plan) string { return "unused: Edit makes the fix\n" },
+	Red: func(e *fixtype.Env, _ *fixtype.Plan) *gates.Gate {
+		return respellOracle(e, "respell-present", true, verdict.ReasonGreenOnBase, verdict.NotRepro)
+	},
+	Gates: func(e *fixtype.Env, _ *fixtype.Plan) []*gates.Gate {
+		return []*gates.Gate{respellOracle(e, "respell-gone", false, verdict.ReasonOracleStillRed, "")}
+	},
+	CommitNote: func(*fixtype.Env, *fixtype.Plan) string { return "Respelt: teh.\n" },
+	Section: func(_ *fixtype.Env, p *fixtype.Plan, commit string) string {
+		return "### The spelling\n\n" + markdown.Code(p.Detail.(string)) + " corrected by the harness in " + commit[:12] + ".\n"
+	},
+}
+
+// TestHarnessOnlyFixType: the harness-only type, registered with one line
+// and named nowhere in the pipeline, runs to DRAFT-PR with no agent call:
+// its Plan on the base, its oracle red on the base, its Edit, its oracle
+// green on the candidate, its section in the body; and a base without the
+// misspelling ends NOT-REPRO from its Plan.
+func TestHarnessOnlyFixType(t *testing.T) {
+	cfg := `runner: {kind: command, command: ["true"]}
+suite:  {command: ["true"]}
+paths:  {fixable: ["src/**"]}
+sandbox: off
+`
 	for _, tc := range []struct {
-		name     string
-		typ      *fixtype.Type
-		terminal pipeline.Terminal
-		reason   string
-		agent    int
+		name, doc string
+		want      pipeline.Terminal
 	}{
-		{"planned", planned("", nil), pipeline.DraftPR, "fixed", 1},
-		{"stopped", planned("", stop), pipeline.NotRepro, "green-on-base", 0},
-		{"wrote", planned("src/stray.txt", nil), pipeline.Escalate, "write-before-repro", 0},
+		{"misspelt", "teh end\n", pipeline.DraftPR},
+		{"clean", "the end\n", pipeline.NotRepro},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fixtype.Register(tc.typ)
-			t.Cleanup(func() { fixtype.Unregister(tc.typ.Name) })
-			dir := gittest.NewRepo(t, map[string]string{
-				"fixrail.yaml":      "runner: {kind: command, command: [\"true\"]}\nsuite:  {command: [\"true\"]}\npaths:  {fixable: [\"src/**\"]}\nsandbox: off\n",
-				"src/doc.txt":       "teh end\n",
-				"evidence/typo.txt": "teh\n",
-			})
+			dir := gittest.NewRepo(t, map[string]string{"fixrail.yaml": cfg, respellFile: tc.doc})
 			s, outbox := prepared(t, dir)
 			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
-				Finding: &findings.Finding{ID: "tp-" + tc.name, Title: "teh", Body: "a typo", FixType: tc.typ.Name},
-				Runner: funcAgent(func(inv runner.Invocation) (runner.Result, error) {
-					if inv.Phase != runner.Fix {
-						t.Errorf("an agent was asked to %s for a type that plans itself", inv.Phase)
-					}
-					return typoAgent{t}.Run(context.Background(), inv)
-				}),
+				Finding: &findings.Finding{ID: "respell-1", Title: "teh", Body: "a misspelling", FixType: "respell"},
+				Runner:  noAgent{t}, // cve_type_test.go's: any agent call fails the test
 				Forge:   &forge.Local{Dir: outbox},
 				TempDir: t.TempDir(),
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Terminal != tc.terminal || rep.Reason != tc.reason || rep.Agent.Invocations != tc.agent {
-				for _, g := range rep.Gates {
-					t.Logf("%s %s %s %s", g.Phase, g.Name, g.Verdict, g.Detail)
+			var order []string
+			for _, g := range rep.Gates {
+				if strings.HasPrefix(g.Name, "respell-") {
+					order = append(order, g.Phase+" "+g.Name+" "+g.Verdict)
 				}
-				t.Fatalf("ended %s %s (%s) after %d agent call(s), want %s %s after %d", rep.Terminal, rep.Reason, rep.Detail, rep.Agent.Invocations, tc.terminal, tc.reason, tc.agent)
+			}
+			if rep.Terminal != tc.want {
+				t.Fatalf("terminal %s (%s: %s), want %s; the type's gates: %v", rep.Terminal, rep.Reason, rep.Detail, tc.want, order)
+			}
+			if tc.want != pipeline.DraftPR {
+				if rep.Reason != verdict.ReasonGreenOnBase {
+					t.Errorf("reason %s, want the Plan's %s", rep.Reason, verdict.ReasonGreenOnBase)
+				}
+				return
+			}
+			if strings.Join(order, ", ") != "P3 respell-present pass, P4 respell-gone pass" {
+				t.Errorf("the type's oracle ran as %v", order)
+			}
+			body, err := os.ReadFile(filepath.Join(rep.PR, "body.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(body), "### The spelling\n\n` teh ` corrected by the harness in "+rep.Commit[:12]) {
+				t.Errorf("the body lacks the type's section:\n%s", body)
 			}
 		})
 	}
