@@ -78,11 +78,17 @@ func (c *Cache) get(kind string, eco Ecosystem, name string) (entry, bool) {
 
 // Put stores data as the answer for kind/eco/name, fetched now.
 func (c *Cache) Put(kind string, eco Ecosystem, name string, data any) error {
+	return c.put(kind, eco, name, data, c.now().UTC())
+}
+
+// put stores data as fetched at: the time the answer that used it reports,
+// so a decision made online and its offline replay name the same moment.
+func (c *Cache) put(kind string, eco Ecosystem, name string, data any, at time.Time) error {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(entry{Kind: kind, Ecosystem: string(eco), Name: eco.NormalizeName(name), FetchedAt: c.now().UTC(), Data: raw})
+	b, err := json.Marshal(entry{Kind: kind, Ecosystem: string(eco), Name: eco.NormalizeName(name), FetchedAt: at, Data: raw})
 	if err != nil {
 		return err
 	}
@@ -144,7 +150,7 @@ func (c *Client) cached(_ context.Context, kind string, eco Ecosystem, name stri
 		now = c.Cache.now().UTC()
 		// A cache that cannot be written (read-only, full) costs the next
 		// call a fetch; it does not make this answer wrong.
-		_ = c.Cache.Put(kind, eco, name, data)
+		_ = c.Cache.put(kind, eco, name, data, now)
 	}
 	return Meta{FetchedAt: now}, nil
 }

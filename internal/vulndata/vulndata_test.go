@@ -228,3 +228,33 @@ func TestPagesBounded(t *testing.T) {
 		t.Fatalf("err = %v after %d pages", err, n)
 	}
 }
+
+// TestCacheKeepsTheAnswersTime: the time an online answer reports is the
+// time its cache entry keeps, so the offline replay of a decision names
+// the same fetched_at (the clock here moves on every reading).
+func TestCacheKeepsTheAnswersTime(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/query" {
+			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
+		}
+		fmt.Fprint(w, `{"vulns": [{"id": "GHSA-aaaa-bbbb-cccc", "modified": "2026-01-01T00:00:00Z"}]}`)
+	}))
+	defer srv.Close()
+	tick := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cache := NewCache(t.TempDir())
+	cache.Now = func() time.Time { tick = tick.Add(time.Microsecond); return tick }
+	c := NewClient(cache)
+	c.OSVURL = srv.URL
+	_, online, err := c.Vulns(context.Background(), NPM, "x")
+	if err != nil || online.FromCache {
+		t.Fatalf("online: %+v, %v", online, err)
+	}
+	c.Offline = true
+	_, offline, err := c.Vulns(context.Background(), NPM, "x")
+	if err != nil || !offline.FromCache {
+		t.Fatalf("offline: %+v, %v", offline, err)
+	}
+	if !offline.FetchedAt.Equal(online.FetchedAt) {
+		t.Errorf("online answer fetched at %s, its cache entry says %s", online.FetchedAt, offline.FetchedAt)
+	}
+}
