@@ -299,23 +299,64 @@ func (r *Repo) TreeEntry(ctx context.Context, rev, path string, limit int64) (En
 	return e, nil
 }
 
-// Tracked lists the paths at or under path that the clone's index holds:
-// what the repository, not fixrail, put in the working tree.
-func (r *Repo) Tracked(ctx context.Context, path string) ([]string, error) {
-	if err := checkPath(path); err != nil {
-		return nil, err
+// Tracked lists the paths at or under any of paths that the clone's index
+// holds: what the repository, not fixrail, put in the working tree. One
+// git call, whatever the number of paths.
+func (r *Repo) Tracked(ctx context.Context, paths ...string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("tracked: no path")
 	}
-	out, err := r.run(ctx, invocation{dir: r.top, args: []string{"ls-files", "-z", "--cached", "--", path}})
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", path, err)
-	}
-	var paths []string
-	for p := range strings.SplitSeq(string(out), "\x00") {
-		if p != "" {
-			paths = append(paths, p)
+	for _, p := range paths {
+		if err := checkPath(p); err != nil {
+			return nil, err
 		}
 	}
-	return paths, nil
+	args := append([]string{"ls-files", "-z", "--cached", "--"}, paths...)
+	out, err := r.run(ctx, invocation{dir: r.top, args: args})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", paths[0], err)
+	}
+	var tracked []string
+	for p := range strings.SplitSeq(string(out), "\x00") {
+		if p != "" {
+			tracked = append(tracked, p)
+		}
+	}
+	return tracked, nil
+}
+
+// CaseVariants returns every spelling of name with its ASCII letters in
+// either case (".fixrail", ".Fixrail", … ".FIXRAIL"): the index entries a
+// case-insensitive checkout (core.ignorecase: macOS, Windows, a casefolded
+// ext4 directory) puts at the same place on disk. Pathspecs stay literal
+// (GIT_LITERAL_PATHSPECS, which git will not combine with icase), so the
+// variants are spelt out. A name of more than 12 letters panics: this is
+// for fixrail's own short names, not for input.
+func CaseVariants(name string) []string {
+	var letters []int
+	for i := 0; i < len(name); i++ {
+		if c := name[i] | 0x20; c >= 'a' && c <= 'z' {
+			letters = append(letters, i)
+		}
+	}
+	if len(letters) > 12 {
+		panic("gitx: CaseVariants of a long name: " + name)
+	}
+	out := make([]string, 0, 1<<len(letters))
+	b := []byte(name)
+	for _, i := range letters {
+		b[i] |= 0x20
+	}
+	for mask := 0; mask < 1<<len(letters); mask++ {
+		v := slices.Clone(b)
+		for bit, i := range letters {
+			if mask&(1<<bit) != 0 {
+				v[i] -= 'a' - 'A'
+			}
+		}
+		out = append(out, string(v))
+	}
+	return out
 }
 
 // WriteBlobs stores each entry's bytes as a blob, exactly: no clean filter,

@@ -325,3 +325,56 @@ func TestSnapshotSweep(t *testing.T) {
 		}
 	}
 }
+
+func TestCaseVariants(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int
+		some []string
+	}{
+		{".fixrail", 128, []string{".fixrail", ".FIXRAIL", ".FixRail", ".fIxRaIl"}},
+		{".FIXRAIL", 128, []string{".fixrail"}},
+		{"a-1", 2, []string{"a-1", "A-1"}},
+		{"._-", 1, []string{"._-"}},
+		{"été", 2, []string{"été", "éTé"}}, // non-ASCII letters are left as they are
+	} {
+		got := CaseVariants(tc.name)
+		if len(got) != tc.n {
+			t.Errorf("%q: %d variants, want %d", tc.name, len(got), tc.n)
+		}
+		for _, want := range tc.some {
+			if !slices.Contains(got, want) {
+				t.Errorf("%q: %q missing", tc.name, want)
+			}
+		}
+		slices.Sort(got)
+		if len(slices.Compact(got)) != tc.n {
+			t.Errorf("%q: duplicates in %v", tc.name, got)
+		}
+	}
+}
+
+// TestTrackedEveryCase: the index entries under any spelling are found in
+// one call, and a name that merely starts like one is not.
+func TestTrackedEveryCase(t *testing.T) {
+	dir := gittest.NewRepo(t, map[string]string{
+		".FixRail/state.db": "x",
+		".fixrails/a":       "x",
+		"src/.fixrail/b":    "x",
+		"a.txt":             "a\n",
+	})
+	r := openRepo(t, dir)
+	got, err := r.Tracked(context.Background(), CaseVariants(".fixrail")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{".FixRail/state.db"}) {
+		t.Errorf("tracked %q, want only .FixRail/state.db", got)
+	}
+	if got, err := r.Tracked(context.Background(), ".fixrail"); err != nil || len(got) != 0 {
+		t.Errorf("the literal spelling alone: %q, %v (this file system is case-sensitive)", got, err)
+	}
+	if _, err := r.Tracked(context.Background(), "../x"); err == nil {
+		t.Error("a path outside the repository was listed")
+	}
+}

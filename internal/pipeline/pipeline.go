@@ -176,13 +176,15 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 	// The state directory holds the ledger, the locks, the reports and the
 	// outbox: one the repository ships (a crafted state.db with triggers, a
 	// lock file that is a link, a fake outbox bundle) would be trusted. The
-	// index, not the base: it is what the checkout put on disk.
-	tracked, err := repo.Tracked(ctx, StateDirName)
+	// index, not the base: it is what the checkout put on disk. Every case
+	// spelling: a case-insensitive checkout puts .FixRail/ where .fixrail/ is.
+	tracked, err := repo.Tracked(ctx, gitx.CaseVariants(StateDirName)...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
 	if len(tracked) > 0 {
-		return nil, fmt.Errorf("%w: the repository tracks %s (%s): fixrail's state directory must not come from the repository; remove it (git rm -r --cached %s) and commit", ErrSetup, StateDirName, strings.Join(tracked[:min(len(tracked), 3)], ", "), StateDirName)
+		top, _, _ := strings.Cut(tracked[0], "/")
+		return nil, fmt.Errorf("%w: the repository tracks %s (%s): fixrail's state directory must not come from the repository; remove it (git rm -r --cached %s) and commit", ErrSetup, top, strings.Join(tracked[:min(len(tracked), 3)], ", "), top)
 	}
 	// Every glob is checked now, so a bad one is a setup error before any
 	// run; each run builds its policy with its fix type's evidence globs.
