@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/fixtype"
@@ -31,9 +32,9 @@ func (m memSource) Vulns(_ context.Context, _ vulndata.Ecosystem, name string) (
 		return nil, vulndata.Meta{}, m.err
 	}
 	if name != m.name {
-		return nil, vulndata.Meta{}, nil
+		return nil, fetched, nil
 	}
-	return m.vulns, vulndata.Meta{}, nil
+	return m.vulns, fetched, nil
 }
 
 func (m memSource) Versions(_ context.Context, _ vulndata.Ecosystem, name string) ([]vulndata.Published, vulndata.Meta, error) {
@@ -43,8 +44,11 @@ func (m memSource) Versions(_ context.Context, _ vulndata.Ecosystem, name string
 	if name != m.name {
 		return nil, vulndata.Meta{}, vulndata.ErrNotFound
 	}
-	return m.pub, vulndata.Meta{}, nil
+	return m.pub, fetched, nil
 }
+
+// fetched is when memSource's answers were fetched, as the cache reports.
+var fetched = vulndata.Meta{FetchedAt: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 
 func pypiVuln(id, introduced, fixed string) vulndata.Vuln {
 	ev := []vulndata.Event{{Introduced: introduced}}
@@ -144,6 +148,9 @@ sandbox: off
 					t.Errorf("the PR body lacks %q:\n%s", want, body)
 				}
 			}
+			// The whole body, as reviewers read it: the decision, the
+			// oracle's checks, every gate.
+			matchGolden(t, filepath.Join("testdata", "body", "draft-pr-cve.md"), normalise(string(body)))
 			var order []string
 			for _, g := range rep.Gates {
 				if strings.HasPrefix(g.Name, "cve-") || g.Name == "harness-edit" {
@@ -233,6 +240,13 @@ sandbox: off
 				if !strings.Contains(string(body), want) {
 					t.Errorf("the PR body lacks %q:\n%s", want, body)
 				}
+			}
+			// The harness planned, the agent edited: each account under
+			// its author.
+			_, words, _ := strings.Cut(string(body), "### The harness's account\n\n```text\nplan: ")
+			harnessPart, agentPart, ok := strings.Cut(words, "### The agent's own words (unverified)\n\n```text\nresult: ")
+			if !ok || strings.Contains(harnessPart, "result:") || strings.Contains(agentPart, "plan:") {
+				t.Errorf("the accounts are not each under their author:\n%s", body)
 			}
 			data, _ := os.ReadFile(filepath.Join(rep.PR, "pr.json"))
 			if !strings.Contains(string(data), "needs-review") {

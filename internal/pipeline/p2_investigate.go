@@ -64,7 +64,7 @@ func (r *run) investigate(ctx context.Context) (*investigation, *Outcome) {
 // harnessPlan is P2 for a type that plans itself: no agent runs; the
 // type reads the fresh checkout of the base, and must leave it as it was.
 func (r *run) harnessPlan(ctx context.Context) (*investigation, *Outcome) {
-	inv := &investigation{}
+	inv := &investigation{planned: true}
 	plan := &gates.Gate{
 		Name:   "plan",
 		Doc:    "the fix type planned from a fresh checkout of the base, with no agent",
@@ -113,8 +113,15 @@ func (r *run) readOnlyGate(scope, changed []string) *gates.Gate {
 				}
 			}
 			where := strings.Join(scope, ", ")
+			if len(scope) == 0 {
+				// A type that plans itself writes no evidence at all.
+				where = "no evidence scope (the fix type writes none)"
+			}
 			if len(outside) > 0 {
 				return gates.Verdict{Detail: "written outside " + where + ": " + codeList(outside)}, nil
+			}
+			if len(scope) == 0 {
+				return pass("no file written; " + where)
 			}
 			return pass(fmt.Sprintf("%d file(s) written, all under %s", len(changed), where))
 		},

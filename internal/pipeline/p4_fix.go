@@ -34,6 +34,7 @@ func (r *run) fix(ctx context.Context, inv *investigation) (*candidate, *Outcome
 	if o != nil {
 		return nil, o
 	}
+	edited := res != nil
 	if res == nil {
 		if res, o = r.agentFix(ctx, inv); o != nil {
 			return nil, o
@@ -43,6 +44,7 @@ func (r *run) fix(ctx context.Context, inv *investigation) (*candidate, *Outcome
 	if o != nil {
 		return nil, o
 	}
+	cand.edited = edited
 	// The catalogue's structural gates, then the fix type's own (its
 	// oracle), then the suite; the LLM validation runs last: only a change
 	// every mechanical gate accepted is worth a model's opinion.

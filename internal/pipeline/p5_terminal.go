@@ -144,9 +144,36 @@ func (r *run) prBody(inv *investigation, c *candidate) string {
 	}
 	b.WriteString("\n")
 	b.WriteString(c.impact.Markdown())
-	b.WriteString("\n### The agent's own words (unverified)\n\n")
-	b.WriteString(markdown.Block("plan: " + inv.summary + "\nresult: " + c.result.Summary))
+	b.WriteString(accounts(inv, c))
 	fmt.Fprintf(&b, "\nRun `%s`, %s mode.\n", r.rep.RunID, r.rep.Mode)
+	return b.String()
+}
+
+// accounts is what the plan and the result say of themselves, each under
+// who wrote it: an agent's words are unverified claims; the harness's are
+// its own summary of what its code did (still quoted: they carry package
+// names and versions from the finding and the registries). A reviewer must
+// never read the harness's account as an agent's, nor the reverse.
+func accounts(inv *investigation, c *candidate) string {
+	var agent, harness []string
+	add := func(byHarness bool, line string) {
+		if byHarness {
+			harness = append(harness, line)
+		} else {
+			agent = append(agent, line)
+		}
+	}
+	add(inv.planned, "plan: "+inv.summary)
+	add(c.edited, "result: "+c.result.Summary)
+	var b strings.Builder
+	if len(harness) > 0 {
+		b.WriteString("\n### The harness's account\n\n")
+		b.WriteString(markdown.Block(strings.Join(harness, "\n")))
+	}
+	if len(agent) > 0 {
+		b.WriteString("\n### The agent's own words (unverified)\n\n")
+		b.WriteString(markdown.Block(strings.Join(agent, "\n")))
+	}
 	return b.String()
 }
 

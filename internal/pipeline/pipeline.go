@@ -275,6 +275,7 @@ type run struct {
 type investigation struct {
 	plan     *fixtype.Plan
 	summary  string       // the plan's summary, redacted
+	planned  bool         // the harness planned (fixtype.Type.Plan), no agent
 	evidence []gitx.Entry // the test first, then the fixtures (for a bug)
 	redTree  string       // the base plus the evidence: what runs red
 }
@@ -286,6 +287,7 @@ type candidate struct {
 	diff    gitx.TreeDiff
 	paths   []string
 	result  *fixtype.Result
+	edited  bool // the harness made the edit (fixtype.Type.Edit), no agent
 	impact  gates.ImpactReport
 }
 
