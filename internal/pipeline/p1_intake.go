@@ -38,7 +38,11 @@ func (r *run) intake(ctx context.Context) *Outcome {
 	if access == "" {
 		access = risk.AccessOperator
 	}
-	r.risk = r.rules.Intake(risk.Report{Title: fin.Title, Body: fin.Body, Labels: fin.Labels, Access: access, Implied: r.typ.Implied})
+	var names []string
+	if fin.Evidence != nil && fin.Evidence.Package != "" {
+		names = []string{fin.Evidence.Package}
+	}
+	r.risk = r.rules.Intake(risk.Report{Title: fin.Title, Body: fin.Body, Labels: fin.Labels, Access: access, Implied: r.typ.Implied, Names: names})
 	r.rep.Risk = &r.risk
 	r.gate("P1", "risk", verdictOf(!r.risk.High()), "intake: "+r.risk.Level.String()+riskWhy(r.risk))
 	// A clone poisoned by an earlier finding's config drift runs no more git.

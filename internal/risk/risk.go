@@ -205,6 +205,12 @@ type Report struct {
 	// Implied are keywords the finding's fix type names by definition
 	// (fixtype.Type.Implied); a match on one is not scored.
 	Implied []string
+	// Names are what the finding's machine source declared a package's
+	// name to be (findings.Evidence.Package): a Go module path such as
+	// golang.org/x/text looks like a path but is not one, so a word equal
+	// to one is not scored as a path outside paths.fixable. A sensitive
+	// path is scored whatever it is declared to be: risk only rises.
+	Names []string
 }
 
 // implied reports whether kw is one of the fix type's implied keywords,
@@ -243,6 +249,9 @@ func (r *Rules) Intake(rep Report) Score {
 		case sensitive.Denied:
 			s.add(Input{Stage: StageIntake, Kind: "path", Value: p, Level: High, Why: "the report names a sensitive path (" + v.Rule + ")"})
 		case sensitive.Unknown:
+			if slices.Contains(rep.Names, p) {
+				continue
+			}
 			s.add(Input{Stage: StageIntake, Kind: "path", Value: p, Level: Elevated, Why: "the report names a path outside paths.fixable"})
 		}
 	}
