@@ -59,7 +59,7 @@ links only the decision and its clients, for a caller that starts one
 process per package.
 
 Every string from OSV or deps.dev is untrusted: --json escapes it, the text
-output replaces control characters.
+output escapes every non-printable character (as \u001b).
 
 Exit codes:
   0  decided: a target version, or no advisory affects VERSION
