@@ -216,7 +216,7 @@ func Cap(s string, max int) string {
 }
 
 // Printable escapes every rune of s that is not printable (keeping
-// newlines) as \uXXXX: C0 and C1 controls, bidirectional overrides,
+// newlines) as a \u escape (ESC is \u001b): C0 and C1 controls, bidirectional overrides,
 // zero-width characters, invalid UTF-8. It is how untrusted text reaches a
 // terminal: an escape sequence in an issue title or a registry string
 // cannot clear the screen, recolour a line or reorder what a reader sees.
