@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -136,5 +137,51 @@ func TestBugCheck(t *testing.T) {
 				t.Fatalf("Check = %v, want %q", err, tc.msg)
 			}
 		})
+	}
+}
+
+// TestHandoffRefusesLinksAndFIFOs: PLAN.json and result.json are written by
+// the agent, so each is read only as a regular file at that very name. A
+// link to a perfectly valid plan is refused (followed, it would let the
+// agent make fixrail read any file it can), and a FIFO is refused without
+// hanging the read.
+func TestHandoffRefusesLinksAndFIFOs(t *testing.T) {
+	valid := write(t, `{"summary": "s", "files": ["src/a.py"], "test": {"path": "tests/t.py", "symptom": "x"}}`)
+	if _, err := ReadBugPlan(valid); err != nil {
+		t.Fatalf("the link's target must itself be a valid plan: %v", err)
+	}
+	result := write(t, `{"summary": "s", "files_changed": ["src/a.py"]}`)
+	dir := t.TempDir()
+	planLink, resultLink := filepath.Join(dir, "PLAN.json"), filepath.Join(dir, "result.json")
+	if err := os.Symlink(valid, planLink); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(result, resultLink); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := ReadBugPlan(planLink); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ReadBugPlan(link to a valid plan) = %+v, %v; want ErrInvalid", p, err)
+	}
+	if r, err := ReadResult(resultLink); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ReadResult(link to a valid result) = %+v, %v; want ErrInvalid", r, err)
+	}
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadBugPlan(fifo); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("ReadBugPlan(FIFO) = %v, want not a regular file", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadBugPlan(FIFO) hung: the hand-off read must not block on a FIFO")
+	}
+	// The errors name the file, never the private directory it was in.
+	_, err := ReadResult(resultLink)
+	if err == nil || strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "result.json") {
+		t.Errorf("error %v: want it to name result.json and not %s", err, dir)
 	}
 }

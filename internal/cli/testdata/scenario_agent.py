@@ -22,7 +22,10 @@ script can describe an agent's behaviour as files:
                             "block-outbox" (a file where the bundle goes),
                             "plant-dotgit" (a .git link in the worktree),
                             "mkfifo PATH" (a FIFO in the worktree),
-                            "symlink PATH TARGET" (a link in the worktree)
+                            "symlink PATH TARGET" (a link in the worktree),
+                            "link-handoff" (this phase's PLAN.json or
+                            result.json, as written, moved aside and
+                            replaced by a relative link to it)
 
 It records the prompt it got in agent/<phase>.prompt and the environment
 it saw in agent/<phase>.env for the script to assert on.
@@ -142,12 +145,20 @@ def mkfifo(path):
     os.mkfifo(path)
 
 
+def link_handoff():
+    phase = os.environ.get("FIXRAIL_PHASE", "")
+    path = os.environ["FIXRAIL_PLAN" if phase == "investigate" else "FIXRAIL_RESULT"]
+    real = path + ".real"
+    os.rename(path, real)
+    os.symlink(os.path.basename(real), path)
+
+
 ATTACKS = {
     "plant-git-config": plant_git_config, "plant-hook": plant_hook,
     "write-info-attributes": write_info_attributes, "move-base": move_base,
     "steal-environ": steal_environ, "replace-runs": replace_runs,
     "block-outbox": block_outbox, "plant-dotgit": plant_dotgit, "mkfifo": mkfifo,
-    "symlink": symlink,
+    "symlink": symlink, "link-handoff": link_handoff,
 }
 
 
