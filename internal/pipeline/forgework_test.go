@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"errors"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -19,6 +20,13 @@ import (
 // forgeRun runs one finding from issue #7 against the recording fake and
 // counts the agent's invocations.
 func forgeRun(t *testing.T, expect func(f *forgetest.Fake)) (*pipeline.Report, int32) {
+	t.Helper()
+	rep, calls, _ := forgeRunRepo(t, expect)
+	return rep, calls
+}
+
+// forgeRunRepo is forgeRun that also returns the repository it ran in.
+func forgeRunRepo(t *testing.T, expect func(f *forgetest.Fake)) (*pipeline.Report, int32, string) {
 	t.Helper()
 	dir := gittest.NewRepo(t, map[string]string{"fixrail.yaml": reasonsYAML, "src/README": "source\n", "tests/.keep": ""})
 	s, err := pipeline.Prepare(t.Context(), dir, "")
@@ -41,7 +49,7 @@ func forgeRun(t *testing.T, expect func(f *forgetest.Fake)) (*pipeline.Report, i
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rep, calls.Load()
+	return rep, calls.Load(), dir
 }
 
 // TestOpenWorkGate: S7 — open work HALTs the run in P1, before any agent.
@@ -190,6 +198,48 @@ func TestOpenFixOnTheSameFile(t *testing.T) {
 			}
 			if tc.terminal != pipeline.DraftPR && calls != 1 {
 				t.Errorf("%d agent invocation(s), want the investigation only: the fix must not start", calls)
+			}
+		})
+	}
+}
+
+// TestFailedPublishMovesNoBranch: whatever way the forge refuses the draft,
+// the run's branch does not exist afterwards. The bundle or PR goes first
+// and the branch moves only once it exists, so a failed publish can never
+// leave a pushed-looking branch with no PR (a mutation that moved the
+// branch first stayed green before this test).
+func TestFailedPublishMovesNoBranch(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		err      error
+		terminal pipeline.Terminal
+	}{
+		{"draft unsupported", forge.ErrDraftUnsupported, pipeline.Escalate},
+		{"actions cannot open PRs", forge.ErrActionsCannotOpenPRs, pipeline.Escalate},
+		{"rate limited", &forge.RateLimitError{Reset: time.Now().Add(time.Minute)}, pipeline.Halt},
+		{"forge unavailable", forge.ErrUnavailable, pipeline.Halt},
+		{"any other error", errors.New("outbox: no space left on device"), pipeline.Escalate},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, _, dir := forgeRunRepo(t, func(f *forgetest.Fake) {
+				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).
+					ExpectPublish(func(forge.PR) (forge.Published, error) { return forge.Published{}, tc.err })
+				if tc.terminal == pipeline.Escalate {
+					f.ExpectNotify(func(forge.Notice) error { return nil })
+				}
+			})
+			if rep.Terminal != tc.terminal {
+				t.Fatalf("ended %s %s (%s), want %s", rep.Terminal, rep.Reason, rep.Detail, tc.terminal)
+			}
+			if rep.Branch != "" {
+				t.Errorf("report names branch %q after a failed publish", rep.Branch)
+			}
+			out, err := exec.Command("git", "-C", dir, "for-each-ref", "--format=%(refname)", "refs/heads/fixrail/").CombinedOutput()
+			if err != nil {
+				t.Fatalf("for-each-ref: %v\n%s", err, out)
+			}
+			if len(out) != 0 {
+				t.Errorf("a failed publish left branch(es):\n%s", out)
 			}
 		})
 	}
