@@ -124,6 +124,28 @@ func (l *Local) Withdraw(_ context.Context, id string) error {
 	return removeBundle(filepath.Join(l.Dir, id))
 }
 
+// Bundle reads the draft written for id, if there is one: its branch, its
+// commit and the files it changes, as its pr.json records them.
+func (l *Local) Bundle(id string) (OpenFix, bool, error) {
+	if !pathguard.SafeName(id) {
+		return OpenFix{}, false, fmt.Errorf("outbox: %q is not a safe directory name", id)
+	}
+	bundles, err := l.bundles()
+	if err != nil {
+		return OpenFix{}, false, err
+	}
+	for _, b := range bundles {
+		if b.ID == id {
+			return b, true, nil
+		}
+	}
+	return OpenFix{}, false, nil
+}
+
+// CloseHint is how a person withdraws the local draft of finding id: the
+// in-flight and path-lock HALTs name it.
+func (l *Local) CloseHint(id string) string { return "fixrail close " + id }
+
 // Publish writes the PR bundle (OpenDraft); the local forge pushes nothing,
 // so the branch the pipeline set in the repository is the published one.
 func (l *Local) Publish(ctx context.Context, pr PR) (Published, error) {

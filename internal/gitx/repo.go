@@ -235,6 +235,28 @@ func (r *Repo) UpdateBranch(ctx context.Context, name, newSHA, oldSHA string) er
 	})
 }
 
+// DeleteBranch removes refs/heads/<name>, but only if it currently points
+// at oldSHA: git's compare-and-swap under the ref lock, so a commit someone
+// added to the branch meanwhile is never deleted with it. The ref itself
+// is deleted even if it is a symbolic ref, never the branch it names.
+func (r *Repo) DeleteBranch(ctx context.Context, name, oldSHA string) error {
+	if err := r.checkBranch(ctx, name); err != nil {
+		return err
+	}
+	if err := checkSHA(oldSHA); err != nil {
+		return fmt.Errorf("delete branch %s: %w", name, err)
+	}
+	ref := "refs/heads/" + name
+	return r.guarded(ctx, false, func() error {
+		_, err := r.run(ctx, invocation{dir: r.top, args: []string{"update-ref", "--no-deref", "-m", "fixrail: close " + name, "-d", ref, oldSHA}})
+		if err != nil {
+			return fmt.Errorf("delete branch %s: %w", name, err)
+		}
+		r.expectRef(ref, "")
+		return nil
+	})
+}
+
 // AddWorktree checks commit out, detached, into a new linked worktree at
 // path. Detached, so no branch is locked by the worktree and no upstream is
 // written to the shared config. path must not exist or must be an empty

@@ -262,6 +262,52 @@ func TestUpdateBranch(t *testing.T) {
 	}
 }
 
+// TestDeleteBranch: deletion is a compare-and-swap on the commit the
+// caller read, and deletes a symbolic ref itself, never what it names.
+func TestDeleteBranch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
+	c1 := gittest.Git(t, dir, "rev-parse", "HEAD")
+	gittest.Git(t, dir, "branch", "fixrail/x")
+	gittest.Git(t, dir, "commit", "--quiet", "--allow-empty", "--message", "two")
+	c2 := gittest.Git(t, dir, "rev-parse", "HEAD")
+	r := openRepo(t, dir)
+
+	if err := r.DeleteBranch(ctx, "fixrail/x", c2); err == nil {
+		t.Fatal("deleted a branch that does not hold the commit named")
+	}
+	if got, _ := gittest.Run(t, dir, "rev-parse", "--verify", "--quiet", "refs/heads/fixrail/x"); got != c1 {
+		t.Fatalf("after a refused delete: %q, want %q", got, c1)
+	}
+	for _, bad := range []string{"HEAD", c1[:12], ""} {
+		if err := r.DeleteBranch(ctx, "fixrail/x", bad); err == nil {
+			t.Errorf("DeleteBranch with old %q: want refused", bad)
+		}
+	}
+	if err := r.DeleteBranch(ctx, "-d", c1); err == nil {
+		t.Error("an option-like branch name was accepted")
+	}
+	if err := r.DeleteBranch(ctx, "fixrail/x", c1); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := gittest.Run(t, dir, "rev-parse", "--verify", "--quiet", "refs/heads/fixrail/x"); got != "" {
+		t.Fatalf("fixrail/x still at %q", got)
+	}
+
+	// A symbolic ref planted at the name goes; main, which it names, stays.
+	gittest.Git(t, dir, "symbolic-ref", "refs/heads/fixrail/y", "refs/heads/main")
+	if err := r.DeleteBranch(ctx, "fixrail/y", c2); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := gittest.Run(t, dir, "rev-parse", "--verify", "--quiet", "refs/heads/main"); got != c2 {
+		t.Fatalf("main = %q after deleting a symref to it, want %q", got, c2)
+	}
+	if got, _ := gittest.Run(t, dir, "rev-parse", "--verify", "--quiet", "refs/heads/fixrail/y"); got != "" {
+		t.Fatalf("fixrail/y still at %q", got)
+	}
+}
+
 // TestParentEnvIgnored shows that variables which would redirect git, or
 // inject config, do not reach it from fixrail's own environment.
 func TestParentEnvIgnored(t *testing.T) {

@@ -188,11 +188,16 @@ func diffState(want, got map[string]string) *StateError {
 }
 
 // expectRef records a ref fixrail itself moved to oid (a plain ref, as
-// update-ref --no-deref leaves it), so the next state check expects it.
+// update-ref --no-deref leaves it; "" for one it deleted), so the next
+// state check expects it.
 func (r *Repo) expectRef(ref, oid string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.state == nil || strings.HasPrefix(ref, stateIgnoredRefs) {
+		return
+	}
+	if oid == "" {
+		delete(r.state, "ref "+ref)
 		return
 	}
 	r.state["ref "+ref] = oid + "\x00"

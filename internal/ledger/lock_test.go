@@ -81,3 +81,62 @@ func TestTryLockPlanted(t *testing.T) {
 		})
 	}
 }
+
+// TestLockRemovePrunes: a finished finding's lock file is removed while
+// held, and the next TryLock makes a fresh one.
+func TestLockRemovePrunes(t *testing.T) {
+	dir := t.TempDir()
+	l, err := TryLock(dir, "gh-7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "gh-7.lock")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("lock file still there after Remove: %v", err)
+	}
+	again, err := TryLock(dir, "gh-7")
+	if err != nil {
+		t.Fatalf("lock after prune: %v", err)
+	}
+	defer again.Release()
+	if _, err := TryLock(dir, "gh-7"); !errors.Is(err, ErrHeld) {
+		t.Fatalf("the fresh lock does not exclude: %v", err)
+	}
+}
+
+// TestTryLockAfterPruneRace: a holder prunes the file between another
+// process's open and its flock. That process must not end up holding a
+// flock on the unlinked inode (a third process would then lock a fresh
+// file at the same name and both would run): it starts over, and the lock
+// it returns is on the file the name leads to.
+func TestTryLockAfterPruneRace(t *testing.T) {
+	dir := t.TempDir()
+	pruned := 0
+	betweenOpenAndFlock = func(path string) {
+		if pruned == 0 {
+			pruned++
+			if err := os.Remove(path); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer func() { betweenOpenAndFlock = nil }()
+	l, err := TryLock(dir, "gh-7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	held, err := l.f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := os.Lstat(filepath.Join(dir, "gh-7.lock"))
+	if err != nil || !os.SameFile(held, now) {
+		t.Fatalf("the lock is held on a file the name no longer leads to (%v)", err)
+	}
+	if _, err := TryLock(dir, "gh-7"); !errors.Is(err, ErrHeld) {
+		t.Fatalf("a second locker was not excluded: %v", err)
+	}
+}

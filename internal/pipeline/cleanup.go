@@ -80,7 +80,8 @@ func (r *run) makeRunDir() *Outcome {
 
 // cleanup removes the run's disposable directory — the agent's tree and
 // every checkout in it — on every path out of Run (success, escalation,
-// halt, panic, signal), then releases the finding's lock. No git runs here:
+// halt, panic, signal), then releases the finding's lock and removes its
+// file. No git runs here:
 // the trees are plain directories, so a poisoned clone is no obstacle.
 func (r *run) cleanup() {
 	if r.dir != "" {
@@ -90,7 +91,9 @@ func (r *run) cleanup() {
 			_ = os.Remove(filepath.Join(r.recordsDir(), r.rep.RunID+".json"))
 		}
 	}
-	if err := r.lock.Release(); err != nil {
+	// The lock file goes with the lock: every finding ever run would
+	// otherwise leave one behind (ledger.Lock.Remove says why that is safe).
+	if err := r.lock.Remove(); err != nil {
 		r.rep.Warnings = append(r.rep.Warnings, "release lock: "+err.Error())
 	}
 }

@@ -160,7 +160,7 @@ func (r *run) inFlightGate() *gates.Gate {
 				return fail(ReasonCheckError, "in-flight check: "+err.Error())
 			}
 			if ahead > 0 {
-				return gates.Verdict{Detail: fmt.Sprintf("branch %s already holds %d commit(s) not on %s; review or delete it first", r.branch, ahead, r.s.Base)}, nil
+				return gates.Verdict{Detail: fmt.Sprintf("branch %s already holds %d commit(s) not on %s; review it, merge or close it first%s", r.branch, ahead, r.s.Base, r.closeHint(r.fin.ID))}, nil
 			}
 			if r.oldHead, err = r.s.Repo.RevParse(ctx, "refs/heads/"+r.branch); err != nil {
 				return fail(ReasonCheckError, "in-flight check: "+err.Error())

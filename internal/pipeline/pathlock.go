@@ -65,7 +65,7 @@ func (r *run) pathLockGate(inv *investigation) *gates.Gate {
 				}
 				if len(touched) > 0 {
 					slices.Sort(touched)
-					clash = append(clash, fmt.Sprintf("%s (finding %s) changes %s", f.Location, f.ID, codeList(slices.Compact(touched))))
+					clash = append(clash, fmt.Sprintf("%s (finding %s) changes %s%s", f.Location, f.ID, codeList(slices.Compact(touched)), r.closeHint(f.ID)))
 				}
 			}
 			if len(clash) > 0 {

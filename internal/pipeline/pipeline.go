@@ -84,6 +84,23 @@ type withdrawer interface {
 	Withdraw(ctx context.Context, id string) error
 }
 
+// closeHinter is a forge that can say how a person withdraws a finding's
+// open draft (the local forge: fixrail close ID), for the HALTs that wait
+// on one.
+type closeHinter interface {
+	CloseHint(id string) string
+}
+
+// closeHint is " (to withdraw it: <how>)" when the forge can say how, else "".
+func (r *run) closeHint(id string) string {
+	if h, ok := r.p.Forge.(closeHinter); ok {
+		if how := h.CloseHint(id); how != "" {
+			return " (to withdraw it: " + how + ")"
+		}
+	}
+	return ""
+}
+
 // ErrSetup marks a problem found before a run could start (not a git
 // repository, no or bad fixrail.yaml): a usage error, not a terminal state.
 var ErrSetup = errors.New("cannot start a run")
