@@ -121,7 +121,13 @@ func consoleLine(e Event) string {
 	case "phase-start":
 		s += "start"
 	case "phase-end":
-		s += "done"
+		// The pipeline says how the phase ended; an event without it is
+		// an older writer's, and "done" was all it said.
+		if e.Verdict != "" {
+			s += e.Verdict
+		} else {
+			s += "done"
+		}
 	default:
 		s += e.Type
 		if e.Name != "" {

@@ -123,7 +123,7 @@ func unconfirmed(reason string) Verdict {
 		Pass:        true,
 		Unconfirmed: true,
 		Label:       LabelNeedsReview,
-		Detail:      "unconfirmed: " + reason,
+		Detail:      reason,
 	}
 }
 

@@ -54,7 +54,7 @@ func TestLLMValidateOutcomes(t *testing.T) {
 		{name: "pass", turn: fakemodel.Turn{Text: `{"verdict": "pass", "reason": "guards None at the cause"}`}, want: pass, wantDetail: "addresses the finding: `guards None at the cause`"},
 		{name: "pass in a json fence", turn: fakemodel.Turn{Text: "```json\n{\"verdict\": \"pass\", \"reason\": \"ok\"}\n```"}, want: pass},
 		{name: "fail", turn: fakemodel.Turn{Text: `{"verdict": "fail", "reason": "only hides the symptom"}`}, want: fail, wantDetail: "does not address the finding: `only hides the symptom`"},
-		{name: "uncertain", turn: fakemodel.Turn{Text: `{"verdict": "uncertain", "reason": "the diff is truncated"}`}, want: unconfirmed, wantDetail: "unconfirmed: the model was uncertain: `the diff is truncated`"},
+		{name: "uncertain", turn: fakemodel.Turn{Text: `{"verdict": "uncertain", "reason": "the diff is truncated"}`}, want: unconfirmed, wantDetail: "the model was uncertain: `the diff is truncated`"},
 		{name: "garbage", turn: fakemodel.Turn{Text: "I would like to look at the repository first."}, want: unconfirmed, wantDetail: "not the JSON object asked for"},
 		{name: "prose around the JSON", turn: fakemodel.Turn{Text: `Sure: {"verdict": "pass"}`}, want: unconfirmed, wantDetail: "not the JSON object asked for"},
 		{name: "another word", turn: fakemodel.Turn{Text: `{"verdict": "probably", "reason": "looks fine"}`}, want: unconfirmed, wantDetail: "answered `probably`"},

@@ -91,7 +91,7 @@ func (r *run) budgetGate() *gates.Gate {
 		Run: func(ctx context.Context, _ *gates.Change) (gates.Verdict, error) {
 			lg, err := ledger.OpenConfig(ctx, r.cfg, r.stateDir)
 			if err != nil {
-				return fail(ReasonBudgetUnreadable, "budget: "+err.Error())
+				return fail(ReasonBudgetUnreadable, err.Error())
 			}
 			r.ledger = lg
 			actor := r.p.Actor
@@ -108,7 +108,7 @@ func (r *run) budgetGate() *gates.Gate {
 				if errors.Is(err, ledger.ErrInFlight) {
 					return fail(ReasonInFlight, "another fixrail run holds finding "+r.fin.ID+": "+err.Error())
 				}
-				return fail(ledger.Reason(err), "budget: "+err.Error())
+				return fail(ledger.Reason(err), err.Error())
 			}
 			r.res = res
 			return pass(fmt.Sprintf("reserved $%g and %d turns (until %s)", res.CostUSD, res.Turns, res.Expires.UTC().Format(time.RFC3339)))

@@ -372,15 +372,22 @@ func (r *run) phase(ctx context.Context, name string, f func(context.Context) *O
 	r.log.Emit(events.Event{Type: "phase-start", Phase: name})
 	t0 := time.Now()
 	o := f(ctx)
-	r.rep.Phases = append(r.rep.Phases, PhaseTime{Phase: name, Duration: time.Since(t0).Round(time.Millisecond).String()})
-	r.log.Emit(events.Event{Type: "phase-end", Phase: name})
+	took := time.Since(t0).Round(time.Millisecond).String()
+	r.rep.Phases = append(r.rep.Phases, PhaseTime{Phase: name, Duration: took})
 	// A deadline or a signal that fired during the phase decides the outcome:
 	// whatever the phase concluded may be an artefact of the kill.
 	if o == nil || o.Terminal != DraftPR {
 		if so := r.stopped(ctx); so != nil {
-			return so
+			o = so
 		}
 	}
+	// "done" only for a phase that let the run go on: one that ended it
+	// says how, so a log never reads "done" above an escalation.
+	end := "done in " + took
+	if o != nil {
+		end = fmt.Sprintf("ended the run after %s: %s (%s)", took, o.Terminal, o.Reason)
+	}
+	r.log.Emit(events.Event{Type: "phase-end", Phase: name, Verdict: end})
 	return o
 }
 
