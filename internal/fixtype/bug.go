@@ -199,12 +199,12 @@ func OracleArgv(command []string, p *BugPlan) []string {
 }
 
 // bugRed runs the reproducing test on the base plus the evidence: it must
-// fail, and its output must hold the reported symptom.
+// fail, and its output must hold the symptom the plan declared.
 func bugRed(e *Env, p *Plan) *gates.Gate {
 	bp := bugOf(p)
 	return &gates.Gate{
 		Name:   "oracle-red",
-		Doc:    "the reproducing test, run by the harness on the base plus the evidence, fails with the reported symptom",
+		Doc:    "the reproducing test, run by the harness on the base plus the evidence, fails with the symptom the plan declared",
 		Reason: verdict.ReasonGreenOnBase,
 		Fails:  verdict.NotRepro,
 		Run: func(ctx context.Context, c *gates.Change) (gates.Verdict, error) {
@@ -283,7 +283,7 @@ func bugSection(e *Env, p *Plan, commit string) string {
 	bp := bugOf(p)
 	var b strings.Builder
 	b.WriteString("### What was reproduced\n\n")
-	fmt.Fprintf(&b, "The harness ran %s on %s (%s) on a fresh checkout of the base plus the test before any fix existed: it failed, and its output contained the reported symptom %s. ",
+	fmt.Fprintf(&b, "The harness ran %s on %s (%s) on a fresh checkout of the base plus the test before any fix existed: it failed, and its output contained %s, the symptom the plan declared (the investigating agent chose it; the harness checked only that the failure shows it). ",
 		markdown.Code(strings.Join(OracleArgv(e.Config.Test.Command, bp), " ")), markdown.Code(e.Base), short(e.BaseSHA), markdown.Code(bp.Test.Symptom))
 	fmt.Fprintf(&b, "After the fix, the same test, byte for byte, passes on a fresh checkout of commit %s, which is exactly what this branch holds.\n\n", short(commit))
 	b.WriteString("### The test that proves it\n\n")

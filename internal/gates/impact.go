@@ -10,11 +10,15 @@ import (
 	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
-// The impact levels, lowest first.
+// The impact levels, lowest first, and the one for no assessment.
 const (
 	ImpactLow    = "low"
 	ImpactMedium = "medium"
 	ImpactHigh   = "high"
+	// ImpactUnknown is recorded when no model assessed the change: not a
+	// level picked for it, so no label claims an assessment that was not
+	// made.
+	ImpactUnknown = "unknown"
 )
 
 // Bounds on the model's impact prose, which is pasted into the PR body.
@@ -33,11 +37,14 @@ type ImpactReport struct {
 	// Assessed is false for the default report Impact returns with an
 	// error: no model assessed the change.
 	Assessed bool `json:"-"`
+	// Why says, when Assessed is false, why no assessment was made; the
+	// PR body carries it (a reviewer on the forge sees no event log).
+	Why string `json:"-"`
 }
 
 // ImpactError is an impact analysis that produced no report. Impact
-// returns it together with the default report (level medium); the caller
-// keeps the error in the event log and opens the PR anyway.
+// returns it together with the default report (level unknown); the caller
+// writes the reason into the body and opens the PR anyway.
 type ImpactError struct {
 	Err error
 }
@@ -47,12 +54,14 @@ func (e *ImpactError) Error() string { return "impact analysis: " + e.Err.Error(
 func (e *ImpactError) Unwrap() error { return e.Err }
 
 // DefaultImpact is the report recorded when there is no assessment (the
-// analysis failed, or the diff could not be scrubbed for it): medium, never
-// low, so a failure cannot make a change look safer, and Assessed false.
-func DefaultImpact() ImpactReport {
+// analysis failed, or the diff could not be scrubbed for it): level
+// unknown — never low, so a failure cannot make a change look safer, and
+// never a level nobody assessed — Assessed false, and why.
+func DefaultImpact(why string) ImpactReport {
 	return ImpactReport{
-		Level:       ImpactMedium,
-		Description: "Impact analysis produced no assessment; the change is recorded as medium risk.",
+		Level:       ImpactUnknown,
+		Description: "No model assessed this change's production impact.",
+		Why:         why,
 	}
 }
 
@@ -62,10 +71,13 @@ func DefaultImpact() ImpactReport {
 // fenced. The call is bounded by ModelTimeout (or ctx, if sooner).
 //
 // On any failure — the call, a reply that is not one JSON object, a level
-// other than low, medium or high — it returns the default report (medium,
-// Assessed false) and an *ImpactError.
+// other than low, medium or high — it returns the default report (unknown,
+// Assessed false, the reason in Why) and an *ImpactError.
 func Impact(ctx context.Context, m Completer, finding, diff string) (ImpactReport, error) {
-	fail := func(err error) (ImpactReport, error) { return DefaultImpact(), &ImpactError{Err: err} }
+	fail := func(err error) (ImpactReport, error) {
+		ie := &ImpactError{Err: err}
+		return DefaultImpact(ie.Error()), ie
+	}
 	if m == nil {
 		return fail(errors.New("no model is configured"))
 	}
@@ -105,8 +117,13 @@ func (r ImpactReport) Label() string { return "impact:" + r.Level }
 func (r ImpactReport) Markdown() string {
 	var b strings.Builder
 	if !r.Assessed {
-		fmt.Fprintf(&b, "### Production impact: %s (not assessed)\n\n", r.Level)
-		fmt.Fprintf(&b, "Impact analysis did not produce an assessment, so the change is labelled `%s`. The reason is in the run's event log.\n", r.Label())
+		fmt.Fprintf(&b, "### Production impact: not assessed\n\n")
+		fmt.Fprintf(&b, "No model assessed this change's production impact, so it is labelled `%s`, not a level. Why:\n\n", r.Label())
+		why := r.Why
+		if why == "" {
+			why = "no reason was recorded"
+		}
+		b.WriteString(codeBlock(why))
 		return b.String()
 	}
 	fmt.Fprintf(&b, "### Production impact: %s\n\n", r.Level)

@@ -14,9 +14,11 @@ import (
 )
 
 func TestImpact(t *testing.T) {
-	medium := gates.ImpactReport{
-		Level:       gates.ImpactMedium,
-		Description: "Impact analysis produced no assessment; the change is recorded as medium risk.",
+	// No assessment is level unknown, never a level nobody assessed; the
+	// reason is the report's own (the PR body carries it).
+	unknown := gates.ImpactReport{
+		Level:       gates.ImpactUnknown,
+		Description: "No model assessed this change's production impact.",
 	}
 	tests := []struct {
 		name    string
@@ -39,17 +41,24 @@ func TestImpact(t *testing.T) {
 			turn: fakemodel.Turn{Text: "```json\n{\"level\": \" Low \", \"description\": \"Local.\", \"concerns\": [], \"manual_steps\": null}\n```"},
 			want: gates.ImpactReport{Level: "low", Description: "Local.", Assessed: true},
 		},
-		{name: "garbage", turn: fakemodel.Turn{Text: "This looks risky to me."}, want: medium, wantErr: "not a JSON object"},
-		{name: "unknown level", turn: fakemodel.Turn{Text: `{"level": "critical", "description": "x"}`}, want: medium, wantErr: `level "critical"`},
-		{name: "no level", turn: fakemodel.Turn{Text: `{"description": "x"}`}, want: medium, wantErr: `level ""`},
-		{name: "server error", turn: fakemodel.Turn{Error: &fakemodel.APIError{Status: 503}}, want: medium, wantErr: "transport"},
+		{name: "garbage", turn: fakemodel.Turn{Text: "This looks risky to me."}, want: unknown, wantErr: "not a JSON object"},
+		{name: "unknown level", turn: fakemodel.Turn{Text: `{"level": "critical", "description": "x"}`}, want: unknown, wantErr: `level "critical"`},
+		{name: "no level", turn: fakemodel.Turn{Text: `{"description": "x"}`}, want: unknown, wantErr: `level ""`},
+		{name: "server error", turn: fakemodel.Turn{Error: &fakemodel.APIError{Status: 503}}, want: unknown, wantErr: "transport"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := fakemodel.Start(t, fakemodel.Always(tc.turn))
 			got, err := gates.Impact(t.Context(), model.NewAnthropic("k", srv.URL, "claude-test"), finding, patch)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			want := tc.want
+			if err != nil {
+				want.Why = err.Error()
+				if !strings.Contains(got.Why, tc.wantErr) {
+					t.Errorf("Why %q lacks %q", got.Why, tc.wantErr)
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("report (-want +got):\n%s", diff)
 			}
 			var ie *gates.ImpactError
@@ -70,16 +79,16 @@ func TestImpact(t *testing.T) {
 	}
 }
 
-func TestImpactTimeoutIsMedium(t *testing.T) {
+func TestImpactTimeoutIsUnknown(t *testing.T) {
 	srv := fakemodel.Start(t, fakemodel.Always(fakemodel.Turn{Text: `{"level":"low","description":"x"}`, Delay: time.Minute}))
 	a := model.NewAnthropic("k", srv.URL, "claude-test")
 	a.Timeout = 200 * time.Millisecond
 	got, err := gates.Impact(t.Context(), a, finding, patch)
 	var ie *gates.ImpactError
-	if !errors.As(err, &ie) || !model.IsTransport(err) || got.Level != gates.ImpactMedium || got.Assessed {
-		t.Errorf("got (%+v, %v), want medium, unassessed, with a transport ImpactError", got, err)
+	if !errors.As(err, &ie) || !model.IsTransport(err) || got.Level != gates.ImpactUnknown || got.Assessed || got.Why != err.Error() {
+		t.Errorf("got (%+v, %v), want unknown, unassessed, the reason kept, with a transport ImpactError", got, err)
 	}
-	if got, err := gates.Impact(t.Context(), nil, finding, patch); err == nil || got.Level != gates.ImpactMedium {
+	if got, err := gates.Impact(t.Context(), nil, finding, patch); err == nil || got.Level != gates.ImpactUnknown || !strings.Contains(got.Why, "no model is configured") {
 		t.Errorf("no model: got (%+v, %v)", got, err)
 	}
 }
@@ -99,8 +108,11 @@ func TestImpactMarkdown(t *testing.T) {
 	if diff := cmp.Diff(want, md); diff != "" {
 		t.Errorf("markdown (-want +got):\n%s", diff)
 	}
-	failed := gates.ImpactReport{Level: "medium"}
-	if md := failed.Markdown(); !strings.Contains(md, "(not assessed)") || !strings.Contains(md, "`impact:medium`") {
-		t.Errorf("unassessed markdown:\n%s", md)
+	failed := gates.DefaultImpact("impact analysis: no model is configured")
+	want = "### Production impact: not assessed\n\n" +
+		"No model assessed this change's production impact, so it is labelled `impact:unknown`, not a level. Why:\n\n" +
+		"```text\nimpact analysis: no model is configured\n```\n"
+	if diff := cmp.Diff(want, failed.Markdown()); diff != "" {
+		t.Errorf("unassessed markdown (-want +got):\n%s", diff)
 	}
 }

@@ -22,12 +22,17 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 		}
 	}
 	// Impact analysis is advice for the reviewer, never a gate: a failure
-	// is recorded as medium, with the error in the event log.
-	c.impact = gates.DefaultImpact()
+	// is recorded as unknown, with its reason in the body and the log.
 	if d, err := r.scrubInbound(c.diff.Patch); err != nil {
-		r.note("impact-error", "diff not scrubbed: "+err.Error())
+		c.impact = gates.DefaultImpact("the diff could not be scrubbed for the model: " + err.Error())
+		r.note("impact-error", c.impact.Why)
 	} else if c.impact, err = gates.Impact(ctx, r.p.Model, r.findingText(), d); err != nil {
 		r.note("impact-error", err.Error())
+	}
+	if why, err := r.scrubInbound(c.impact.Why); err == nil {
+		c.impact.Why = why
+	} else {
+		c.impact.Why = "the reason could not be redacted, so it is not shown"
 	}
 	pr := forge.PR{
 		ID:     r.fin.ID,
@@ -117,7 +122,13 @@ func (r *run) prTitle() string {
 func (r *run) prBody(inv *investigation, c *candidate) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Draft fix for finding %s\n\n", r.fin.ID)
-	b.WriteString("> Opened by fixrail for an unattended agent. It is a draft: a human reviews and merges; fixrail never merges.\n\n")
+	// Who made the change: an agent, or fixrail's own code alone (a type
+	// that plans and edits itself, as the cve bumper does).
+	if inv.planned && c.edited {
+		b.WriteString("> Opened by fixrail. No agent took part: fixrail's own code planned and made this change. It is a draft: a human reviews and merges; fixrail never merges.\n\n")
+	} else {
+		b.WriteString("> Opened by fixrail from an unattended agent's work, judged by the harness. It is a draft: a human reviews and merges; fixrail never merges.\n\n")
+	}
 	if r.unsandboxed {
 		b.WriteString("> **Needs review:** the test and the suite ran without a sandbox (sandbox: auto, and bubblewrap was not available), so the repository's code ran with the operator's user rights.\n\n")
 	}
