@@ -42,6 +42,10 @@ type Report struct {
 	Duration   string      `json:"duration"`
 	Log        string      `json:"event_log"`
 	Warnings   []string    `json:"warnings,omitempty"`
+
+	// Charged is what the ledger charged the run; absent when the ledger
+	// admitted no run (budget-exhausted, budget-unreadable, in-flight).
+	Charged *Charge `json:"charged,omitempty"`
 }
 
 // FindingRef identifies the finding in the report.
@@ -70,6 +74,29 @@ type AgentUsage struct {
 	Turns       int     `json:"turns"`
 	Denials     int     `json:"denials"`
 }
+
+// Charge is what the ledger charged the run against every day scope it
+// counts in, and on what basis.
+type Charge struct {
+	CostUSD float64 `json:"cost_usd"`
+	Turns   int     `json:"turns"`
+	Basis   string  `json:"basis"`
+}
+
+// The bases of a charge.
+const (
+	// ChargeReported: the agent CLI's own account of every invocation.
+	ChargeReported = "agent-reported"
+	// ChargeNoAgent: no agent started (the harness alone, a runner that
+	// could not start, a run stopped first): nothing was spent.
+	ChargeNoAgent = "no-agent-started"
+	// ChargeRunCaps: an agent ran and reported no cost (the command
+	// runner): with no meter, the run's cost and turn caps.
+	ChargeRunCaps = "run-caps"
+	// ChargeReservation: the settlement failed, so the run stays held and
+	// the ledger charges its whole reservation when it closes it.
+	ChargeReservation = "reservation"
+)
 
 // PhaseTime is how long a phase took.
 type PhaseTime struct {
