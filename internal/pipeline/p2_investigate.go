@@ -273,6 +273,9 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 		r.agentUnconfined = true
 	}
 	r.account(err, res)
+	if err != nil {
+		r.keepOutput(phaseLabel(phase), res)
+	}
 	// Repository code (the agent) has run: the clone's git config must be as
 	// it was at baseline before git is trusted with it again.
 	if derr := r.s.Repo.CheckDrift(ctx); derr != nil {

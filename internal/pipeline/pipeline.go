@@ -36,6 +36,7 @@ import (
 	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/sensitive"
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 // Runner is the agent seam: one call per invocation.
@@ -520,6 +521,32 @@ func (r *run) account(err error, res runner.Result) {
 	r.rep.Agent.CostUSD += res.Cost
 	r.rep.Agent.Turns += res.Turns
 	r.rep.Agent.Denials += res.Denials
+}
+
+// keepOutput keeps the end of what a failed invocation's agent printed —
+// often the only account of why it stopped — in the run report and the
+// event log, and so on the console: redacted through the run's chokepoint,
+// then escaped, so that it can neither leak nor drive a terminal.
+func (r *run) keepOutput(phase string, res runner.Result) {
+	out := &AgentOutput{Phase: phase, Stdout: r.agentText(res.StdoutTail), Stderr: r.agentText(res.StderrTail)}
+	if out.Stdout == "" && out.Stderr == "" {
+		return
+	}
+	r.rep.AgentOutput = out
+	for _, s := range []struct{ name, text string }{{"agent-stdout", out.Stdout}, {"agent-stderr", out.Stderr}} {
+		if s.text == "" {
+			continue
+		}
+		lines := strings.Split(s.text, "\n")
+		r.log.Emit(events.Event{Type: "note", Phase: phase, Name: s.name,
+			Detail: fmt.Sprintf("the agent's last %d line(s):\n  | %s", len(lines), strings.Join(lines, "\n  | "))})
+	}
+}
+
+// agentText is an agent's output as the run keeps it: redacted, then every
+// control character escaped.
+func (r *run) agentText(s string) string {
+	return untrusted.Printable(r.scrubOutput(s))
 }
 
 func (r *run) gate(phase, name, verdict, detail string) {

@@ -294,6 +294,13 @@ func TestEveryReasonEndsARun(t *testing.T) {
 				t.Errorf("a %s run set branch %s", rep.Terminal, rep.Branch)
 			}
 			wantLedgerAgrees(t, s, rep)
+			// A runner-* ending keeps the agent's last words (item: a
+			// failing agent leaves a trace), unless it never started.
+			if strings.HasPrefix(code, "runner-") && code != string(runner.Unavailable) && code != string(runner.Refused) {
+				if o := rep.AgentOutput; o == nil || o.Phase != "P2" || o.Stdout != failStdout || o.Stderr != failStderr {
+					t.Errorf("agent output %+v, want the scripted agent's last lines from P2", o)
+				}
+			}
 		})
 	}
 }

@@ -43,6 +43,9 @@ type Report struct {
 	Log        string      `json:"event_log"`
 	Warnings   []string    `json:"warnings,omitempty"`
 
+	// AgentOutput is the end of what the agent printed in the invocation
+	// that failed (a runner-* ending, or a stop while it ran).
+	AgentOutput *AgentOutput `json:"agent_output,omitempty"`
 	// Charged is what the ledger charged the run; absent when the ledger
 	// admitted no run (budget-exhausted, budget-unreadable, in-flight).
 	Charged *Charge `json:"charged,omitempty"`
@@ -73,6 +76,14 @@ type AgentUsage struct {
 	CostUSD     float64 `json:"cost_usd"`
 	Turns       int     `json:"turns"`
 	Denials     int     `json:"denials"`
+}
+
+// AgentOutput is the last lines (runner.TailLines, at most
+// runner.TailBytes, per stream) an agent printed, redacted and escaped.
+type AgentOutput struct {
+	Phase  string `json:"phase"`
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
 }
 
 // Charge is what the ledger charged the run against every day scope it
