@@ -247,10 +247,15 @@ func defaults() Config {
 		Test:   Test{Timeout: 5 * time.Minute},
 		Suite:  Suite{Timeout: 15 * time.Minute},
 		Forge:  Forge{CIWait: DefaultCIWait},
+		// The day caps let a team try fixrail for a day: 20 runs an actor,
+		// 50 a repository and the whole ledger. Each dollar and turn cap is
+		// its run cap times the run's ($5, 40 turns), so a scope fills at
+		// the same run count whether the runner reports a cost (claude) or
+		// is charged its caps for want of one (command).
 		Budget: Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute, RunCostUSD: 5,
-			Day:        DayCaps{CostUSD: 50, Runs: 50, Turns: 2000},
-			RepoDay:    DayCaps{CostUSD: 50, Runs: 50, Turns: 2000},
-			ActorDay:   DayCaps{CostUSD: 15, Runs: 10, Turns: 400},
+			Day:        DayCaps{CostUSD: 250, Runs: 50, Turns: 2000},
+			RepoDay:    DayCaps{CostUSD: 250, Runs: 50, Turns: 2000},
+			ActorDay:   DayCaps{CostUSD: 100, Runs: 20, Turns: 800},
 			Concurrent: Concurrent{Global: 4, Repo: 2}},
 		Untrusted: Untrusted{FieldCap: 4096},
 		Sandbox:   "auto",

@@ -34,7 +34,7 @@ func TestLedgerErrors(t *testing.T) {
 		{"unknown day key", strings.Replace(valid, "wall_clock: 30m}", "wall_clock: 30m, day: {dollars: 3}}", 1), `unknown key "dollars" in budget.day`},
 		{"zero is not unlimited", strings.Replace(valid, "wall_clock: 30m}", "wall_clock: 30m, actor_day: {cost_usd: 0}}", 1), "budget.actor_day: cost_usd, runs and turns must all be positive"},
 		{"negative run cost", strings.Replace(valid, "wall_clock: 30m}", "wall_clock: 30m, run_cost_usd: -1}", 1), "budget.run_cost_usd must be a positive"},
-		{"day below run", strings.Replace(valid, "wall_clock: 30m}", "wall_clock: 30m, run_cost_usd: 20}", 1), "budget.actor_day.cost_usd 15 is below budget.run_cost_usd 20"},
+		{"day below run", strings.Replace(valid, "wall_clock: 30m}", "wall_clock: 30m, run_cost_usd: 120}", 1), "budget.actor_day.cost_usd 100 is below budget.run_cost_usd 120"},
 		{"turns below max_turns", strings.Replace(valid, "wall_clock: 30m}", "wall_clock: 30m, repo_day: {cost_usd: 50, runs: 5, turns: 10}}", 1), "budget.repo_day.turns 10 is below runner.max_turns 40"},
 		{"no concurrency", strings.Replace(valid, "wall_clock: 30m}", "wall_clock: 30m, concurrent: {repo: 0}}", 1), "budget.concurrent"},
 		{"password in url", valid + "ledger: {url: 'postgres://fixrail:hunter2@db/fixrail'}\n", "holds a password"},

@@ -34,7 +34,7 @@ func BenchmarkPrecheck(b *testing.B) {
 					b.Fatal(err)
 				}
 				if i < 200 {
-					if err := res.Settle(ctx, Outcome{Terminal: "DRAFT-PR", CostUSD: 0.3, CostKnown: true, Turns: 5, TurnsKnown: true}); err != nil {
+					if _, err := res.Settle(ctx, Outcome{Terminal: "DRAFT-PR", CostUSD: 0.3, CostKnown: true, Turns: 5, TurnsKnown: true}); err != nil {
 						b.Fatal(err)
 					}
 				}

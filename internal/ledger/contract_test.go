@@ -105,7 +105,7 @@ var contract = []struct {
 		if s.ReservedCostUSD != 1 || s.SpentCostUSD != 0 || s.ReservedTurns != 10 || s.Runs != 1 || s.InFlight != 1 {
 			t.Fatalf("in flight: %+v", s)
 		}
-		if err := res.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.25, CostKnown: true, Turns: 3, TurnsKnown: true, Now: t0.Add(time.Minute)}); err != nil {
+		if _, err := res.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.25, CostKnown: true, Turns: 3, TurnsKnown: true, Now: t0.Add(time.Minute)}); err != nil {
 			t.Fatal(err)
 		}
 		s = scopeOf(t, l, req("a"), "global")
@@ -113,7 +113,7 @@ var contract = []struct {
 			t.Fatalf("settled: %+v", s)
 		}
 		// A second Settle (a deferred one after the explicit one) changes nothing.
-		if err := res.Settle(context.Background(), Outcome{Terminal: "HALT", CostUSD: 9, CostKnown: true}); err != nil {
+		if _, err := res.Settle(context.Background(), Outcome{Terminal: "HALT", CostUSD: 9, CostKnown: true}); err != nil {
 			t.Fatal(err)
 		}
 		if s2 := scopeOf(t, l, req("a"), "global"); s2 != s {
@@ -174,7 +174,7 @@ var contract = []struct {
 				}
 				// Two runs settle cheap: one cap's worth of room comes back.
 				for _, r := range held[:2] {
-					if err := r.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.5, CostKnown: true, Turns: 1, TurnsKnown: true}); err != nil {
+					if _, err := r.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.5, CostKnown: true, Turns: 1, TurnsKnown: true}); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -194,7 +194,7 @@ var contract = []struct {
 		l := open(t, url, lim)
 		for i := range 2 {
 			r := mustReserve(t, l, req(fmt.Sprint(i)))
-			if err := r.Settle(context.Background(), Outcome{Terminal: "ESCALATE", Reason: "high-risk", CostUSD: 0, CostKnown: true, Turns: 0, TurnsKnown: true}); err != nil {
+			if _, err := r.Settle(context.Background(), Outcome{Terminal: "ESCALATE", Reason: "high-risk", CostUSD: 0, CostKnown: true, Turns: 0, TurnsKnown: true}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -209,7 +209,7 @@ var contract = []struct {
 		lim.Repo.Turns = 25 // two runs of 10 turns, not three
 		l := open(t, url, lim)
 		r := mustReserve(t, l, req("a"))
-		if err := r.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR"}); err != nil {
+		if _, err := r.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR"}); err != nil {
 			t.Fatal(err)
 		}
 		s := scopeOf(t, l, req("a"), "repo:github.com/o/r")
@@ -228,7 +228,7 @@ var contract = []struct {
 			{Terminal: "HALT", CostUSD: math.Inf(1), CostKnown: true, Turns: 1, TurnsKnown: true},
 		} {
 			r := mustReserve(t, l, req(fmt.Sprint(i)))
-			if err := r.Settle(context.Background(), o); err != nil {
+			if _, err := r.Settle(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -271,7 +271,7 @@ var contract = []struct {
 		if s.SpentCostUSD != 1 || s.SpentTurns != 10 || s.ReservedCostUSD != 1 || s.Runs != 2 {
 			t.Fatalf("after expiry: %+v, want the dead run charged its caps", s)
 		}
-		if err := old.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.1, CostKnown: true}); !errors.Is(err, ErrLeaseLost) {
+		if _, err := old.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.1, CostKnown: true}); !errors.Is(err, ErrLeaseLost) {
 			t.Fatalf("settle after expiry: %v, want ErrLeaseLost", err)
 		}
 		if err := old.Renew(context.Background(), t0.Add(112*time.Second)); !errors.Is(err, ErrLeaseLost) {
@@ -279,6 +279,69 @@ var contract = []struct {
 		}
 		if s2 := scopeOf(t, l, later, "global"); s2 != s {
 			t.Fatalf("a late settle changed the charge: %+v → %+v", s, s2)
+		}
+	}},
+	{"settle says what it charged, and the ledger reads the same back", func(t *testing.T, url string) {
+		l := open(t, url, roomy())
+		for i, tc := range []struct {
+			o     Outcome
+			want  Charge
+			label string
+		}{
+			{Outcome{Terminal: "DRAFT-PR", Reason: "fixed", CostUSD: 0.25, CostKnown: true, Turns: 3, TurnsKnown: true},
+				Charge{CostUSD: 0.25, Turns: 3, CostKnown: true, TurnsKnown: true}, "metered"},
+			{Outcome{Terminal: "HALT", Reason: "runner-unavailable", CostKnown: true, TurnsKnown: true},
+				Charge{CostKnown: true, TurnsKnown: true}, "no agent started: nothing"},
+			{Outcome{Terminal: "NOT-REPRO", Reason: "no-plan"},
+				Charge{CostUSD: 1, Turns: 10}, "no meter: the caps"},
+			{Outcome{Terminal: "HALT", Reason: "runner-failed", CostUSD: -1, CostKnown: true, Turns: 4, TurnsKnown: true},
+				Charge{CostUSD: 1, Turns: 4, TurnsKnown: true}, "a negative cost: the cost cap"},
+		} {
+			r := req(fmt.Sprint("settle", i))
+			r.Now = t0.Add(time.Duration(i) * time.Second)
+			res := mustReserve(t, l, r)
+			if st, err := l.Run(context.Background(), res.RunID); err != nil || st.State != "held" || st.CostUSD != 1 || st.Turns != 10 {
+				t.Fatalf("%s: in flight the ledger reads %+v, %v; want held at its reservation", tc.label, st, err)
+			}
+			got, err := res.Settle(context.Background(), tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("%s: Settle charged %+v, want %+v", tc.label, got, tc.want)
+			}
+			st, err := l.Run(context.Background(), res.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := RunState{RunID: res.RunID, State: "settled", Terminal: tc.o.Terminal, Reason: tc.o.Reason, CostUSD: tc.want.CostUSD, Turns: tc.want.Turns}
+			if *st != want {
+				t.Errorf("%s: the ledger reads back %+v, want %+v", tc.label, *st, want)
+			}
+		}
+		// Every run counts one against the run caps, whatever it was charged.
+		if s := scopeOf(t, l, req("x"), "global"); s.Runs != 4 || s.SpentCostUSD != 2.25 || s.SpentTurns != 17 {
+			t.Fatalf("global: %+v, want 4 runs, $2.25, 17 turns", s)
+		}
+		if _, err := l.Run(context.Background(), "never-admitted"); !errors.Is(err, ErrNoRun) {
+			t.Fatalf("Run of a run the ledger never saw: %v, want ErrNoRun", err)
+		}
+	}},
+	{"a run the ledger closed reads back as charged its reservation", func(t *testing.T, url string) {
+		lim := roomy()
+		lim.Lease = 10 * time.Second
+		l := open(t, url, lim)
+		old := mustReserve(t, l, req("a"))
+		mustReserve(t, l, with(req("b"), t0.Add(time.Minute))) // sweeps a's lease
+		st, err := l.Run(context.Background(), old.RunID)
+		if err != nil || st.State != "expired" || st.CostUSD != 1 || st.Turns != 10 || st.Reason != "lease-expired" {
+			t.Fatalf("expired run reads %+v, %v; want expired at its reservation", st, err)
+		}
+		if _, err := old.Settle(context.Background(), Outcome{Terminal: "HALT", CostKnown: true, TurnsKnown: true}); !errors.Is(err, ErrLeaseLost) {
+			t.Fatalf("settle after expiry: %v, want ErrLeaseLost", err)
+		}
+		if st2, err := l.Run(context.Background(), old.RunID); err != nil || *st2 != *st {
+			t.Fatalf("a late settle changed the record: %+v → %+v (%v)", st, st2, err)
 		}
 	}},
 	{"missing configuration is unreadable, never unlimited", func(t *testing.T, url string) {

@@ -29,9 +29,12 @@ type Ledger interface {
 	// Report is the spend, reservations and caps per scope for req's day,
 	// repository and actor, and every run in flight. It sweeps nothing.
 	Report(ctx context.Context, req Request) (*Report, error)
+	// Run is the ledger's record of one run: how it ended and what it was
+	// charged. ErrNoRun when the ledger never admitted it.
+	Run(ctx context.Context, runID string) (*RunState, error)
 	Close() error
 
-	settle(ctx context.Context, runID string, o Outcome) error
+	settle(ctx context.Context, runID string, o Outcome) (Charge, error)
 	renew(ctx context.Context, runID, holder string, now time.Time) (time.Time, error)
 	holdPaths(ctx context.Context, runID, holder string, paths []string, now time.Time) error
 }
@@ -128,6 +131,15 @@ type Outcome struct {
 	Now        time.Time
 }
 
+// Charge is what a run was charged against every day scope it counts in.
+type Charge struct {
+	CostUSD float64
+	Turns   int
+	// CostKnown and TurnsKnown: the figure is the Outcome's; false, it is
+	// the run's cap.
+	CostKnown, TurnsKnown bool
+}
+
 // Reservation is a run admitted and in flight. Settle it on every exit path.
 type Reservation struct {
 	RunID      string
@@ -138,15 +150,19 @@ type Reservation struct {
 	holder     string
 	l          Ledger
 	once       sync.Once
+	charged    Charge
 	settledErr error
 }
 
 // Settle records the run's end and replaces its reservation with what it
-// actually cost. Only the first call counts; later ones return its result,
-// so a deferred Settle after an explicit one is harmless.
-func (r *Reservation) Settle(ctx context.Context, o Outcome) error {
+// actually cost, and returns what it charged. Only the first call counts;
+// later ones return its result, so a deferred Settle after an explicit one
+// is harmless. On an error the run stays held, and the ledger charges it
+// its whole reservation when it closes it (the lease ends, or the holder
+// is gone) — or already did (ErrLeaseLost).
+func (r *Reservation) Settle(ctx context.Context, o Outcome) (Charge, error) {
 	if r == nil {
-		return nil
+		return Charge{}, nil
 	}
 	r.once.Do(func() {
 		if o.Now.IsZero() {
@@ -156,9 +172,9 @@ func (r *Reservation) Settle(ctx context.Context, o Outcome) error {
 		ctx = context.WithoutCancel(ctx)
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		r.settledErr = r.l.settle(ctx, r.RunID, o)
+		r.charged, r.settledErr = r.l.settle(ctx, r.RunID, o)
 	})
-	return r.settledErr
+	return r.charged, r.settledErr
 }
 
 // Renew extends the lease to now+Lease. ErrLeaseLost means the ledger
@@ -174,6 +190,7 @@ func (r *Reservation) Renew(ctx context.Context, now time.Time) error {
 
 // Sentinels for errors.Is; the typed errors below carry the details.
 var (
+	ErrNoRun            = errors.New("no such run in the ledger")
 	ErrBudgetExhausted  = errors.New("budget exhausted")
 	ErrBudgetUnreadable = errors.New("budget unreadable")
 	ErrInFlight         = errors.New("finding already in flight")
@@ -276,6 +293,20 @@ type RunRecord struct {
 	Expires     time.Time `json:"expires"`
 	ReservedUSD float64   `json:"reserved_cost_usd"`
 	Holder      string    `json:"holder"`
+}
+
+// RunState is the ledger's record of one run.
+type RunState struct {
+	RunID string `json:"run_id"`
+	// State is held (in flight), settled (it ended and said what it
+	// cost) or expired (closed by the ledger and charged its reservation).
+	State    string `json:"state"`
+	Terminal string `json:"terminal,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	// CostUSD and Turns are what the run is charged: its reservation
+	// while it is held.
+	CostUSD float64 `json:"cost_usd"`
+	Turns   int     `json:"turns"`
 }
 
 // Day is the UTC day a time is charged to.

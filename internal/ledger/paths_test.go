@@ -47,7 +47,7 @@ func TestPathHolds(t *testing.T) {
 			if err := b.HoldPaths(ctx, []string{"src/x.py"}, t0); !errors.Is(err, ErrPathsHeld) {
 				t.Fatalf("b before a settled: %v", err)
 			}
-			if err := a.Settle(ctx, Outcome{Terminal: "DRAFT-PR", Now: t0}); err != nil {
+			if _, err := a.Settle(ctx, Outcome{Terminal: "DRAFT-PR", Now: t0}); err != nil {
 				t.Fatal(err)
 			}
 			mustHold(t, b, "src/x.py")

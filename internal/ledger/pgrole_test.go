@@ -52,7 +52,7 @@ func TestPostgresLeastPrivilegeRole(t *testing.T) {
 	if err := res.HoldPaths(context.Background(), []string{"src/a.py"}, t0); err != nil {
 		t.Fatalf("path holds as the least-privilege role: %v", err)
 	}
-	if err := res.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.5, CostKnown: true, Turns: 2, TurnsKnown: true}); err != nil {
+	if _, err := res.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.5, CostKnown: true, Turns: 2, TurnsKnown: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Exec("DROP TABLE fixrail_path, fixrail_run"); err != nil {

@@ -79,7 +79,7 @@ func (s *store) tx(ctx context.Context, dry bool, fn func(*sql.Tx) error) error 
 		var ee *ExhaustedError
 		var fe *InFlightError
 		var pe *PathsHeldError
-		if errors.As(err, &ee) || errors.As(err, &fe) || errors.As(err, &pe) || errors.Is(err, ErrLeaseLost) {
+		if errors.As(err, &ee) || errors.As(err, &fe) || errors.As(err, &pe) || errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrNoRun) {
 			return err
 		}
 		return s.unreadable(err)
@@ -159,11 +159,13 @@ func (s *store) reserve(ctx context.Context, req Request, dry bool) (*Reservatio
 				return err
 			}
 			reset := nextMidnight(req.Now)
+			// The run count first: when caps fill together (a runner
+			// with no meter is charged its caps), it is the one to name.
 			switch {
-			case u.cost+cost > micro(sc.caps.CostUSD):
-				return &ExhaustedError{Scope: sc.name, Measure: "cost_usd", Cap: sc.caps.CostUSD, Used: usd(u.cost), Want: usd(cost), ResetsAt: reset}
 			case u.runs+1 > int64(sc.caps.Runs):
 				return &ExhaustedError{Scope: sc.name, Measure: "runs", Cap: float64(sc.caps.Runs), Used: float64(u.runs), Want: 1, ResetsAt: reset}
+			case u.cost+cost > micro(sc.caps.CostUSD):
+				return &ExhaustedError{Scope: sc.name, Measure: "cost_usd", Cap: sc.caps.CostUSD, Used: usd(u.cost), Want: usd(cost), ResetsAt: reset}
 			case u.turns+turns > int64(sc.caps.Turns):
 				return &ExhaustedError{Scope: sc.name, Measure: "turns", Cap: float64(sc.caps.Turns), Used: float64(u.turns), Want: float64(turns), ResetsAt: reset}
 			}
@@ -257,8 +259,9 @@ func (s *store) sweep(ctx context.Context, tx *sql.Tx, now int64) error {
 	return nil
 }
 
-func (s *store) settle(ctx context.Context, runID string, o Outcome) error {
-	return s.tx(ctx, false, func(tx *sql.Tx) error {
+func (s *store) settle(ctx context.Context, runID string, o Outcome) (Charge, error) {
+	var c Charge
+	err := s.tx(ctx, false, func(tx *sql.Tx) error {
 		var state string
 		var reserved, turnCap int64
 		if err := tx.QueryRowContext(ctx, s.q(`SELECT state, reserved_micro, turn_cap FROM fixrail_run WHERE run_id = ?`), runID).Scan(&state, &reserved, &turnCap); err != nil {
@@ -274,18 +277,51 @@ func (s *store) settle(ctx context.Context, runID string, o Outcome) error {
 			// The actual cost, even above the cap: the record is the truth,
 			// and the next reservation sees the overshoot.
 			cost = micro(o.CostUSD)
+			c.CostKnown = true
 		}
 		if o.TurnsKnown && o.Turns >= 0 {
 			turns = int64(o.Turns)
+			c.TurnsKnown = true
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`UPDATE fixrail_run SET state = 'settled', ended_ms = ?, cost_micro = ?, turns = ?, cost_known = ?, terminal = ?, reason = ?
-			WHERE run_id = ? AND state = 'held'`), o.Now.UnixMilli(), cost, turns, boolInt(o.CostKnown), o.Terminal, o.Reason, runID); err != nil {
+			WHERE run_id = ? AND state = 'held'`), o.Now.UnixMilli(), cost, turns, boolInt(c.CostKnown), o.Terminal, o.Reason, runID); err != nil {
 			return err
 		}
+		c.CostUSD, c.Turns = usd(cost), int(turns)
 		// The run's path holds end with it (paths.go).
 		_, err := tx.ExecContext(ctx, s.q(`DELETE FROM fixrail_path WHERE run_id = ?`), runID)
 		return err
 	})
+	if err != nil {
+		return Charge{}, err
+	}
+	return c, nil
+}
+
+func (s *store) Run(ctx context.Context, runID string) (*RunState, error) {
+	var st RunState
+	err := s.tx(ctx, true, func(tx *sql.Tx) error {
+		var cost, reserved, turns, turnCap int64
+		var terminal, reason sql.NullString
+		err := tx.QueryRowContext(ctx, s.q(`SELECT state, terminal, reason, cost_micro, reserved_micro, turns, turn_cap FROM fixrail_run WHERE run_id = ?`), runID).
+			Scan(&st.State, &terminal, &reason, &cost, &reserved, &turns, &turnCap)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%w: %s", ErrNoRun, runID)
+		}
+		if err != nil {
+			return err
+		}
+		st.RunID, st.Terminal, st.Reason = runID, terminal.String, reason.String
+		if st.State == "held" {
+			cost, turns = reserved, turnCap
+		}
+		st.CostUSD, st.Turns = usd(cost), int(turns)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &st, nil
 }
 
 func (s *store) renew(ctx context.Context, runID, holder string, now time.Time) (time.Time, error) {
@@ -325,10 +361,10 @@ func (s *store) Report(ctx context.Context, req Request) (*Report, error) {
 				CapRuns: sc.caps.Runs, Runs: int(u.runs), CapTurns: sc.caps.Turns, SpentTurns: int(u.turns - u.reservedTurns), ReservedTurns: int(u.reservedTurns),
 				InFlight: int(u.held), HeadroomCostUSD: max(sc.caps.CostUSD-usd(u.cost), 0)}
 			switch {
-			case u.cost+micro(req.RunCostUSD) > micro(sc.caps.CostUSD):
-				sr.ExhaustedMeasure = "cost_usd"
 			case u.runs+1 > int64(sc.caps.Runs):
 				sr.ExhaustedMeasure = "runs"
+			case u.cost+micro(req.RunCostUSD) > micro(sc.caps.CostUSD):
+				sr.ExhaustedMeasure = "cost_usd"
 			case u.turns+int64(req.RunTurns) > int64(sc.caps.Turns):
 				sr.ExhaustedMeasure = "turns"
 			}

@@ -57,6 +57,7 @@ func (a *meteredAgent) Run(_ context.Context, inv runner.Invocation) (runner.Res
 		return runner.Result{}, err
 	}
 	res := a.spend[inv.Phase]
+	res.Metered = true // the CLI's own account, as Claude's result event is
 	if k, ok := a.stop[inv.Phase]; ok {
 		// What the adapter does at a cap: the agent stopped mid-way, its
 		// files are left behind, and the result says what it spent.
@@ -145,6 +146,10 @@ func TestRunCapsMidRun(t *testing.T) {
 				}
 			}
 			fx.wantSettled(t, tc.turns, tc.cost)
+			// The report says what the ledger charged: the agent's account.
+			if c := rep.Charged; c == nil || c.Basis != pipeline.ChargeReported || c.Turns != tc.turns || math.Abs(c.CostUSD-tc.cost) > 1e-9 {
+				t.Errorf("report charged %+v, want %d turns, $%g, %s", c, tc.turns, tc.cost, pipeline.ChargeReported)
+			}
 		})
 	}
 }

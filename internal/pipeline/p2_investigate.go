@@ -247,7 +247,6 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 	if turns <= 0 || costLeft <= 0 {
 		return stop(Halt, ReasonBudgetExhausted, fmt.Sprintf("the run's caps are spent: %d of %d turns, $%.4f of $%g", r.rep.Agent.Turns, r.cfg.Runner.MaxTurns, r.rep.Agent.CostUSD, r.cfg.Budget.RunCostUSD))
 	}
-	r.agentRan = true
 	// What the phase may write (allow): the evidence scope first, then only
 	// the planned files (the evidence must stay as it was when it ran red).
 	var bash []string
@@ -273,10 +272,10 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 	if err == nil && !res.Sandboxed && r.sandboxMode() != sandbox.Off {
 		r.agentUnconfined = true
 	}
-	r.rep.Agent.Invocations++
-	r.rep.Agent.CostUSD += res.Cost
-	r.rep.Agent.Turns += res.Turns
-	r.rep.Agent.Denials += res.Denials
+	r.account(err, res)
+	if err != nil {
+		r.keepOutput(phaseLabel(phase), res)
+	}
 	// Repository code (the agent) has run: the clone's git config must be as
 	// it was at baseline before git is trusted with it again.
 	if derr := r.s.Repo.CheckDrift(ctx); derr != nil {

@@ -36,6 +36,7 @@ import (
 	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/sensitive"
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 // Runner is the agent seam: one call per invocation.
@@ -266,7 +267,8 @@ type run struct {
 	parent    context.Context // cancelled by SIGINT/SIGTERM
 	ledger    ledger.Ledger
 	res       *ledger.Reservation // this run's reservation, settled in finish
-	agentRan  bool                // an agent invocation started (its cost may be unknown)
+	agents    int                 // agent invocations that started
+	unmetered bool                // one of them reported no cost: the run is charged its caps
 	rules     *risk.Rules
 	risk      risk.Score
 	lock      *ledger.Lock
@@ -491,25 +493,84 @@ func (r *run) finish() error {
 }
 
 // settle records the run's end in the ledger with what it cost, on every
-// exit path (finish is deferred). A runner that reports no cost is charged
-// its whole reservation: with no meter, the run-count proxy counts.
+// exit path (finish is deferred), and the report says what the ledger
+// charged. A run whose agent never started is charged nothing (it still
+// counts as a run); one whose agent ran without a meter is charged its caps.
 func (r *run) settle() {
 	if r.res == nil {
 		return
 	}
 	a := r.rep.Agent
-	err := r.res.Settle(context.WithoutCancel(r.parent), ledger.Outcome{
+	c, err := r.res.Settle(context.WithoutCancel(r.parent), ledger.Outcome{
 		Terminal: string(r.rep.Terminal), Reason: r.rep.Reason,
-		CostUSD: a.CostUSD, CostKnown: !r.agentRan || a.CostUSD > 0,
-		Turns: a.Turns, TurnsKnown: !r.agentRan || a.Turns > 0,
+		CostUSD: a.CostUSD, CostKnown: !r.unmetered,
+		Turns: a.Turns, TurnsKnown: !r.unmetered,
 		Now: time.Now(),
 	})
+	r.rep.Charged = chargeOf(c, err, r.res, r.agents)
 	if err != nil {
 		r.rep.Warnings = append(r.rep.Warnings, "ledger settle: "+err.Error())
 	}
 	if err := r.ledger.Close(); err != nil {
 		r.rep.Warnings = append(r.rep.Warnings, "ledger close: "+err.Error())
 	}
+}
+
+// chargeOf is the report's account of what the ledger charged. A
+// settlement that failed leaves the run held: the ledger charges it its
+// whole reservation when it closes it (or did already, when the lease was
+// lost).
+func chargeOf(c ledger.Charge, err error, res *ledger.Reservation, agents int) *Charge {
+	switch {
+	case err != nil:
+		return &Charge{CostUSD: res.CostUSD, Turns: res.Turns, Basis: ChargeReservation}
+	case !c.CostKnown || !c.TurnsKnown:
+		return &Charge{CostUSD: c.CostUSD, Turns: c.Turns, Basis: ChargeRunCaps}
+	case agents == 0:
+		return &Charge{CostUSD: c.CostUSD, Turns: c.Turns, Basis: ChargeNoAgent}
+	}
+	return &Charge{CostUSD: c.CostUSD, Turns: c.Turns, Basis: ChargeReported}
+}
+
+// account adds one invocation to the run's usage. An agent that never
+// started spent nothing; one that started without its CLI's account of
+// the cost leaves the run's cost unknown.
+func (r *run) account(err error, res runner.Result) {
+	r.rep.Agent.Invocations++
+	if err != nil && res.NeverStarted {
+		return
+	}
+	r.agents++
+	r.unmetered = r.unmetered || !res.Metered
+	r.rep.Agent.CostUSD += res.Cost
+	r.rep.Agent.Turns += res.Turns
+	r.rep.Agent.Denials += res.Denials
+}
+
+// keepOutput keeps the end of what a failed invocation's agent printed —
+// often the only account of why it stopped — in the run report and the
+// event log, and so on the console: redacted through the run's chokepoint,
+// then escaped, so that it can neither leak nor drive a terminal.
+func (r *run) keepOutput(phase string, res runner.Result) {
+	out := &AgentOutput{Phase: phase, Stdout: r.agentText(res.StdoutTail), Stderr: r.agentText(res.StderrTail)}
+	if out.Stdout == "" && out.Stderr == "" {
+		return
+	}
+	r.rep.AgentOutput = out
+	for _, s := range []struct{ name, text string }{{"agent-stdout", out.Stdout}, {"agent-stderr", out.Stderr}} {
+		if s.text == "" {
+			continue
+		}
+		lines := strings.Split(s.text, "\n")
+		r.log.Emit(events.Event{Type: "note", Phase: phase, Name: s.name,
+			Detail: fmt.Sprintf("the agent's last %d line(s):\n  | %s", len(lines), strings.Join(lines, "\n  | "))})
+	}
+}
+
+// agentText is an agent's output as the run keeps it: redacted, then every
+// control character escaped.
+func (r *run) agentText(s string) string {
+	return untrusted.Printable(r.scrubOutput(s))
 }
 
 func (r *run) gate(phase, name, verdict, detail string) {

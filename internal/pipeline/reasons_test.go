@@ -47,13 +47,23 @@ func goodAgent(inv runner.Invocation) (runner.Result, error) {
 }
 
 func failWith(phase runner.Phase, err error) func(runner.Invocation) (runner.Result, error) {
+	return failWithResult(phase, runner.Result{}, err)
+}
+
+func failWithResult(phase runner.Phase, res runner.Result, err error) func(runner.Invocation) (runner.Result, error) {
 	return func(inv runner.Invocation) (runner.Result, error) {
 		if inv.Phase == phase {
-			return runner.Result{}, err
+			return res, err
 		}
 		return goodAgent(inv)
 	}
 }
+
+// The last words of the scripted failing agent.
+const (
+	failStdout = "agent: step 3 of 3"
+	failStderr = "agent: giving up\nmodel quota exhausted for org"
+)
 
 func publishFails(err error) func(*forgetest.Fake) {
 	return func(f *forgetest.Fake) {
@@ -159,7 +169,13 @@ func init() {
 		if k == runner.Unconfined {
 			t = pipeline.Escalate
 		}
-		reasonCases[string(k)] = reasonCase{terminal: t, agent: failWith(runner.Investigate, &runner.Error{Kind: k, Detail: "scripted"})}
+		// What the agent said and spent, as a metered adapter reports it;
+		// an agent that could not start said and spent nothing.
+		res := runner.Result{Metered: true, Cost: 0.125, Turns: 2, StdoutTail: failStdout, StderrTail: failStderr}
+		if k == runner.Unavailable || k == runner.Refused {
+			res = runner.Result{NeverStarted: true}
+		}
+		reasonCases[string(k)] = reasonCase{terminal: t, agent: failWithResult(runner.Investigate, res, &runner.Error{Kind: k, Detail: "scripted"})}
 	}
 }
 
@@ -276,6 +292,14 @@ func TestEveryReasonEndsARun(t *testing.T) {
 			}
 			if rep.Terminal != pipeline.DraftPR && rep.Branch != "" {
 				t.Errorf("a %s run set branch %s", rep.Terminal, rep.Branch)
+			}
+			wantLedgerAgrees(t, s, rep)
+			// A runner-* ending keeps the agent's last words (item: a
+			// failing agent leaves a trace), unless it never started.
+			if strings.HasPrefix(code, "runner-") && code != string(runner.Unavailable) && code != string(runner.Refused) {
+				if o := rep.AgentOutput; o == nil || o.Phase != "P2" || o.Stdout != failStdout || o.Stderr != failStderr {
+					t.Errorf("agent output %+v, want the scripted agent's last lines from P2", o)
+				}
 			}
 		})
 	}

@@ -42,6 +42,13 @@ type Report struct {
 	Duration   string      `json:"duration"`
 	Log        string      `json:"event_log"`
 	Warnings   []string    `json:"warnings,omitempty"`
+
+	// AgentOutput is the end of what the agent printed in the invocation
+	// that failed (a runner-* ending, or a stop while it ran).
+	AgentOutput *AgentOutput `json:"agent_output,omitempty"`
+	// Charged is what the ledger charged the run; absent when the ledger
+	// admitted no run (budget-exhausted, budget-unreadable, in-flight).
+	Charged *Charge `json:"charged,omitempty"`
 }
 
 // FindingRef identifies the finding in the report.
@@ -70,6 +77,37 @@ type AgentUsage struct {
 	Turns       int     `json:"turns"`
 	Denials     int     `json:"denials"`
 }
+
+// AgentOutput is the last lines (runner.TailLines, at most
+// runner.TailBytes, per stream) an agent printed, redacted and escaped.
+type AgentOutput struct {
+	Phase  string `json:"phase"`
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
+}
+
+// Charge is what the ledger charged the run against every day scope it
+// counts in, and on what basis.
+type Charge struct {
+	CostUSD float64 `json:"cost_usd"`
+	Turns   int     `json:"turns"`
+	Basis   string  `json:"basis"`
+}
+
+// The bases of a charge.
+const (
+	// ChargeReported: the agent CLI's own account of every invocation.
+	ChargeReported = "agent-reported"
+	// ChargeNoAgent: no agent started (the harness alone, a runner that
+	// could not start, a run stopped first): nothing was spent.
+	ChargeNoAgent = "no-agent-started"
+	// ChargeRunCaps: an agent ran and reported no cost (the command
+	// runner): with no meter, the run's cost and turn caps.
+	ChargeRunCaps = "run-caps"
+	// ChargeReservation: the settlement failed, so the run stays held and
+	// the ledger charges its whole reservation when it closes it.
+	ChargeReservation = "reservation"
+)
 
 // PhaseTime is how long a phase took.
 type PhaseTime struct {

@@ -120,19 +120,21 @@ const promptCap = 10 << 20
 // Run executes one invocation. A non-nil error is always an *Error; Result
 // carries the cost, turns and denials the stream reported even then.
 func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
+	// Until the CLI starts, nothing can have been spent.
+	notStarted := Result{NeverStarted: true}
 	plan, err := c.plan(inv)
 	if err != nil {
-		return Result{}, err
+		return notStarted, err
 	}
 	priv, err := os.MkdirTemp(c.TempDir, "fxc")
 	if err != nil {
-		return Result{}, &Error{Kind: Unavailable, Detail: "private directory: " + err.Error()}
+		return notStarted, &Error{Kind: Unavailable, Detail: "private directory: " + err.Error()}
 	}
 	defer os.RemoveAll(priv)
 	dirs := claudeDirs{Home: filepath.Join(priv, "h"), Tmp: filepath.Join(priv, "t"), Run: filepath.Join(priv, "r")}
 	for _, d := range []string{dirs.Home, dirs.Tmp, dirs.Run} {
 		if err := os.Mkdir(d, 0o700); err != nil {
-			return Result{}, &Error{Kind: Unavailable, Detail: "private directory: " + err.Error()}
+			return notStarted, &Error{Kind: Unavailable, Detail: "private directory: " + err.Error()}
 		}
 	}
 	receipts := inv.ReceiptLog
@@ -141,7 +143,7 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 	}
 	argv, err := plan.argv(receipts)
 	if err != nil {
-		return Result{}, err
+		return notStarted, err
 	}
 	lookup := c.Lookup
 	if lookup == nil {
@@ -149,11 +151,11 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 	}
 	env := claudeEnv(lookup, dirs)
 	if err := plan.probeHook(ctx, env, filepath.Join(priv, "probe-receipts.ndjson")); err != nil {
-		return Result{}, err
+		return notStarted, err
 	}
 	spec, err := plan.confine(priv, receipts)
 	if err != nil {
-		return Result{}, err
+		return notStarted, err
 	}
 	res, err := sandbox.Run(ctx, sandbox.Cmd{
 		Args:      argv,
@@ -164,14 +166,12 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 		OutputCap: streamCap,
 		Sandbox:   spec,
 	})
-	out := Result{Duration: res.Duration, OutputTail: tail(res.Stderr, 2000), Sandboxed: res.Sandboxed}
+	out := resultOf(res, err)
 	if err != nil {
 		return out, &Error{Kind: Unavailable, Detail: err.Error(), Err: err}
 	}
 	s := parseStream(res.Stdout)
-	if r := s.result; r != nil {
-		out.Cost, out.Turns, out.Denials = r.TotalCostUSD, r.NumTurns, len(r.PermissionDenials)
-	}
+	out.Cost, out.Turns, out.Denials, out.Metered = s.account()
 	err = s.outcome(ctx, res, plan.tools, inv.MaxTurns)
 	if e, ok := AsError(err); (err == nil || ok && e.Kind != Unconfined && e.Kind != OverBudget) && inv.MaxCostUSD > 0 && out.Cost > inv.MaxCostUSD {
 		// The CLI checks its budget between turns, so the last turn can

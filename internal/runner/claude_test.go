@@ -247,8 +247,8 @@ func TestClaudeRefuses(t *testing.T) {
 			if !ok || e.Kind != Refused || !strings.Contains(e.Detail, tc.want) {
 				t.Fatalf("Run = %v, want a %s error containing %q", err, Refused, tc.want)
 			}
-			if res != (Result{}) {
-				t.Errorf("result %+v from a refused run", res)
+			if res != (Result{NeverStarted: true}) {
+				t.Errorf("result %+v from a refused run, want only NeverStarted: nothing ran, nothing is charged", res)
 			}
 		})
 	}
@@ -415,6 +415,39 @@ func TestStreamOutcome(t *testing.T) {
 			}
 			if want := [3]float64{tc.cost, float64(tc.turns), float64(tc.denials)}; got != want {
 				t.Errorf("cost, turns, denials = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestStreamAccount: what an invocation is charged comes from the CLI's
+// result event, and only from it; a turn the CLI answered itself is no
+// model turn, and model turns at no cost are no account of the cost.
+func TestStreamAccount(t *testing.T) {
+	// Claude Code 2.1.328 without a credential: its result event, trimmed.
+	notLoggedIn := `{"type":"result","subtype":"success","is_error":true,"duration_api_ms":0,"total_cost_usd":0,"modelUsage":{},"num_turns":1,"terminal_reason":"api_error","api_error_status":null,"result":"Not logged in · Please run /login","permission_denials":[]}`
+	unpriced := `{"type":"result","subtype":"success","is_error":false,"total_cost_usd":0,"modelUsage":{"local-model":{"inputTokens":900,"outputTokens":80,"costUSD":0}},"num_turns":4,"terminal_reason":"completed","result":"done","permission_denials":[]}`
+	noResult := strings.Join(slices.DeleteFunc(strings.Split(streamSamples["success"], "\n"), func(l string) bool { return strings.Contains(l, `"type":"result"`) }), "\n")
+	for _, tc := range []struct {
+		name    string
+		stdout  string
+		cost    float64
+		turns   int
+		metered bool
+	}{
+		{"success", streamSamples["success"], 0.0024000000000000002, 3, true},
+		{"max turns", streamSamples["max_turns"], 0.0016, 3, true},
+		{"not logged in", notLoggedIn, 0, 0, true},
+		{"api error 401", streamSamples["api_401"], 0, 0, true},
+		{"connection refused", streamSamples["refused"], 0, 0, true},
+		{"model turns at no cost", unpriced, 0, 4, false},
+		{"no result event", noResult, 0, 0, false},
+		{"no output", "", 0, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cost, turns, _, metered := parseStream(tc.stdout).account()
+			if cost != tc.cost || turns != tc.turns || metered != tc.metered {
+				t.Errorf("account = $%g, %d turns, metered %v; want $%g, %d turns, metered %v", cost, turns, metered, tc.cost, tc.turns, tc.metered)
 			}
 		})
 	}

@@ -38,7 +38,7 @@ func TestClaudeStopsAtItsCaps(t *testing.T) {
 			a := runAgentWith(t, run, wt, runner.Investigate, "Reproduce the bug.", c.mod, script(wt, run)...)
 			e, ok := runner.AsError(a.err)
 			if !errors.Is(a.err, c.want) || !ok || e.Kind != c.kind {
-				t.Fatalf("Run: %v, want %v (%s); output tail: %s", a.err, c.want, c.kind, a.res.OutputTail)
+				t.Fatalf("Run: %v, want %v (%s); output tail: %s", a.err, c.want, c.kind, a.res.StderrTail)
 			}
 			if n := len(a.srv.Calls()); n >= 5 {
 				t.Fatalf("%d tool calls issued: the cap did not stop the agent", n)

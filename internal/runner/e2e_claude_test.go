@@ -159,7 +159,7 @@ func (a agentRun) result(t *testing.T, i int) fakemodel.ToolResult {
 func (a agentRun) mustSucceed(t *testing.T) {
 	t.Helper()
 	if a.err != nil {
-		t.Fatalf("Run: %v\noutput tail: %s", a.err, a.res.OutputTail)
+		t.Fatalf("Run: %v\noutput tail: %s", a.err, a.res.StderrTail)
 	}
 }
 

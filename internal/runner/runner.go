@@ -129,8 +129,21 @@ func (e *Error) Unwrap() error { return e.Err }
 // Result is what the invocation left besides files.
 type Result struct {
 	Duration time.Duration
-	// OutputTail is the end of the agent's stderr, for the run report.
-	OutputTail string
+	// StdoutTail and StderrTail are the end of what the agent printed on
+	// each stream (TailLines lines, at most TailBytes bytes), unredacted:
+	// the pipeline redacts them before keeping them anywhere.
+	StdoutTail, StderrTail string
+	// NeverStarted reports that the agent's process was never started: the
+	// adapter refused the invocation, or its binary, sandbox or private
+	// directories could not be had, or the run was stopped first. Nothing
+	// can have been spent. The zero value is "started", so an adapter that
+	// does not say is charged as one that ran.
+	NeverStarted bool
+	// Metered reports that Cost and Turns are the agent CLI's own account
+	// of the invocation (Claude Code's result event). False — the command
+	// runner, or a CLI that ended without an account — leaves them unknown,
+	// and the ledger charges the run's caps.
+	Metered bool
 	// Cost is what the invocation cost in US dollars as the agent CLI
 	// reports it (Claude Code's total_cost_usd, an estimate computed from
 	// token usage); 0 when the runner cannot tell.
@@ -175,7 +188,7 @@ func (c *Command) Run(ctx context.Context, inv Invocation) (Result, error) {
 	// and it never shares fixrail's own temp directory.
 	tmp, cleanup, err := sandbox.TempDir(inv.TempDir)
 	if err != nil {
-		return Result{}, &Error{Kind: Unavailable, Detail: "temp dir: " + err.Error()}
+		return Result{NeverStarted: true}, &Error{Kind: Unavailable, Detail: "temp dir: " + err.Error()}
 	}
 	defer cleanup()
 	env = sandbox.WithTempDir(env, tmp)
@@ -196,11 +209,24 @@ func (c *Command) Run(ctx context.Context, inv Invocation) (Result, error) {
 		Timeout: inv.Timeout,
 		Sandbox: spec,
 	})
-	out := Result{Duration: res.Duration, OutputTail: tail(res.Stderr, 2000), Sandboxed: res.Sandboxed}
+	out := resultOf(res, err)
 	if err != nil {
 		return out, &Error{Kind: Unavailable, Detail: err.Error(), Err: err}
 	}
 	return out, classify(ctx, res)
+}
+
+// resultOf is what an invocation's process left, before the adapter reads
+// any account from it: its tails, and whether it started at all (sandbox.Run
+// fails, or reports a run it never began, when it could not start it).
+func resultOf(res sandbox.Result, err error) Result {
+	return Result{
+		Duration:     res.Duration,
+		StdoutTail:   lastLines(res.Stdout, res.StdoutDropped),
+		StderrTail:   lastLines(res.Stderr, res.StderrDropped),
+		NeverStarted: err != nil || !res.Started,
+		Sandboxed:    res.Sandboxed,
+	}
 }
 
 func classify(ctx context.Context, res sandbox.Result) error {
@@ -226,6 +252,38 @@ func AsError(err error) (*Error, bool) {
 	var e *Error
 	ok := errors.As(err, &e)
 	return e, ok
+}
+
+// The bounds of what is kept of each of an agent's output streams: enough
+// for the reason an agent gives when it stops, never the whole log.
+const (
+	TailLines = 20
+	TailBytes = 2000
+)
+
+// lastLines is the end of one stream: its last TailLines lines, at most
+// TailBytes bytes of them (cut at a character, marked "…"). When the
+// output cap dropped bytes, a first line says how many: the tail is then
+// the end of what was kept, not of what ran.
+func lastLines(s string, dropped int64) string {
+	s = strings.TrimRight(s, "\n")
+	start := len(s)
+	for range TailLines {
+		j := strings.LastIndexByte(s[:start], '\n')
+		if j < 0 {
+			start = -1
+			break
+		}
+		start = j
+	}
+	s = s[start+1:]
+	if len(s) > TailBytes {
+		s = tail(s, TailBytes)
+	}
+	if dropped > 0 {
+		s = fmt.Sprintf("[output cap dropped %d bytes]\n", dropped) + s
+	}
+	return s
 }
 
 func tail(s string, n int) string {

@@ -107,8 +107,11 @@ echo "agent says hi" >&2`
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			if res.OutputTail != "agent says hi\n" {
-				t.Errorf("OutputTail = %q, want the agent's stderr", res.OutputTail)
+			if res.StderrTail != "agent says hi" {
+				t.Errorf("StderrTail = %q, want the agent's stderr", res.StderrTail)
+			}
+			if res.NeverStarted || res.Metered {
+				t.Errorf("NeverStarted %v, Metered %v: the command runner started an agent that reports no cost", res.NeverStarted, res.Metered)
 			}
 			if res.Duration <= 0 {
 				t.Errorf("Duration = %v, want > 0", res.Duration)
@@ -279,19 +282,72 @@ func TestAsError(t *testing.T) {
 	}
 }
 
-func TestRunOutputTail(t *testing.T) {
-	// 3000 bytes of stderr: only the last 2000 are kept, marked as cut.
-	inv := invocation(t)
-	cmd := sh(`i=0; while [ $i -lt 300 ]; do printf '%09d\n' $i >&2; i=$((i+1)); done`)
-	res, err := cmd.Run(t.Context(), inv)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
+// TestRunOutputTails: each stream keeps its last TailLines lines, at most
+// TailBytes bytes of them, marked when cut; the output cap's drop is said.
+func TestRunOutputTails(t *testing.T) {
+	long := strings.Repeat("x", 1500)
+	for _, tc := range []struct {
+		name, script   string
+		stdout, stderr string
+		prefix, suffix string // of StderrTail, when stderr is empty
+		bytes          int    // StderrTail's length without "…"
+	}{
+		{name: "lines", script: `i=0; while [ $i -lt 300 ]; do printf '%09d\n' $i >&2; i=$((i+1)); done; echo out1; echo out2`,
+			stdout: "out1\nout2", prefix: "000000280\n", suffix: "000000299", bytes: 20*10 - 1},
+		{name: "bytes", script: `for i in 1 2 3; do printf '%s\n' "` + long + `" >&2; done; printf 'no newline'`,
+			stdout: "no newline", prefix: "…xxx", suffix: "xxx", bytes: runner.TailBytes},
+		{name: "the reason an agent gives", script: `echo "model quota exhausted for org" >&2; exit 7`,
+			stderr: "model quota exhausted for org"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, _ := sh(tc.script).Run(t.Context(), invocation(t))
+			if res.StdoutTail != tc.stdout {
+				t.Errorf("StdoutTail = %q, want %q", res.StdoutTail, tc.stdout)
+			}
+			if tc.stderr != "" {
+				if res.StderrTail != tc.stderr {
+					t.Errorf("StderrTail = %q, want %q", res.StderrTail, tc.stderr)
+				}
+				return
+			}
+			got := res.StderrTail
+			if !strings.HasPrefix(got, tc.prefix) || !strings.HasSuffix(got, tc.suffix) || len(strings.TrimPrefix(got, "…")) != tc.bytes {
+				t.Errorf("StderrTail = %.40q…%q (%d bytes), want %q…%q, %d bytes", got, got[max(0, len(got)-12):], len(got), tc.prefix, tc.suffix, tc.bytes)
+			}
+		})
 	}
-	if !strings.HasPrefix(res.OutputTail, "…000000100\n") || !strings.HasSuffix(res.OutputTail, "000000299\n") {
-		t.Errorf("OutputTail = %.40q…%q, want … then lines 100 to 299", res.OutputTail,
-			res.OutputTail[max(0, len(res.OutputTail)-12):])
-	}
-	if got := len(strings.TrimPrefix(res.OutputTail, "…")); got != 2000 {
-		t.Errorf("tail is %d bytes, want 2000", got)
+}
+
+// TestRunNeverStarted: an agent that could not be started, or whose run
+// was stopped before it could be, is NeverStarted — nothing can have been
+// spent — and one that started and failed is not.
+func TestRunNeverStarted(t *testing.T) {
+	stopped, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, tc := range []struct {
+		name  string
+		ctx   context.Context
+		agent *runner.Command
+		never bool
+	}{
+		{"binary missing", t.Context(), &runner.Command{Argv: []string{"/nonexistent/fixrail-test-agent"}, Lookup: parent}, true},
+		{"not on PATH", t.Context(), &runner.Command{Argv: []string{"fixrail-test-agent-not-installed"}, Lookup: parent}, true},
+		{"stopped before it started", stopped, sh("echo ran > ran"), true},
+		{"started and failed", t.Context(), sh("exit 7"), false},
+		{"started and crashed", t.Context(), sh("kill -KILL $$"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inv := invocation(t)
+			res, err := tc.agent.Run(tc.ctx, inv)
+			if err == nil {
+				t.Fatal("Run succeeded")
+			}
+			if res.NeverStarted != tc.never {
+				t.Errorf("NeverStarted = %v, want %v (%v)", res.NeverStarted, tc.never, err)
+			}
+			if _, serr := os.Stat(filepath.Join(inv.Worktree, "ran")); tc.never && serr == nil {
+				t.Error("the agent ran")
+			}
+		})
 	}
 }

@@ -30,17 +30,18 @@ type streamInit struct {
 // terminal_reason, api_error_status/api_error and the exit code together,
 // never from subtype alone: an API error reports subtype "success".
 type streamResult struct {
-	Subtype           string            `json:"subtype"`
-	IsError           bool              `json:"is_error"`
-	TerminalReason    string            `json:"terminal_reason"`
-	StopReason        string            `json:"stop_reason"`
-	Result            *string           `json:"result"`
-	Errors            []string          `json:"errors"`
-	NumTurns          int               `json:"num_turns"`
-	TotalCostUSD      float64           `json:"total_cost_usd"`
-	PermissionDenials []json.RawMessage `json:"permission_denials"`
-	APIErrorStatus    *int              `json:"api_error_status"`
-	APIError          json.RawMessage   `json:"api_error"`
+	Subtype           string                     `json:"subtype"`
+	IsError           bool                       `json:"is_error"`
+	TerminalReason    string                     `json:"terminal_reason"`
+	StopReason        string                     `json:"stop_reason"`
+	Result            *string                    `json:"result"`
+	Errors            []string                   `json:"errors"`
+	NumTurns          int                        `json:"num_turns"`
+	TotalCostUSD      float64                    `json:"total_cost_usd"`
+	ModelUsage        map[string]json.RawMessage `json:"modelUsage"`
+	PermissionDenials []json.RawMessage          `json:"permission_denials"`
+	APIErrorStatus    *int                       `json:"api_error_status"`
+	APIError          json.RawMessage            `json:"api_error"`
 }
 
 // stream is what fixrail reads from one run's output.
@@ -175,6 +176,25 @@ func (s *stream) unconfined(tools []string) string {
 		}
 	}
 	return ""
+}
+
+// account is the invocation's cost, model turns and refused calls as the
+// CLI's result event gives them, and whether that is its account of the
+// run (metered). No result event is no account. A result that counts a
+// turn the CLI answered itself — "Not logged in", an API error before any
+// model call — with no model usage and no cost took no model turn. One
+// that reports model turns at no cost (a model the CLI has no price for)
+// is no account of the cost: the run is charged its caps.
+func (s *stream) account() (cost float64, turns, denials int, metered bool) {
+	r := s.result
+	if r == nil {
+		return 0, 0, 0, false
+	}
+	cost, turns, denials = r.TotalCostUSD, r.NumTurns, len(r.PermissionDenials)
+	if cost == 0 && len(r.ModelUsage) == 0 {
+		turns = 0
+	}
+	return cost, turns, denials, cost > 0 || turns == 0
 }
 
 // outcome maps a finished run to nil or an *Error. Escaping the rails is

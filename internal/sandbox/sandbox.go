@@ -84,6 +84,7 @@ type Result struct {
 	StderrDropped int64         // as StdoutDropped
 	Duration      time.Duration // from start until the leader exited
 	Sandboxed     bool          // the command ran inside the sandbox (false: Sandbox nil or Off, or Auto without bubblewrap)
+	Started       bool          // the process was started (false: ctx was done first); sandboxed, the process is bwrap
 }
 
 // Output returns stdout and stderr joined, stdout first, for symptom matching.
@@ -286,7 +287,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		close(stdinDone)
 	}
 
-	r := Result{Sandboxed: sandboxed}
+	r := Result{Sandboxed: sandboxed, Started: true}
 	select {
 	case <-exited:
 	case <-ctx.Done():

@@ -20,8 +20,9 @@ import (
 	"github.com/fixrail/fixrail/internal/sandbox"
 )
 
-// ignoreDuration: durations vary; only their sign is checked where it matters.
-var ignoreDuration = cmpopts.IgnoreFields(sandbox.Result{}, "Duration")
+// ignoreDuration: durations vary; only their sign is checked where it
+// matters. Started is checked on its own (TestRunStarted).
+var ignoreDuration = cmpopts.IgnoreFields(sandbox.Result{}, "Duration", "Started")
 
 func sh(script string, args ...string) []string {
 	return append([]string{"/bin/sh", "-c", script, "sh"}, args...)
@@ -181,7 +182,24 @@ func TestRunNotStartedWhenContextDone(t *testing.T) {
 			if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("child ran (stat %s: %v)", marker, err)
 			}
+			if got.Started {
+				t.Error("Started is true for a child that never started")
+			}
 		})
+	}
+}
+
+// TestRunStarted: a child that started is Started however it ended (the
+// ledger charges an agent that started, and only one that did).
+func TestRunStarted(t *testing.T) {
+	for _, script := range []string{"exit 0", "exit 7", "kill -KILL $$"} {
+		got, err := sandbox.Run(t.Context(), sandbox.Cmd{Args: sh(script), Timeout: time.Minute})
+		if err != nil {
+			t.Fatalf("Run %q: %v", script, err)
+		}
+		if !got.Started {
+			t.Errorf("Run %q: Started is false for a child that ran (%s)", script, got.Describe())
+		}
 	}
 }
 

@@ -10,7 +10,9 @@ script can describe an agent's behaviour as files:
                             (a literal \n in new is a newline)
   agent/investigate/plan.json   copied to $FIXRAIL_PLAN
   agent/fix/result.json         copied to $FIXRAIL_RESULT
+  agent/<phase>/stdout, agent/<phase>/stderr   printed on that stream
   agent/<phase>/action      one of: "kill" (SIGKILL itself), "sleep N",
+                            "exit N" (exit with status N),
                             "block" (write agent/started, wait for agent/release),
                             or attacks on the clone at $WORK/repo, each tried
                             and its outcome appended to agent/attacks:
@@ -69,6 +71,10 @@ def main():
         shutil.copy(os.path.join(d, "plan.json"), os.environ["FIXRAIL_PLAN"])
     if os.path.exists(os.path.join(d, "result.json")):
         shutil.copy(os.path.join(d, "result.json"), os.environ["FIXRAIL_RESULT"])
+    for name, stream in (("stdout", sys.stdout), ("stderr", sys.stderr)):
+        if os.path.exists(os.path.join(d, name)):
+            stream.write(open(os.path.join(d, name)).read())
+            stream.flush()
     action = os.path.join(d, "action")
     if os.path.exists(action):
         lines = [l.split() for l in open(action).read().splitlines() if l.strip()]
@@ -78,6 +84,8 @@ def main():
                 attack(words, base)
         elif words[0] == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
+        elif words[0] == "exit":
+            sys.exit(int(words[1]))
         elif words[0] == "sleep":
             time.sleep(float(words[1]))
         elif words[0] == "block":
