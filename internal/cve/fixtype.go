@@ -11,22 +11,32 @@ import (
 	"github.com/fixrail/fixrail/internal/vulndata"
 )
 
+// ErrNoAdvisoryData means OSV or deps.dev could not be asked (offline with
+// nothing cached, or a service unreachable): no version can be decided or
+// judged, so nothing is run (the pipeline HALTs no-advisory-data, as
+// resolve-version exits 1). The service's error is wrapped with it.
+var ErrNoAdvisoryData = errors.New("no advisory data")
+
+// noData wraps a service error that means no answer, else returns nil.
+func noData(err error) error {
+	if errors.Is(err, vulndata.ErrUnreachable) || errors.Is(err, vulndata.ErrOfflineMiss) {
+		return fmt.Errorf("%w: %w", ErrNoAdvisoryData, err)
+	}
+	return nil
+}
+
 // ErrNotAffected means the repository's version of the package is not
 // affected by any known advisory: nothing to reproduce (NOT-REPRO).
 var ErrNotAffected = errors.New("the repository's version is not affected")
 
 // Plan is what Prepare decided before any edit: the declaration to bump,
-// the red oracle, and the version decision (nil when Unguided).
+// the red oracle, and the version decision.
 type Plan struct {
 	Finding  *findings.Vuln
 	Eco      vulndata.Ecosystem
 	Dep      manifest.Dep
 	Red      RedResult
 	Decision *Decision
-	// Unguided: OSV or deps.dev could not be asked; the fix goes to the
-	// agent without a target and the PR is labelled needs-review.
-	Unguided    bool
-	UnguidedWhy string
 }
 
 // Type is the cve fix type as the pipeline drives it: Prepare, Edit (the
@@ -41,7 +51,7 @@ type Type struct {
 //   - *manifest.NotInManifestError → NOT-REPRO package-not-in-manifest
 //   - ErrNotAffected              → NOT-REPRO green-on-base
 //   - *NoSafeError (plan returned) → ESCALATE no-safe-version
-//   - plan.Unguided, nil error     → agent fix, needs-review
+//   - ErrNoAdvisoryData            → HALT no-advisory-data
 func (t *Type) Prepare(ctx context.Context, root string, f *findings.Vuln) (*Plan, error) {
 	eco, err := vulndata.ParseEcosystem(f.Ecosystem)
 	if err != nil {
@@ -54,9 +64,8 @@ func (t *Type) Prepare(ctx context.Context, root string, f *findings.Vuln) (*Pla
 	p := &Plan{Finding: f, Eco: eco, Dep: deps[0]}
 	vulns, _, err := t.Source.Vulns(ctx, eco, p.Dep.Name)
 	if err != nil {
-		if errors.Is(err, vulndata.ErrUnreachable) || errors.Is(err, vulndata.ErrOfflineMiss) {
-			p.Unguided, p.UnguidedWhy = true, err.Error()
-			return p, nil
+		if nd := noData(err); nd != nil {
+			return p, nd
 		}
 		return nil, err
 	}
@@ -67,9 +76,8 @@ func (t *Type) Prepare(ctx context.Context, root string, f *findings.Vuln) (*Pla
 	d, err := Decide(ctx, t.Source, eco, p.Dep.Name, p.Red.Version)
 	p.Decision = d
 	if err != nil {
-		if errors.Is(err, vulndata.ErrUnreachable) || errors.Is(err, vulndata.ErrOfflineMiss) {
-			p.Unguided, p.UnguidedWhy = true, err.Error()
-			return p, nil
+		if nd := noData(err); nd != nil {
+			return p, nd
 		}
 		return p, err
 	}
@@ -77,10 +85,10 @@ func (t *Type) Prepare(ctx context.Context, root string, f *findings.Vuln) (*Pla
 }
 
 // Edit makes the built-in bump to the decided target. manifest.ErrNoBuiltIn
-// (or an Unguided plan) means the agent makes the edit instead, with Bash
+// means the agent makes the edit instead, with Bash
 // limited to AgentRegen's command.
 func (t *Type) Edit(root string, p *Plan) (*manifest.Edit, error) {
-	if p.Unguided || p.Decision == nil || p.Decision.Outcome != Upgrade {
+	if p.Decision == nil || p.Decision.Outcome != Upgrade {
 		return nil, fmt.Errorf("%w: no decided target", manifest.ErrNoBuiltIn)
 	}
 	return manifest.Bump(root, p.Dep, p.Decision.Target)
@@ -107,9 +115,7 @@ func (t *Type) Verify(ctx context.Context, root string, p *Plan) GreenResult {
 // checks; registry strings are in code spans only.
 func (p *Plan) PRSection(g *GreenResult) string {
 	var b strings.Builder
-	if p.Unguided {
-		fmt.Fprintf(&b, "### Version decision\n\n**Unguided: needs review.** The advisory data could not be fetched, so no target version was decided and the applied version was not checked against advisories. The checks that need no advisory data (still declared, no longer on the alerted version, lockfile agrees) ran first and passed.\n")
-	} else if p.Decision != nil {
+	if p.Decision != nil {
 		b.WriteString(p.Decision.Markdown())
 		if len(p.Finding.Advisories) > 0 {
 			b.WriteString("\n#### The alert's advisories\n\n")

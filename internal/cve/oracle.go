@@ -67,9 +67,10 @@ const (
 	Green = "green"
 	// StillRed: a check failed; the fix is rejected.
 	StillRed = "red"
-	// Unguided: OSV could not be asked, so the applied version is unjudged;
-	// every other check passed. The PR is labelled needs-review.
-	Unguided = "unguided-needs-review"
+	// NoData: OSV could not be asked, so the applied version is unjudged;
+	// every other check passed. Nothing ships unjudged: the pipeline HALTs
+	// no-advisory-data.
+	NoData = "no-advisory-data"
 )
 
 // GreenInput is what the oracle after the fix reads.
@@ -97,9 +98,9 @@ type GreenResult struct {
 
 // GreenAfter judges the candidate. The order is seed 001's asymmetry: the
 // checks that need no advisory data (still declared, no longer on the
-// alerted version, lockfile agrees) come first and fail closed; only the
-// advisory lookup fails open (Unguided), so an OSV outage cannot let an
-// untouched manifest through.
+// alerted version, lockfile agrees) come first, so an untouched manifest is
+// red whatever the services say; an OSV outage after them is NoData, which
+// ships nothing either.
 func GreenAfter(in GreenInput) GreenResult {
 	res := GreenResult{Verdict: Green}
 	add := func(name string, ok bool, detail string, args ...any) bool {
@@ -166,7 +167,7 @@ func GreenAfter(in GreenInput) GreenResult {
 	}
 	if in.VulnsErr != nil {
 		res.Checks = append(res.Checks, Check{Name: "clean", OK: false, Detail: fmt.Sprintf("advisories could not be fetched (%v): the applied version %s is unjudged", in.VulnsErr, applied)})
-		res.Verdict = Unguided
+		res.Verdict = NoData
 		return res
 	}
 	v, err := in.Ecosystem.Parse(applied)

@@ -64,9 +64,6 @@ func NewCVE(src cve.Source) *Type {
 		Gates: func(e *Env, p *Plan) []*gates.Gate { return []*gates.Gate{t.green(e, p)} },
 		CommitNote: func(e *Env, p *Plan) string {
 			cp := cveOf(p)
-			if cp.plan.Unguided || cp.plan.Decision == nil {
-				return fmt.Sprintf("Moves %s off %s in %s (advisory data unavailable: unguided).\n", cp.plan.Dep.Name, cp.alerted(), cp.plan.Dep.Manifest)
-			}
 			return fmt.Sprintf("Bumps %s from %s to %s in %s, clearing %s (red on %s).\n", cp.plan.Dep.Name, cp.plan.Decision.Installed, cp.plan.Decision.Target, cp.plan.Dep.Manifest, strings.Join(cve.IDs(cp.plan.Decision.Cleared), ", "), short(e.BaseSHA))
 		},
 		Section: func(e *Env, p *Plan, commit string) string {
@@ -133,7 +130,6 @@ type cveReport struct {
 	Lockfile  string        `json:"lockfile,omitempty"`
 	Red       cve.RedResult `json:"red"`
 	Decision  *cve.Decision `json:"decision,omitempty"`
-	Unguided  string        `json:"unguided,omitempty"`
 	Files     []string      `json:"files"`
 	Dep       manifest.Dep  `json:"dep"`
 }
@@ -155,6 +151,9 @@ func (t *cveType) plan(ctx context.Context, _ *Env, dir string, f *findings.Find
 		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNotInManifest, Err: err}
 	case errors.As(err, &nse):
 		return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonNoSafeVersion, Err: fmt.Errorf("%w: %s", err, nse.Decision.Rationale)}
+	case errors.Is(err, cve.ErrNoAdvisoryData):
+		// No decision, no run: a version taken on trust is no fix.
+		return nil, &StopError{Terminal: verdict.Halt, Reason: verdict.ReasonNoAdvisoryData, Err: err}
 	case errors.Is(err, cve.ErrNotAffected):
 		// Not an error here: the red oracle (P3) says so, in its words.
 	case err != nil:
@@ -170,7 +169,7 @@ func (t *cveType) plan(ctx context.Context, _ *Env, dir string, f *findings.Find
 	}
 	slices.Sort(files)
 	files = slices.Compact(files)
-	rep := cveReport{Ecosystem: string(cp.Eco), Package: dep.Name, Manifest: dep.Manifest, Lockfile: dep.Lockfile, Red: cp.Red, Decision: cp.Decision, Unguided: cp.UnguidedWhy, Files: files, Dep: dep}
+	rep := cveReport{Ecosystem: string(cp.Eco), Package: dep.Name, Manifest: dep.Manifest, Lockfile: dep.Lockfile, Red: cp.Red, Decision: cp.Decision, Files: files, Dep: dep}
 	target := "(none decided)"
 	if cp.Decision != nil && cp.Decision.Target != "" {
 		target = cp.Decision.Target
@@ -248,8 +247,8 @@ func cveFix(b Brief, p *Plan) string {
 }
 
 // cveRed is the oracle before the fix, as Prepare judged it on the base's
-// manifests: the repository's version is affected. With no advisory data
-// the alert's word is taken, unconfirmed, and the PR says so.
+// manifests: the repository's version is affected. (With no advisory data
+// Prepare stopped the run: nothing is taken on trust.)
 func cveRed(_ *Env, p *Plan) *gates.Gate {
 	cp := cveOf(p)
 	return &gates.Gate{
@@ -258,10 +257,7 @@ func cveRed(_ *Env, p *Plan) *gates.Gate {
 		Reason: verdict.ReasonGreenOnBase,
 		Fails:  verdict.NotRepro,
 		Run: func(context.Context, *gates.Change) (gates.Verdict, error) {
-			switch {
-			case cp.plan.Unguided:
-				return gates.Verdict{Pass: true, Unconfirmed: true, Label: gates.LabelNeedsReview, Detail: "advisory data unavailable (" + cp.plan.UnguidedWhy + "): the alert's version is taken on trust"}, nil
-			case !cp.plan.Red.Red:
+			if !cp.plan.Red.Red {
 				return gates.Verdict{Detail: cp.plan.Red.Detail}, nil
 			}
 			return gates.Verdict{Pass: true, Detail: cp.plan.Red.Detail}, nil
@@ -301,8 +297,11 @@ func (t *cveType) green(e *Env, p *Plan) *gates.Gate {
 			switch g.Verdict {
 			case cve.Green:
 				return gates.Verdict{Pass: true, Detail: d}, nil
-			case cve.Unguided:
-				return gates.Verdict{Pass: true, Unconfirmed: true, Label: gates.LabelNeedsReview, Detail: d}, nil
+			case cve.NoData:
+				// The advisory data went away between the plan and the
+				// judgement: the applied version is unjudged, so nothing
+				// ships.
+				return gates.Verdict{Terminal: verdict.Halt, Reason: verdict.ReasonNoAdvisoryData, Detail: d}, nil
 			}
 			return gates.Verdict{Detail: d}, nil
 		},

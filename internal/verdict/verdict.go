@@ -87,6 +87,10 @@ const (
 	// (go mod tidy, npm install --package-lock-only, offline) failed: most
 	// often the cache lacks the target, which the operator fills.
 	ReasonLockfileRegen = "lockfile-regen-failed"
+	// The cve type had no advisory data (offline with nothing cached, or
+	// a service unreachable): no version can be decided or judged, so no
+	// run (HALT), as resolve-version exits 1.
+	ReasonNoAdvisoryData = "no-advisory-data"
 	// The forge's.
 	ReasonForgeRateLimited   = "forge-rate-limited"
 	ReasonForgeUnavailable   = "forge-unavailable"
