@@ -202,7 +202,7 @@ func TestCVEAgentEdit(t *testing.T) {
 		reason   string
 	}{
 		{"2.0.2", pipeline.DraftPR, "fixed"},
-		{"2.0.1", pipeline.Escalate, "oracle-still-red"}, // off the alerted version, onto another advisory
+		{"2.0.1", pipeline.Escalate, "oracle-still-red"},  // off the alerted version, onto another advisory
 		{"2.0.0 ", pipeline.Escalate, "oracle-still-red"}, // a touched line, still the alerted version
 	} {
 		t.Run(tc.version, func(t *testing.T) {
