@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fixrail/fixrail/internal/findings"
@@ -32,12 +33,24 @@ var ErrNotAffected = errors.New("the repository's version is not affected")
 // Plan is what Prepare decided before any edit: the declaration to bump,
 // the red oracle, and the version decision.
 type Plan struct {
-	Finding  *findings.Vuln
-	Eco      vulndata.Ecosystem
+	Finding *findings.Vuln
+	Eco     vulndata.Ecosystem
+	// Dep is the first declaration (the alert's manifest first); Deps are
+	// every one, and Bump those the fix moves to the target.
 	Dep      manifest.Dep
+	Deps     []manifest.Dep
+	Bump     []manifest.Dep
 	Red      RedResult
 	Decision *Decision
+	// vulnsSeen are the advisories red judged with.
+	vulnsSeen []vulndata.Vuln
 }
+
+// ErrUnbumpable means a declaration of the package decides the build's
+// version and neither the bumper nor the fix can move it (an include
+// fixrail cannot read, a declaration only some of which the bumper
+// edits): the pipeline escalates unbumpable-declaration naming it.
+var ErrUnbumpable = errors.New("a declaration the fix cannot move")
 
 // Type is the cve fix type as the pipeline drives it: Prepare, Edit (the
 // built-in bumper), Verify (the oracle after), PRSection.
@@ -57,11 +70,18 @@ func (t *Type) Prepare(ctx context.Context, root string, f *findings.Vuln) (*Pla
 	if err != nil {
 		return nil, err
 	}
-	deps, err := manifest.Find(root, eco, f.Package, f.Manifest)
+	decl, err := manifest.FindAll(root, eco, f.Package, f.Manifest)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Finding: f, Eco: eco, Dep: deps[0]}
+	p := &Plan{Finding: f, Eco: eco, Dep: decl.Deps[0], Deps: decl.Deps}
+	if len(decl.Blocked) > 0 {
+		var why []string
+		for _, b := range decl.Blocked {
+			why = append(why, b.String())
+		}
+		return p, fmt.Errorf("%w: %s", ErrUnbumpable, strings.Join(why, "; "))
+	}
 	vulns, _, err := t.Source.Vulns(ctx, eco, p.Dep.Name)
 	if err != nil {
 		if nd := noData(err); nd != nil {
@@ -69,7 +89,8 @@ func (t *Type) Prepare(ctx context.Context, root string, f *findings.Vuln) (*Pla
 		}
 		return nil, err
 	}
-	p.Red = Red(eco, p.Dep, vulns)
+	p.vulnsSeen = vulns
+	p.Red = RedAll(eco, p.Deps, vulns)
 	if !p.Red.Red {
 		return p, fmt.Errorf("%w: %s", ErrNotAffected, p.Red.Detail)
 	}
@@ -81,6 +102,13 @@ func (t *Type) Prepare(ctx context.Context, root string, f *findings.Vuln) (*Pla
 		}
 		return p, err
 	}
+	p.Bump = bumpSet(eco, p.Deps, vulns)
+	if err := manifest.CheckBumpAll(root, p.Bump, d.Target); err != nil {
+		var ue *manifest.UnbumpableError
+		if errors.As(err, &ue) {
+			return p, fmt.Errorf("%w: %s", ErrUnbumpable, strings.Join(ue.Why, "; "))
+		}
+	}
 	return p, nil
 }
 
@@ -91,7 +119,7 @@ func (t *Type) Edit(root string, p *Plan) (*manifest.Edit, error) {
 	if p.Decision == nil || p.Decision.Outcome != Upgrade {
 		return nil, fmt.Errorf("%w: no decided target", manifest.ErrNoBuiltIn)
 	}
-	return manifest.Bump(root, p.Dep, p.Decision.Target)
+	return manifest.BumpAll(root, p.Bump, p.Decision.Target)
 }
 
 // Verify is the oracle after the fix, run by the harness on the candidate.
@@ -107,8 +135,34 @@ func (t *Type) Verify(ctx context.Context, root string, p *Plan) GreenResult {
 	}
 	return GreenAfter(GreenInput{
 		Ecosystem: p.Eco, Name: p.Dep.Name, Manifest: p.Dep.Manifest, Alerted: alerted,
+		Manifests: p.Manifests(), RedVersions: p.redVersions(),
 		After: after, FindErr: ferr, Vulns: vulns, VulnsErr: verr,
 	})
+}
+
+// Manifests are the files the fix moves the package in, the alert's first.
+func (p *Plan) Manifests() []string {
+	out := []string{p.Dep.Manifest}
+	for _, d := range p.Bump {
+		if !slices.Contains(out, d.Manifest) {
+			out = append(out, d.Manifest)
+		}
+	}
+	return out
+}
+
+// redVersions are the versions red found affected, wherever they were.
+func (p *Plan) redVersions() []string {
+	var out []string
+	for _, pl := range places(p.Deps) {
+		if hits, err := affects(p.Eco, p.Dep.Name, pl.version, p.vulnsSeen); err == nil && len(hits) > 0 && !slices.Contains(out, pl.version) {
+			out = append(out, pl.version)
+		}
+	}
+	if len(out) == 0 && p.Red.Version != "" {
+		out = append(out, p.Red.Version)
+	}
+	return out
 }
 
 // PRSection is the cve part of the PR body: the decision and the oracle's

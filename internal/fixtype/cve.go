@@ -64,7 +64,7 @@ func NewCVE(src cve.Source) *Type {
 		Gates: func(e *Env, p *Plan) []*gates.Gate { return []*gates.Gate{t.green(e, p)} },
 		CommitNote: func(e *Env, p *Plan) string {
 			cp := cveOf(p)
-			return fmt.Sprintf("Bumps %s from %s to %s in %s, clearing %s (red on %s).\n", cp.plan.Dep.Name, cp.plan.Decision.Installed, cp.plan.Decision.Target, cp.plan.Dep.Manifest, strings.Join(cve.IDs(cp.plan.Decision.Cleared), ", "), short(e.BaseSHA))
+			return fmt.Sprintf("Bumps %s from %s to %s in %s, clearing %s (red on %s).\n", cp.plan.Dep.Name, cp.plan.Decision.Installed, cp.plan.Decision.Target, strings.Join(cp.plan.Manifests(), ", "), strings.Join(cve.IDs(cp.plan.Decision.Cleared), ", "), short(e.BaseSHA))
 		},
 		Section: func(e *Env, p *Plan, commit string) string {
 			cp := cveOf(p)
@@ -112,16 +112,6 @@ type cvePlan struct {
 
 func cveOf(p *Plan) *cvePlan { return p.Detail.(*cvePlan) }
 
-func (cp *cvePlan) alerted() string {
-	if cp.plan.Red.Version != "" {
-		return cp.plan.Red.Version
-	}
-	if v := cp.plan.Dep.Current(); v != "" {
-		return v
-	}
-	return cp.plan.Finding.Version
-}
-
 // cveReport is what the run report keeps of the plan.
 type cveReport struct {
 	Ecosystem string        `json:"ecosystem"`
@@ -151,6 +141,8 @@ func (t *cveType) plan(ctx context.Context, _ *Env, dir string, f *findings.Find
 		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNotInManifest, Err: err}
 	case errors.As(err, &nse):
 		return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonNoSafeVersion, Err: fmt.Errorf("%w: %s", err, nse.Decision.Rationale)}
+	case errors.Is(err, cve.ErrUnbumpable):
+		return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonUnbumpable, Err: err}
 	case errors.Is(err, cve.ErrNoAdvisoryData):
 		// No decision, no run: a version taken on trust is no fix.
 		return nil, &StopError{Terminal: verdict.Halt, Reason: verdict.ReasonNoAdvisoryData, Err: err}
@@ -160,12 +152,15 @@ func (t *cveType) plan(ctx context.Context, _ *Env, dir string, f *findings.Find
 		return nil, err
 	}
 	dep := cp.Dep
-	files := []string{dep.Manifest}
-	if dep.Lockfile != "" {
-		files = append(files, dep.Lockfile)
-	}
-	if path.Base(dep.Manifest) == "go.mod" {
-		files = append(files, path.Join(path.Dir(dep.Manifest), "go.sum"))
+	var files []string
+	for _, d := range append([]manifest.Dep{dep}, cp.Bump...) {
+		files = append(files, d.Manifest)
+		if d.Lockfile != "" {
+			files = append(files, d.Lockfile)
+		}
+		if path.Base(d.Manifest) == "go.mod" {
+			files = append(files, path.Join(path.Dir(d.Manifest), "go.sum"))
+		}
 	}
 	slices.Sort(files)
 	files = slices.Compact(files)
@@ -196,34 +191,39 @@ func (t *cveType) edit(ctx context.Context, e *Env, p *Plan, dir string) (*Resul
 		return nil, err
 	}
 	ed, err := (&cve.Type{Source: src}).Edit(dir, cp.plan)
-	if errors.Is(err, manifest.ErrNoBuiltIn) {
+	var ue *manifest.UnbumpableError
+	switch {
+	case errors.As(err, &ue):
+		// Some declarations bumped and some not would leave the build on
+		// the old version: nothing is written, a human decides.
+		return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonUnbumpable, Err: err}
+	case errors.Is(err, manifest.ErrNoBuiltIn):
 		cp.editor = "The agent"
 		return nil, fmt.Errorf("%w: %v", ErrAgentEdit, err)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
 	changed := slices.Clone(ed.Files)
-	if ed.Regen != nil {
-		res, err := e.ExecIn(ctx, path.Join(dir, ed.Regen.Dir), ed.Regen.Argv, ed.Regen.Env, e.Config.Suite.Timeout)
+	for _, rg := range ed.Regens {
+		res, err := e.ExecIn(ctx, path.Join(dir, rg.Dir), rg.Argv, rg.Env, e.Config.Suite.Timeout)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", strings.Join(ed.Regen.Argv, " "), err)
+			return nil, fmt.Errorf("%s: %w", strings.Join(rg.Argv, " "), err)
 		}
 		if !res.Success() {
 			// The bump is made and cannot be finished: ESCALATE with the
 			// tool's words and, where one exists, the command that fills
 			// the cache the regeneration read offline.
-			msg := fmt.Sprintf("%s failed (%s): %s", strings.Join(ed.Regen.Argv, " "), res.Describe(), regenTail(res))
-			if ed.Regen.Fill != nil {
-				msg += fmt.Sprintf("\nThe regeneration reads only the local cache; if it lacks %s %s, run `%s` where the registry is reachable, then run fixrail again.", cp.plan.Dep.Name, cp.plan.Decision.Target, strings.Join(ed.Regen.Fill, " "))
+			msg := fmt.Sprintf("%s failed (%s): %s", strings.Join(rg.Argv, " "), res.Describe(), regenTail(res))
+			if rg.Fill != nil {
+				msg += fmt.Sprintf("\nThe regeneration reads only the local cache; if it lacks %s %s, run `%s` where the registry is reachable, then run fixrail again.", cp.plan.Dep.Name, cp.plan.Decision.Target, strings.Join(rg.Fill, " "))
 			}
 			return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLockfileRegen, Err: errors.New(msg)}
 		}
-		changed = append(changed, ed.Regen.Writes...)
+		changed = append(changed, rg.Writes...)
 	}
 	slices.Sort(changed)
 	return &Result{
-		Summary:      fmt.Sprintf("bumped %s to %s in %s", cp.plan.Dep.Name, cp.plan.Decision.Target, cp.plan.Dep.Manifest),
+		Summary:      fmt.Sprintf("bumped %s to %s in %s (%d declaration(s))", cp.plan.Dep.Name, cp.plan.Decision.Target, strings.Join(cp.plan.Manifests(), ", "), len(cp.plan.Bump)),
 		FilesChanged: slices.Compact(changed),
 	}, nil
 }
