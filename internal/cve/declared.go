@@ -30,6 +30,8 @@ func places(deps []manifest.Dep) []place {
 	for i := range deps {
 		d := &deps[i]
 		switch {
+		case d.Resolved != "":
+			add(place{d.Resolved, d.Where() + ", as the build resolves it"})
 		case len(d.Locked) > 0 && d.Ecosystem != vulndata.Go:
 			for _, v := range d.Locked {
 				add(place{v, lockWhere(d)})

@@ -56,6 +56,10 @@ var ErrUnbumpable = errors.New("a declaration the fix cannot move")
 // built-in bumper), Verify (the oracle after), PRSection.
 type Type struct {
 	Source Source
+	// Resolve, when set, asks the build which version of a Go module it
+	// uses (go list -m in the sandbox, on the checkout judged); nil judges
+	// go.mod's require lines alone (the pure tests).
+	Resolve Resolver
 }
 
 // Prepare finds the package in the repository's manifests (the finding's
@@ -89,6 +93,18 @@ func (t *Type) Prepare(ctx context.Context, root string, f *findings.Vuln) (*Pla
 		}
 		return nil, err
 	}
+	if err := resolveGo(ctx, t.Resolve, p.Deps, decl.Replaces); err != nil {
+		return p, err
+	}
+	// A replace of the installed version (or of every version) means the
+	// build does not use the registry's module at all.
+	var installed []string
+	for _, d := range p.Deps {
+		installed = append(installed, d.Current(), d.Resolved)
+	}
+	if reps := replacesApplying(decl.Replaces, installed...); len(reps) > 0 {
+		return p, fmt.Errorf("%w: %s: the build does not use the registry's %s, which the advisories judge; no bump moves a replaced copy", ErrUnbumpable, strings.Join(reps, "; "), p.Dep.Name)
+	}
 	p.vulnsSeen = vulns
 	p.Red = RedAll(eco, p.Deps, vulns)
 	if !p.Red.Red {
@@ -101,6 +117,10 @@ func (t *Type) Prepare(ctx context.Context, root string, f *findings.Vuln) (*Pla
 			return p, nd
 		}
 		return p, err
+	}
+	// A replace of the target would make the bump link something else.
+	if reps := replacesApplying(decl.Replaces, d.Target); len(reps) > 0 {
+		return p, fmt.Errorf("%w: %s: a bump to %s would make the build use the replacement, not the registry's %s %s", ErrUnbumpable, strings.Join(reps, "; "), d.Target, p.Dep.Name, d.Target)
 	}
 	p.Bump = bumpSet(eco, p.Deps, vulns)
 	if err := manifest.CheckBumpAll(root, p.Bump, d.Target); err != nil {
@@ -124,7 +144,21 @@ func (t *Type) Edit(root string, p *Plan) (*manifest.Edit, error) {
 
 // Verify is the oracle after the fix, run by the harness on the candidate.
 func (t *Type) Verify(ctx context.Context, root string, p *Plan) GreenResult {
-	after, ferr := manifest.Find(root, p.Eco, p.Dep.Name, p.Dep.Manifest)
+	var after []manifest.Dep
+	decl, ferr := manifest.FindAll(root, p.Eco, p.Dep.Name, p.Dep.Manifest)
+	if ferr == nil {
+		after = decl.Deps
+		ferr = resolveGo(ctx, t.Resolve, after, decl.Replaces)
+	}
+	if ferr == nil {
+		var applied []string
+		for _, d := range after {
+			applied = append(applied, d.Current(), d.Resolved)
+		}
+		if reps := replacesApplying(decl.Replaces, applied...); len(reps) > 0 {
+			ferr = fmt.Errorf("%w: %s", ErrUnbumpable, strings.Join(reps, "; "))
+		}
+	}
 	vulns, _, verr := t.Source.Vulns(ctx, p.Eco, p.Dep.Name)
 	alerted := p.Red.Version
 	if alerted == "" {

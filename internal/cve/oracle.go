@@ -1,6 +1,7 @@
 package cve
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -141,6 +142,12 @@ func GreenAfter(in GreenInput) GreenResult {
 		}
 	}
 	if !add("declared", in.FindErr == nil && len(gone) == 0, "%s still declares %s", strings.Join(manifests, ", "), in.Name) {
+		if in.FindErr != nil && !errors.Is(in.FindErr, manifest.ErrNotInManifest) {
+			// Declared, but what the build uses could not be read or is
+			// not the registry's module.
+			res.Checks[len(res.Checks)-1].Detail = in.FindErr.Error()
+			return res
+		}
 		if len(gone) == 0 {
 			gone = manifests
 		}

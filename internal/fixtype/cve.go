@@ -124,7 +124,7 @@ type cveReport struct {
 	Dep       manifest.Dep  `json:"dep"`
 }
 
-func (t *cveType) plan(ctx context.Context, _ *Env, dir string, f *findings.Finding) (*Plan, error) {
+func (t *cveType) plan(ctx context.Context, e *Env, dir string, f *findings.Finding) (*Plan, error) {
 	v, err := findings.VulnOf(f)
 	if err != nil {
 		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNotInManifest, Err: err}
@@ -133,7 +133,14 @@ func (t *cveType) plan(ctx context.Context, _ *Env, dir string, f *findings.Find
 	if err != nil {
 		return nil, fmt.Errorf("advisory data: %w", err)
 	}
-	cp, err := (&cve.Type{Source: src}).Prepare(ctx, dir, v)
+	// What the build resolves is asked of go in the sandbox, in the
+	// agent's tree (still the base: P2 must leave it as it was).
+	resolve := func(ctx context.Context, modDir, name string) (*cve.Resolved, error) {
+		return goList(name, func(argv []string) (sandbox.Result, error) {
+			return e.ExecIn(ctx, dir, argv, nil, e.Config.Suite.Timeout)
+		}, modDir)
+	}
+	cp, err := (&cve.Type{Source: src, Resolve: resolve}).Prepare(ctx, dir, v)
 	var nim *manifest.NotInManifestError
 	var nse *cve.NoSafeError
 	switch {
@@ -277,9 +284,16 @@ func (t *cveType) green(e *Env, p *Plan) *gates.Gate {
 			if err != nil {
 				return gates.Verdict{}, err
 			}
+			// go list runs on its own fresh checkout of the candidate, in
+			// the sandbox; the files are read from another.
+			resolve := func(ctx context.Context, modDir, name string) (*cve.Resolved, error) {
+				return goList(name, func(argv []string) (sandbox.Result, error) {
+					return e.Exec(ctx, "cve-resolve", c.Commit, argv, e.Config.Suite.Timeout)
+				}, modDir)
+			}
 			var g cve.GreenResult
 			if err := e.Read(ctx, "cve-green", c.Commit, func(dir string) error {
-				g = (&cve.Type{Source: src}).Verify(ctx, dir, cp.plan)
+				g = (&cve.Type{Source: src, Resolve: resolve}).Verify(ctx, dir, cp.plan)
 				return nil
 			}); err != nil {
 				return gates.Verdict{}, fmt.Errorf("cve-green: %w", err)
@@ -306,4 +320,17 @@ func (t *cveType) green(e *Env, p *Plan) *gates.Gate {
 			return gates.Verdict{Detail: d}, nil
 		},
 	}
+}
+
+// goList asks go which version of name the module in modDir builds with.
+func goList(name string, run func(argv []string) (sandbox.Result, error), modDir string) (*cve.Resolved, error) {
+	argv := cve.GoListArgv(modDir, name)
+	res, err := run(argv)
+	if err != nil {
+		return nil, err
+	}
+	if !res.Success() {
+		return nil, fmt.Errorf("%s: %s: %s", strings.Join(argv, " "), res.Describe(), strings.TrimSpace(res.Tail(10)))
+	}
+	return cve.ParseGoList([]byte(res.Stdout), name)
 }

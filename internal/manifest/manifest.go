@@ -72,6 +72,9 @@ type Dep struct {
 	// Unbumpable says why the built-in bumper can never edit this
 	// declaration (a nested npm override, a URL requirement); "" if it can.
 	Unbumpable string `json:"unbumpable,omitempty"`
+	// Resolved is the version the build selects (Go: go list -m with the
+	// repository's go.mod, go.work and replaces), when fixrail asked.
+	Resolved string `json:"resolved,omitempty"`
 	// Instances are the lockfile's other copies of the package (npm's
 	// node_modules/a/node_modules/name), each installed too.
 	Instances []Instance `json:"instances,omitempty"`
