@@ -55,11 +55,13 @@ func demoCVE(ctx context.Context, stdio Stdio, root string, o *demoOpts) error {
 	fmt.Fprintf(stdio.Stderr, "fixrail demo: repository %s (kept; remove it when done)\n", repoDir)
 
 	// The module cache the sandbox mounts read-only: every published
-	// release of fakelib the decision may pick, from the file:// proxy.
+	// release of fakelib the decision may pick, and the installed one (the
+	// oracle asks go list -m which version the build uses), from the
+	// file:// proxy.
 	// Writable (-modcacherw) so the demo directory can be removed.
 	modcache := filepath.Join(root, "gomodcache")
 	fill := sandbox.Cmd{
-		Args: []string{"go", "mod", "download", "example.com/fakelib@v1.0.1", "example.com/fakelib@v1.0.2", "example.com/fakelib@v1.1.0"},
+		Args: []string{"go", "mod", "download", "example.com/fakelib@v1.0.0", "example.com/fakelib@v1.0.1", "example.com/fakelib@v1.0.2", "example.com/fakelib@v1.1.0"},
 		Dir:  root,
 		Env: append(sandbox.Environ(os.LookupEnv, "PATH", "HOME", "GOCACHE", "GOROOT"),
 			"GOMODCACHE="+modcache, "GOPROXY=file://"+filepath.ToSlash(filepath.Join(root, "goproxy")),

@@ -20,6 +20,17 @@ type memSource struct {
 	vulns map[string][]vulndata.Vuln
 	pub   map[string][]vulndata.Published
 	down  bool
+	// downErr is what a down service answers (ErrUnreachable if nil);
+	// versionsDown fails only deps.dev.
+	downErr      error
+	versionsDown bool
+}
+
+func (m *memSource) fail() error {
+	if m.downErr != nil {
+		return m.downErr
+	}
+	return vulndata.ErrUnreachable
 }
 
 func newMemSource(t *testing.T, names ...string) *memSource {
@@ -42,14 +53,14 @@ func newMemSource(t *testing.T, names ...string) *memSource {
 
 func (m *memSource) Vulns(_ context.Context, eco vulndata.Ecosystem, name string) ([]vulndata.Vuln, vulndata.Meta, error) {
 	if m.down {
-		return nil, vulndata.Meta{}, vulndata.ErrUnreachable
+		return nil, vulndata.Meta{}, m.fail()
 	}
 	return m.vulns[eco.NormalizeName(name)], vulndata.Meta{}, nil
 }
 
 func (m *memSource) Versions(_ context.Context, eco vulndata.Ecosystem, name string) ([]vulndata.Published, vulndata.Meta, error) {
-	if m.down {
-		return nil, vulndata.Meta{}, vulndata.ErrUnreachable
+	if m.down || m.versionsDown {
+		return nil, vulndata.Meta{}, m.fail()
 	}
 	return m.pub[eco.NormalizeName(name)], vulndata.Meta{}, nil
 }
@@ -127,12 +138,24 @@ func TestPrepareOutcomes(t *testing.T) {
 	if _, err := ty.Edit(root, p); !errors.Is(err, manifest.ErrNoBuiltIn) {
 		t.Fatalf("edit with no target: %v", err)
 	}
-	// OSV down: an unguided plan, not an error.
-	src.down = true
+	// No advisory data, for either reason the services give: no decision,
+	// and an error the pipeline HALTs on (never a plan taken on trust).
 	root = tree(t, map[string]string{"requirements.txt": "jinja2==2.7.2\n"})
-	p, err = ty.Prepare(ctx, root, jinjaFinding)
-	if err != nil || !p.Unguided || p.Decision != nil {
-		t.Fatalf("down: %v %+v", err, p)
+	for _, down := range []error{vulndata.ErrUnreachable, vulndata.ErrOfflineMiss} {
+		src.down = true
+		src.downErr = down
+		p, err = ty.Prepare(ctx, root, jinjaFinding)
+		if !errors.Is(err, ErrNoAdvisoryData) || !errors.Is(err, down) || p == nil || p.Decision != nil {
+			t.Fatalf("down (%v): %v %+v", down, err, p)
+		}
+		if _, err := ty.Edit(root, p); !errors.Is(err, manifest.ErrNoBuiltIn) {
+			t.Fatalf("edit with no data: %v", err)
+		}
+	}
+	// Versions down after Vulns answered: no decision either.
+	src.down, src.versionsDown = false, true
+	if _, err := ty.Prepare(ctx, root, jinjaFinding); !errors.Is(err, ErrNoAdvisoryData) {
+		t.Fatalf("deps.dev down: %v", err)
 	}
 }
 
@@ -167,7 +190,7 @@ func TestGreenAfter(t *testing.T) {
 		{name: "bumped", after: map[string]string{"requirements.txt": "Jinja2==2.8.1\n"}, verdict: Green},
 		{name: "untouched", after: nil, verdict: StillRed, failed: "moved"},
 		{name: "untouched, OSV down", after: nil, down: true, verdict: StillRed, failed: "moved"},
-		{name: "bumped, OSV down", after: map[string]string{"requirements.txt": "Jinja2==2.8.1\n"}, down: true, verdict: Unguided, failed: "clean"},
+		{name: "bumped, OSV down", after: map[string]string{"requirements.txt": "Jinja2==2.8.1\n"}, down: true, verdict: NoData, failed: "clean"},
 		{name: "PEP 440 equal is not moved", after: map[string]string{"requirements.txt": "Jinja2==2.7.2.0\n"}, verdict: StillRed, failed: "moved"},
 		{name: "still vulnerable", after: map[string]string{"requirements.txt": "Jinja2==2.7.3\n"}, verdict: StillRed, failed: "clean"},
 		{name: "removed", after: map[string]string{"requirements.txt": "flask==1.0\n"}, verdict: StillRed, failed: "declared"},

@@ -64,10 +64,7 @@ func NewCVE(src cve.Source) *Type {
 		Gates: func(e *Env, p *Plan) []*gates.Gate { return []*gates.Gate{t.green(e, p)} },
 		CommitNote: func(e *Env, p *Plan) string {
 			cp := cveOf(p)
-			if cp.plan.Unguided || cp.plan.Decision == nil {
-				return fmt.Sprintf("Moves %s off %s in %s (advisory data unavailable: unguided).\n", cp.plan.Dep.Name, cp.alerted(), cp.plan.Dep.Manifest)
-			}
-			return fmt.Sprintf("Bumps %s from %s to %s in %s, clearing %s (red on %s).\n", cp.plan.Dep.Name, cp.plan.Decision.Installed, cp.plan.Decision.Target, cp.plan.Dep.Manifest, strings.Join(cve.IDs(cp.plan.Decision.Cleared), ", "), short(e.BaseSHA))
+			return fmt.Sprintf("Bumps %s from %s to %s in %s, clearing %s (red on %s).\n", cp.plan.Dep.Name, cp.plan.Decision.Installed, cp.plan.Decision.Target, strings.Join(cp.plan.Manifests(), ", "), strings.Join(cve.IDs(cp.plan.Decision.Cleared), ", "), short(e.BaseSHA))
 		},
 		Section: func(e *Env, p *Plan, commit string) string {
 			cp := cveOf(p)
@@ -115,16 +112,6 @@ type cvePlan struct {
 
 func cveOf(p *Plan) *cvePlan { return p.Detail.(*cvePlan) }
 
-func (cp *cvePlan) alerted() string {
-	if cp.plan.Red.Version != "" {
-		return cp.plan.Red.Version
-	}
-	if v := cp.plan.Dep.Current(); v != "" {
-		return v
-	}
-	return cp.plan.Finding.Version
-}
-
 // cveReport is what the run report keeps of the plan.
 type cveReport struct {
 	Ecosystem string        `json:"ecosystem"`
@@ -133,12 +120,11 @@ type cveReport struct {
 	Lockfile  string        `json:"lockfile,omitempty"`
 	Red       cve.RedResult `json:"red"`
 	Decision  *cve.Decision `json:"decision,omitempty"`
-	Unguided  string        `json:"unguided,omitempty"`
 	Files     []string      `json:"files"`
 	Dep       manifest.Dep  `json:"dep"`
 }
 
-func (t *cveType) plan(ctx context.Context, _ *Env, dir string, f *findings.Finding) (*Plan, error) {
+func (t *cveType) plan(ctx context.Context, e *Env, dir string, f *findings.Finding) (*Plan, error) {
 	v, err := findings.VulnOf(f)
 	if err != nil {
 		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNotInManifest, Err: err}
@@ -147,7 +133,14 @@ func (t *cveType) plan(ctx context.Context, _ *Env, dir string, f *findings.Find
 	if err != nil {
 		return nil, fmt.Errorf("advisory data: %w", err)
 	}
-	cp, err := (&cve.Type{Source: src}).Prepare(ctx, dir, v)
+	// What the build resolves is asked of go in the sandbox, in the
+	// agent's tree (still the base: P2 must leave it as it was).
+	resolve := func(ctx context.Context, modDir, name string) (*cve.Resolved, error) {
+		return goList(name, func(argv []string) (sandbox.Result, error) {
+			return e.ExecIn(ctx, dir, argv, nil, e.Config.Suite.Timeout)
+		}, modDir)
+	}
+	cp, err := (&cve.Type{Source: src, Resolve: resolve}).Prepare(ctx, dir, v)
 	var nim *manifest.NotInManifestError
 	var nse *cve.NoSafeError
 	switch {
@@ -155,22 +148,30 @@ func (t *cveType) plan(ctx context.Context, _ *Env, dir string, f *findings.Find
 		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNotInManifest, Err: err}
 	case errors.As(err, &nse):
 		return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonNoSafeVersion, Err: fmt.Errorf("%w: %s", err, nse.Decision.Rationale)}
+	case errors.Is(err, cve.ErrUnbumpable):
+		return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonUnbumpable, Err: err}
+	case errors.Is(err, cve.ErrNoAdvisoryData):
+		// No decision, no run: a version taken on trust is no fix.
+		return nil, &StopError{Terminal: verdict.Halt, Reason: verdict.ReasonNoAdvisoryData, Err: err}
 	case errors.Is(err, cve.ErrNotAffected):
 		// Not an error here: the red oracle (P3) says so, in its words.
 	case err != nil:
 		return nil, err
 	}
 	dep := cp.Dep
-	files := []string{dep.Manifest}
-	if dep.Lockfile != "" {
-		files = append(files, dep.Lockfile)
-	}
-	if path.Base(dep.Manifest) == "go.mod" {
-		files = append(files, path.Join(path.Dir(dep.Manifest), "go.sum"))
+	var files []string
+	for _, d := range append([]manifest.Dep{dep}, cp.Bump...) {
+		files = append(files, d.Manifest)
+		if d.Lockfile != "" {
+			files = append(files, d.Lockfile)
+		}
+		if path.Base(d.Manifest) == "go.mod" {
+			files = append(files, path.Join(path.Dir(d.Manifest), "go.sum"))
+		}
 	}
 	slices.Sort(files)
 	files = slices.Compact(files)
-	rep := cveReport{Ecosystem: string(cp.Eco), Package: dep.Name, Manifest: dep.Manifest, Lockfile: dep.Lockfile, Red: cp.Red, Decision: cp.Decision, Unguided: cp.UnguidedWhy, Files: files, Dep: dep}
+	rep := cveReport{Ecosystem: string(cp.Eco), Package: dep.Name, Manifest: dep.Manifest, Lockfile: dep.Lockfile, Red: cp.Red, Decision: cp.Decision, Files: files, Dep: dep}
 	target := "(none decided)"
 	if cp.Decision != nil && cp.Decision.Target != "" {
 		target = cp.Decision.Target
@@ -197,34 +198,39 @@ func (t *cveType) edit(ctx context.Context, e *Env, p *Plan, dir string) (*Resul
 		return nil, err
 	}
 	ed, err := (&cve.Type{Source: src}).Edit(dir, cp.plan)
-	if errors.Is(err, manifest.ErrNoBuiltIn) {
+	var ue *manifest.UnbumpableError
+	switch {
+	case errors.As(err, &ue):
+		// Some declarations bumped and some not would leave the build on
+		// the old version: nothing is written, a human decides.
+		return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonUnbumpable, Err: err}
+	case errors.Is(err, manifest.ErrNoBuiltIn):
 		cp.editor = "The agent"
 		return nil, fmt.Errorf("%w: %v", ErrAgentEdit, err)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
 	changed := slices.Clone(ed.Files)
-	if ed.Regen != nil {
-		res, err := e.ExecIn(ctx, path.Join(dir, ed.Regen.Dir), ed.Regen.Argv, ed.Regen.Env, e.Config.Suite.Timeout)
+	for _, rg := range ed.Regens {
+		res, err := e.ExecIn(ctx, path.Join(dir, rg.Dir), rg.Argv, rg.Env, e.Config.Suite.Timeout)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", strings.Join(ed.Regen.Argv, " "), err)
+			return nil, fmt.Errorf("%s: %w", strings.Join(rg.Argv, " "), err)
 		}
 		if !res.Success() {
 			// The bump is made and cannot be finished: ESCALATE with the
 			// tool's words and, where one exists, the command that fills
 			// the cache the regeneration read offline.
-			msg := fmt.Sprintf("%s failed (%s): %s", strings.Join(ed.Regen.Argv, " "), res.Describe(), regenTail(res))
-			if ed.Regen.Fill != nil {
-				msg += fmt.Sprintf("\nThe regeneration reads only the local cache; if it lacks %s %s, run `%s` where the registry is reachable, then run fixrail again.", cp.plan.Dep.Name, cp.plan.Decision.Target, strings.Join(ed.Regen.Fill, " "))
+			msg := fmt.Sprintf("%s failed (%s): %s", strings.Join(rg.Argv, " "), res.Describe(), regenTail(res))
+			if rg.Fill != nil {
+				msg += fmt.Sprintf("\nThe regeneration reads only the local cache; if it lacks %s %s, run `%s` where the registry is reachable, then run fixrail again.", cp.plan.Dep.Name, cp.plan.Decision.Target, strings.Join(rg.Fill, " "))
 			}
 			return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLockfileRegen, Err: errors.New(msg)}
 		}
-		changed = append(changed, ed.Regen.Writes...)
+		changed = append(changed, rg.Writes...)
 	}
 	slices.Sort(changed)
 	return &Result{
-		Summary:      fmt.Sprintf("bumped %s to %s in %s", cp.plan.Dep.Name, cp.plan.Decision.Target, cp.plan.Dep.Manifest),
+		Summary:      fmt.Sprintf("bumped %s to %s in %s (%d declaration(s))", cp.plan.Dep.Name, cp.plan.Decision.Target, strings.Join(cp.plan.Manifests(), ", "), len(cp.plan.Bump)),
 		FilesChanged: slices.Compact(changed),
 	}, nil
 }
@@ -248,8 +254,8 @@ func cveFix(b Brief, p *Plan) string {
 }
 
 // cveRed is the oracle before the fix, as Prepare judged it on the base's
-// manifests: the repository's version is affected. With no advisory data
-// the alert's word is taken, unconfirmed, and the PR says so.
+// manifests: the repository's version is affected. (With no advisory data
+// Prepare stopped the run: nothing is taken on trust.)
 func cveRed(_ *Env, p *Plan) *gates.Gate {
 	cp := cveOf(p)
 	return &gates.Gate{
@@ -258,10 +264,7 @@ func cveRed(_ *Env, p *Plan) *gates.Gate {
 		Reason: verdict.ReasonGreenOnBase,
 		Fails:  verdict.NotRepro,
 		Run: func(context.Context, *gates.Change) (gates.Verdict, error) {
-			switch {
-			case cp.plan.Unguided:
-				return gates.Verdict{Pass: true, Unconfirmed: true, Label: gates.LabelNeedsReview, Detail: "advisory data unavailable (" + cp.plan.UnguidedWhy + "): the alert's version is taken on trust"}, nil
-			case !cp.plan.Red.Red:
+			if !cp.plan.Red.Red {
 				return gates.Verdict{Detail: cp.plan.Red.Detail}, nil
 			}
 			return gates.Verdict{Pass: true, Detail: cp.plan.Red.Detail}, nil
@@ -281,9 +284,16 @@ func (t *cveType) green(e *Env, p *Plan) *gates.Gate {
 			if err != nil {
 				return gates.Verdict{}, err
 			}
+			// go list runs on its own fresh checkout of the candidate, in
+			// the sandbox; the files are read from another.
+			resolve := func(ctx context.Context, modDir, name string) (*cve.Resolved, error) {
+				return goList(name, func(argv []string) (sandbox.Result, error) {
+					return e.Exec(ctx, "cve-resolve", c.Commit, argv, e.Config.Suite.Timeout)
+				}, modDir)
+			}
 			var g cve.GreenResult
 			if err := e.Read(ctx, "cve-green", c.Commit, func(dir string) error {
-				g = (&cve.Type{Source: src}).Verify(ctx, dir, cp.plan)
+				g = (&cve.Type{Source: src, Resolve: resolve}).Verify(ctx, dir, cp.plan)
 				return nil
 			}); err != nil {
 				return gates.Verdict{}, fmt.Errorf("cve-green: %w", err)
@@ -301,10 +311,26 @@ func (t *cveType) green(e *Env, p *Plan) *gates.Gate {
 			switch g.Verdict {
 			case cve.Green:
 				return gates.Verdict{Pass: true, Detail: d}, nil
-			case cve.Unguided:
-				return gates.Verdict{Pass: true, Unconfirmed: true, Label: gates.LabelNeedsReview, Detail: d}, nil
+			case cve.NoData:
+				// The advisory data went away between the plan and the
+				// judgement: the applied version is unjudged, so nothing
+				// ships.
+				return gates.Verdict{Terminal: verdict.Halt, Reason: verdict.ReasonNoAdvisoryData, Detail: d}, nil
 			}
 			return gates.Verdict{Detail: d}, nil
 		},
 	}
+}
+
+// goList asks go which version of name the module in modDir builds with.
+func goList(name string, run func(argv []string) (sandbox.Result, error), modDir string) (*cve.Resolved, error) {
+	argv := cve.GoListArgv(modDir, name)
+	res, err := run(argv)
+	if err != nil {
+		return nil, err
+	}
+	if !res.Success() {
+		return nil, fmt.Errorf("%s: %s: %s", strings.Join(argv, " "), res.Describe(), strings.TrimSpace(res.Tail(10)))
+	}
+	return cve.ParseGoList([]byte(res.Stdout), name)
 }

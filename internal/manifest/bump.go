@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -42,16 +41,18 @@ type Regen struct {
 type Edit struct {
 	Files []string `json:"files"` // repo-relative, edited by Bump
 	Regen *Regen   `json:"regen,omitempty"`
+	// Regens are every regeneration the edit needs, one per manifest
+	// directory with a lockfile (Regen is the first).
+	Regens []*Regen `json:"regens,omitempty"`
 }
 
 // Bump edits dep's manifest under root to require target and returns the
 // files it changed and the regeneration the harness must run. It makes the
 // edit only where it is deterministic: go.mod requires, requirements.txt
-// pins, and package.json exact, ^ and ~ specs.
+// pins (and those of a file a -r/-c line includes), and package.json
+// exact, ^ and ~ specs (in any section, overrides and resolutions too).
+// BumpAll bumps several declarations at once.
 func Bump(root string, dep Dep, target string) (*Edit, error) {
-	if !plainArg(target) {
-		return nil, fmt.Errorf("%w: target version %q is not a plain version", ErrNoBuiltIn, target)
-	}
 	full, err := pathguard.ResolveWithin(root, dep.Manifest)
 	if err != nil {
 		return nil, err
@@ -60,8 +61,32 @@ func Bump(root string, dep Dep, target string) (*Edit, error) {
 	if err != nil {
 		return nil, err
 	}
+	out, regen, err := bumpData(data, dep, target)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeKeepMode(full, out); err != nil {
+		return nil, err
+	}
+	e := &Edit{Files: []string{dep.Manifest}, Regen: regen}
+	if regen != nil {
+		e.Regens = []*Regen{regen}
+	}
+	return e, nil
+}
+
+// bumpData is Bump on the manifest's bytes: the new bytes and the
+// regeneration to run after them.
+func bumpData(data []byte, dep Dep, target string) ([]byte, *Regen, error) {
+	if !plainArg(target) {
+		return nil, nil, fmt.Errorf("%w: target version %q is not a plain version", ErrNoBuiltIn, target)
+	}
+	if dep.Unbumpable != "" {
+		return nil, nil, fmt.Errorf("%w: %s", ErrNoBuiltIn, dep.Unbumpable)
+	}
 	var out []byte
 	var regen *Regen
+	var err error
 	dir := path.Dir(dep.Manifest)
 	switch {
 	case dep.Ecosystem == vulndata.Go && path.Base(dep.Manifest) == "go.mod":
@@ -84,7 +109,7 @@ func Bump(root string, dep Dep, target string) (*Edit, error) {
 			}
 			regen.Fill = []string{"go", "mod", "download", dep.Name + "@" + t}
 		}
-	case dep.Ecosystem == vulndata.PyPI && formatFor(dep.Manifest) == &formats[0]:
+	case dep.Ecosystem == vulndata.PyPI && (formatFor(dep.Manifest) == &formats[0] || dep.Via != ""):
 		out, err = bumpRequirement(data, dep, target)
 	case dep.Ecosystem == vulndata.NPM && path.Base(dep.Manifest) == "package.json":
 		out, err = bumpPackageJSON(data, dep, target)
@@ -92,19 +117,12 @@ func Bump(root string, dep Dep, target string) (*Edit, error) {
 			regen = npmRegen(dep, target)
 		}
 	default:
-		return nil, fmt.Errorf("%w: %s in %s", ErrNoBuiltIn, dep.Ecosystem, dep.Manifest)
+		return nil, nil, fmt.Errorf("%w: %s in %s", ErrNoBuiltIn, dep.Ecosystem, dep.Manifest)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	fi, err := os.Stat(full)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(full, out, fi.Mode().Perm()); err != nil {
-		return nil, err
-	}
-	return &Edit{Files: []string{dep.Manifest}, Regen: regen}, nil
+	return out, regen, nil
 }
 
 func bumpGoMod(data []byte, dep Dep, target string) ([]byte, error) {
@@ -171,7 +189,11 @@ func bumpPackageJSON(data []byte, dep Dep, target string) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("%w: npm spec %q is not exact, ^ or ~", ErrNoBuiltIn, spec)
 	}
-	start, end, err := findJSONValue(data, dep.Section, dep.Name)
+	key := dep.Name
+	if dep.Key != "" {
+		key = dep.Key
+	}
+	start, end, err := findJSONValue(data, dep.Section, key)
 	if err != nil {
 		return nil, err
 	}

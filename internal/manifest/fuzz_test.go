@@ -96,3 +96,52 @@ func FuzzBumpPackageJSON(f *testing.F) {
 		}
 	})
 }
+
+// The include reader, the lockfile's copies and the replace reader read
+// attacker-controlled bytes too: no panic, and every answer well formed.
+func FuzzRequirementIncludes(f *testing.F) {
+	f.Add([]byte("-c constraints.txt\n--requirement=a/b.txt\n-rx.txt  # c\n--constraint https://x/y\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, in := range requirementIncludes(data) {
+			if in.target == "" || in.line < 1 || (in.flag != "-r" && in.flag != "-c") {
+				t.Fatalf("bad include %+v", in)
+			}
+			if rel, why := includeTarget("dir/requirements.txt", in.target); why == "" && (strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "/") || rel == "..") {
+				t.Fatalf("include %q resolves outside the repository: %q", in.target, rel)
+			}
+		}
+	})
+}
+
+func FuzzLockInstances(f *testing.F) {
+	f.Add([]byte(repo["web/package-lock.json"]))
+	f.Add([]byte(`{"dependencies": {"a": {"version": "1", "dependencies": {"w": {"version": "2"}}}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := parseLockInstances(data)
+		if err != nil {
+			return
+		}
+		for name, ins := range m {
+			for _, in := range ins {
+				if name == "" || in.Version == "" || !strings.HasSuffix(in.Path, "node_modules/"+name) {
+					t.Fatalf("bad copy of %q: %+v", name, in)
+				}
+			}
+		}
+	})
+}
+
+func FuzzReplaces(f *testing.F) {
+	f.Add("go.work", []byte("go 1.22\nuse ./a\nreplace example.com/lib v1.0.2 => ./third_party/lib\n"))
+	f.Add("go.mod", []byte("module m\ngo 1.22\nreplace (\n\texample.com/lib => example.com/fork v1.0.3\n)\n"))
+	f.Fuzz(func(t *testing.T, file string, data []byte) {
+		if file != "go.work" {
+			file = "go.mod"
+		}
+		for _, r := range parseReplaces(file, data, "example.com/lib") {
+			if r.File != file || r.New == "" {
+				t.Fatalf("bad replace %+v", r)
+			}
+		}
+	})
+}

@@ -60,6 +60,24 @@ type Dep struct {
 	Replaced  bool               `json:"replaced"`  // go.mod: a replace directive overrides it
 	Hashed    bool               `json:"hashed"`    // requirements.txt: --hash pinned (acts as a lockfile)
 	Unbounded bool               `json:"unbounded"` // the spec names no version at all
+	// Key is the manifest key that names the package when it is not Name
+	// (a yarn resolution "**/name", an npm override "name@^1").
+	Key string `json:"key,omitempty"`
+	// Markers are a requirement's environment markers (after ';'): the
+	// line applies only where they hold, and is bumped and judged anyway.
+	Markers string `json:"markers,omitempty"`
+	// Via is the -r/-c line (file:line) that includes Manifest, for a
+	// requirements file found through another.
+	Via string `json:"via,omitempty"`
+	// Unbumpable says why the built-in bumper can never edit this
+	// declaration (a nested npm override, a URL requirement); "" if it can.
+	Unbumpable string `json:"unbumpable,omitempty"`
+	// Resolved is the version the build selects (Go: go list -m with the
+	// repository's go.mod, go.work and replaces), when fixrail asked.
+	Resolved string `json:"resolved,omitempty"`
+	// Instances are the lockfile's other copies of the package (npm's
+	// node_modules/a/node_modules/name), each installed too.
+	Instances []Instance `json:"instances,omitempty"`
 }
 
 // Current is the version the repository is on: the locked version when a
@@ -76,6 +94,8 @@ type decl struct {
 	name, spec, version, section string
 	line                         int
 	hashed, unbounded            bool
+	// key, markers, blocked: Dep's Key, Markers and Unbumpable.
+	key, markers, blocked string
 }
 
 // format is one manifest kind.
@@ -160,14 +180,24 @@ func Read(root, rel string) ([]Dep, error) {
 		replaced = goReplaced(data)
 	}
 	out := make([]Dep, 0, len(decls))
+	var instances map[string][]Instance
 	for _, d := range decls {
 		dep := Dep{
 			Ecosystem: f.eco, Name: d.name, Manifest: rel, Line: d.line, Spec: d.spec, Version: d.version,
 			Section: d.section, Hashed: d.hashed, Unbounded: d.unbounded, Replaced: replaced[d.name],
+			Key: d.key, Markers: d.markers, Unbumpable: d.blocked,
 		}
 		if lockRel != "" {
 			dep.Lockfile = lockRel
 			dep.Locked = lookupLocked(f.eco, locked, d.name, d.version)
+			if f.eco == vulndata.NPM {
+				if instances == nil {
+					if instances, err = lockInstancesAll(root, lockRel); err != nil {
+						return nil, err
+					}
+				}
+				dep.Instances = nestedInstances(instances, d.name)
+			}
 		}
 		out = append(out, dep)
 	}
@@ -220,13 +250,22 @@ const (
 
 // Find returns every declaration of eco/name in the repository at root,
 // hint's manifest first when it declares the package (hint is the alert's
-// manifest path: untrusted, and only a hint). No declaration is a
-// *NotInManifestError.
+// manifest path: untrusted, and only a hint), and those of the requirement
+// files a -r/-c line includes. No declaration is a *NotInManifestError.
+// FindAll says, besides, what it could not read.
 func Find(root string, eco vulndata.Ecosystem, name, hint string) ([]Dep, error) {
-	want := eco.NormalizeName(name)
-	var manifests []string
+	d, err := FindAll(root, eco, name, hint)
+	if err != nil {
+		return nil, err
+	}
+	return d.Deps, nil
+}
+
+// walk calls fn for every entry under root that the search visits (rel is
+// slash-separated), bounded and skipping what skipDirs names.
+func walk(root string, fn func(rel string, regular bool)) error {
 	seen := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
@@ -245,43 +284,22 @@ func Find(root string, eco vulndata.Ecosystem, name, hint string) ([]Dep, error)
 			}
 			return nil
 		}
-		if d.Type().IsRegular() {
-			if f := formatFor(rel); f != nil && f.eco == eco {
-				manifests = append(manifests, rel)
-			}
-		}
+		fn(rel, d.Type().IsRegular())
 		return nil
 	})
+}
+
+// lockInstancesAll reads every copy a package-lock.json installs.
+func lockInstancesAll(root, lockRel string) (map[string][]Instance, error) {
+	data, err := readIn(root, lockRel, MaxLockfile)
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(manifests)
-	if h, err := pathguard.CleanRel(hint); err == nil && hint != "" {
-		for i, m := range manifests {
-			if m == h {
-				manifests = append([]string{m}, append(manifests[:i:i], manifests[i+1:]...)...)
-				break
-			}
-		}
+	all, err := parseLockInstances(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrParse, lockRel, err)
 	}
-	var found []Dep
-	var searched []string
-	for _, m := range manifests {
-		deps, err := Read(root, m)
-		if err != nil {
-			continue // an unreadable manifest declares nothing we can bump
-		}
-		searched = append(searched, m)
-		for _, d := range deps {
-			if eco.NormalizeName(d.Name) == want {
-				found = append(found, d)
-			}
-		}
-	}
-	if len(found) == 0 {
-		return nil, &NotInManifestError{Ecosystem: eco, Name: name, Searched: searched}
-	}
-	return found, nil
+	return all, nil
 }
 
 func sortStrings(s []string) { sort.Strings(s) }

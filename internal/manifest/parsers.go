@@ -76,6 +76,22 @@ func parseRequirement(s string) (name, spec string, ok bool) {
 	return name, strings.TrimSpace(rest), true
 }
 
+// urlRequirement reads PEP 508's "name[extras] @ url" form.
+func urlRequirement(s string) (name, url string, ok bool) {
+	if i := strings.Index(s, ";"); i >= 0 {
+		s = s[:i]
+	}
+	m := reqName().FindStringSubmatchIndex(s)
+	if m == nil || m[3]-m[2] > 200 {
+		return "", "", false
+	}
+	rest := strings.TrimSpace(s[m[1]:])
+	if !strings.HasPrefix(rest, "@") {
+		return "", "", false
+	}
+	return s[m[2]:m[3]], strings.TrimSpace(rest[1:]), true
+}
+
 // pinned is the version a specifier pins exactly: "==1.2" or "===1.2" as
 // its only clause (a wildcard "==1.*" pins nothing).
 func pinned(spec string) string {
@@ -114,14 +130,26 @@ func parseRequirements(data []byte) ([]decl, error) {
 		if l == "" || strings.HasPrefix(l, "-") {
 			continue // -r, -c, -e, --index-url: not a requirement of a named version
 		}
+		markers := ""
+		if j := strings.Index(l, ";"); j >= 0 {
+			markers = strings.TrimSpace(l[j+1:])
+		}
 		name, spec, ok := parseRequirement(l)
 		if !ok {
+			// "name @ url" still declares name: the build installs
+			// whatever the URL holds, which no bump can name.
+			if name, url, isURL := urlRequirement(l); isURL {
+				if len(out) == maxDecls {
+					return nil, errTooMany
+				}
+				out = append(out, decl{name: name, spec: url, section: "requirements", line: nums[i], markers: markers, blocked: "a direct URL reference: the build installs what the URL holds"})
+			}
 			continue
 		}
 		if len(out) == maxDecls {
 			return nil, errTooMany
 		}
-		out = append(out, decl{name: name, spec: spec, version: pinned(spec), section: "requirements", line: nums[i], hashed: hashed, unbounded: spec == ""})
+		out = append(out, decl{name: name, spec: spec, version: pinned(spec), section: "requirements", line: nums[i], hashed: hashed, unbounded: spec == "", markers: markers})
 	}
 	return out, nil
 }
@@ -239,6 +267,104 @@ func parsePackageJSON(data []byte) ([]decl, error) {
 				continue
 			}
 			out = append(out, decl{name: name, spec: spec, version: npmExact(spec), section: sec, unbounded: spec == "" || spec == "*" || spec == "latest"})
+		}
+	}
+	if raw, ok := doc["overrides"]; ok {
+		var err error
+		if out, err = npmOverrides(out, raw, "overrides", 0); err != nil {
+			return nil, err
+		}
+	}
+	if raw, ok := doc["resolutions"]; ok {
+		var res map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, fmt.Errorf("resolutions: %v", err)
+		}
+		for _, key := range sortedKeys(res) {
+			// yarn's keys: name, a/name, **/name, a/**/name.
+			name := npmKeyName(key)
+			if name == "" {
+				continue
+			}
+			if len(out) == maxDecls {
+				return nil, errTooMany
+			}
+			d := decl{name: name, section: "resolutions", key: key}
+			if err := json.Unmarshal(res[key], &d.spec); err != nil {
+				d.blocked = "a resolution that is not a string"
+			}
+			d.version = npmExact(d.spec)
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// npmKeyName is the package a yarn resolution key or npm override key
+// names: its last path segment (a scope kept), without a "@range".
+func npmKeyName(key string) string {
+	segs := strings.Split(key, "/")
+	name := segs[len(segs)-1]
+	if len(segs) >= 2 && strings.HasPrefix(segs[len(segs)-2], "@") && segs[len(segs)-2] != "**" {
+		name = segs[len(segs)-2] + "/" + name
+	}
+	if i := strings.LastIndex(name, "@"); i > 0 {
+		name = name[:i]
+	}
+	if name == "" || name == "**" || strings.HasPrefix(name, "@") && !strings.Contains(name, "/") || len(name) > 214 {
+		return ""
+	}
+	return name
+}
+
+// npmOverrides reads npm's overrides: at the top level a string value is
+// an override the bumper can edit; "$name" follows that dependency's spec;
+// an object overrides inside a package's tree ("." its own version), which
+// the bumper does not edit.
+func npmOverrides(out []decl, raw json.RawMessage, where string, depth int) ([]decl, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("%s: %v", where, err)
+	}
+	if depth > 16 {
+		return nil, fmt.Errorf("%s: nested deeper than 16", where)
+	}
+	for _, key := range sortedKeys(m) {
+		if key == "." {
+			continue
+		}
+		name := npmKeyName(key)
+		var spec string
+		isString := json.Unmarshal(m[key], &spec) == nil
+		if name != "" {
+			if len(out) == maxDecls {
+				return nil, errTooMany
+			}
+			d := decl{name: name, section: "overrides", key: key, spec: spec, version: npmExact(spec)}
+			switch {
+			case !isString:
+				var obj map[string]json.RawMessage
+				if json.Unmarshal(m[key], &obj) == nil {
+					json.Unmarshal(obj["."], &d.spec)
+					d.version = npmExact(d.spec)
+				}
+				d.blocked = fmt.Sprintf("an object override (%s.%s): the built-in bumper edits only a top-level string", where, key)
+			case depth > 0:
+				d.blocked = fmt.Sprintf("a nested override (%s.%s): the built-in bumper edits only a top-level string", where, key)
+			}
+			if d.key == d.name {
+				d.key = ""
+			}
+			if depth > 0 || !isString {
+				d.key = key
+			}
+			out = append(out, d)
+		}
+		if !isString {
+			var err error
+			if out, err = npmOverrides(out, m[key], where+"."+key, depth+1); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil

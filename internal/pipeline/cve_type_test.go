@@ -165,11 +165,13 @@ sandbox: off
 }
 
 // bumpAgent is the fix invocation for an edit the harness hands over: it
-// sets requests to version, and checks what it was allowed.
+// sets requests to version (hash-pinned), and checks what it was allowed.
 type bumpAgent struct {
 	t       *testing.T
 	version string
 }
+
+const hashPin = " --hash=sha256:0000000000000000000000000000000000000000000000000000000000000000"
 
 func (a bumpAgent) Run(_ context.Context, inv runner.Invocation) (runner.Result, error) {
 	if inv.Phase != runner.Fix {
@@ -178,25 +180,29 @@ func (a bumpAgent) Run(_ context.Context, inv runner.Invocation) (runner.Result,
 	if len(inv.Allow) != 1 || inv.Allow[0] != "requirements.txt" || len(inv.BashRules) == 0 {
 		a.t.Errorf("fix phase may write %v with Bash %v", inv.Allow, inv.BashRules)
 	}
-	if !strings.Contains(inv.Prompt, "target: (none decided)") {
-		a.t.Errorf("the fix prompt does not say no target was decided:\n%s", inv.Prompt)
+	if !strings.Contains(inv.Prompt, "target: 2.0.2") {
+		a.t.Errorf("the fix prompt does not name the decided target:\n%s", inv.Prompt)
 	}
-	os.WriteFile(filepath.Join(inv.Worktree, "requirements.txt"), []byte("flask==3.0.0\nrequests=="+a.version+"\n"), 0o644)
+	os.WriteFile(filepath.Join(inv.Worktree, "requirements.txt"), []byte("flask==3.0.0\nrequests=="+a.version+hashPin+"\n"), 0o644)
 	os.WriteFile(inv.ResultPath, []byte(`{"summary": "bumped", "files_changed": ["requirements.txt"]}`), 0o600)
 	return runner.Result{}, nil
 }
 
-// TestCVEUnguided: with the advisory services unreachable nothing can be
-// decided, so the agent makes the edit; the checks that need no advisory
-// data still hold it (a version left on the alerted one is refused), and
-// a fix that passes them ships labelled needs-review.
-func TestCVEUnguided(t *testing.T) {
+// TestCVEAgentEdit: a hash-pinned requirement is one the bumper does not
+// edit (the hashes must be regenerated), so the agent makes the edit to
+// the decided target; the oracle after it still judges the result, and the
+// body keeps each account under its author.
+func TestCVEAgentEdit(t *testing.T) {
+	two := memSource{name: "requests",
+		vulns: []vulndata.Vuln{pypiVuln("PYSEC-1", "0", "2.0.1"), pypiVuln("PYSEC-2", "2.0.0", "2.0.2")},
+		pub:   published("2.0.0", "2.0.1", "2.0.2", "3.0.0")}
 	for _, tc := range []struct {
 		version  string
 		terminal pipeline.Terminal
 		reason   string
 	}{
 		{"2.0.2", pipeline.DraftPR, "fixed"},
+		{"2.0.1", pipeline.Escalate, "oracle-still-red"},  // off the alerted version, onto another advisory
 		{"2.0.0 ", pipeline.Escalate, "oracle-still-red"}, // a touched line, still the alerted version
 	} {
 		t.Run(tc.version, func(t *testing.T) {
@@ -206,13 +212,13 @@ suite:  {command: ["true"]}
 paths:  {fixable: ["requirements.txt"]}
 sandbox: off
 `,
-				"requirements.txt": "flask==3.0.0\nrequests==2.0.0\n",
+				"requirements.txt": "flask==3.0.0\nrequests==2.0.0" + hashPin + "\n",
 			})
 			s, outbox := prepared(t, dir)
-			v := &findings.Vuln{ID: "cve-unguided", Ecosystem: "PyPI", Package: "requests", Version: "2.0.0", Manifest: "requirements.txt", Source: "finding"}
+			v := &findings.Vuln{ID: "cve-agent", Ecosystem: "PyPI", Package: "requests", Version: "2.0.0", Manifest: "requirements.txt", Source: "finding"}
 			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 				Finding: v.Finding(),
-				Types:   []*fixtype.Type{fixtype.NewCVE(memSource{err: vulndata.ErrUnreachable})},
+				Types:   []*fixtype.Type{fixtype.NewCVE(two)},
 				Runner:  bumpAgent{t, tc.version},
 				Forge:   &forge.Local{Dir: outbox},
 				TempDir: t.TempDir(),
@@ -236,7 +242,7 @@ sandbox: off
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range []string{"**Unguided: needs review.**", "The agent made the edit", "Oracle after the fix: unguided-needs-review"} {
+			for _, want := range []string{"### Version decision", "The agent made the edit", "Oracle after the fix: green"} {
 				if !strings.Contains(string(body), want) {
 					t.Errorf("the PR body lacks %q:\n%s", want, body)
 				}
@@ -248,9 +254,42 @@ sandbox: off
 			if !ok || strings.Contains(harnessPart, "result:") || strings.Contains(agentPart, "plan:") {
 				t.Errorf("the accounts are not each under their author:\n%s", body)
 			}
-			data, _ := os.ReadFile(filepath.Join(rep.PR, "pr.json"))
-			if !strings.Contains(string(data), "needs-review") {
-				t.Errorf("pr.json is not labelled needs-review: %s", data)
+		})
+	}
+}
+
+// TestCVENoAdvisoryData: with the advisory services unreachable (or
+// offline with nothing cached) nothing can be decided or judged: the run
+// HALTs no-advisory-data before any edit, no agent is asked, no branch is
+// made.
+func TestCVENoAdvisoryData(t *testing.T) {
+	for _, down := range []error{vulndata.ErrUnreachable, vulndata.ErrOfflineMiss} {
+		t.Run(down.Error(), func(t *testing.T) {
+			dir := gittest.NewRepo(t, map[string]string{
+				"fixrail.yaml": `runner: {kind: command, command: ["false"]}
+suite:  {command: ["true"]}
+paths:  {fixable: ["requirements.txt"]}
+sandbox: off
+`,
+				"requirements.txt": "flask==3.0.0\nrequests==2.0.0\n",
+			})
+			s, outbox := prepared(t, dir)
+			v := &findings.Vuln{ID: "cve-nodata", Ecosystem: "PyPI", Package: "requests", Version: "2.0.0", Manifest: "requirements.txt", Source: "finding"}
+			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
+				Finding: v.Finding(),
+				Types:   []*fixtype.Type{fixtype.NewCVE(memSource{err: down})},
+				Runner:  noAgent{t},
+				Forge:   &forge.Local{Dir: outbox},
+				TempDir: t.TempDir(),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Terminal != pipeline.Halt || rep.Reason != "no-advisory-data" || !strings.Contains(rep.Detail, down.Error()) {
+				t.Fatalf("ended %s %s (%s), want HALT no-advisory-data naming %q", rep.Terminal, rep.Reason, rep.Detail, down)
+			}
+			if out, _ := exec.Command("git", "-C", dir, "for-each-ref", "refs/heads/fixrail").Output(); len(out) != 0 {
+				t.Errorf("a branch was made: %s", out)
 			}
 		})
 	}

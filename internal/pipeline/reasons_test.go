@@ -110,6 +110,8 @@ var reasonCases = map[string]reasonCase{
 	"package-not-in-manifest": {scenario: "run_cve_not_in_manifest.txtar"},
 	"no-safe-version":         {scenario: "run_cve_no_safe_version.txtar"},
 	"lockfile-regen-failed":   {scenario: "run_cve_npm_regen_fails.txtar"},
+	"no-advisory-data":        {scenario: "run_cve_no_advisory_data.txtar"},
+	"unbumpable-declaration":  {scenario: "run_cve_requirements_markers.txtar"},
 
 	"budget-exhausted": {terminal: pipeline.Halt, noGuard: true,
 		yaml: reasonsYAML + "budget: {actor_day: {cost_usd: 15, runs: 1, turns: 400}}\n",

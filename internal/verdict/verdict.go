@@ -87,6 +87,16 @@ const (
 	// (go mod tidy, npm install --package-lock-only, offline) failed: most
 	// often the cache lacks the target, which the operator fills.
 	ReasonLockfileRegen = "lockfile-regen-failed"
+	// The cve type had no advisory data (offline with nothing cached, or
+	// a service unreachable): no version can be decided or judged, so no
+	// run (HALT), as resolve-version exits 1.
+	ReasonNoAdvisoryData = "no-advisory-data"
+	// The cve type found a declaration of the package that decides the
+	// build's version and that the fix cannot move (a Go replace directive,
+	// an include fixrail cannot read, a declaration the bumper does not
+	// edit beside others it does): a bump would not change what the build
+	// uses, so a human decides.
+	ReasonUnbumpable = "unbumpable-declaration"
 	// The forge's.
 	ReasonForgeRateLimited   = "forge-rate-limited"
 	ReasonForgeUnavailable   = "forge-unavailable"

@@ -1,0 +1,266 @@
+package manifest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fixrail/fixrail/internal/vulndata"
+)
+
+// TestFindAll: every place a package is declared — each requirement line
+// with its markers, the files -r/-c include, npm's sections, overrides
+// and resolutions, the lockfile's nested copies, Go's replace directives
+// in go.mod and go.work — and each include it cannot follow.
+func TestFindAll(t *testing.T) {
+	cases := []struct {
+		name    string
+		files   map[string]string
+		eco     vulndata.Ecosystem
+		pkg     string
+		want    []string // Where() = version / locked, in order
+		blocked []string
+		repl    []string
+	}{
+		{
+			name: "requirements markers and includes",
+			files: map[string]string{
+				"requirements.txt":     "-c constraints.txt\n--requirement=sub/more.txt\nrequests==2.0.0 ; sys_platform == \"linux\"\nrequests==1.9.0; sys_platform == \"win32\"  # old\n",
+				"constraints.txt":      "requests==2.0.0\n",
+				"sub/more.txt":         "-r ../constraints.txt\nrequests>=1\n",
+				"requirements-dev.txt": "requests @ https://example.invalid/r.tgz\n",
+			},
+			eco: vulndata.PyPI, pkg: "Requests",
+			want: []string{
+				"requirements-dev.txt:1=|unbumpable",
+				"requirements.txt:3 [; sys_platform == \"linux\"]=2.0.0|",
+				"requirements.txt:4 [; sys_platform == \"win32\"]=1.9.0|",
+				"constraints.txt:1=2.0.0|via requirements.txt:1",
+				"sub/more.txt:2=|via requirements.txt:2",
+			},
+		},
+		{
+			name: "includes fixrail cannot follow",
+			files: map[string]string{
+				"requirements.txt": "-c https://example.invalid/c.txt\n-r /etc/passwd\n-r ../../out.txt\n-r missing.txt\nrequests==2.0.0\n",
+			},
+			eco: vulndata.PyPI, pkg: "requests",
+			want: []string{"requirements.txt:5=2.0.0|"},
+			blocked: []string{
+				"requirements.txt:1: -c https://example.invalid/c.txt: a URL",
+				"requirements.txt:2: -r /etc/passwd: a path outside the repository",
+				"requirements.txt:3: -r ../../out.txt: a path outside the repository",
+				"requirements.txt:4: includes missing.txt, which fixrail cannot read",
+			},
+		},
+		{
+			name: "npm sections, overrides, resolutions, nested copies",
+			files: map[string]string{
+				"package.json": `{"dependencies": {"w": "1.0.0"}, "optionalDependencies": {"w": "^1.0.0"}, "peerDependencies": {"w": ">=1"},
+ "overrides": {"w": "1.0.0", "x": {"w": "1.0.0"}, "y": "$w"}, "resolutions": {"**/w": "1.0.0", "a/w": "1.0.0", "a/wx": "1"}}`,
+				"package-lock.json": `{"lockfileVersion": 3, "packages": {"": {}, "node_modules/w": {"version": "1.0.0"},
+ "node_modules/x/node_modules/w": {"version": "0.9.0"}, "node_modules/@s/x/node_modules/w": {"version": "0.8.0"}, "node_modules/wx": {"version": "1.0.0"}}}`,
+			},
+			eco: vulndata.NPM, pkg: "w",
+			want: []string{
+				"package.json (dependencies)=1.0.0||locked 1.0.0|2 nested",
+				"package.json (optionalDependencies)=||locked 1.0.0|2 nested",
+				"package.json (peerDependencies)=||locked 1.0.0|2 nested",
+				"package.json (overrides)=1.0.0||locked 1.0.0|2 nested",
+				"package.json (overrides)=1.0.0|unbumpable|locked 1.0.0|2 nested",
+				"package.json (resolutions.**/w)=1.0.0||locked 1.0.0|2 nested",
+				"package.json (resolutions.a/w)=1.0.0||locked 1.0.0|2 nested",
+			},
+		},
+		{
+			name: "go replaces in go.mod and go.work",
+			files: map[string]string{
+				"go.work":                    "go 1.22\n\nuse ./app\n\nreplace example.com/lib v1.0.2 => ./third_party/lib\n",
+				"app/go.mod":                 "module example.com/app\n\ngo 1.22\n\nrequire example.com/lib v1.0.0\n\nreplace example.com/lib => example.com/fork v1.0.3\n",
+				"third_party/lib/go.mod":     "module example.com/lib\n\ngo 1.22\n",
+				"other/go.work":              "go 1.22\n\nreplace example.com/lib => ./nowhere\n",
+				"unrelated/go.mod":           "module example.com/u\n\ngo 1.22\n",
+				"app/node_modules/x/go.work": "go 1.22\n",
+			},
+			eco: vulndata.Go, pkg: "example.com/lib",
+			want: []string{"app/go.mod:5 (require)=v1.0.0|"},
+			repl: []string{
+				"app/go.mod:7: replace => example.com/fork v1.0.3",
+				"go.work:5: replace v1.0.2 => ./third_party/lib",
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := writeTree(t, tc.files)
+			d, err := FindAll(root, tc.eco, tc.pkg, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, dep := range d.Deps {
+				s := dep.Where() + "=" + dep.Version + "|"
+				if dep.Unbumpable != "" {
+					s += "unbumpable"
+				}
+				if dep.Via != "" {
+					s += "via " + dep.Via
+				}
+				if len(dep.Locked) > 0 {
+					s += "|locked " + strings.Join(dep.Locked, ",")
+				}
+				if len(dep.Instances) > 0 {
+					s += "|" + string(rune('0'+len(dep.Instances))) + " nested"
+				}
+				got = append(got, s)
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("deps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+			var blocked []string
+			for _, b := range d.Blocked {
+				blocked = append(blocked, b.String())
+			}
+			if len(blocked) != len(tc.blocked) {
+				t.Fatalf("blocked %q, want %q", blocked, tc.blocked)
+			}
+			for i := range blocked {
+				if !strings.HasPrefix(blocked[i], tc.blocked[i]) {
+					t.Errorf("blocked[%d] = %q, want prefix %q", i, blocked[i], tc.blocked[i])
+				}
+			}
+			var repl []string
+			for _, r := range d.Replaces {
+				repl = append(repl, r.String())
+			}
+			if strings.Join(repl, "\n") != strings.Join(tc.repl, "\n") {
+				t.Errorf("replaces %q, want %q", repl, tc.repl)
+			}
+		})
+	}
+}
+
+func TestReplaceApplies(t *testing.T) {
+	for _, tc := range []struct {
+		r     Replace
+		v     string
+		local bool
+		want  bool
+	}{
+		{Replace{OldVersion: ""}, "v1.0.0", true, true},
+		{Replace{OldVersion: "v1.0.2"}, "v1.0.2", true, true},
+		{Replace{OldVersion: "v1.0.2"}, "1.0.2", true, true},
+		{Replace{OldVersion: "v1.0.2"}, "v1.0.0", true, false},
+		{Replace{OldVersion: "v1.0.2", NewVersion: "v1.0.3"}, "v1.0.2", false, true},
+	} {
+		if got := tc.r.Applies(tc.v); got != tc.want || tc.r.Local() != tc.local {
+			t.Errorf("%+v.Applies(%s) = %v local %v", tc.r, tc.v, got, tc.r.Local())
+		}
+	}
+}
+
+// TestBumpAll: all or nothing — every declaration bumped in one pass (two
+// lines of one file, an included file, package.json's sections), a range
+// that admits the target left as is, and nothing written when one
+// declaration cannot be edited beside others that can.
+func TestBumpAll(t *testing.T) {
+	cases := []struct {
+		name   string
+		files  map[string]string
+		eco    vulndata.Ecosystem
+		pkg    string
+		want   map[string]string // files after; nil: unchanged
+		err    error
+		regens int
+	}{
+		{
+			name: "requirements lines and constraints",
+			files: map[string]string{
+				"requirements.txt": "-c c.txt\nrequests==2.0.0 ; sys_platform == \"linux\"\nrequests==2.0.0 ; sys_platform == \"win32\"\n",
+				"c.txt":            "requests==2.0.0\n",
+			},
+			eco: vulndata.PyPI, pkg: "requests",
+			want: map[string]string{
+				"requirements.txt": "-c c.txt\nrequests==2.0.2 ; sys_platform == \"linux\"\nrequests==2.0.2 ; sys_platform == \"win32\"\n",
+				"c.txt":            "requests==2.0.2\n",
+			},
+		},
+		{
+			name: "npm sections, one regeneration; a range that admits the target left",
+			files: map[string]string{
+				"package.json":      `{"dependencies": {"w": "1.0.0"}, "optionalDependencies": {"w": "^1.0.0"}, "peerDependencies": {"w": ">=1"}, "overrides": {"w": "1.0.0"}, "resolutions": {"**/w": "~1.0.0"}}`,
+				"package-lock.json": `{"lockfileVersion": 3, "packages": {"node_modules/w": {"version": "1.0.0"}}}`,
+			},
+			eco: vulndata.NPM, pkg: "w",
+			want: map[string]string{
+				"package.json": `{"dependencies": {"w": "1.0.2"}, "optionalDependencies": {"w": "^1.0.2"}, "peerDependencies": {"w": ">=1"}, "overrides": {"w": "1.0.2"}, "resolutions": {"**/w": "~1.0.2"}}`,
+			},
+			regens: 1,
+		},
+		{
+			name: "one not editable beside others: nothing written",
+			files: map[string]string{
+				"requirements.txt": "requests==2.0.0 ; sys_platform == \"linux\"\nrequests @ https://example.invalid/r.tgz ; sys_platform == \"win32\"\n",
+			},
+			eco: vulndata.PyPI, pkg: "requests",
+			err: ErrUnbumpable,
+		},
+		{
+			name: "none editable: the agent's",
+			files: map[string]string{
+				"requirements.txt": "requests==2.0.0 --hash=sha256:00\n",
+			},
+			eco: vulndata.PyPI, pkg: "requests",
+			err: ErrNoBuiltIn,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := writeTree(t, tc.files)
+			deps, err := Find(root, tc.eco, tc.pkg, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkErr := CheckBumpAll(root, deps, "1.0.2")
+			target := "1.0.2"
+			if tc.eco == vulndata.PyPI {
+				target = "2.0.2"
+				checkErr = CheckBumpAll(root, deps, target)
+			}
+			e, err := BumpAll(root, deps, target)
+			if !errors.Is(err, tc.err) || !errors.Is(checkErr, tc.err) {
+				t.Fatalf("BumpAll: %v, CheckBumpAll: %v, want %v", err, checkErr, tc.err)
+			}
+			for p, c := range tc.files {
+				want := c
+				if w, ok := tc.want[p]; ok {
+					want = w
+				}
+				got, _ := os.ReadFile(filepath.Join(root, p))
+				if string(got) != want {
+					t.Errorf("%s = %q, want %q", p, got, want)
+				}
+			}
+			if err == nil && len(e.Regens) != tc.regens {
+				t.Errorf("%d regenerations, want %d", len(e.Regens), tc.regens)
+			}
+		})
+	}
+}
+
+// CheckBumpAll never writes, even when every edit would succeed.
+func TestCheckBumpAllWritesNothing(t *testing.T) {
+	root := writeTree(t, map[string]string{"requirements.txt": "requests==2.0.0\n"})
+	deps, err := Find(root, vulndata.PyPI, "requests", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckBumpAll(root, deps, "2.0.2"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "requirements.txt")); string(got) != "requests==2.0.0\n" {
+		t.Fatalf("CheckBumpAll wrote %q", got)
+	}
+}
