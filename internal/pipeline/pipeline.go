@@ -17,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -161,17 +160,20 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
-	// A clone whose own config names programs may have been prepared by
-	// code that ran in it; only the operator, through the base branch's
-	// fixrail.yaml, can accept one.
-	var refused []string
-	for _, k := range repo.ProgramKeys() {
-		if !slices.Contains(cfg.Git.AllowConfig, k) {
-			refused = append(refused, k)
-		}
+	// A clone whose own config names programs or includes a file may have
+	// been prepared by code that ran in it, or take a command from a tracked
+	// file the last commit rewrote; only the operator, through the base
+	// branch's fixrail.yaml, can accept one, and only with its value.
+	var pins []gitx.Pin
+	for _, p := range cfg.Git.Pins() {
+		pins = append(pins, gitx.Pin{Key: p.Key, Value: p.Value})
 	}
-	if len(refused) > 0 {
-		return nil, fmt.Errorf("%w: the clone's local git config names programs (%s); remove them, or list them under git.allow_config in %s on %s if you put them there", ErrSetup, strings.Join(refused, ", "), config.FileName, base)
+	if err := repo.Pin(pins); err != nil {
+		var up *gitx.UnpinnedError
+		if errors.As(err, &up) {
+			return nil, fmt.Errorf("%w: the clone's local git config names programs or includes (%s) with values git.allow_config does not pin; remove them, or pin each as key=value under git.allow_config in %s on %s if you put them there (fixrail never runs them)", ErrSetup, strings.Join(up.Keys, ", "), config.FileName, base)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
 	// The state directory holds the ledger, the locks, the reports and the
 	// outbox: one the repository ships (a crafted state.db with triggers, a
