@@ -15,6 +15,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -524,21 +525,17 @@ func (m marker) String() string {
 // never shows up as a change. Concurrent runs may call it at once.
 func (s *Setup) StateDir(name string) (string, error) {
 	top := filepath.Join(s.Repo.Top(), StateDirName)
-	if err := realDir(top); err != nil {
+	// Beneath the repository's top, through real directories only.
+	d, err := pathguard.OpenDirBeneath(s.Repo.Top(), path.Join(StateDirName, name), 0o755)
+	if err != nil {
 		return "", fmt.Errorf("%w: state dir: %w", ErrSetup, err)
 	}
+	d.Close()
 	// O_EXCL, so never written through a planted link; one that exists
 	// (an earlier run's, a concurrent run's, a committed one) is left be.
-	err := pathguard.WriteNew(filepath.Join(top, ".gitignore"), []byte("*\n"), 0o644)
+	err = pathguard.WriteNew(filepath.Join(top, ".gitignore"), []byte("*\n"), 0o644)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("%w: state dir: %w", ErrSetup, err)
 	}
-	if name == "" {
-		return top, nil
-	}
-	d := filepath.Join(top, name)
-	if err := realDir(d); err != nil {
-		return "", fmt.Errorf("%w: state dir: %w", ErrSetup, err)
-	}
-	return d, nil
+	return filepath.Join(top, name), nil
 }
