@@ -77,7 +77,10 @@ func FuzzParseConfigPin(f *testing.F) {
 		if strings.ContainsRune(p.Key, '=') || strings.ContainsRune(p.Value, 0) {
 			t.Fatalf("%q parsed as %+v", s, p)
 		}
-		if strings.ToLower(s[:strings.IndexByte(s, '=')]) != strings.ToLower(p.Key) {
+		// The input's key, section and name folded, subsection kept.
+		in := s[:strings.IndexByte(s, '=')]
+		first, last := strings.IndexByte(in, '.'), strings.LastIndexByte(in, '.')
+		if len(in) != len(p.Key) || !strings.EqualFold(in, p.Key) || in[first:last] != p.Key[first:last] {
 			t.Fatalf("%q: key %q is not the input's key", s, p.Key)
 		}
 	})
