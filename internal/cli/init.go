@@ -13,6 +13,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/conformance"
+	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/sensitive"
 )
 
@@ -101,6 +102,14 @@ func runInit(_ context.Context, stdio Stdio, args []string) error {
 		{filepath.Join(".github", "workflows", "fixrail.yml"), conformance.ReferenceWorkflow},
 		{filepath.Join(".github", "workflows", "fixrail-alerts.yml"), conformance.AlertsWorkflow},
 	}
+	// A directory on the way that is a symbolic link (a committed
+	// .github/workflows -> ../../elsewhere) would put the files wherever it
+	// points: refused before anything is written.
+	for _, f := range files {
+		if bad := linkOnTheWay(o.dir, filepath.Dir(f.rel)); bad != "" {
+			return usagef("%s is a symbolic link or not a directory: init writes only into real directories beneath %s; nothing written", filepath.ToSlash(bad), o.dir)
+		}
+	}
 	if !o.force {
 		var exist []string
 		for _, f := range files {
@@ -115,11 +124,9 @@ func runInit(_ context.Context, stdio Stdio, args []string) error {
 		}
 	}
 	for _, f := range files {
-		p := filepath.Join(o.dir, f.rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := writeReplace(p, f.data); err != nil {
+		// Beneath --dir, through real directories only; a link at the file
+		// itself is replaced, never followed.
+		if err := pathguard.WriteBeneath(o.dir, filepath.ToSlash(f.rel), f.data, 0o644, true); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdio.Stdout, "wrote %s\n", filepath.ToSlash(f.rel))
@@ -128,24 +135,22 @@ func runInit(_ context.Context, stdio Stdio, args []string) error {
 	return nil
 }
 
-// writeReplace writes through a temporary file and renames it over p, so
-// a symbolic link at p is replaced, not followed.
-func writeReplace(p string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".fixrail-init-*")
-	if err != nil {
-		return err
+// linkOnTheWay returns the first existing component of rel beneath root
+// that is not a real directory (a symbolic link, a file), or "".
+func linkOnTheWay(root, rel string) string {
+	at := ""
+	for _, name := range strings.Split(filepath.ToSlash(rel), "/") {
+		if name == "." || name == "" {
+			continue
+		}
+		at = filepath.Join(at, name)
+		fi, err := os.Lstat(filepath.Join(root, at))
+		if errors.Is(err, fs.ErrNotExist) {
+			return ""
+		}
+		if err != nil || !fi.IsDir() {
+			return at
+		}
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), p)
+	return ""
 }

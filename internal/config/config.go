@@ -120,11 +120,62 @@ type Runner struct {
 
 // Git configures what fixrail accepts of the clone's own git config.
 type Git struct {
-	// AllowConfig lists local config keys that name a program (filters,
-	// drivers, helpers) the operator accepts in the clone, e.g.
-	// filter.lfs.process. Any other such key refuses the clone: it may
-	// have been planted by code that ran in it.
+	// AllowConfig pins the local config keys that name a program (filters,
+	// drivers, helpers) or include another file (include.path,
+	// includeIf.*.path) to the one value the operator accepts for each, as
+	// key=value, e.g. "filter.lfs.process=git-lfs filter-process". Any
+	// other such key or value refuses the clone: it may have been planted
+	// by code that ran in it, or come from a tracked file a commit changed.
 	AllowConfig []string `yaml:"allow_config"`
+}
+
+// ConfigPin is one git.allow_config entry: Key as git config --list prints
+// it (section and variable name lower-case, subsection as written) and the
+// exact Value.
+type ConfigPin struct {
+	Key, Value string
+}
+
+// Pins returns git.allow_config parsed; Parse has already refused an entry
+// that does not parse.
+func (g Git) Pins() []ConfigPin {
+	pins := make([]ConfigPin, 0, len(g.AllowConfig))
+	for _, s := range g.AllowConfig {
+		if p, err := ParseConfigPin(s); err == nil {
+			pins = append(pins, p)
+		}
+	}
+	return pins
+}
+
+// ParseConfigPin reads one git.allow_config entry, key=value, split at the
+// first '=' (as git -c splits). A key alone is the format before values
+// were pinned, and an error that says so.
+func ParseConfigPin(s string) (ConfigPin, error) {
+	key, value, ok := strings.Cut(s, "=")
+	if !ok {
+		return ConfigPin{}, fmt.Errorf("git.allow_config: %q is a key alone; an entry is key=value, the one value the clone may hold for it (e.g. \"filter.lfs.process=git-lfs filter-process\"; git config --get-all %s shows it)", s, s)
+	}
+	first, last := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
+	if first <= 0 || last == len(key)-1 || !configName(key[:first], false) || !configName(key[last+1:], true) ||
+		strings.ContainsAny(key[first:last], "\n\x00") || strings.ContainsRune(value, 0) {
+		return ConfigPin{}, fmt.Errorf("git.allow_config: %q is not key=value with a git config key (section.name or section.subsection.name)", s)
+	}
+	return ConfigPin{Key: strings.ToLower(key[:first]) + key[first:last] + strings.ToLower(key[last:]), Value: value}, nil
+}
+
+// configName accepts a git config section (letters, digits, '-') or
+// variable name (the same, starting with a letter).
+func configName(s string, variable bool) bool {
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case (c >= '0' && c <= '9' || c == '-') && !(variable && i == 0):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Forge configures what fixrail asks of the forge it publishes to (GitHub;
@@ -472,6 +523,11 @@ func (c *Config) validate() error {
 	}
 	if err := sandbox.CheckExtra(c.ExtraEnv...); err != nil {
 		return fmt.Errorf("extra_env: %v", err)
+	}
+	for _, e := range c.Git.AllowConfig {
+		if _, err := ParseConfigPin(e); err != nil {
+			return err
+		}
 	}
 	if c.Budget.MaxDiffLines <= 0 {
 		return errors.New("budget.max_diff_lines must be positive")

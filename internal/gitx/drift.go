@@ -369,6 +369,14 @@ func (r *Repo) recordWorktree(ctx context.Context, dir string) error {
 		return r.failedListing(ctx, "record worktree config", err)
 	}
 	r.mu.Lock()
+	pinned, pins := r.pinned, r.pins
+	r.mu.Unlock()
+	// A worktree can read config Top does not (an includeIf gitdir: that
+	// matches only it, its config.worktree): held to the same pins.
+	if keys := unpinned(entries, pins); pinned && keys != nil {
+		return r.poison(&UnpinnedError{Dir: dir, Keys: keys})
+	}
+	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.base[dir] = entries
 	return nil

@@ -23,9 +23,11 @@
 // recorded before repository code runs and compared again before the git
 // calls that follow it; a change poisons the Repo for good.
 //
-// Clean and smudge filters are deliberately not overridden: LFS needs them.
-// They run with the environment of the call's class, which never holds a
-// credential except on push, where no filter runs.
+// Filters: every clean, smudge and process command the clone's own config
+// names is emptied on every call (pin.go), so fixrail never runs one, pinned
+// or not. Filters the operator's own config names (git-lfs) still run, with
+// the environment of the call's class, which never holds a credential except
+// on push, where no filter runs.
 package gitx
 
 import (
@@ -191,6 +193,9 @@ var fixedEnv = []string{
 	"GIT_NO_REPLACE_OBJECTS=1", // refs/replace must not change what a gate reads
 	"GIT_ATTR_NOSYSTEM=1",      // /etc/gitattributes could name drivers too
 	"GIT_PROTOCOL_FROM_USER=0", // protocol.*.allow=user means no
+	// Set and empty, it outranks every core.gitProxy, the clone's (a
+	// program a git:// push would run) and the operator's alike.
+	"GIT_PROXY_COMMAND=",
 }
 
 // waitDelay bounds how long a cancelled call waits for a filter child that
@@ -278,6 +283,14 @@ func (r *Repo) command(ctx context.Context, inv invocation) (*exec.Cmd, error) {
 		argv = append(argv, "-c", kv)
 	}
 	argv = append(argv, hookArgs...)
+	r.mu.Lock()
+	drivers := filterDrivers(r.base)
+	r.mu.Unlock()
+	neutral, err := neutralArgs(drivers)
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %w", inv.args[0], err)
+	}
+	argv = append(argv, neutral...)
 	if inv.gitDir == "" && r.gitDir != "" && inv.dir == r.top {
 		// The main work tree: named, never discovered again.
 		inv.gitDir, inv.workTree = r.gitDir, r.top

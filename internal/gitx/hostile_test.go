@@ -23,10 +23,11 @@ import (
 	"github.com/fixrail/fixrail/internal/gitx/gittest"
 )
 
-// TestFilterSeesNoCredentials plants a clean/smudge filter that dumps its
-// environment. It may run — LFS needs filters — but must see none of the
-// parent's credentials, and the safe class must not hand it the agent
-// socket either.
+// TestFilterSeesNoCredentials: a clean/smudge filter the operator's own
+// config names (as git-lfs is) dumps its environment. It may run — LFS
+// needs filters — but must see none of the parent's credentials, and the
+// safe class must not hand it the agent socket either. (A filter the
+// clone's own config names never runs: TestPinnedProgramsDoNotRun.)
 func TestFilterSeesNoCredentials(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("GITHUB_TOKEN", "canary-github-token")
@@ -41,8 +42,7 @@ func TestFilterSeesNoCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", ".gitattributes": "*.txt filter=dump\n"})
-	gittest.Git(t, dir, "config", "filter.dump.clean", script+" clean")
-	gittest.Git(t, dir, "config", "filter.dump.smudge", script+" smudge")
+	snap := takeSnapshot(t, "", "[filter \"dump\"]\n\tclean = "+script+" clean\n\tsmudge = "+script+" smudge\n")
 
 	// read returns the dumps written since the last call, and clears them.
 	read := func() []string {
@@ -76,7 +76,13 @@ func TestFilterSeesNoCredentials(t *testing.T) {
 		}
 	}
 
-	r := openRepo(t, dir)
+	r, err := snap.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Baseline(ctx); err != nil {
+		t.Fatal(err)
+	}
 	wt, err := r.AddWorktree(ctx, filepath.Join(t.TempDir(), "wt"), "HEAD")
 	if err != nil {
 		t.Fatal(err)

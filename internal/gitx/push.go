@@ -17,7 +17,8 @@ import (
 // credential.helper= first, which empties every helper any config file
 // named, then only the operator's helpers, ssh command and askpass from the
 // snapshot; only the recorded URL's transport is allowed, every other one
-// refused by name. It always checks for drift first — url.<x>.insteadOf and
+// refused by name. It names git-receive-pack itself, so a remote.<url>.receivepack
+// the clone's config holds (which a file:// push would run here) is not run. It always checks for drift first — url.<x>.insteadOf and
 // remote.<url>.* keys cannot be overridden from the command line, so a
 // planted one is caught only here — and again afterwards, under the same
 // exclusive hold: a change made during the push (say, by a credential
@@ -52,7 +53,7 @@ func (r *Repo) Push(ctx context.Context, refspec string) error {
 			return fmt.Errorf("push %s to %s: %w", refspec, redactURL(url), err)
 		}
 		if _, err := r.run(ctx, invocation{dir: r.top, class: classPush, transport: transport,
-			args: []string{"push", "--no-verify", "--no-recurse-submodules", "--no-follow-tags", "--quiet", "--", url, refspec}}); err != nil {
+			args: []string{"push", "--no-verify", "--no-recurse-submodules", "--no-follow-tags", "--quiet", "--receive-pack=git-receive-pack", "--", url, refspec}}); err != nil {
 			return fmt.Errorf("push %s to %s: %w", refspec, redactURL(url), err)
 		}
 		if err := r.checkDrift(ctx, false); err != nil {

@@ -45,6 +45,8 @@ type Repo struct {
 	poisoned  error                    // why the Repo is unusable; nil while it is usable
 	added     map[string]bool          // linked worktrees this Repo added, for DiscardWorktree
 	state     map[string]string        // refs, HEAD, hooks/, info/ and the .git link at Baseline (state.go)
+	pins      []Pin                    // the values program and include keys may hold (pin.go)
+	pinned    bool                     // Pin was called: worktrees added later are checked against pins
 }
 
 // Open returns the repository whose work tree contains dir. It fails for a

@@ -248,10 +248,10 @@ func ClearPoison(commonDir string) (*Poison, error) {
 }
 
 // programKeyPatterns are config keys whose value names a program that some
-// git call would run. Command-line overrides neutralise several of them for
-// fixrail's own calls, but a clone whose local config names programs is one
-// a hostile build may have prepared, and the operator's own git (and an
-// agent's) would run them. * is one subsection.
+// git call would run. fixrail's own calls run none of them (pin.go), but a
+// clone whose local config names programs is one a hostile build may have
+// prepared, and the operator's own git would run them: such a key needs a
+// pin. * is one subsection.
 var programKeyPatterns = []string{
 	"filter.*.clean", "filter.*.smudge", "filter.*.process",
 	"diff.*.command", "diff.*.textconv", "merge.*.driver",
@@ -260,24 +260,6 @@ var programKeyPatterns = []string{
 	"gpg.program", "gpg.*.program", "credential.helper", "credential.*.helper",
 	"uploadpack.packobjectshook", "remote.*.receivepack", "remote.*.uploadpack",
 	"core.alternaterefscommand", "pager.*",
-}
-
-// ProgramKeys lists the baseline's local and worktree keys that name a
-// program (and alias.* values that start a shell with "!"), sorted. The
-// caller refuses the clone unless each is allowlisted.
-func (r *Repo) ProgramKeys() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var keys []string
-	for _, entries := range r.base {
-		for _, e := range entries {
-			if IsProgramKey(e.Key) || (strings.HasPrefix(e.Key, "alias.") && strings.HasPrefix(strings.TrimSpace(e.Value), "!")) {
-				keys = append(keys, redactKey(e.Key))
-			}
-		}
-	}
-	slices.Sort(keys)
-	return slices.Compact(keys)
 }
 
 // IsProgramKey reports whether key (lower-case section and name, as git

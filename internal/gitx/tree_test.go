@@ -256,18 +256,9 @@ func TestStateCheckOwnBranch(t *testing.T) {
 	}
 }
 
-// TestProgramKeys: local keys that name programs are listed for refusal.
+// TestProgramKeys: the keys that name programs, and so need a pin.
 func TestProgramKeys(t *testing.T) {
 	t.Parallel()
-	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
-	gittest.Git(t, dir, "config", "filter.evil.clean", "sh -c id")
-	gittest.Git(t, dir, "config", "alias.st", "!sh -c id")
-	gittest.Git(t, dir, "config", "alias.co", "checkout")
-	gittest.Git(t, dir, "config", "user.name", "x")
-	r := baselined(t, dir)
-	if got, want := r.ProgramKeys(), []string{"alias.st", "filter.evil.clean"}; !slices.Equal(got, want) {
-		t.Errorf("ProgramKeys = %q, want %q", got, want)
-	}
 	for key, want := range map[string]bool{"filter.a.b.smudge": true, "filter.clean": false, "core.pager": true, "pager.log": true, "core.bare": false, "credential.https://x.helper": true} {
 		if IsProgramKey(key) != want {
 			t.Errorf("IsProgramKey(%q) = %v", key, !want)

@@ -155,18 +155,12 @@ func (r *run) sweepRunDirs() {
 	}
 }
 
-// realDir makes sure p is a directory and not a symlink, creating it if
-// absent.
+// realDir makes sure p, in a directory already checked, is a directory
+// and not a symlink, creating it if absent.
 func realDir(p string) error {
-	if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	fi, err := os.Lstat(p)
+	d, err := pathguard.OpenDirBeneath(filepath.Dir(p), filepath.Base(p), 0o755)
 	if err != nil {
 		return err
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
-		return fmt.Errorf("%s is not a plain directory (a symlink or a file is refused)", p)
-	}
-	return nil
+	return d.Close()
 }

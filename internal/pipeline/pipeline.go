@@ -15,9 +15,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -179,17 +179,20 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
-	// A clone whose own config names programs may have been prepared by
-	// code that ran in it; only the operator, through the base branch's
-	// fixrail.yaml, can accept one.
-	var refused []string
-	for _, k := range repo.ProgramKeys() {
-		if !slices.Contains(cfg.Git.AllowConfig, k) {
-			refused = append(refused, k)
-		}
+	// A clone whose own config names programs or includes a file may have
+	// been prepared by code that ran in it, or take a command from a tracked
+	// file the last commit rewrote; only the operator, through the base
+	// branch's fixrail.yaml, can accept one, and only with its value.
+	var pins []gitx.Pin
+	for _, p := range cfg.Git.Pins() {
+		pins = append(pins, gitx.Pin{Key: p.Key, Value: p.Value})
 	}
-	if len(refused) > 0 {
-		return nil, fmt.Errorf("%w: the clone's local git config names programs (%s); remove them, or list them under git.allow_config in %s on %s if you put them there", ErrSetup, strings.Join(refused, ", "), config.FileName, base)
+	if err := repo.Pin(pins); err != nil {
+		var up *gitx.UnpinnedError
+		if errors.As(err, &up) {
+			return nil, fmt.Errorf("%w: the clone's local git config names programs or includes (%s) with values git.allow_config does not pin; remove them, or pin each as key=value under git.allow_config in %s on %s if you put them there (fixrail never runs them)", ErrSetup, strings.Join(up.Keys, ", "), config.FileName, base)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
 	}
 	// The state directory holds the ledger, the locks, the reports and the
 	// outbox: one the repository ships (a crafted state.db with triggers, a
@@ -607,21 +610,17 @@ func (m marker) String() string {
 // never shows up as a change. Concurrent runs may call it at once.
 func (s *Setup) StateDir(name string) (string, error) {
 	top := filepath.Join(s.Repo.Top(), StateDirName)
-	if err := realDir(top); err != nil {
+	// Beneath the repository's top, through real directories only.
+	d, err := pathguard.OpenDirBeneath(s.Repo.Top(), path.Join(StateDirName, name), 0o755)
+	if err != nil {
 		return "", fmt.Errorf("%w: state dir: %w", ErrSetup, err)
 	}
+	d.Close()
 	// O_EXCL, so never written through a planted link; one that exists
 	// (an earlier run's, a concurrent run's, a committed one) is left be.
-	err := pathguard.WriteNew(filepath.Join(top, ".gitignore"), []byte("*\n"), 0o644)
+	err = pathguard.WriteNew(filepath.Join(top, ".gitignore"), []byte("*\n"), 0o644)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("%w: state dir: %w", ErrSetup, err)
 	}
-	if name == "" {
-		return top, nil
-	}
-	d := filepath.Join(top, name)
-	if err := realDir(d); err != nil {
-		return "", fmt.Errorf("%w: state dir: %w", ErrSetup, err)
-	}
-	return d, nil
+	return filepath.Join(top, name), nil
 }

@@ -1,12 +1,14 @@
 package pipeline_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/fixrail/fixrail/internal/gitx/gittest"
+	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/pipeline"
 )
 
@@ -80,5 +82,54 @@ func TestStateDirPlantedLinks(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
 		t.Fatalf("wrote through the symlinked state directory: %v", ents)
+	}
+}
+
+// TestStateSubdirLinks: the directories StateDir gives out — runs (the
+// reports and event logs), outbox (bundles and notices) — refused when
+// they are a symbolic link, to a directory outside the clone or inside it,
+// or a file; nothing is written where a link points. (locks and rundirs:
+// the scenario run_state_subdir_symlink.)
+func TestStateSubdirLinks(t *testing.T) {
+	for _, sub := range []string{"runs", "outbox"} {
+		for _, kind := range []string{"outside", "inside", "file"} {
+			t.Run(sub+"/"+kind, func(t *testing.T) {
+				dir := gittest.NewRepo(t, map[string]string{"fixrail.yaml": "runner: {kind: command, command: [\"true\"]}\nsuite: {command: [\"true\"]}\n"})
+				state := filepath.Join(dir, pipeline.StateDirName)
+				if err := os.MkdirAll(filepath.Join(state, "elsewhere"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				outside := t.TempDir()
+				switch kind {
+				case "outside":
+					err := os.Symlink(outside, filepath.Join(state, sub))
+					if err != nil {
+						t.Fatal(err)
+					}
+				case "inside":
+					if err := os.Symlink("elsewhere", filepath.Join(state, sub)); err != nil {
+						t.Fatal(err)
+					}
+				case "file":
+					if err := os.WriteFile(filepath.Join(state, sub), nil, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				s, err := pipeline.Prepare(t.Context(), dir, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				_, err = s.StateDir(sub)
+				if !errors.Is(err, pathguard.ErrNotPlainDir) || !errors.Is(err, pipeline.ErrSetup) {
+					t.Fatalf("StateDir(%q) = %v, want ErrSetup and ErrNotPlainDir", sub, err)
+				}
+				for _, d := range []string{outside, filepath.Join(state, "elsewhere")} {
+					if ents, _ := os.ReadDir(d); len(ents) != 0 {
+						t.Errorf("wrote through the link into %s: %v", d, ents)
+					}
+				}
+			})
+		}
 	}
 }
