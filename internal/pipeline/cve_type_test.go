@@ -114,9 +114,12 @@ sandbox: off
 			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 				Finding: v.Finding(),
 				Types:   []*fixtype.Type{fixtype.NewCVE(tc.src)},
-				Runner:  noAgent{t},
-				Forge:   &forge.Local{Dir: outbox},
-				TempDir: t.TempDir(),
+				// The added-packages gate checks the bumped version against
+				// the same data, as the CLI binds it.
+				Advisories: tc.src,
+				Runner:     noAgent{t},
+				Forge:      &forge.Local{Dir: outbox},
+				TempDir:    t.TempDir(),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -213,9 +216,15 @@ sandbox: off
 			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 				Finding: v.Finding(),
 				Types:   []*fixtype.Type{fixtype.NewCVE(memSource{err: vulndata.ErrUnreachable})},
-				Runner:  bumpAgent{t, tc.version},
-				Forge:   &forge.Local{Dir: outbox},
-				TempDir: t.TempDir(),
+				// This is the type's unguided mode under test, so the
+				// added-packages gate gets an answer of its own for the
+				// agent's bump (bound to the type's source, as the CLI
+				// binds it, the bump could not be checked and escalates:
+				// scenario run_added_package_unchecked).
+				Advisories: memSource{name: "requests"},
+				Runner:     bumpAgent{t, tc.version},
+				Forge:      &forge.Local{Dir: outbox},
+				TempDir:    t.TempDir(),
 			})
 			if err != nil {
 				t.Fatal(err)

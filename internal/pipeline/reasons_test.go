@@ -100,6 +100,8 @@ var reasonCases = map[string]reasonCase{
 	"package-not-in-manifest": {scenario: "run_cve_not_in_manifest.txtar"},
 	"no-safe-version":         {scenario: "run_cve_no_safe_version.txtar"},
 	"lockfile-regen-failed":   {scenario: "run_cve_npm_regen_fails.txtar"},
+	"added-package-advisory":  {scenario: "run_added_package_malware.txtar"},
+	"added-package-unchecked": {scenario: "run_added_package_unchecked.txtar"},
 
 	"budget-exhausted": {terminal: pipeline.Halt, noGuard: true,
 		yaml: reasonsYAML + "budget: {actor_day: {cost_usd: 15, runs: 1, turns: 400}}\n",
