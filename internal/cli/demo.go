@@ -125,7 +125,7 @@ func demoRun(ctx context.Context, stdio Stdio, repoDir string, fin *findings.Fin
 		return err
 	}
 	rep, err := pipeline.Run(ctx, setup, pipeline.Params{Finding: fin, Console: console, Types: sm.types,
-		Runner: sm.runner, Forge: sm.forge, Model: sm.model,
+		Runner: sm.runner, Forge: sm.forge, Model: sm.model, Advisories: vulns,
 		Confirm: confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console})})
 	done()
 	if err != nil {

@@ -52,6 +52,11 @@ bumps it itself where it can (go.mod, requirements.txt pins, package.json) and
 asks the agent only for the rest. Advisories come from OSV and versions from
 deps.dev through the cache in --cache-dir; --offline reads the cache only.
 
+Whatever the finding, a fix that adds a package to a manifest or lockfile
+has every added package checked against the same advisory data (malware
+records included) before its code runs: an advisory or no data is
+ESCALATE. The advisory flags choose that data for every run.
+
 With --issue N (or an Actions event: --event FILE, by default
 $GITHUB_EVENT_PATH when GITHUB_ACTIONS=true) the finding is GitHub issue N,
 --repo names the GitHub repository (owner/name) and --dir the clone
@@ -123,6 +128,10 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 			return resolveUsage(err)
 		}
 	}
+	advisories, err := runAdvisories(o, vulns)
+	if err != nil {
+		return err
+	}
 	if err := hideEnvironment(); err != nil {
 		return fmt.Errorf("make fixrail non-dumpable: %w", err)
 	}
@@ -144,8 +153,10 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		Runner:  sm.runner,
 		Forge:   sm.forge,
 		Model:   sm.model,
-		Confirm: confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console}),
-		Console: console,
+		// Every fix's added packages are checked against it.
+		Advisories: advisories,
+		Confirm:    confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console}),
+		Console:    console,
 	}
 	switch {
 	case in.alert > 0:

@@ -89,6 +89,9 @@ type Change struct {
 	// Evidence is what the investigate phase produced (a reproducing test
 	// and its fixtures, say) as the harness ran it red, or nothing.
 	Evidence []gitx.Entry
+	// Base reads path as the base's tree holds it (absent: an Entry with
+	// Mode ""): what a gate compares a changed file with.
+	Base func(ctx context.Context, path string) (gitx.Entry, error)
 	// Suite runs the prior suite in a fresh checkout of Commit.
 	Suite func(ctx context.Context) (sandbox.Result, error)
 }

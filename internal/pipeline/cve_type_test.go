@@ -114,9 +114,12 @@ sandbox: off
 			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 				Finding: v.Finding(),
 				Types:   []*fixtype.Type{fixtype.NewCVE(tc.src)},
-				Runner:  noAgent{t},
-				Forge:   &forge.Local{Dir: outbox},
-				TempDir: t.TempDir(),
+				// The added-packages gate checks the bumped version against
+				// the same data, as the CLI binds it.
+				Advisories: tc.src,
+				Runner:     noAgent{t},
+				Forge:      &forge.Local{Dir: outbox},
+				TempDir:    t.TempDir(),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -202,8 +205,8 @@ func TestCVEAgentEdit(t *testing.T) {
 		reason   string
 	}{
 		{"2.0.2", pipeline.DraftPR, "fixed"},
-		{"2.0.1", pipeline.Escalate, "oracle-still-red"},  // off the alerted version, onto another advisory
-		{"2.0.0 ", pipeline.Escalate, "oracle-still-red"}, // a touched line, still the alerted version
+		{"2.0.1", pipeline.Escalate, "added-package-advisory"}, // off the alerted version, onto another advisory: the added version is judged before the oracle
+		{"2.0.0 ", pipeline.Escalate, "oracle-still-red"},      // a touched line, still the alerted version
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			dir := gittest.NewRepo(t, map[string]string{
@@ -219,9 +222,12 @@ sandbox: off
 			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 				Finding: v.Finding(),
 				Types:   []*fixtype.Type{fixtype.NewCVE(two)},
-				Runner:  bumpAgent{t, tc.version},
-				Forge:   &forge.Local{Dir: outbox},
-				TempDir: t.TempDir(),
+				// The added-packages gate bound to the same source, as the
+				// CLI binds it.
+				Advisories: two,
+				Runner:     bumpAgent{t, tc.version},
+				Forge:      &forge.Local{Dir: outbox},
+				TempDir:    t.TempDir(),
 			})
 			if err != nil {
 				t.Fatal(err)

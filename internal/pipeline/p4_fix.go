@@ -45,11 +45,13 @@ func (r *run) fix(ctx context.Context, inv *investigation) (*candidate, *Outcome
 		return nil, o
 	}
 	cand.edited = edited
-	// The catalogue's structural gates, then the fix type's own (its
-	// oracle), then the suite; the LLM validation runs last: only a change
-	// every mechanical gate accepted is worth a model's opinion.
+	// The catalogue's structural gates and the added packages' advisory
+	// check (before any of the fix's code runs), then the fix type's own
+	// (its oracle), then the suite; the LLM validation runs last: only a
+	// change every mechanical gate accepted is worth a model's opinion.
 	validate := gates.LLMValidate(gates.Validation{Model: r.p.Model, Finding: r.findingText(), Redact: r.scrubInbound})
-	all := slices.Concat(gates.Fix, r.typ.Gates(r.env, inv.plan), gates.Last, []*gates.Gate{validate})
+	added := gates.AddedPackages(r.p.Advisories)
+	all := slices.Concat(gates.Fix, []*gates.Gate{added}, r.typ.Gates(r.env, inv.plan), gates.Last, []*gates.Gate{validate})
 	if o := r.checks(ctx, "P4", all, c); o != nil {
 		return nil, o
 	}
@@ -210,6 +212,9 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 		Policy:       r.pol,
 		MaxDiffLines: maxLines,
 		Evidence:     inv.evidence,
+		Base: func(ctx context.Context, p string) (gitx.Entry, error) {
+			return r.s.Repo.TreeEntry(ctx, r.s.BaseSHA, p, maxEvidenceBytes)
+		},
 		Suite: func(ctx context.Context) (sandbox.Result, error) {
 			return r.execFresh(ctx, "suite", commit, r.cfg.Suite.Command, r.cfg.Suite.Timeout)
 		},

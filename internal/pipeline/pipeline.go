@@ -234,6 +234,11 @@ type Params struct {
 	Types []*fixtype.Type
 	// Model answers the single-shot gates; nil records them unconfirmed.
 	Model gates.Completer
+	// Advisories is the advisory data the added-packages gate checks
+	// every package a fix adds against (the CLI binds the source its
+	// advisory flags chose); nil: an added package cannot be checked, and
+	// the run escalates.
+	Advisories gates.Advisories
 	// Confirm asks the human in interactive mode.
 	Confirm func(ctx context.Context, question string) (bool, error)
 	// Console receives progress lines; nil discards them.

@@ -112,6 +112,8 @@ var reasonCases = map[string]reasonCase{
 	"lockfile-regen-failed":   {scenario: "run_cve_npm_regen_fails.txtar"},
 	"no-advisory-data":        {scenario: "run_cve_no_advisory_data.txtar"},
 	"unbumpable-declaration":  {scenario: "run_cve_requirements_markers.txtar"},
+	"added-package-advisory":  {scenario: "run_added_package_malware.txtar"},
+	"added-package-unchecked": {scenario: "run_added_package_unchecked.txtar"},
 
 	"budget-exhausted": {terminal: pipeline.Halt, noGuard: true,
 		yaml: reasonsYAML + "budget: {actor_day: {cost_usd: 15, runs: 1, turns: 400}}\n",

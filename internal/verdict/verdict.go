@@ -78,6 +78,12 @@ const (
 	ReasonOracleStillRed   = "oracle-still-red"
 	ReasonSuiteRed         = "suite-red"
 	ReasonLLMFail          = "llm-fail"
+	// The added-packages gate's: a package version a fix adds to a
+	// manifest or lockfile is named by an advisory (malware included), or
+	// could not be checked (no advisory data, a declaration that names no
+	// registry version, a dependency file fixrail does not read).
+	ReasonAddedAdvisory  = "added-package-advisory"
+	ReasonAddedUnchecked = "added-package-unchecked"
 	// The cve fix type's: the alert's package is declared in no manifest
 	// of the repository (never an edit of something nobody asked for), and
 	// every published version is affected.
