@@ -28,7 +28,7 @@ package pipeline_test
 //	P2          17 read-tree --reset -u <base>                       Checkout: the agent's tree
 //	               (agent #1 writes the test and PLAN.json)
 //	         18-19 config --list, for-each-ref                       check after the agent
-//	            20 status --porcelain=v1 -z ... --ignored            Changed
+//	            20 ls-files -z --modified --deleted --others         Changed (against the index)
 //	            21 hash-object -w --no-filters --stdin               the evidence, as read
 //	         22-24 read-tree, update-index --index-info, write-tree  the red tree
 //	P3          25 read-tree --reset -u <red tree>                   a fresh checkout
@@ -38,7 +38,7 @@ package pipeline_test
 //	               ls-tree <red> -- <planned file>                   the evidence and the plan
 //	P4             (agent #2 writes the fix and result.json)
 //	         32-33 config --list, for-each-ref                       check after the agent
-//	            34 status ...                                        Changed
+//	            34 ls-files ...                                      Changed
 //	            35 ls-tree <base> -- <path>                          changed from the base?
 //	            36 hash-object ...                                   the fix, as read
 //	         37-39 read-tree, update-index, write-tree               the candidate tree
@@ -440,7 +440,7 @@ func rawFinding(tb testing.TB, fx *benchFixture, g *rawGit, id string) {
 			tb.Fatalf("refs moved")
 		}
 	}
-	status := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames", "--ignore-submodules=none"}
+	status := []string{"ls-files", "-z", "--modified", "--deleted", "--others"}
 	checkout(wt, sha)
 	planPath, resultPath := filepath.Join(dir, "PLAN.json"), filepath.Join(dir, "result.json")
 	if err := agentInvestigate(wt, planPath); err != nil {
