@@ -51,6 +51,7 @@ var Bug = &Type{
 			Summary:  bp.Summary,
 			Files:    bp.Files,
 			Evidence: append([]string{bp.Test.Path}, bp.Test.Fixtures...),
+			Tests:    []string{bp.Test.Path},
 			Values: fmt.Sprintf("files: %s\ntest path: %s\ntest name: %s\nsymptom: %s",
 				strings.Join(bp.Files, ", "), bp.Test.Path, bp.Test.Name, bp.Test.Symptom),
 			Report: BugPlanRef{Files: bp.Files, TestPath: bp.Test.Path, TestName: bp.Test.Name, Symptom: bp.Test.Symptom, Fixtures: bp.Test.Fixtures},

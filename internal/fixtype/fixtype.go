@@ -137,6 +137,10 @@ type Plan struct {
 	// Evidence are the files the investigate phase wrote: recorded as
 	// blobs, run red, shipped, and never changed by the fix.
 	Evidence []string
+	// Tests are the evidence files that are tests (a bug's reproducing
+	// test): one may add lines to a file the base already has. Every other
+	// evidence file (a fixture) must be new, or left as the base has it.
+	Tests []string
 	// Values are the plan's other fields for the fix prompt, fenced there
 	// as data.
 	Values string

@@ -92,8 +92,14 @@ type Change struct {
 	// Base reads path as the base's tree holds it (absent: an Entry with
 	// Mode ""): what a gate compares a changed file with.
 	Base func(ctx context.Context, path string) (gitx.Entry, error)
-	// Suite runs the prior suite in a fresh checkout of Commit.
-	Suite func(ctx context.Context) (sandbox.Result, error)
+	// FixOnly is the base plus the fix's own changes and none of the
+	// evidence, built from the same blobs as Commit: the tree the prior
+	// suite judges the fix on. With no evidence in the candidate it is
+	// Commit itself.
+	FixOnly string
+	// Suite runs the prior suite in a fresh checkout of rev (FixOnly or
+	// Commit).
+	Suite func(ctx context.Context, rev string) (sandbox.Result, error)
 }
 
 // IsEvidence reports whether p is one of the evidence files.
@@ -111,5 +117,6 @@ func (c *Change) IsEvidence(p string) bool {
 // code runs; a fix type's own gates follow, and the suite runs last.
 var Fix = []*Gate{DiffNonEmpty, DiffWithinPlan, DeclaredOnly, StageB, DiffBudget}
 
-// Last are the gates that run after a fix type's own.
-var Last = []*Gate{SuiteGreen}
+// Last are the gates that run after a fix type's own: the suite without
+// the evidence, then with it.
+var Last = []*Gate{SuiteGreen, SuiteWithEvidence}

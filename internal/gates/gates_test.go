@@ -3,6 +3,7 @@ package gates_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -111,6 +112,7 @@ func TestCatalogue(t *testing.T) {
 		{"stage-b", "sensitive-path", false},
 		{"diff-budget", "diff-budget", true},
 		{"suite-green", "suite-red", false},
+		{"suite-with-evidence", "evidence-breaks-suite", false},
 	}
 	var got []entry
 	kebab := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -461,53 +463,63 @@ func TestTestUnchanged(t *testing.T) {
 
 type ctxKey struct{}
 
-// TestOracleAndSuite covers the two gates that run code: both take a fake
-// runner returning a sandbox.Result, and both pass only on a clean exit 0.
+// TestOracleAndSuite covers the gates that run code: each takes a fake
+// runner returning a sandbox.Result, and each passes only on a clean exit
+// 0. The suite runs twice: on the base plus the fix alone (FixOnly), then
+// on the whole candidate (Commit); each gate asks for its own tree.
 func TestOracleAndSuite(t *testing.T) {
 	errStart := errors.New("start python3: executable file not found")
+	const withEv = "suite passes on the base plus the fix and fails with the evidence added (%s): the evidence changes what the suite says"
 	tests := []struct {
 		name      string
 		res       sandbox.Result
 		err       error
 		oracle    result
 		suite     result
+		evidence  result
 		wantCause error
 	}{
 		{
-			name:   "exit 0",
-			res:    sandbox.Result{ExitCode: 0, Stdout: "1 passed"},
-			oracle: result{Pass: true, Detail: "test passes"},
-			suite:  result{Pass: true, Detail: "suite passes"},
+			name:     "exit 0",
+			res:      sandbox.Result{ExitCode: 0, Stdout: "1 passed"},
+			oracle:   result{Pass: true, Detail: "test passes"},
+			suite:    result{Pass: true, Detail: "suite passes on the base plus the fix, without the evidence"},
+			evidence: result{Pass: true, Detail: "suite passes on the whole candidate too"},
 		},
 		{
-			name:   "exit 1",
-			res:    sandbox.Result{ExitCode: 1, Stdout: "1 failed"},
-			oracle: result{Detail: "test still fails: exit 1"},
-			suite:  result{Detail: "suite fails: exit 1"},
+			name:     "exit 1",
+			res:      sandbox.Result{ExitCode: 1, Stdout: "1 failed"},
+			oracle:   result{Detail: "test still fails: exit 1"},
+			suite:    result{Detail: "suite fails on the base plus the fix: exit 1"},
+			evidence: result{Detail: fmt.Sprintf(withEv, "exit 1")},
 		},
 		{
-			name:   "timed out",
-			res:    sandbox.Result{ExitCode: -1, TimedOut: true, Signal: "killed"},
-			oracle: result{Detail: "test still fails: timed out"},
-			suite:  result{Detail: "suite fails: timed out"},
+			name:     "timed out",
+			res:      sandbox.Result{ExitCode: -1, TimedOut: true, Signal: "killed"},
+			oracle:   result{Detail: "test still fails: timed out"},
+			suite:    result{Detail: "suite fails on the base plus the fix: timed out"},
+			evidence: result{Detail: fmt.Sprintf(withEv, "timed out")},
 		},
 		{
-			name:   "killed by a signal",
-			res:    sandbox.Result{ExitCode: -1, Signal: "segmentation fault"},
-			oracle: result{Detail: "test still fails: ended by signal (segmentation fault)"},
-			suite:  result{Detail: "suite fails: ended by signal (segmentation fault)"},
+			name:     "killed by a signal",
+			res:      sandbox.Result{ExitCode: -1, Signal: "segmentation fault"},
+			oracle:   result{Detail: "test still fails: ended by signal (segmentation fault)"},
+			suite:    result{Detail: "suite fails on the base plus the fix: ended by signal (segmentation fault)"},
+			evidence: result{Detail: fmt.Sprintf(withEv, "ended by signal (segmentation fault)")},
 		},
 		{
-			name:   "exit 0 but canceled is not green",
-			res:    sandbox.Result{ExitCode: 0, Canceled: true},
-			oracle: result{Detail: "test still fails: canceled"},
-			suite:  result{Detail: "suite fails: canceled"},
+			name:     "exit 0 but canceled is not green",
+			res:      sandbox.Result{ExitCode: 0, Canceled: true},
+			oracle:   result{Detail: "test still fails: canceled"},
+			suite:    result{Detail: "suite fails on the base plus the fix: canceled"},
+			evidence: result{Detail: fmt.Sprintf(withEv, "canceled")},
 		},
 		{
 			name:      "could not start",
 			err:       errStart,
 			oracle:    result{Err: true},
 			suite:     result{Err: true},
+			evidence:  result{Err: true},
 			wantCause: errStart,
 		},
 	}
@@ -520,22 +532,26 @@ func TestOracleAndSuite(t *testing.T) {
 			for _, g := range []struct {
 				gate *gates.Gate
 				want result
-			}{{oracleGreen, tc.oracle}, {gates.SuiteGreen, tc.suite}} {
+				own  string // the runner and the tree it must ask for
+			}{{oracleGreen, tc.oracle, "oracle candidate"}, {gates.SuiteGreen, tc.suite, "suite fix-only"}, {gates.SuiteWithEvidence, tc.evidence, "suite candidate"}} {
 				c := change(t)
+				c.Commit, c.FixOnly = "candidate", "fix-only"
 				calls := map[string]int{}
-				fake := func(which string) func(context.Context) (sandbox.Result, error) {
-					return func(ctx context.Context) (sandbox.Result, error) {
-						calls[which]++
-						if ctx.Value(ctxKey{}) != "run" {
-							t.Errorf("%s: %s runner did not get the gate's context", g.gate.Name, which)
-						}
-						return tc.res, tc.err
-					}
+				fake := func(which, rev string) (sandbox.Result, error) {
+					calls[which+" "+rev]++
+					return tc.res, tc.err
 				}
-				c.Suite = fake("suite")
-				oracle := fake("oracle")
-				exec = func(ctx context.Context, _, _ string, _ []string, _ time.Duration) (sandbox.Result, error) {
-					return oracle(ctx)
+				c.Suite = func(ctx context.Context, rev string) (sandbox.Result, error) {
+					if ctx.Value(ctxKey{}) != "run" {
+						t.Errorf("%s: the suite runner did not get the gate's context", g.gate.Name)
+					}
+					return fake("suite", rev)
+				}
+				exec = func(ctx context.Context, _, rev string, _ []string, _ time.Duration) (sandbox.Result, error) {
+					if ctx.Value(ctxKey{}) != "run" {
+						t.Errorf("%s: the oracle runner did not get the gate's context", g.gate.Name)
+					}
+					return fake("oracle", rev)
 				}
 				ctx := context.WithValue(t.Context(), ctxKey{}, "run")
 				v, err := g.gate.Run(ctx, c)
@@ -546,13 +562,41 @@ func TestOracleAndSuite(t *testing.T) {
 				if tc.wantCause != nil && !errors.Is(err, tc.wantCause) {
 					t.Errorf("%s error %v does not wrap %v", g.gate.Name, err, tc.wantCause)
 				}
-				// Each gate runs its own command, once, and never the other's.
-				own := map[*gates.Gate]string{oracleGreen: "oracle", gates.SuiteGreen: "suite"}[g.gate]
-				if diff := cmp.Diff(map[string]int{own: 1}, calls); diff != "" {
+				// Each gate runs its own command, once, on its own tree,
+				// and never the other's.
+				if diff := cmp.Diff(map[string]int{g.own: 1}, calls); diff != "" {
 					t.Errorf("%s runner calls (-want +got):\n%s", g.gate.Name, diff)
 				}
 			}
 		})
+	}
+}
+
+// TestSuiteWithoutEvidence: a candidate with no evidence (FixOnly is the
+// candidate) runs the suite once, in suite-green; suite-with-evidence says
+// so and runs nothing.
+func TestSuiteWithoutEvidence(t *testing.T) {
+	c := change(t)
+	c.Commit, c.FixOnly = "candidate", "candidate"
+	var runs []string
+	c.Suite = func(_ context.Context, rev string) (sandbox.Result, error) {
+		runs = append(runs, rev)
+		return sandbox.Result{ExitCode: 0}, nil
+	}
+	for _, tc := range []struct {
+		gate *gates.Gate
+		want result
+	}{
+		{gates.SuiteGreen, result{Pass: true, Detail: "suite passes on the base plus the fix (there is no evidence)"}},
+		{gates.SuiteWithEvidence, result{Pass: true, Detail: "no evidence: suite-green ran on this very tree"}},
+	} {
+		v, err := tc.gate.Run(t.Context(), c)
+		if diff := cmp.Diff(tc.want, result{Pass: v.Pass, Detail: v.Detail, Err: err != nil}); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.gate.Name, diff)
+		}
+	}
+	if !slices.Equal(runs, []string{"candidate"}) {
+		t.Errorf("suite runs = %q, want one, on the candidate", runs)
 	}
 }
 

@@ -151,6 +151,7 @@ func validatePrompt(f *untrusted.Fence, finding, diff string) string {
 	b.WriteString("\nQuestion: does the diff below address the finding below?\n\n")
 	b.WriteString(`Answer "pass" only if the change plausibly fixes the problem the finding reports, at its cause. ` +
 		`Answer "fail" if it does not: it changes something unrelated, only hides the symptom, weakens or removes a test or a check, or makes the problem worse. ` +
+		`Test code counts: a test that patches the test framework or its assertions, skips or deselects other tests, or edits an existing test so it no longer checks what it did, weakens the suite even when every test passes. ` +
 		`Answer "uncertain" if the material is not enough to tell, for example because the diff was truncated before the relevant part.` + "\n\n")
 	b.WriteString("The finding, as data:\n\n")
 	b.WriteString(f.Wrap("finding", finding, FindingCap))

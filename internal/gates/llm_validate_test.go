@@ -98,6 +98,7 @@ func TestLLMValidateOutcomes(t *testing.T) {
 				t.Fatalf("%d requests, want 1 (a single shot, no retry of an answer)", len(reqs))
 			}
 			checkPrompt(t, reqs[0])
+			checkValidateQuestion(t, reqs[0])
 		})
 	}
 }
@@ -146,6 +147,19 @@ func checkPrompt(t *testing.T, r fakemodel.Request) string {
 		t.Errorf("the fence rule does not come before the first fence")
 	}
 	return nonce
+}
+
+// checkValidateQuestion: what fails is said outside the fences, test code
+// that weakens the suite included: the evidence ships, and only this gate
+// and a reviewer read it (README, Containment).
+func checkValidateQuestion(t *testing.T, r fakemodel.Request) {
+	t.Helper()
+	outside := fenceRE.ReplaceAllString(text(r.Body["messages"].([]any)[0].(map[string]any)["content"]), "")
+	for _, want := range []string{"weakens or removes a test or a check", "patches the test framework or its assertions", "skips or deselects other tests", "even when every test passes"} {
+		if !strings.Contains(outside, want) {
+			t.Errorf("the question does not say %q", want)
+		}
+	}
 }
 
 func text(v any) string {

@@ -8,22 +8,54 @@ import (
 	"github.com/fixrail/fixrail/internal/verdict"
 )
 
-// SuiteGreen runs the project's prior suite on the fixed tree. A green suite
-// is never the acceptance — a fix type's oracle is — but a fix must not
-// break it.
+// SuiteGreen runs the project's prior suite on the base plus the fix
+// alone: none of the evidence (the agent's reproducing test and its
+// fixtures) is in that tree, so no code of the agent's tests can change
+// what the suite says about the fix. A green suite is never the
+// acceptance — a fix type's oracle is — but a fix must not break it.
 var SuiteGreen = &Gate{
 	Name:   "suite-green",
-	Doc:    "the project's existing suite still passes",
+	Doc:    "the project's existing suite passes on the base plus the fix alone, without the evidence",
 	Reason: verdict.ReasonSuiteRed,
 	Run: func(ctx context.Context, c *Change) (Verdict, error) {
-		res, err := c.Suite(ctx)
+		res, err := c.Suite(ctx, c.FixOnly)
 		if err != nil {
 			return Verdict{}, fmt.Errorf("suite-green: %w", err)
 		}
 		if !res.Success() {
-			return Verdict{Detail: "suite fails: " + res.Describe(), Output: Tail(res)}, nil
+			return Verdict{Detail: "suite fails on the base plus the fix: " + res.Describe(), Output: Tail(res)}, nil
 		}
-		return Verdict{Pass: true, Detail: "suite passes", Output: Tail(res)}, nil
+		if c.FixOnly == c.Commit {
+			return Verdict{Pass: true, Detail: "suite passes on the base plus the fix (there is no evidence)", Output: Tail(res)}, nil
+		}
+		return Verdict{Pass: true, Detail: "suite passes on the base plus the fix, without the evidence", Output: Tail(res)}, nil
+	},
+}
+
+// SuiteWithEvidence runs the suite once more, on the whole candidate: it
+// runs after SuiteGreen, so the suite passed without the evidence, and a
+// failure now means the evidence changed what the suite says — a test of
+// the repository's that its code breaks, or a test of its own that fails
+// where the oracle never ran it. It sees only the suite command's exit: a
+// test the evidence makes vanish (skipped, not collected, an assertion
+// neutered) while the command still exits 0 is not detected here (README,
+// Containment).
+var SuiteWithEvidence = &Gate{
+	Name:   "suite-with-evidence",
+	Doc:    "the existing suite still passes with the evidence added to the base plus the fix",
+	Reason: verdict.ReasonEvidenceBreaksSuite,
+	Run: func(ctx context.Context, c *Change) (Verdict, error) {
+		if c.FixOnly == c.Commit {
+			return Verdict{Pass: true, Detail: "no evidence: suite-green ran on this very tree"}, nil
+		}
+		res, err := c.Suite(ctx, c.Commit)
+		if err != nil {
+			return Verdict{}, fmt.Errorf("suite-with-evidence: %w", err)
+		}
+		if !res.Success() {
+			return Verdict{Detail: "suite passes on the base plus the fix and fails with the evidence added (" + res.Describe() + "): the evidence changes what the suite says", Output: Tail(res)}, nil
+		}
+		return Verdict{Pass: true, Detail: "suite passes on the whole candidate too", Output: Tail(res)}, nil
 	},
 }
 

@@ -113,7 +113,11 @@ func (t *Tree) inv(args ...string) invocation {
 
 // Changed lists every path in the tree that may differ from what was
 // checked out — modified, deleted, untracked and ignored files, mode and
-// type changes — sorted and without duplicates. It uses git's stat cache, so
+// type changes — sorted and without duplicates. It compares the directory
+// with the private index Checkout wrote (the tree checked out), never with
+// the clone's HEAD: the base need not be the branch the clone has checked
+// out, and a difference between the two is nothing anyone wrote here. It
+// uses git's stat cache (and the content where the stat data differ), so
 // it is a superset of what changed only as far as git can tell; callers
 // read each path with ReadEntry and compare bytes, and whatever Changed
 // misses simply is not shipped (nor judged). A .git entry at the top is
@@ -125,21 +129,23 @@ func (t *Tree) Changed(ctx context.Context) ([]string, error) {
 	if _, err := os.Lstat(filepath.Join(t.Dir, ".git")); !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("changes in %s: %w", t.Dir, ErrPlantedGit)
 	}
+	// One listing against the index: modified (stat, then content, so a
+	// file touched but not changed is not listed), deleted, and every file
+	// the index does not hold — with no exclude option, ignored files too.
 	var out []byte
 	err := t.repo.guarded(ctx, false, func() (err error) {
-		out, err = t.repo.run(ctx, t.inv("status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames", "--ignore-submodules=none"))
+		out, err = t.repo.run(ctx, t.inv("ls-files", "-z", "--modified", "--deleted", "--others"))
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("changes in %s: %w", t.Dir, err)
 	}
-	changes, err := parseStatus(out)
-	if err != nil {
-		return nil, fmt.Errorf("changes in %s: %w", t.Dir, err)
-	}
-	paths := make([]string, 0, len(changes))
-	for _, c := range changes {
-		paths = append(paths, strings.TrimSuffix(c.Path, "/"))
+	var paths []string
+	for p := range strings.SplitSeq(string(out), "\x00") {
+		if p != "" {
+			// ls-files names a nested repository as "dir/".
+			paths = append(paths, strings.TrimSuffix(p, "/"))
+		}
 	}
 	slices.Sort(paths)
 	return slices.Compact(paths), nil
@@ -495,6 +501,32 @@ func (r *Repo) DiffTrees(ctx context.Context, from, to string) (TreeDiff, error)
 	slices.Sort(d.Files)
 	d.Added, d.Deleted = CountLines(d.Text)
 	return d, nil
+}
+
+// DiffText is the text patch from one tree-ish to another restricted to
+// paths, computed as DiffTrees computes its Text: bare, --text, no
+// renames, no driver. It is what a reviewer is shown of a few files.
+func (r *Repo) DiffText(ctx context.Context, from, to string, paths ...string) (string, error) {
+	if len(paths) == 0 {
+		return "", errors.New("diff: no path")
+	}
+	if err := checkPaths(paths); err != nil {
+		return "", fmt.Errorf("diff: %w", err)
+	}
+	a, err := r.resolveTreeish(ctx, from)
+	if err != nil {
+		return "", fmt.Errorf("diff: %w", err)
+	}
+	b, err := r.resolveTreeish(ctx, to)
+	if err != nil {
+		return "", fmt.Errorf("diff: %w", err)
+	}
+	args := []string{"diff-tree", "-r", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "--src-prefix=a/", "--dst-prefix=b/", "--patch", "--text", a, b, "--"}
+	out, err := r.run(ctx, invocation{dir: r.gitDir, gitDir: r.gitDir, args: append(args, paths...)})
+	if err != nil {
+		return "", fmt.Errorf("diff: %w", err)
+	}
+	return string(out), nil
 }
 
 // TreeDiff is a Diff between two trees, with the text form the gates read.

@@ -78,6 +78,64 @@ func TestTreeCheckoutHasNoGitLink(t *testing.T) {
 	}
 }
 
+// TestTreeChangedIgnoresHEAD: a tree checked out from another branch than
+// the one the clone has checked out differs from the clone's HEAD, and
+// Changed must not report that: it compares the directory with what
+// Checkout wrote (the index), never with HEAD. A file touched but not
+// changed is not reported either; a changed, a deleted, an untracked
+// ignored file, a mode change and a file made a symlink are.
+func TestTreeChangedIgnoresHEAD(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gittest.NewRepo(t, map[string]string{"README.md": "# app\n", "a.txt": "a\n", ".gitignore": "*.log\n"})
+	gittest.Git(t, dir, "checkout", "-q", "-b", "release")
+	gittest.WriteFiles(t, dir, map[string]string{"README.md": "# app\nrelease notes\n", "only-release.txt": "r\n"})
+	gittest.Git(t, dir, "add", "-A")
+	gittest.Git(t, dir, "commit", "-q", "-m", "release")
+	gittest.Git(t, dir, "checkout", "-q", "main")
+	r := baselined(t, dir)
+	tmp := t.TempDir()
+	tr, err := r.Checkout(ctx, filepath.Join(tmp, "wt"), filepath.Join(tmp, "wt.index"), "release")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tr.Changed(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("a fresh checkout of release, with main checked out, changed: %q", got)
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(tr.Dir, "README.md"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = tr.Changed(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("touched, not changed: Changed = %q, %v", got, err)
+	}
+	gittest.WriteFiles(t, tr.Dir, map[string]string{"a.txt": "A\n", "logs/x.log": "ignored\n"})
+	if err := os.Remove(filepath.Join(tr.Dir, "only-release.txt")); err != nil {
+		t.Fatal(err)
+	}
+	// A mode and a type change, the bytes the same.
+	if err := os.Chmod(filepath.Join(tr.Dir, ".gitignore"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(tr.Dir, "README.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("# app\nrelease notes\n", filepath.Join(tr.Dir, "README.md")); err != nil {
+		t.Fatal(err)
+	}
+	got, err = tr.Changed(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{".gitignore", "README.md", "a.txt", "logs/x.log", "only-release.txt"}; !slices.Equal(got, want) {
+		t.Fatalf("Changed = %q, want %q", got, want)
+	}
+}
+
 // TestReadEntry: symlinks are read as links, a FIFO is refused without
 // blocking, a symlinked parent is refused, and the exec bit is kept.
 func TestReadEntry(t *testing.T) {

@@ -28,30 +28,36 @@ package pipeline_test
 //	P2          17 read-tree --reset -u <base>                       Checkout: the agent's tree
 //	               (agent #1 writes the test and PLAN.json)
 //	         18-19 config --list, for-each-ref                       check after the agent
-//	            20 status --porcelain=v1 -z ... --ignored            Changed
-//	            21 hash-object -w --no-filters --stdin               the evidence, as read
-//	         22-24 read-tree, update-index --index-info, write-tree  the red tree
-//	P3          25 read-tree --reset -u <red tree>                   a fresh checkout
+//	            20 ls-files -z --modified --deleted --others         Changed (against the index)
+//	            21 ls-tree <base> -- <test>                          the evidence adds only?
+//	            22 hash-object -w --no-filters --stdin               the evidence, as read
+//	         23-25 read-tree, update-index --index-info, write-tree  the red tree
+//	P3          26 read-tree --reset -u <red tree>                   a fresh checkout
 //	               (the oracle, red)
-//	         26-27 config --list, for-each-ref                       check after the test
-//	         28-31 ls-tree, cat-file -s, cat-file blob <red> -- test   Stage A reads the red tree:
+//	         27-28 config --list, for-each-ref                       check after the test
+//	         29-32 ls-tree, cat-file -s, cat-file blob <red> -- test   Stage A reads the red tree:
 //	               ls-tree <red> -- <planned file>                   the evidence and the plan
 //	P4             (agent #2 writes the fix and result.json)
-//	         32-33 config --list, for-each-ref                       check after the agent
-//	            34 status ...                                        Changed
-//	            35 ls-tree <base> -- <path>                          changed from the base?
-//	            36 hash-object ...                                   the fix, as read
-//	         37-39 read-tree, update-index, write-tree               the candidate tree
-//	            40 commit-tree <tree> -p <base>                      the candidate, before any gate
-//	         41-43 diff-tree --text, --binary, --name-only           what the gates read
-//	            44 read-tree --reset -u <candidate>                  a fresh checkout
+//	         33-34 config --list, for-each-ref                       check after the agent
+//	            35 ls-files ...                                      Changed
+//	            36 ls-tree <base> -- <path>                          changed from the base?
+//	            37 hash-object ...                                   the fix, as read
+//	         38-40 read-tree, update-index, write-tree               the candidate tree
+//	            41 commit-tree <tree> -p <base>                      the candidate, before any gate
+//	         42-45 read-tree <base>, update-index, write-tree,       base + fix, no evidence
+//	               commit-tree <tree> -p <base>                      (what the suite judges)
+//	         46-48 diff-tree --text, --binary, --name-only           what the gates read
+//	            49 read-tree --reset -u <candidate>                  a fresh checkout
 //	               (the oracle, green)
-//	         45-46 config --list, for-each-ref                       check after the test
-//	            47 read-tree --reset -u <candidate>                  a fresh checkout
+//	         50-51 config --list, for-each-ref                       check after the test
+//	            52 read-tree --reset -u <base + fix>                 a fresh checkout
 //	               (the suite, green)
-//	         48-49 config --list, for-each-ref                       check after the suite
-//	P5          50 check-ref-format --branch fixrail/<id>            UpdateBranch
-//	            51 update-ref --no-deref -m ... <ref> <new> <zero>   UpdateBranch (compare-and-swap)
+//	         53-54 config --list, for-each-ref                       check after the suite
+//	            55 read-tree --reset -u <candidate>                  a fresh checkout
+//	               (the suite again, with the evidence)
+//	         56-57 config --list, for-each-ref                       check after the suite
+//	P5          58 check-ref-format --branch fixrail/<id>            UpdateBranch
+//	            59 update-ref --no-deref -m ... <ref> <new> <zero>   UpdateBranch (compare-and-swap)
 //
 // Cleanup runs no git: the trees are plain directories.
 //
@@ -87,7 +93,7 @@ import (
 
 // gitCallsPerFinding is the length of the list above: what one finding
 // costs in git processes, Prepare included.
-const gitCallsPerFinding = 51
+const gitCallsPerFinding = 59
 
 const (
 	benchTestPath = "tests/repro.sh"
@@ -440,7 +446,7 @@ func rawFinding(tb testing.TB, fx *benchFixture, g *rawGit, id string) {
 			tb.Fatalf("refs moved")
 		}
 	}
-	status := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames", "--ignore-submodules=none"}
+	status := []string{"ls-files", "-z", "--modified", "--deleted", "--others"}
 	checkout(wt, sha)
 	planPath, resultPath := filepath.Join(dir, "PLAN.json"), filepath.Join(dir, "result.json")
 	if err := agentInvestigate(wt, planPath); err != nil {
@@ -448,6 +454,7 @@ func rawFinding(tb testing.TB, fx *benchFixture, g *rawGit, id string) {
 	}
 	check()
 	g.tree(gitDir, wt, wt+".index", status...)
+	g.git(top, "ls-tree", "-z", "--full-tree", sha, "--", benchTestPath)
 	test, err := os.ReadFile(filepath.Join(wt, benchTestPath))
 	if err != nil {
 		tb.Fatal(err)
@@ -471,8 +478,9 @@ func rawFinding(tb testing.TB, fx *benchFixture, g *rawGit, id string) {
 	g.git(top, "cat-file", "blob", testBlob)
 	g.git(top, "ls-tree", "-z", "--full-tree", red, "--", benchFixPath)
 
-	// P4: the fix, read back once; the candidate commit; its diff; the
-	// oracle and the suite in fresh checkouts of it.
+	// P4: the fix, read back once; the candidate commit and base + fix;
+	// the candidate's diff; the oracle in a fresh checkout of the
+	// candidate, the suite in one of base + fix and one of the candidate.
 	if err := agentFix(wt, resultPath); err != nil {
 		tb.Fatal(err)
 	}
@@ -494,6 +502,12 @@ func rawFinding(tb testing.TB, fx *benchFixture, g *rawGit, id string) {
 		"GIT_COMMITTER_NAME=fixrail", "GIT_COMMITTER_EMAIL=fixrail@localhost",
 	}
 	head := strings.TrimSpace(string(g.exec(gitDir, []byte(msg), append(who, "GIT_DIR="+gitDir), 0, "commit-tree", tree, "-p", sha, "-F", "-")))
+	idx = filepath.Join(dir, "fix-only.index")
+	g.bare(gitDir, idx, nil, "read-tree", sha)
+	g.bare(gitDir, idx, []byte("100644 "+fixOID+"\t"+benchFixPath+"\x00"), "update-index", "-z", "--index-info")
+	fixTree := g.bare(gitDir, idx, nil, "write-tree")
+	fixOnlyMsg := "fixrail: the base plus the fix, without the evidence (judged by the suite; never shipped)\n"
+	fixOnly := strings.TrimSpace(string(g.exec(gitDir, []byte(fixOnlyMsg), append(who, "GIT_DIR="+gitDir), 0, "commit-tree", fixTree, "-p", sha, "-F", "-")))
 	diff := []string{"diff-tree", "-r", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "--full-index", "--src-prefix=a/", "--dst-prefix=b/"}
 	for _, extra := range [][]string{{"--patch", "--text"}, {"--patch", "--binary"}, {"--name-only", "-z"}} {
 		g.bare(gitDir, "", nil, append(append(slices.Clone(diff), extra...), sha, head, "--")...)
@@ -503,9 +517,14 @@ func rawFinding(tb testing.TB, fx *benchFixture, g *rawGit, id string) {
 		tb.Fatalf("raw oracle after the fix: %q", out)
 	}
 	check()
-	checkout(filepath.Join(dir, "suite-3"), head)
+	checkout(filepath.Join(dir, "suite-3"), fixOnly)
 	if ok, out := rawCommand(tb, filepath.Join(dir, "suite-3"), benchSuiteArgv); !ok {
-		tb.Fatalf("raw suite: %q", out)
+		tb.Fatalf("raw suite on base + fix: %q", out)
+	}
+	check()
+	checkout(filepath.Join(dir, "suite-4"), head)
+	if ok, out := rawCommand(tb, filepath.Join(dir, "suite-4"), benchSuiteArgv); !ok {
+		tb.Fatalf("raw suite on the candidate: %q", out)
 	}
 	check()
 
@@ -559,7 +578,7 @@ func BenchmarkRawGit(b *testing.B) { benchRawGit(b, newBenchFixture(b)) }
 const largeRepoFiles = 50000
 
 // BenchmarkRunOverheadLarge and BenchmarkRawGitLarge are the pair on a
-// repository of 50,000 files: four checkouts of the whole tree per finding.
+// repository of 50,000 files: five checkouts of the whole tree per finding.
 func BenchmarkRunOverheadLarge(b *testing.B) {
 	benchRunOverhead(b, newBenchFixtureN(b, largeRepoFiles))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/gitx/gittest"
 	"github.com/fixrail/fixrail/internal/pipeline"
+	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/runner/fakemodel"
 	"github.com/fixrail/fixrail/internal/runner/model"
 )
@@ -37,24 +38,49 @@ func normalise(s string) string {
 
 // TestPRBodyGolden pins what reviewers read on the forge: the body of a
 // draft PR, as rendered, for a run with no model (every model gate
-// unconfirmed, so labelled needs-review) and one whose model passes it.
+// unconfirmed, so labelled needs-review), one whose model passes it, and
+// one whose reproducing test adds to a test file the base has while the
+// fix changes another (planned): both named under their own headings, the
+// changed test with its diff.
 func TestPRBodyGolden(t *testing.T) {
+	base := map[string]string{"fixrail.yaml": reasonsYAML, "src/README": "source\n", "tests/.keep": ""}
 	for _, tc := range []struct {
 		name  string
 		model func(t *testing.T) gates.Completer
+		files map[string]string
+		agent pipeline.Runner
 	}{
-		{"draft-pr-no-model", func(*testing.T) gates.Completer { return nil }},
+		{"draft-pr-no-model", func(*testing.T) gates.Completer { return nil }, base, scriptedAgent{}},
 		{"draft-pr-model-pass", func(t *testing.T) gates.Completer {
 			srv := fakemodel.Start(t, fakemodel.Reply(`{"verdict": "pass", "reason": "the diff adds the missing file", "level": "low", "description": "adds the file the check looks for", "concerns": ["none beyond the check"]}`))
 			return model.NewAnthropic("fake-key-for-loopback-tests", srv.URL, "fake-model")
-		}},
+		}, base, scriptedAgent{}},
+		{"draft-pr-changed-tests", func(*testing.T) gates.Completer { return nil }, map[string]string{
+			"fixrail.yaml":    reasonsYAML,
+			"src/README":      "source\n",
+			"tests/check.sh":  "# the project's checks\ntest -f src/README\n",
+			"tests/pinned.sh": "# pins the old behaviour\ntest ! -f src/fixed\n",
+		}, funcAgent(func(inv runner.Invocation) (runner.Result, error) {
+			switch inv.Phase {
+			case runner.Investigate:
+				f, _ := os.OpenFile(filepath.Join(inv.Worktree, "tests", "check.sh"), os.O_APPEND|os.O_WRONLY, 0)
+				f.WriteString("test -f src/fixed || { echo BROKEN; exit 1; }\n")
+				f.Close()
+				os.WriteFile(inv.PlanPath, []byte(`{"summary": "s", "files": ["src/fixed", "tests/pinned.sh"], "test": {"path": "tests/check.sh", "name": "check", "symptom": "BROKEN"}}`), 0o600)
+			case runner.Fix:
+				os.WriteFile(filepath.Join(inv.Worktree, "src", "fixed"), []byte("ok\n"), 0o644)
+				os.WriteFile(filepath.Join(inv.Worktree, "tests", "pinned.sh"), []byte("# pins the new behaviour\ntest -f src/fixed\n"), 0o644)
+				os.WriteFile(inv.ResultPath, []byte(`{"summary": "fixed", "files_changed": ["src/fixed", "tests/pinned.sh"]}`), 0o600)
+			}
+			return runner.Result{}, nil
+		})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := gittest.NewRepo(t, map[string]string{"fixrail.yaml": reasonsYAML, "src/README": "source\n", "tests/.keep": ""})
+			dir := gittest.NewRepo(t, tc.files)
 			s, outbox := prepared(t, dir)
 			rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 				Finding: &findings.Finding{ID: "golden", Title: "check is BROKEN", Body: "it prints BROKEN", Labels: []string{"bug"}},
-				Runner:  scriptedAgent{},
+				Runner:  tc.agent,
 				Forge:   &forge.Local{Dir: outbox},
 				Model:   tc.model(t),
 				TempDir: t.TempDir(),

@@ -174,17 +174,29 @@ func (r *run) recordEvidence(ctx context.Context, inv *investigation, changed []
 			return stop(Escalate, ReasonSensitivePath, "the investigate phase wrote "+p+": attributes and submodules change what git shows and checks out, so they are never evidence")
 		}
 		e, err := gitx.ReadEntry(r.wt.Dir, p, maxEvidenceBytes)
-		if err == nil && e.Mode != "100644" && e.Mode != "100755" {
-			err = fmt.Errorf("%s was not written as a regular file", p)
-			if e.Mode == "120000" {
-				err = fmt.Errorf("%s is a symlink", p)
-			}
-		}
 		if err != nil {
 			r.gate("P2", "evidence", "fail", err.Error())
 			return stop(NotRepro, ReasonBadTestPath, "the planned evidence is not a regular file: "+err.Error())
 		}
 		inv.evidence = append(inv.evidence, e)
+	}
+	// What the evidence does to the base's files first: a tracked file
+	// deleted, or replaced by a link, is a rewrite of what someone else
+	// wrote, not a malformed test.
+	if len(inv.evidence) > 0 {
+		if o := r.check(ctx, "P2", r.evidenceGate(inv), nil); o != nil {
+			return o
+		}
+	}
+	for _, e := range inv.evidence {
+		if e.Mode != "100644" && e.Mode != "100755" {
+			err := fmt.Errorf("%s was not written as a regular file", e.Path)
+			if e.Mode == "120000" {
+				err = fmt.Errorf("%s is a symlink", e.Path)
+			}
+			r.gate("P2", "evidence", "fail", err.Error())
+			return stop(NotRepro, ReasonBadTestPath, "the planned evidence is not a regular file: "+err.Error())
+		}
 	}
 	if err := r.s.Repo.WriteBlobs(ctx, inv.evidence); err != nil {
 		return stop(Escalate, ReasonCheckError, "record evidence: "+err.Error())

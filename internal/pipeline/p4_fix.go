@@ -59,6 +59,9 @@ func (r *run) fix(ctx context.Context, inv *investigation) (*candidate, *Outcome
 	if o := r.check(ctx, "P4", r.patchLeakGate(cand), nil); o != nil {
 		return nil, o
 	}
+	if err := r.changedTests(ctx, inv, cand); err != nil {
+		return nil, stop(Escalate, ReasonCheckError, "changed tests: "+err.Error())
+	}
 	r.rep.Commit = cand.commit
 	return cand, nil
 }
@@ -180,6 +183,10 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 	if err != nil {
 		return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
 	}
+	fixOnly, err := r.fixOnlyCommit(ctx, inv, fixes, tree, commit, msg)
+	if err != nil {
+		return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
+	}
 	diff, err := r.s.Repo.DiffTrees(ctx, r.s.BaseSHA, commit)
 	if err != nil {
 		return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
@@ -215,8 +222,12 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 		Base: func(ctx context.Context, p string) (gitx.Entry, error) {
 			return r.s.Repo.TreeEntry(ctx, r.s.BaseSHA, p, maxEvidenceBytes)
 		},
-		Suite: func(ctx context.Context) (sandbox.Result, error) {
-			return r.execFresh(ctx, "suite", commit, r.cfg.Suite.Command, r.cfg.Suite.Timeout)
+		FixOnly:      fixOnly,
+		Suite: func(ctx context.Context, rev string) (sandbox.Result, error) {
+			if rev != commit && rev != fixOnly {
+				return sandbox.Result{}, fmt.Errorf("suite: %s is neither the candidate nor the base plus the fix", short(rev))
+			}
+			return r.execFresh(ctx, "suite", rev, r.cfg.Suite.Command, r.cfg.Suite.Timeout)
 		},
 	}, nil
 }

@@ -143,6 +143,7 @@ func (r *run) prBody(inv *investigation, c *candidate) string {
 		b.WriteString("\n")
 	}
 	b.WriteString(r.typ.Section(r.env, inv.plan, c.commit))
+	b.WriteString(testsSection(inv, c))
 	b.WriteString("\n### Files changed\n\n")
 	for _, p := range c.paths {
 		fmt.Fprintf(&b, "- %s\n", markdown.Code(p))

@@ -305,6 +305,7 @@ type investigation struct {
 	planned  bool         // the harness planned (fixtype.Type.Plan), no agent
 	evidence []gitx.Entry // the test first, then the fixtures (for a bug)
 	redTree  string       // the base plus the evidence: what runs red
+	extended []string     // tracked test files the evidence adds lines to
 }
 
 // candidate is what P4 makes and P5 ships: what the gates judged.
@@ -316,6 +317,10 @@ type candidate struct {
 	result  *fixtype.Result
 	edited  bool // the harness made the edit (fixtype.Type.Edit), no agent
 	impact  gates.ImpactReport
+	// tests are the base's test files the fix phase changed, testsDiff
+	// their diff (evidence.go).
+	tests     []string
+	testsDiff string
 }
 
 // Run takes one finding to a terminal state. The error is non-nil only when

@@ -100,12 +100,16 @@ var reasonCases = map[string]reasonCase{
 	"test-modified":      {scenario: "run_test_modified.txtar"},
 	"oracle-still-red":   {scenario: "run_oracle_still_red.txtar"},
 	"suite-red":          {scenario: "run_suite_red.txtar"},
-	"runner-crashed":     {scenario: "run_halt_runner_crashed.txtar"},
-	"forge-error":        {scenario: "run_unconfined_state_dir.txtar"},
-	"llm-fail":           {scenario: "llm_gate_test.go"},
-	"in-flight-broken":   {scenario: "forgework_test.go"},
-	"escalation-open":    {scenario: "forgework_test.go"},
-	"ci-failed":          {scenario: "forgework_test.go"},
+
+	"evidence-changes-tracked": {scenario: "run_evidence_overwrites_suite_test.txtar"},
+	"evidence-breaks-suite":    {scenario: "run_evidence_breaks_suite.txtar"},
+
+	"runner-crashed":   {scenario: "run_halt_runner_crashed.txtar"},
+	"forge-error":      {scenario: "run_unconfined_state_dir.txtar"},
+	"llm-fail":         {scenario: "llm_gate_test.go"},
+	"in-flight-broken": {scenario: "forgework_test.go"},
+	"escalation-open":  {scenario: "forgework_test.go"},
+	"ci-failed":        {scenario: "forgework_test.go"},
 
 	"package-not-in-manifest": {scenario: "run_cve_not_in_manifest.txtar"},
 	"no-safe-version":         {scenario: "run_cve_no_safe_version.txtar"},

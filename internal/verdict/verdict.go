@@ -84,6 +84,13 @@ const (
 	// registry version, a dependency file fixrail does not read).
 	ReasonAddedAdvisory  = "added-package-advisory"
 	ReasonAddedUnchecked = "added-package-unchecked"
+	// The evidence (a reproducing test, its fixtures) changes or deletes a
+	// line the base already has, or changes a tracked file at all as a
+	// fixture: a reproducing test never replaces a test someone else wrote.
+	ReasonEvidenceChangesTracked = "evidence-changes-tracked"
+	// The suite passed on the base plus the fix alone and fails with the
+	// evidence added: the evidence changed what the suite says.
+	ReasonEvidenceBreaksSuite = "evidence-breaks-suite"
 	// The cve fix type's: the alert's package is declared in no manifest
 	// of the repository (never an edit of something nobody asked for), and
 	// every published version is affected.
