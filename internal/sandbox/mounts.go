@@ -16,7 +16,7 @@ import (
 // the repository or fixrail itself (see Hidden). Run refuses it before
 // anything starts, whatever the Mode and whether or not bubblewrap is
 // here; the pipeline HALTs no-sandbox on it.
-var ErrExposes = errors.New("the sandbox would show")
+var ErrExposes = errors.New("no sandboxed command may see it")
 
 // Hidden names fixrail's own places, which no mount of a sandbox may show.
 // Every path is compared as written (cleaned) and with its symbolic links
@@ -103,7 +103,9 @@ func (h Hidden) set() []hidden {
 	return hs
 }
 
-// shows names the hidden place a mount of src would show, or "".
+// shows says how a mount of src would show a hidden place — "is the
+// repository /w/r", "holds fixrail's own binary /w/bin/fixrail", "lies in
+// fixrail's state directory /w/r/.fixrail" — or "" when it shows none.
 func shows(hs []hidden, src string, k mountKind) string {
 	srcs := forms(src)
 	for _, h := range hs {
@@ -112,11 +114,13 @@ func shows(hs []hidden, src string, k mountKind) string {
 		}
 		for _, s := range srcs {
 			for _, p := range h.forms {
-				if pathguard.Within(s, p) {
-					return h.what
-				}
-				if (h.inside || h.pathInside && k == kindPath) && pathguard.Within(p, s) {
-					return h.what
+				switch {
+				case s == p:
+					return "is " + h.what
+				case pathguard.Within(s, p):
+					return "holds " + h.what
+				case (h.inside || h.pathInside && k == kindPath) && pathguard.Within(p, s):
+					return "lies in " + h.what
 				}
 			}
 		}
@@ -139,8 +143,9 @@ func overlapsExactly(a, b []string) bool {
 // out. Spec.Mounts makes it; Run runs commands in it and doctor reports
 // it, so what doctor says is what a command gets.
 type MountPlan struct {
-	mounts  []mount
-	skipped []string
+	mounts   []mount
+	skipped  []string
+	withheld []string // the skipped lines of entries that show a hidden place
 }
 
 // Binds says, one line each, what is bound from the host: the system
@@ -162,6 +167,11 @@ func (p MountPlan) Binds() []string {
 // Skipped says which PATH entries are not mounted, and why: one in the
 // operator's home, or one that would show what Hidden names.
 func (p MountPlan) Skipped() []string { return slices.Clone(p.skipped) }
+
+// Withheld is the part of Skipped that would have shown what Hidden names
+// (the operator's home is left out of every sandbox as a matter of
+// course; a PATH entry that shows fixrail's own places is worth saying).
+func (p MountPlan) Withheld() []string { return slices.Clone(p.withheld) }
 
 // Shows returns the bind (its source) through which a command would see
 // path, or "" when none would. Links are resolved on both sides.
@@ -227,7 +237,7 @@ func (s *Spec) Mounts(env []string) (MountPlan, error) {
 	}
 	refuse := func(what, path string, k mountKind) error {
 		if why := shows(hs, path, k); why != "" {
-			return fmt.Errorf("sandbox: %w %s: %s %s is or holds it; a sandboxed command must never see it", ErrExposes, why, what, path)
+			return fmt.Errorf("sandbox: %s %s %s: %w", what, path, why, ErrExposes)
 		}
 		return nil
 	}
@@ -274,9 +284,9 @@ func (s *Spec) Mounts(env []string) (MountPlan, error) {
 		ms = append(ms, mount{op: "--tmpfs", dst: "/tmp"})
 	}
 	ms = append(ms, mount{op: "--tmpfs", dst: sandboxHome(env)})
-	dirs, skipped := pathMounts(lookupEnv(env, "PATH"), homes, hs)
+	dirs, skipped, withheld := pathMounts(lookupEnv(env, "PATH"), homes, hs)
 	ms = append(ms, dirs...)
-	p.skipped = skipped
+	p.skipped, p.withheld = skipped, withheld
 	for _, r := range ro {
 		if err := refuse("the read-only path", r, kindRO); err != nil {
 			return p, err
@@ -305,32 +315,33 @@ func (s *Spec) Mounts(env []string) (MountPlan, error) {
 // else nothing (said in skipped). Safe: not the filesystem root, not
 // containing a system root or /tmp, clear of every operator home (neither
 // in one nor holding one) and showing nothing hidden.
-func pathMounts(path string, homes []string, hs []hidden) (ms []mount, skipped []string) {
+func pathMounts(path string, homes []string, hs []hidden) (ms []mount, skipped, withheld []string) {
 	special := append(slices.Clone(systemRoots), "/proc", "/dev", "/sys", "/tmp")
 	covered := func(d string) bool {
 		return slices.ContainsFunc(ms, func(m mount) bool { return pathguard.Within(m.src, d) })
 	}
-	// unsafe says why d must not be mounted for a PATH entry, or "".
-	unsafe := func(d string) string {
+	// unsafe says why d must not be mounted for a PATH entry, or "", and
+	// whether that is for showing a hidden place.
+	unsafe := func(d string) (string, bool) {
 		if d == "/" {
-			return "the filesystem root"
+			return "is the filesystem root", false
 		}
 		for _, r := range special {
 			if pathguard.Within(d, r) {
-				return "holds the system path " + r
+				return "holds the system path " + r, false
 			}
 		}
 		for _, h := range homes {
 			for _, f := range forms(d) {
 				if pathguard.Within(h, f) || pathguard.Within(f, h) {
-					return "is in or holds the operator's home " + h
+					return "is in or holds the operator's home " + h, false
 				}
 			}
 		}
 		if why := shows(hs, d, kindPath); why != "" {
-			return "would show " + why
+			return why, true
 		}
-		return ""
+		return "", false
 	}
 	inSystem := func(d string) bool {
 		for _, r := range special {
@@ -340,9 +351,12 @@ func pathMounts(path string, homes []string, hs []hidden) (ms []mount, skipped [
 		}
 		return false
 	}
-	note := func(s string) {
+	note := func(s string, hidden bool) {
 		if !slices.Contains(skipped, s) {
 			skipped = append(skipped, s)
+			if hidden {
+				withheld = append(withheld, s)
+			}
 		}
 	}
 	for _, entry := range filepath.SplitList(path) {
@@ -359,10 +373,13 @@ func pathMounts(path string, homes []string, hs []hidden) (ms []mount, skipped [
 				continue
 			}
 			d, from := c, "PATH entry "+entry
-			if root, kind := ToolchainRoot(c); root != "" && !inSystem(root) && unsafe(root) == "" {
+			if root, kind := ToolchainRoot(c); root != "" && !inSystem(root) && safe(unsafe(root)) {
 				d, from = root, fmt.Sprintf("%s, for PATH entry %s", kind, entry)
-			} else if why := unsafe(c); why != "" {
-				note(fmt.Sprintf("PATH entry %s: %s %s", entry, c, why))
+			} else if why, hidden := unsafe(c); why != "" {
+				if c != entry {
+					why = "(a link to " + c + ") " + why
+				}
+				note("PATH entry "+entry+" "+why, hidden)
 				continue
 			}
 			if covered(d) {
@@ -373,8 +390,10 @@ func pathMounts(path string, homes []string, hs []hidden) (ms []mount, skipped [
 			ms = append(ms, mount{op: "--ro-bind", src: d, dst: d, from: from})
 		}
 	}
-	return ms, skipped
+	return ms, skipped, withheld
 }
+
+func safe(why string, _ bool) bool { return why == "" }
 
 // A toolchain layout: the files and directories (relative to the root)
 // that make a directory that toolchain's install root. Each alternative in

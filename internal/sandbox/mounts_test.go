@@ -151,30 +151,31 @@ func TestMountPlanPathEntries(t *testing.T) {
 		{"x/bin is x/bin only even without Hide", []string{filepath.Join(x, "bin")}, sandbox.Hidden{}, []string{filepath.Join(x, "bin")}, nil},
 		{"a go root holding the repository falls back to its bin", []string{filepath.Join(gox, "bin")},
 			sandbox.Hidden{Repo: filepath.Join(gox, "src/repo")}, []string{filepath.Join(gox, "bin")}, nil},
-		{"the workspace itself", []string{x}, hide, nil, []string{x + " would show the repository"}},
-		{"the repository itself", []string{repo}, hide, nil, []string{"would show the repository"}},
-		{"an entry in .fixrail", []string{filepath.Join(repo, ".fixrail/bin")}, hide, nil, []string{"would show fixrail's state directory"}},
-		{"an entry in the git directory", []string{filepath.Join(repo, ".git/hooks")}, hide, nil, []string{"would show the repository's git directory"}},
+		{"the workspace itself", []string{x}, hide, nil, []string{"PATH entry " + x + " holds the repository " + repo}},
+		{"the repository itself", []string{repo}, hide, nil, []string{"is the repository"}},
+		{"an entry in .fixrail", []string{filepath.Join(repo, ".fixrail/bin")}, hide, nil, []string{"lies in fixrail's state directory"}},
+		{"an entry in the git directory", []string{filepath.Join(repo, ".git/hooks")}, hide, nil, []string{"lies in the repository's git directory"}},
 		{"an in-tree virtualenv is its prefix", []string{filepath.Join(repo, ".venv/bin")}, hide, []string{filepath.Join(repo, ".venv")}, nil},
 		{"an entry in the repository's tree", []string{filepath.Join(repo, "tools/bin")}, hide, []string{filepath.Join(repo, "tools/bin")}, nil},
-		{"the run's directory", []string{run}, hide, nil, []string{"would show the run's directory"}},
-		{"an entry in the run's directory", []string{filepath.Join(run, "bin")}, hide, nil, []string{"would show the run's directory"}},
-		{"TMPDIR", []string{tmpdir}, hide, nil, []string{"would show fixrail's TMPDIR"}},
-		{"an entry holding TMPDIR", []string{filepath.Join(root, "tp")}, hide, nil, []string{"would show fixrail's TMPDIR"}},
+		{"the run's directory", []string{run}, hide, nil, []string{"is the run's directory"}},
+		{"an entry in the run's directory", []string{filepath.Join(run, "bin")}, hide, nil, []string{"lies in the run's directory"}},
+		{"TMPDIR", []string{tmpdir}, hide, nil, []string{"is fixrail's TMPDIR"}},
+		{"an entry holding TMPDIR", []string{filepath.Join(root, "tp")}, hide, nil, []string{"holds fixrail's TMPDIR"}},
 		{"an entry in TMPDIR", []string{filepath.Join(tmpdir, "t")}, hide, []string{filepath.Join(tmpdir, "t")}, nil},
-		{"where runs go", []string{temp}, hide, nil, []string{"would show fixrail's temporary directory"}},
-		{"fixrail's own bin directory", []string{self}, hide, nil, []string{"would show fixrail's own binary"}},
-		{"fixrail's own bin directory without Hide", []string{self}, sandbox.Hidden{}, nil, []string{"would show fixrail's own binary"}},
+		{"where runs go", []string{temp}, hide, nil, []string{"is fixrail's temporary directory"}},
+		{"fixrail's own bin directory", []string{self}, hide, nil, []string{"holds fixrail's own binary " + filepath.Join(self, "fixrail")}},
+		{"fixrail's own bin directory without Hide", []string{self}, sandbox.Hidden{}, nil, []string{"holds fixrail's own binary " + filepath.Join(self, "fixrail")}},
 		// The link and its target are each left out.
-		{"a link into the repository", []string{filepath.Join(root, "alias")}, hide, nil, []string{"alias would show the repository", repo + " would show the repository"}},
+		{"a link into the repository", []string{filepath.Join(root, "alias")}, hide, nil, []string{"alias is the repository", "alias (a link to " + repo + ") is the repository"}},
 		{"a link to the workspace's bin", []string{filepath.Join(root, "ws/bin")}, hide,
 			[]string{filepath.Join(root, "ws/bin"), filepath.Join(x, "bin")}, nil},
-		{"the workspace through a link", []string{filepath.Join(root, "ws")}, hide, nil, []string{"would show the repository", "would show the repository"}},
-		{"the repository named through a link", []string{x}, sandbox.Hidden{Repo: filepath.Join(root, "repolink")}, nil, []string{"would show the repository"}},
+		{"the workspace through a link", []string{filepath.Join(root, "ws")}, hide, nil, []string{"ws holds the repository", "ws (a link to " + x + ") holds the repository"}},
+		{"the repository named through a link", []string{x}, sandbox.Hidden{Repo: filepath.Join(root, "repolink")}, nil, []string{"holds the repository"}},
 		{"an entry in the git directory named through a link", []string{filepath.Join(repo, ".git/hooks")},
-			sandbox.Hidden{GitDir: filepath.Join(root, "gitlink")}, nil, []string{"would show the repository's git directory"}},
+			sandbox.Hidden{GitDir: filepath.Join(root, "gitlink")}, nil, []string{"lies in the repository's git directory"}},
 		{"in the operator's home", []string{filepath.Join(home, "bin")}, hide, nil, []string{"operator's home"}},
 		{"a system root's entry adds nothing", []string{"/usr/local/bin", "/usr/bin", "/bin"}, hide, nil, nil},
+		{"the filesystem root", []string{"/"}, hide, nil, []string{"PATH entry / is the filesystem root"}},
 		{"relative and missing entries", []string{"bin", filepath.Join(root, "nope")}, hide, nil, nil},
 		{"a wider root swallows a narrower one", []string{filepath.Join(goroot, "bin/sub"), filepath.Join(goroot, "bin")}, hide, []string{goroot}, nil},
 	}
@@ -192,6 +193,12 @@ func TestMountPlanPathEntries(t *testing.T) {
 			got := p.Skipped()
 			if len(got) != len(tc.skipped) {
 				t.Fatalf("skipped = %q, want %d lines holding %q", got, len(tc.skipped), tc.skipped)
+			}
+			for _, line := range got {
+				routine := strings.Contains(line, "operator's home") || strings.Contains(line, "the filesystem root")
+				if routine == slices.Contains(p.Withheld(), line) {
+					t.Errorf("Withheld() = %q: want exactly the entries that would show a hidden place, of %q", p.Withheld(), got)
+				}
 			}
 			for i, want := range tc.skipped {
 				if !strings.Contains(got[i], want) || !strings.HasPrefix(got[i], "PATH entry ") {
@@ -228,17 +235,17 @@ func TestMountPlanRefusesFixedMounts(t *testing.T) {
 		spec sandbox.Spec
 		want string // in the error; "" for none
 	}{
-		{"ro holding the repository", sandbox.Spec{RO: []string{x}}, "the repository " + repo},
-		{"ro the repository", sandbox.Spec{RO: []string{repo}}, "the repository " + repo},
-		{"ro in .fixrail", sandbox.Spec{RO: []string{filepath.Join(repo, ".fixrail/runs")}}, "fixrail's state directory"},
+		{"ro holding the repository", sandbox.Spec{RO: []string{x}}, "read-only path " + x + " holds the repository " + repo},
+		{"ro the repository", sandbox.Spec{RO: []string{repo}}, "is the repository " + repo},
+		{"ro in .fixrail", sandbox.Spec{RO: []string{filepath.Join(repo, ".fixrail/runs")}}, "lies in fixrail's state directory"},
 		{"rw .fixrail", sandbox.Spec{RW: []string{filepath.Join(repo, ".fixrail")}}, "fixrail's state directory"},
 		{"rw the git directory", sandbox.Spec{RW: []string{filepath.Join(repo, ".git")}}, "the repository's git directory"},
 		{"ro holding the run's directory", sandbox.Spec{RO: []string{filepath.Join(root, "r")}}, "the run's directory"},
 		{"tmp holding the run's directory", sandbox.Spec{Tmp: filepath.Join(root, "r")}, "the run's directory"},
 		{"ro holding fixrail's binary", sandbox.Spec{RO: []string{filepath.Dir(self)}}, "fixrail's own binary"},
 		{"rw fixrail's binary", sandbox.Spec{RW: []string{self}}, "fixrail's own binary"},
-		{"a system root holding the repository", sandbox.Spec{Hide: sandbox.Hidden{Repo: "/usr/src/fixrail-repo"}}, "the system root /usr"},
-		{"a system root holding the state", sandbox.Spec{Hide: sandbox.Hidden{State: "/etc/fixrail/.fixrail"}}, "the system root /etc"},
+		{"a system root holding the repository", sandbox.Spec{Hide: sandbox.Hidden{Repo: "/usr/src/fixrail-repo"}}, "the system root /usr holds the repository /usr/src/fixrail-repo"},
+		{"a system root holding the state", sandbox.Spec{Hide: sandbox.Hidden{State: "/etc/fixrail/.fixrail"}}, "the system root /etc holds fixrail's state directory"},
 		{"the worktree and its TMPDIR in the run's directory", sandbox.Spec{RW: []string{filepath.Join(run, "agent")}, Tmp: filepath.Join(run, "t")}, ""},
 		{"ro exactly fixrail's binary (the phase hook)", sandbox.Spec{RO: []string{self}}, ""},
 		{"ro a cache beside the repository", sandbox.Spec{RO: []string{filepath.Join(root, "cache")}}, ""},

@@ -22,7 +22,9 @@ script can describe an agent's behaviour as files:
                             "block-outbox" (a file where the bundle goes),
                             "plant-dotgit" (a .git link in the worktree),
                             "mkfifo PATH" (a FIFO in the worktree),
-                            "symlink PATH TARGET" (a link in the worktree)
+                            "symlink PATH TARGET" (a link in the worktree),
+                            "read PATH" (read a file, or list a directory,
+                            at PATH relative to $WORK; recorded with PATH)
 
 It records the prompt it got in agent/<phase>.prompt and the environment
 it saw in agent/<phase>.env for the script to assert on.
@@ -137,6 +139,14 @@ def symlink(path, target):
     os.symlink(target, path)
 
 
+def read(path):
+    p = os.path.join(HERE, path)
+    if os.path.isdir(p):
+        os.listdir(p)
+    else:
+        open(p, "rb").read()
+
+
 def mkfifo(path):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     os.mkfifo(path)
@@ -147,7 +157,7 @@ ATTACKS = {
     "write-info-attributes": write_info_attributes, "move-base": move_base,
     "steal-environ": steal_environ, "replace-runs": replace_runs,
     "block-outbox": block_outbox, "plant-dotgit": plant_dotgit, "mkfifo": mkfifo,
-    "symlink": symlink,
+    "symlink": symlink, "read": read,
 }
 
 
@@ -157,8 +167,9 @@ def attack(words, base):
         outcome = "done"
     except Exception as e:  # the sandbox is meant to make these fail
         outcome = "failed: " + type(e).__name__
+    name = " ".join(words) if words[0] == "read" else words[0]
     with open(os.path.join(base, "attacks"), "a") as f:
-        f.write("%s %s\n" % (words[0], outcome))
+        f.write("%s %s\n" % (name, outcome))
 
 
 if __name__ == "__main__":
