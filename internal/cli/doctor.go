@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/fixrail/fixrail/internal/fixtype"
@@ -24,7 +25,10 @@ var cmdDoctor = &command{
 Doctor checks what a run depends on, without running one: the git version
 (2.32 or later), that the operator's git config can be snapshotted and
 verified, whether bubblewrap is usable (and what sandbox: in fixrail.yaml
-asks for), that fixrail.yaml on the base branch parses, that the runner's
+asks for), what the sandbox mounts (the plan a run computes; it fails
+when a configured path or a system root would show the repository, its
+git directory, .fixrail or fixrail itself, and warns for a PATH entry
+left out), that fixrail.yaml on the base branch parses, that the runner's
 binary is on PATH, and which credentials fixrail would hold (names only,
 never values). It exits 3 when something a run needs is missing.
 
@@ -87,6 +91,7 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 	}
 
 	sandboxMode, runnerKind := "auto", ""
+	var plans *sandboxPlans
 	ghOwner, ghName, onGitHub := githubRepoArg(o.repo)
 	dir := o.repo
 	if onGitHub {
@@ -131,6 +136,10 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 		if !onGitHub {
 			add("branch-protection", "ok", "not applicable: the local forge pushes nothing")
 		}
+		if sandboxMode != "off" {
+			plans = &sandboxPlans{repo: setup.Repo.Top(), gitDir: setup.Repo.CommonDir(), state: filepath.Join(setup.Repo.Top(), pipeline.StateDirName)}
+			plans.agent, plans.tests, plans.err = setup.SandboxPlans("", os.Environ())
+		}
 	}
 	if onGitHub {
 		checks = append(checks, githubChecks(ctx, ghOwner, ghName, os.LookupEnv)...)
@@ -139,9 +148,21 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 	// Tests and agents are reported apart: they are confined by different
 	// means, and an operator must not read "sandbox ok" as covering both.
 	path, usable := sandbox.Detect()
+	// The mounts are checked before bubblewrap is looked for, as a run
+	// checks them: a plan that fails stops every run, with or without it.
+	var planErr error
+	if plans != nil {
+		planErr = plans.err
+		if planErr == nil {
+			status, detail := plans.describe()
+			add("sandbox-mounts", status, detail)
+		}
+	}
 	switch {
 	case sandboxMode == "off":
 		add("sandbox-tests", "warn", "sandbox: off — test and suite commands run with the operator's rights")
+	case planErr != nil:
+		add("sandbox-tests", "fail", "runs would HALT no-sandbox: "+planErr.Error())
 	case usable:
 		add("sandbox-tests", "ok", "bubblewrap at "+path+" is usable; test and suite commands run in it (sandbox: "+sandboxMode+")")
 	case sandboxMode == "required":
@@ -152,10 +173,12 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 	switch {
 	case sandboxMode == "off":
 		add("sandbox-agent", "warn", "sandbox: off — the agent runs with the operator's rights and can reach the repository's git directory")
+	case planErr != nil:
+		add("sandbox-agent", "fail", "runs would HALT no-sandbox: "+planErr.Error())
 	case usable && runnerKind == "claude":
-		add("sandbox-agent", "ok", "the claude agent runs in bubblewrap: its worktree and hand-off files writable, no view of the repository, .fixrail, fixrail or HOME; the host network stays open for the model API")
+		add("sandbox-agent", "ok", "the claude agent runs in bubblewrap: its worktree and hand-off files writable, its install and fixrail's binary (the phase hook) read-only; "+plans.unseen(false)+"; the host network stays open for the model API")
 	case usable:
-		add("sandbox-agent", "ok", "the agent runs in bubblewrap: its worktree and hand-off files writable, no view of the repository, .fixrail, fixrail or HOME")
+		add("sandbox-agent", "ok", "the agent runs in bubblewrap: its worktree and hand-off files writable; "+plans.unseen(true))
 	case sandboxMode == "required":
 		add("sandbox-agent", "fail", "sandbox: required, but bubblewrap is missing or unusable (runs would HALT no-sandbox)")
 	default:
@@ -193,4 +216,66 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 		return errDoctor
 	}
 	return nil
+}
+
+// sandboxPlans are the mounts a run would give its agent and its tests
+// (pipeline.Setup.SandboxPlans), and the places doctor says they hide.
+type sandboxPlans struct {
+	agent, tests        sandbox.MountPlan
+	err                 error
+	repo, gitDir, state string
+}
+
+// describe is the sandbox-mounts check: what PATH adds to the system roots
+// and what it leaves out. An entry left out for what it would show is a
+// warning: a command found there outside is not found inside.
+func (p *sandboxPlans) describe() (status, detail string) {
+	var binds []string
+	for _, b := range p.agent.Binds() {
+		if strings.Contains(b, "PATH entry") {
+			binds = append(binds, b)
+		}
+	}
+	detail = "PATH adds nothing beyond the system roots"
+	if len(binds) > 0 {
+		detail = "from PATH: " + strings.Join(binds, "; ")
+	}
+	status = "ok"
+	if w := p.agent.Withheld(); len(w) > 0 {
+		status = "warn"
+		detail += "; not mounted, so not found inside: " + strings.Join(w, "; ")
+	}
+	return status, detail
+}
+
+// unseen is the agent's plan's account of what it does not show — the
+// repository, its git directory, .fixrail, fixrail's binary (unless the
+// adapter binds it, withBinary false) and HOME — and of any it does.
+func (p *sandboxPlans) unseen(withBinary bool) string {
+	if p == nil {
+		return "what it would see is not known: the config did not load"
+	}
+	type place struct{ name, path string }
+	places := []place{{"the repository", p.repo}, {"its git directory", p.gitDir}, {".fixrail", p.state}}
+	if exe, err := os.Executable(); err == nil && withBinary {
+		places = append(places, place{"fixrail's binary", exe})
+	}
+	places = append(places, place{"HOME", os.Getenv("HOME")})
+	var hidden, shown []string
+	for _, pl := range places {
+		if by := p.agent.Shows(pl.path); by != "" {
+			shown = append(shown, fmt.Sprintf("%s is visible at %s (in %s, mounted read-only)", pl.name, pl.path, by))
+		} else {
+			hidden = append(hidden, pl.name)
+		}
+	}
+	var out []string
+	switch n := len(hidden); n {
+	case 0:
+	case 1:
+		out = append(out, "no view of "+hidden[0])
+	default:
+		out = append(out, "no view of "+strings.Join(hidden[:n-1], ", ")+" or "+hidden[n-1])
+	}
+	return strings.Join(append(out, shown...), "; ")
 }

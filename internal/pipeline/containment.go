@@ -11,7 +11,8 @@ import (
 // containmentOutcome maps the containment layers' refusals to terminal
 // states: a clone whose git config changed after repository code ran
 // escalates (and stays poisoned for every later finding); a required sandbox
-// that cannot be had halts; a clone poisoned earlier fails before any git.
+// that cannot be had, or one that would show fixrail's state, halts; a
+// clone poisoned earlier fails before any git.
 func (r *run) containmentOutcome(phase string, err error) *Outcome {
 	var drift *gitx.DriftError
 	var state *gitx.StateError
@@ -29,6 +30,8 @@ func (r *run) containmentOutcome(phase string, err error) *Outcome {
 		return stop(Escalate, ReasonPoisoned, err.Error())
 	case errors.Is(err, sandbox.ErrNoSandbox):
 		return stop(Halt, ReasonNoSandbox, "sandbox: required, but bubblewrap is missing or unusable: "+err.Error())
+	case errors.Is(err, sandbox.ErrExposes):
+		return stop(Halt, ReasonNoSandbox, err.Error())
 	case errors.Is(err, gitx.ErrSnapshot):
 		return stop(Halt, ReasonCheckError, "git config snapshot: "+err.Error())
 	}

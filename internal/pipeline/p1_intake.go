@@ -49,6 +49,9 @@ func (r *run) intake(ctx context.Context) *Outcome {
 	if err := r.s.Repo.Poisoned(); err != nil {
 		return stop(Escalate, ReasonPoisoned, err.Error())
 	}
+	if o := r.checkSandboxPlans(); o != nil {
+		return o
+	}
 	if o := r.check(ctx, "P1", r.lockGate(), nil); o != nil {
 		return o
 	}

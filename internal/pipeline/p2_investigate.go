@@ -277,7 +277,7 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 		MaxCostUSD: costLeft,
 		Allow:      allow,
 		BashRules:  bash,
-		Sandbox:    &sandbox.Spec{Mode: r.sandboxMode(), RW: []string{r.handoff}},
+		Sandbox:    &sandbox.Spec{Mode: r.sandboxMode(), RW: []string{r.handoff}, Hide: r.hide()},
 		TempDir:    r.dir,
 	})
 	release()

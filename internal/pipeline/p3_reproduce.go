@@ -172,7 +172,7 @@ func (r *run) execEnv(ctx context.Context, dir string, argv, extra []string, tim
 		Dir:     dir,
 		Env:     env,
 		Timeout: timeout,
-		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, RO: tc.RO(), Tmp: tmp},
+		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, RO: tc.RO(), Tmp: tmp, Hide: r.hide()},
 	})
 	release()
 	if err != nil {

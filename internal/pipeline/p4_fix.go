@@ -222,7 +222,7 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 		Base: func(ctx context.Context, p string) (gitx.Entry, error) {
 			return r.s.Repo.TreeEntry(ctx, r.s.BaseSHA, p, maxEvidenceBytes)
 		},
-		FixOnly:      fixOnly,
+		FixOnly: fixOnly,
 		Suite: func(ctx context.Context, rev string) (sandbox.Result, error) {
 			if rev != commit && rev != fixOnly {
 				return sandbox.Result{}, fmt.Errorf("suite: %s is neither the candidate nor the base plus the fix", short(rev))

@@ -49,16 +49,19 @@ var ErrNoSandbox = errors.New("no usable sandbox")
 
 // Spec asks Run to run a command inside a bubblewrap sandbox.
 //
-// What the command sees: the paths in RW read-write (the worktree); the
-// system toolchain read-only (/usr, /etc and the /bin, /sbin, /lib*
-// entries, plus each install root named by a PATH entry, e.g. /usr/local/go
-// or /opt/node); the paths in RO read-only; a fresh /proc and a minimal /dev;
-// a private /tmp (an empty tmpfs, or Tmp); and HOME as an empty tmpfs, so
-// ~/.ssh, ~/.config/gh and ~/.aws do not exist. Nothing else of the host's
-// filesystem is there: the operator's home is never mounted, and a PATH entry
-// inside it is skipped (add what a build needs from there to RO:
-// Toolchains finds the dependency caches and says which). /etc/shadow, /etc/gshadow, /etc/ssl/private and sshd's private
-// host keys are masked. No network unless Network.
+// What the command sees (Mounts is the one account of it): the paths in RW
+// read-write (the worktree); the system toolchain read-only (/usr, /etc and
+// the /bin, /sbin, /lib* entries, plus each PATH entry as itself or as the
+// toolchain root it is the bin directory of, e.g. /opt/go for /opt/go/bin:
+// ToolchainRoot); the paths in RO read-only; a fresh /proc and a minimal
+// /dev; a private /tmp (an empty tmpfs, or Tmp); and HOME as an empty
+// tmpfs, so ~/.ssh, ~/.config/gh and ~/.aws do not exist. Nothing else of
+// the host's filesystem is there: the operator's home is never mounted, a
+// PATH entry inside it is skipped (add what a build needs from there to RO:
+// Toolchains finds the dependency caches and says which), and no mount
+// shows what Hide names, fixrail's TMPDIR or its binary. /etc/shadow,
+// /etc/gshadow, /etc/ssl/private and sshd's private host keys are masked.
+// No network unless Network.
 //
 // All namespaces are new (bwrap --unshare-all): user, mount, pid, network,
 // ipc, uts, cgroup. The command runs with no capabilities (--cap-drop ALL, so
@@ -89,6 +92,11 @@ type Spec struct {
 	// means a fresh tmpfs. Every environment value that names Tmp or a
 	// path under it is rewritten to the same path under /tmp.
 	Tmp string
+	// Hide names fixrail's own places (the repository, its git directory,
+	// .fixrail, the run's directory): no mount may show them. A PATH entry
+	// that would is left out; RO, RW, Tmp or a system root that would is
+	// refused with ErrExposes.
+	Hide Hidden
 }
 
 // The path inside the sandbox that HOME names when the command's own HOME
@@ -163,6 +171,7 @@ func detect() (string, error) {
 type mount struct {
 	op       string // --ro-bind, --bind, --tmpfs, --symlink, --proc, --dev
 	src, dst string
+	from     string // why a bind is there, for MountPlan.Binds
 }
 
 func (m mount) args() []string {
@@ -223,79 +232,11 @@ func (p plan) argv(bwrap string, network bool) []string {
 
 func (s *Spec) plan(c Cmd) (plan, error) {
 	var p plan
-	homes := operatorHomes()
-
-	rw, err := checkPaths("read-write", s.RW, homes, true)
+	mp, err := s.Mounts(c.Env)
 	if err != nil {
 		return p, err
 	}
-	ro, err := checkPaths("read-only", s.RO, homes, false)
-	if err != nil {
-		return p, err
-	}
-	for _, r := range rw {
-		if slices.Contains(ro, r) {
-			return p, fmt.Errorf("sandbox: %s is both read-only and read-write", r)
-		}
-	}
-	var tmp []string
-	if s.Tmp != "" {
-		if tmp, err = checkPaths("Tmp", []string{s.Tmp}, homes, true); err != nil {
-			return p, err
-		}
-	}
-
-	var ms []mount
-	for _, r := range systemRoots {
-		fi, err := os.Lstat(r)
-		switch {
-		case err != nil:
-			continue
-		case fi.Mode()&os.ModeSymlink != 0:
-			target, err := os.Readlink(r)
-			if err != nil {
-				return p, fmt.Errorf("sandbox: %w", err)
-			}
-			ms = append(ms, mount{op: "--symlink", src: target, dst: r})
-		case fi.IsDir():
-			ms = append(ms, mount{op: "--ro-bind", src: r, dst: r})
-		}
-	}
-	for _, pattern := range masked {
-		matches, _ := filepath.Glob(pattern) // the patterns are constant and valid
-		for _, m := range matches {
-			fi, err := os.Lstat(m)
-			switch {
-			case err != nil:
-			case fi.IsDir():
-				ms = append(ms, mount{op: "--tmpfs", dst: m})
-			case fi.Mode().IsRegular():
-				ms = append(ms, mount{op: "--ro-bind", src: os.DevNull, dst: m})
-			}
-		}
-	}
-	ms = append(ms, mount{op: "--proc", dst: "/proc"}, mount{op: "--dev", dst: "/dev"})
-	if len(tmp) > 0 {
-		ms = append(ms, mount{op: "--bind", src: tmp[0], dst: "/tmp"})
-	} else {
-		ms = append(ms, mount{op: "--tmpfs", dst: "/tmp"})
-	}
-	home := sandboxHome(c.Env)
-	ms = append(ms, mount{op: "--tmpfs", dst: home})
-	for _, d := range toolchainDirs(lookupEnv(c.Env, "PATH"), homes) {
-		ms = append(ms, mount{op: "--ro-bind", src: d, dst: d})
-	}
-	for _, r := range ro {
-		ms = append(ms, mount{op: "--ro-bind", src: r, dst: r})
-	}
-	for _, r := range rw {
-		ms = append(ms, mount{op: "--bind", src: r, dst: r})
-	}
-	// A mount hides what was mounted at or under its path before it, so
-	// shallower paths go first: the worktree lands on top of the tmpfs that
-	// holds it, a mask on top of /etc.
-	slices.SortStableFunc(ms, func(a, b mount) int { return depth(a.dst) - depth(b.dst) })
-	p.mounts = ms
+	p.mounts = mp.mounts
 
 	p.dir = c.Dir
 	if p.dir == "" {
@@ -306,7 +247,7 @@ func (s *Spec) plan(c Cmd) (plan, error) {
 	if p.dir, err = filepath.Abs(p.dir); err != nil {
 		return p, fmt.Errorf("sandbox: %w", err)
 	}
-	if !visible(p.dir, ms) {
+	if !visible(p.dir, p.mounts) {
 		return p, fmt.Errorf("sandbox: working directory %s is not inside the sandbox (add it to RW or RO)", p.dir)
 	}
 
@@ -327,14 +268,14 @@ func (s *Spec) plan(c Cmd) (plan, error) {
 		}
 	}
 
-	p.env = With(c.Env, "HOME", home)
+	p.env = With(c.Env, "HOME", sandboxHome(c.Env))
 	for _, k := range tmpEnv {
 		if lookupEnv(c.Env, k) != "" {
 			p.env = With(p.env, k, "/tmp")
 		}
 	}
-	if len(tmp) > 0 {
-		p.env = underTmp(p.env, tmp[0])
+	if s.Tmp != "" {
+		p.env = underTmp(p.env, filepath.Clean(s.Tmp))
 	}
 	return p, nil
 }
@@ -428,68 +369,6 @@ func sandboxHome(env []string) string {
 		}
 	}
 	return h
-}
-
-// toolchainDirs are the read-only mounts a PATH asks for beyond the system
-// roots: for each entry (and its symlink target), its install root — the
-// parent of a bin or sbin directory, e.g. /usr/local/go or /opt/node — or the
-// entry itself. Nothing that is, contains or lies in an operator home is
-// mounted, nor anything under /proc, /dev or /sys, nor /tmp itself.
-func toolchainDirs(path string, homes []string) []string {
-	var dirs []string
-	special := append(slices.Clone(systemRoots), "/proc", "/dev", "/sys", "/tmp")
-	covered := func(d string) bool {
-		for _, r := range special {
-			// Inside a system root it is mounted already; containing one
-			// (or all of /tmp) it would bring in too much.
-			if pathguard.Within(r, d) && r != "/tmp" || pathguard.Within(d, r) {
-				return true
-			}
-		}
-		for _, x := range dirs {
-			if pathguard.Within(x, d) {
-				return true
-			}
-		}
-		return false
-	}
-	exposesHome := func(d string) bool {
-		for _, h := range homes {
-			if pathguard.Within(h, d) || pathguard.Within(d, h) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, entry := range filepath.SplitList(path) {
-		if !filepath.IsAbs(entry) {
-			continue
-		}
-		entry = filepath.Clean(entry)
-		cands := []string{entry}
-		if real, err := filepath.EvalSymlinks(entry); err == nil && real != entry {
-			cands = append(cands, real)
-		}
-		for _, c := range cands {
-			if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
-				continue
-			}
-			d := c
-			if b := filepath.Base(c); b == "bin" || b == "sbin" {
-				d = filepath.Dir(c)
-			}
-			if d == "/" || exposesHome(d) {
-				d = c
-			}
-			if d == "/" || exposesHome(d) || covered(d) {
-				continue
-			}
-			// A wider root may swallow ones added before it.
-			dirs = slices.DeleteFunc(dirs, func(x string) bool { return pathguard.Within(d, x) })
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
 }
 
 // visible reports whether dir exists inside: it lies in a bound directory or

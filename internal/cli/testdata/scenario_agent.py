@@ -27,7 +27,9 @@ script can describe an agent's behaviour as files:
                             "symlink PATH TARGET" (a link in the worktree),
                             "link-handoff" (this phase's PLAN.json or
                             result.json, as written, moved aside and
-                            replaced by a relative link to it)
+                            replaced by a relative link to it),
+                            "read PATH" (read a file, or list a directory,
+                            at PATH relative to $WORK; recorded with PATH)
 
 It records the prompt it got in agent/<phase>.prompt and the environment
 it saw in agent/<phase>.env for the script to assert on.
@@ -148,6 +150,14 @@ def symlink(path, target):
     os.symlink(target, path)
 
 
+def read(path):
+    p = os.path.join(HERE, path)
+    if os.path.isdir(p):
+        os.listdir(p)
+    else:
+        open(p, "rb").read()
+
+
 def mkfifo(path):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     os.mkfifo(path)
@@ -166,7 +176,7 @@ ATTACKS = {
     "write-info-attributes": write_info_attributes, "move-base": move_base,
     "steal-environ": steal_environ, "replace-runs": replace_runs,
     "block-outbox": block_outbox, "plant-dotgit": plant_dotgit, "mkfifo": mkfifo,
-    "symlink": symlink, "link-handoff": link_handoff,
+    "symlink": symlink, "link-handoff": link_handoff, "read": read,
 }
 
 
@@ -176,8 +186,9 @@ def attack(words, base):
         outcome = "done"
     except Exception as e:  # the sandbox is meant to make these fail
         outcome = "failed: " + type(e).__name__
+    name = " ".join(words) if words[0] == "read" else words[0]
     with open(os.path.join(base, "attacks"), "a") as f:
-        f.write("%s %s\n" % (words[0], outcome))
+        f.write("%s %s\n" % (name, outcome))
 
 
 if __name__ == "__main__":
