@@ -266,13 +266,13 @@ func TestStageB(t *testing.T) {
 			name:    "import of an auth module",
 			files:   map[string]string{"src/textfmt/format.py": "import os\nfrom app.auth.session import x\n"},
 			changed: []string{"src/textfmt/format.py"},
-			want:    result{Detail: `src/textfmt/format.py imports "from app.auth.session import x" (import:auth)`},
+			want:    result{Detail: `src/textfmt/format.py imports ` + "`from app.auth.session import x`" + ` (import:auth)`},
 		},
 		{
 			name:    "test that imports an auth module",
 			files:   map[string]string{testPath: "from app.auth.session import x\n"},
 			changed: []string{testPath},
-			want:    result{Detail: `tests/test_format.py imports "from app.auth.session import x" (import:auth)`},
+			want:    result{Detail: `tests/test_format.py imports ` + "`from app.auth.session import x`" + ` (import:auth)`},
 		},
 		{
 			name:    "deleted file has no imports to read",
@@ -316,7 +316,7 @@ func TestStageB(t *testing.T) {
 			changed: []string{
 				"fixrail.yaml", "src/textfmt/format.py",
 			},
-			want: result{Detail: `fixrail.yaml (denied glob:fixrail.yaml); src/textfmt/format.py imports "import app.crypto" (import:crypt)`},
+			want: result{Detail: `fixrail.yaml (denied glob:fixrail.yaml); src/textfmt/format.py imports ` + "`import app.crypto`" + ` (import:crypt)`},
 		},
 		{
 			// The candidate is built before any gate: a changed path it has

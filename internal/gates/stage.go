@@ -7,6 +7,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/sensitive"
+	"github.com/fixrail/fixrail/internal/untrusted"
 	"github.com/fixrail/fixrail/internal/verdict"
 )
 
@@ -49,7 +50,7 @@ func SensitivePaths(pol *sensitive.Policy, paths []string, read func(string) (gi
 			continue
 		}
 		for _, v := range pol.CheckImports(p, e.Data) {
-			hits = append(hits, fmt.Sprintf("%s imports %q (%s)", p, v.Path, v.Rule))
+			hits = append(hits, fmt.Sprintf("%s imports %s (%s)", p, untrusted.Quote(v.Path), v.Rule))
 		}
 	}
 	if len(hits) > 0 {

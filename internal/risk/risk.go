@@ -14,8 +14,8 @@
 package risk
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/fixrail/fixrail/internal/untrusted"
 	"regexp"
 	"slices"
 	"strings"
@@ -97,18 +97,13 @@ func (s Score) Reason() string {
 	var parts []string
 	for _, in := range s.Inputs {
 		if in.Level >= s.Level && len(parts) < 5 {
-			parts = append(parts, in.Kind+" "+quote(in.Value)+": "+in.Why)
+			parts = append(parts, in.Kind+" "+untrusted.Quote(in.Value)+": "+in.Why)
 		}
 	}
 	if len(parts) == 0 {
 		return "risk " + s.Level.String()
 	}
 	return "risk " + s.Level.String() + " (" + strings.Join(parts, "; ") + ")"
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 func (s *Score) add(in Input) {
@@ -412,6 +407,9 @@ func namedPaths(text string) []string {
 		if !strings.Contains(w, "/") && !hasCodeExt(w) {
 			continue
 		}
+		if !pathLike(w) {
+			continue // an expression or an operator (`n/2`, `x/=2`, `len(s)/2`), not a file
+		}
 		if npmScoped.MatchString(w) {
 			// @scope/name is a package (every scoped npm alert names one),
 			// not a repository path; the files a plan touches are scored
@@ -425,6 +423,28 @@ func namedPaths(text string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// pathLike reports whether w could be a file a report names: only the
+// characters paths are written with (letters, digits, . _ - @ + ~ and /),
+// and, when it has a slash, some segment is a word of two or more
+// characters with a letter in it — so code in backticks (`n/2`, `a<=b`,
+// `len(s)/2`) is read as code, not as a path outside paths.fixable.
+func pathLike(w string) bool {
+	for _, r := range w {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._-@+~/", r)) {
+			return false
+		}
+	}
+	if !strings.Contains(w, "/") {
+		return true
+	}
+	for _, seg := range strings.Split(w, "/") {
+		if len(seg) >= 2 && strings.ContainsFunc(seg, unicode.IsLetter) {
+			return true
+		}
+	}
+	return false
 }
 
 // npmScoped is an npm scoped package name: @scope/name in npm's lower-case

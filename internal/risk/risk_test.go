@@ -58,6 +58,9 @@ func TestIntake(t *testing.T) {
 		{"undeclared, the same text is a path", config.Risk{}, Report{Title: "Go golang.org/x/text v0.3.7: GO-2022-1059", Access: AccessWrite}, Elevated, nil},
 		{"a declared name is scored as any other path when it is sensitive", config.Risk{}, Report{Title: "bump .github/workflows/ci.yml", Access: AccessWrite, Names: []string{".github/workflows/ci.yml"}}, High, []string{"path:.github/workflows/ci.yml"}},
 		{"a declared name hides only itself", config.Risk{}, Report{Title: "golang.org/x/text and docs/guide.md", Access: AccessWrite, Names: []string{"golang.org/x/text"}}, Elevated, nil},
+		{"code in backticks is not a path", config.Risk{}, Report{Title: "off by one", Body: "the loop uses `i <= n/2` where it wants `i < n/2`; `x/=2` and len(s)/2 too; compare with `<=`", Access: AccessWrite}, Low, nil},
+		{"a path beside code still is", config.Risk{}, Report{Title: "off by one", Body: "in docs/guide.md the loop uses `i <= n/2`", Access: AccessWrite}, Elevated, nil},
+		{"a two-letter directory is a path", config.Risk{}, Report{Title: "crash", Body: "see db/7", Access: AccessWrite}, Elevated, nil},
 		{"urls and absolute paths are not repository paths", config.Risk{}, Report{Title: "x", Body: "https://example.com/a/b.go /usr/lib/python3/x.py ../../etc/passwd.txt", Access: AccessWrite}, Low, nil},
 		{"reader cannot auto-fix", config.Risk{}, Report{Title: "crash", Access: AccessRead}, High, []string{"access:read"}},
 		{"unknown access is no write access", config.Risk{}, Report{Title: "crash"}, High, []string{"access:"}},
@@ -122,7 +125,7 @@ func TestRootCauseOnlyRaises(t *testing.T) {
 
 func TestReason(t *testing.T) {
 	s := rules(t, config.Risk{}).Intake(Report{Title: "x", Labels: []string{"security"}, Access: AccessWrite})
-	if got := s.Reason(); !strings.HasPrefix(got, `risk high (label "security": a high-risk label`) {
+	if got := s.Reason(); !strings.HasPrefix(got, "risk high (label `security`: a high-risk label") {
 		t.Fatalf("reason %q", got)
 	}
 }
