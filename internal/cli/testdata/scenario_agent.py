@@ -22,7 +22,9 @@ script can describe an agent's behaviour as files:
                             "block-outbox" (a file where the bundle goes),
                             "plant-dotgit" (a .git link in the worktree),
                             "mkfifo PATH" (a FIFO in the worktree),
-                            "symlink PATH TARGET" (a link in the worktree)
+                            "symlink PATH TARGET" (a link in the worktree),
+                            "touch PATH" (an empty file; Python escapes
+                            such as \x1b in PATH are decoded)
 
 It records the prompt it got in agent/<phase>.prompt and the environment
 it saw in agent/<phase>.env for the script to assert on.
@@ -137,6 +139,12 @@ def symlink(path, target):
     os.symlink(target, path)
 
 
+def touch(path):
+    path = path.encode("ascii").decode("unicode_escape")
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    open(path, "w").close()
+
+
 def mkfifo(path):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     os.mkfifo(path)
@@ -147,7 +155,7 @@ ATTACKS = {
     "write-info-attributes": write_info_attributes, "move-base": move_base,
     "steal-environ": steal_environ, "replace-runs": replace_runs,
     "block-outbox": block_outbox, "plant-dotgit": plant_dotgit, "mkfifo": mkfifo,
-    "symlink": symlink,
+    "symlink": symlink, "touch": touch,
 }
 
 
