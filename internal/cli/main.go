@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 // Stdio is the three streams a command may use.
@@ -36,6 +38,18 @@ func commands() []*command {
 // Main runs fixrail with args (without the program name) and returns the
 // process exit code.
 func Main(ctx context.Context, args []string, stdio Stdio) int {
+	// What a person reads goes through one escape: no line, error or
+	// warning carries a raw control to the terminal, wherever it was
+	// formatted. A stream that is data (redact's text, the hook's and the
+	// MCP server's protocol) is passed through untouched.
+	errw := untrusted.NewWriter(stdio.Stderr)
+	defer errw.Flush()
+	stdio.Stderr = errw
+	if len(args) == 0 || !dataStdout[args[0]] {
+		outw := untrusted.NewWriter(stdio.Stdout)
+		defer outw.Flush()
+		stdio.Stdout = outw
+	}
 	if len(args) == 0 {
 		usage(stdio.Stderr)
 		return exitUsage
@@ -75,6 +89,10 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 	}
 	return code
 }
+
+// dataStdout are the commands whose stdout is data or a protocol, not text
+// for a person: it is not escaped.
+var dataStdout = map[string]bool{"redact": true, "hook": true, "mcp": true}
 
 func lookup(name string) *command {
 	for _, c := range commands() {

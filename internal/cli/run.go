@@ -188,10 +188,14 @@ const liveTick = 250 * time.Millisecond
 // the status line; call it before printing anything else (it may be called
 // again).
 func liveConsole(stdio Stdio) (console io.Writer, done func()) {
-	if os.Getenv("TERM") == "dumb" || !isTerminal(stdio.Stderr) {
+	term := stdio.Stderr
+	if u, ok := term.(interface{ Unwrap() io.Writer }); ok {
+		term = u.Unwrap() // Live escapes what it is given, and writes its own controls raw
+	}
+	if os.Getenv("TERM") == "dumb" || !isTerminal(term) {
 		return stdio.Stderr, func() {}
 	}
-	l := events.NewLive(stdio.Stderr, liveTick)
+	l := events.NewLive(term, liveTick)
 	return l, func() { l.Close() }
 }
 

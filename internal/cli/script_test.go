@@ -70,6 +70,7 @@ func TestScript(t *testing.T) {
 			"pgstart":      cmdPgStart,
 			"ghfake":       cmdGHFake,
 			"npmregistry":  cmdNPMRegistry,
+			"nocontrol":    cmdNoControl,
 		},
 	})
 }

@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 // Event is one state transition.
@@ -68,7 +71,8 @@ func (l *Log) Emit(e Event) {
 	e.Run = l.run
 	b, err := json.Marshal(e)
 	if err == nil {
-		_, err = l.file.Write(append(b, '\n'))
+		// The same value, with no raw control a reader's terminal acts on.
+		_, err = io.WriteString(l.file, untrusted.Printable(string(b))+"\n")
 	}
 	if err != nil && l.err == nil {
 		l.err = fmt.Errorf("event log: %w", err)
@@ -108,7 +112,15 @@ func (l *Log) Close() error {
 	return err
 }
 
+// consoleLine renders e for a person. Every field is escaped
+// (untrusted.OneLine: a path, a title or a test's output cannot act on the
+// terminal); a detail keeps its lines, each after the first indented, so
+// that nothing in it can pass for a line of fixrail's own.
 func consoleLine(e Event) string {
+	for _, f := range []*string{&e.Phase, &e.Type, &e.Name, &e.Verdict, &e.Reason} {
+		*f = untrusted.OneLine(*f)
+	}
+	e.Detail = strings.ReplaceAll(untrusted.Printable(strings.TrimRight(e.Detail, "\n")), "\n", "\n    ")
 	s := "fixrail: "
 	if e.Phase != "" {
 		s += e.Phase + ": "

@@ -256,6 +256,15 @@ func TestConsoleLines(t *testing.T) {
 		{"named note", Event{Type: "note", Phase: "P1", Name: "sweep", Detail: "1 stale worktree"},
 			"fixrail: P1: note sweep: 1 stale worktree"},
 		{"bare note", Event{Type: "note"}, "fixrail: note"},
+		// Untrusted text reaches the terminal escaped, and a detail's own
+		// lines cannot pass for fixrail's.
+		{"hostile path", Event{Type: "gate", Phase: "P4", Name: "diff-within-plan", Verdict: "fail",
+			Detail: "not in PLAN.json: src/\x1b]0;owned\x07\x1b[2J\x1b]52;c;aGk=\x07.py"},
+			`fixrail: P4: gate diff-within-plan fail: not in PLAN.json: src/\u001b]0;owned\u0007\u001b[2J\u001b]52;c;aGk=\u0007.py`},
+		{"hostile fields", Event{Type: "note", Phase: "P1\u009b2J", Name: "x\u202ey\nfixrail: forged"},
+			`fixrail: P1\u009b2J: note x\u202ey\u000afixrail: forged`},
+		{"multi-line detail", Event{Type: "gate", Phase: "P3", Name: "oracle-red", Verdict: "pass", Detail: "red\nTraceback\u200b\nfixrail: DRAFT-PR (fixed)\n"},
+			"fixrail: P3: gate oracle-red pass: red\n    Traceback\\u200b\n    fixrail: DRAFT-PR (fixed)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -266,6 +275,27 @@ func TestConsoleLines(t *testing.T) {
 				t.Errorf("console (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestEmitEscapesLog: the NDJSON line holds no raw control (C1 and bidi
+// are not escaped by encoding/json) and still decodes to the event.
+func TestEmitEscapesLog(t *testing.T) {
+	l, path := open(t, nil)
+	detail := "\x1b[2J \u009b31m \u202eevil \u200b \U000E0041"
+	l.Emit(Event{Type: "note", Detail: detail})
+	lines := readLines(t, path)
+	if len(lines) != 1 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for _, r := range []rune{0x1b, 0x9b, 0x202e, 0x200b, 0xe0041} {
+		if strings.ContainsRune(lines[0], r) {
+			t.Errorf("log line holds %U raw: %q", r, lines[0])
+		}
+	}
+	var e Event
+	if err := json.Unmarshal([]byte(lines[0]), &e); err != nil || e.Detail != detail {
+		t.Errorf("decoded %q, %v; want %q", e.Detail, err, detail)
 	}
 }
 

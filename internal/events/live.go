@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 // Live is the console on a terminal: the same lines as on any console,
@@ -63,16 +65,20 @@ func (l *Live) tick() {
 	l.draw()
 }
 
-// Write clears the status line, writes p and draws the status again,
-// unless p ends inside a line.
+// Write clears the status line, writes p (escaped: Live writes to the
+// terminal itself, so the controls it sends are only its own) and draws the
+// status again, unless p ends inside a line.
 func (l *Live) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.clear()
-	n, err := l.w.Write(p)
+	_, err := io.WriteString(l.w, untrusted.Printable(string(p)))
 	l.held = len(p) > 0 && p[len(p)-1] != '\n'
 	l.draw()
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // Observe follows the run's phases; Log calls it for every event before

@@ -47,6 +47,8 @@ func TestLive(t *testing.T) {
 	now = now.Add(2 * time.Hour)
 	step("\r\x1b[KOpen the draft PR? [y/N] ", func() { l.Write([]byte("Open the draft PR? [y/N] ")) })
 	step("", l.tick)
+	// What is written through Live is escaped; only its own controls go raw.
+	step("\\u001b]0;x\\u0007\\u202e? ", func() { l.Write([]byte("\x1b]0;x\x07\u202e? ")) })
 	step("fixrail: P5 terminal: done\n", func() { log.Emit(Event{Type: "phase-end", Phase: "P5 terminal"}) })
 
 	log.Emit(Event{Type: "phase-start", Phase: "P1 intake"})

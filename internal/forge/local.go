@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/pathguard"
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 // Local writes PR bundles under Dir/<id>/ and pushes nothing: the branch
@@ -55,7 +56,9 @@ func (l *Local) OpenDraft(_ context.Context, pr PR) (string, error) {
 		return "", err
 	}
 	contents := map[string][]byte{
-		"pr.json":   append(meta, '\n'),
+		// Escaped as the rest of what a person opens: the same JSON value,
+		// no raw control in the file (encoding/json leaves C1 and bidi raw).
+		"pr.json":   []byte(untrusted.Printable(string(meta)) + "\n"),
 		"body.md":   []byte(pr.Body),
 		"fix.patch": []byte(pr.Patch),
 	}
@@ -192,7 +195,7 @@ func (l *Local) Notify(_ context.Context, n Notice) error {
 	for _, f := range []struct {
 		name string
 		data []byte
-	}{{"notice.md", []byte(n.Body)}, {"notice.json", append(meta, '\n')}} {
+	}{{"notice.md", []byte(n.Body)}, {"notice.json", []byte(untrusted.Printable(string(meta)) + "\n")}} {
 		if err := replaceFile(l.Dir, filepath.Join(dir, f.name), f.data); err != nil {
 			return fmt.Errorf("outbox: %w", err)
 		}

@@ -287,3 +287,26 @@ func TestOpenDraftForeignFile(t *testing.T) {
 		t.Errorf("outbox entries = %q, want only issue-42", names)
 	}
 }
+
+// TestOpenDraftEscapesMeta: pr.json holds no raw control (encoding/json
+// leaves C1 and bidi controls raw) and still decodes to the PR as given.
+func TestOpenDraftEscapesMeta(t *testing.T) {
+	title := "fixrail: x: \u009b2J \u202eevil\u202c \u200b \U000E0041"
+	loc, err := (&forge.Local{Dir: t.TempDir()}).OpenDraft(t.Context(), draft("x", title))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(loc, "pr.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []rune{0x9b, 0x202e, 0x202c, 0x200b, 0xe0041} {
+		if bytes.ContainsRune(b, r) {
+			t.Errorf("pr.json holds %U raw:\n%s", r, b)
+		}
+	}
+	var pr forge.PR
+	if err := json.Unmarshal(b, &pr); err != nil || pr.Title != title {
+		t.Errorf("pr.json decodes to title %q, %v; want %q", pr.Title, err, title)
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 // ErrEscape means a path resolves outside the root it must stay within.
@@ -22,14 +24,21 @@ var ErrEscape = errors.New("path escapes its root")
 
 // CleanRel validates a repository-relative, slash-separated path from
 // untrusted input and returns it cleaned. It refuses absolute paths, "..",
-// backslashes, NUL and other control bytes, and the empty path.
+// backslashes, the empty path, and any character that would not print as
+// itself (untrusted.Escaped: C0 and C1 controls, DEL, bidirectional and
+// zero-width controls, invalid UTF-8): a path a reviewer reads in the PR
+// body or on the console must show what it is, not an escape of it or a
+// reordering.
 func CleanRel(p string) (string, error) {
 	if p == "" {
 		return "", errors.New("empty path")
 	}
 	for _, r := range p {
-		if r < 0x20 || r == 0x7f || r == '\\' {
-			return "", fmt.Errorf("path %q has a control character or backslash", p)
+		if r == '\\' {
+			return "", fmt.Errorf("path %q has a backslash", p)
+		}
+		if untrusted.Escaped(r) {
+			return "", fmt.Errorf("path %q has a control, invisible or non-printing character", p)
 		}
 	}
 	if strings.HasPrefix(p, "/") {

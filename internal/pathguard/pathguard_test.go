@@ -28,6 +28,33 @@ func TestCleanRel(t *testing.T) {
 		{"", "", false},
 		{".", "", false},
 		{"-rf", "", false},
+		{"tests/naïve_café.py", "tests/naïve_café.py", true},
+		{"tests/日本/t.py", "tests/日本/t.py", true},
+		{"tests/a b.py", "tests/a b.py", true},
+		// Every class a terminal or a renderer acts on, and anything that
+		// would not print as itself.
+		{"tests/\x1b[2J.py", "", false},
+		{"tests/a\tb.py", "", false},
+		{"tests/a\nb.py", "", false},
+		{"tests/a\x7fb.py", "", false},
+		{"tests/\u009b2J.py", "", false},
+		{"tests/a\u0085b.py", "", false},
+		{"tests/test_\u202eyp.enon.py", "", false},
+		{"tests/a\u202ab.py", "", false},
+		{"tests/a\u2066b.py", "", false},
+		{"tests/a\u2069b.py", "", false},
+		{"tests/a\u200eb.py", "", false},
+		{"tests/a\u200fb.py", "", false},
+		{"tests/a\u061cb.py", "", false},
+		{"tests/a\u200bb.py", "", false},
+		{"tests/a\u200db.py", "", false},
+		{"tests/a\u2060b.py", "", false},
+		{"tests/\ufefft.py", "", false},
+		{"tests/a\u3164b.py", "", false},
+		{"tests/a\u00a0b.py", "", false},
+		{"tests/a\u2028b.py", "", false},
+		{"tests/a\U000e0041b.py", "", false},
+		{"tests/a\xffb.py", "", false},
 	} {
 		got, err := CleanRel(tc.in)
 		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {

@@ -9,6 +9,7 @@ import (
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/markdown"
+	"github.com/fixrail/fixrail/internal/untrusted"
 	"github.com/fixrail/fixrail/internal/verdict"
 )
 
@@ -117,7 +118,8 @@ func (r *run) notify() {
 		body = fmt.Sprintf("fixrail did nothing for finding %s: this issue already carries an open escalation, and a human has not cleared it yet. Remove the `%s` label to let fixrail try again.\n\nRun `%s`.\n",
 			r.fin.ID, forge.LabelEscalated, r.rep.RunID)
 	}
-	body, _, err := r.s.Scrub.Redact(body)
+	// Escaped before the scan, so what is scanned is what is sent.
+	body, _, err := r.s.Scrub.Redact(untrusted.Printable(body))
 	if err == nil {
 		var reviews []string
 		if reviews, err = r.checkOutbound([2]string{"notice", body}); err == nil && len(reviews) > 0 {

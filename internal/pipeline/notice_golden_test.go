@@ -44,6 +44,19 @@ func TestNoticeBodyGolden(t *testing.T) {
 				return goodAgent(inv)
 			},
 			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork) }},
+		// A name with terminal escapes, a C1 CSI and a bidi override: the
+		// notice shows each as a visible escape, never the raw control.
+		{name: "escalate-control-path", want: pipeline.Escalate,
+			agent: func(inv runner.Invocation) (runner.Result, error) {
+				if inv.Phase == runner.Investigate {
+					name := "src/\x1b]0;owned\x07\x1b[2J\u009b31m\u202eyp.live\u200b"
+					if err := os.WriteFile(filepath.Join(inv.Worktree, name), []byte("x\n"), 0o644); err != nil {
+						return runner.Result{}, err
+					}
+				}
+				return goodAgent(inv)
+			},
+			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork) }},
 		{name: "escalation-open", agent: goodAgent, want: pipeline.Halt,
 			expect: func(f *forgetest.Fake) {
 				f.ExpectOpenWork(func(forge.Subject) (forge.Work, error) {

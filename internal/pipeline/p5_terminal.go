@@ -10,6 +10,7 @@ import (
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/markdown"
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 // terminal is P5: in interactive mode a human confirms (the only step the
@@ -44,8 +45,10 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 		Commit: c.commit,
 		Issue:  r.fin.Issue,
 		Files:  c.paths,
-		Body:   r.prBody(inv, c),
-		Patch:  c.diff.Patch,
+		// The body is escaped whole: a control in any value it quotes
+		// shows as a visible \u escape, in a code span or out of one.
+		Body:  untrusted.Printable(r.prBody(inv, c)),
+		Patch: c.diff.Patch,
 	}
 	// Everything that leaves goes through the leak scan first; the event
 	// log's chokepoint having had to redact anything counts as a hit too.
@@ -60,7 +63,7 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 		r.needsReview = append(r.needsReview, "leak-scan: redacted in the PR text: "+strings.Join(reviews, "; "))
 		r.labels = append(r.labels, gates.LabelNeedsReview)
 		pr.Labels = r.prLabels(c)
-		pr.Body = r.prBody(inv, c)
+		pr.Body = untrusted.Printable(r.prBody(inv, c))
 		for _, f := range []*string{&pr.Title, &pr.Body} {
 			if *f, _, err = r.s.Scrub.Redact(*f); err != nil {
 				return r.leakOutcome(&leakError{what: "PR text", err: err})
@@ -111,12 +114,14 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 	return stop(DraftPR, ReasonFixed, detail)
 }
 
+// prTitle is the title a person reads on the forge: escaped
+// (untrusted.OneLine), so no control in the report's title reaches it raw.
 func (r *run) prTitle() string {
 	t := strings.Join(strings.Fields(r.fin.Title), " ")
 	if len(t) > 72 {
 		t = strings.ToValidUTF8(t[:72], "") + "…"
 	}
-	return fmt.Sprintf("fixrail: %s: %s", r.fin.ID, t)
+	return untrusted.OneLine(fmt.Sprintf("fixrail: %s: %s", r.fin.ID, t))
 }
 
 func (r *run) prBody(inv *investigation, c *candidate) string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/risk"
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 // Report is the run report: what `--json` prints and what is kept under
@@ -156,7 +157,8 @@ func (r *Report) writeTo(f *os.File) error {
 		f.Close()
 		return fmt.Errorf("write run report: %w", err)
 	}
-	if _, err := f.WriteAt(append(b, '\n'), 0); err != nil {
+	// The same value, with no raw control a reader's terminal acts on.
+	if _, err := f.WriteAt([]byte(untrusted.Printable(string(b))+"\n"), 0); err != nil {
 		f.Close()
 		return fmt.Errorf("write run report: %w", err)
 	}

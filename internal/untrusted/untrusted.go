@@ -39,8 +39,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -215,23 +217,130 @@ func Cap(s string, max int) string {
 	return fmt.Sprintf("%s\n[… truncated by fixrail: %d bytes cut]", s[:cut], len(s)-cut)
 }
 
-// Printable escapes every rune of s that is not printable (keeping
-// newlines) as a \u escape (ESC is \u001b): C0 and C1 controls, bidirectional overrides,
-// zero-width characters, invalid UTF-8. It is how untrusted text reaches a
-// terminal: an escape sequence in an issue title or a registry string
-// cannot clear the screen, recolour a line or reorder what a reader sees.
-func Printable(s string) string {
+// Printable is fixrail's one escape for text a human reads: terminal lines,
+// the PR's title and body, notices and comments, and the JSON files a person
+// opens (pr.json, the run report, the event log). It replaces every rune
+// [Escaped] reports — C0 and C1 controls, DEL, bidirectional controls
+// (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), zero-width and
+// other invisible characters (U+200B–U+200D, U+2060, U+FEFF, the Hangul
+// fillers…), every other format, separator, private-use or unassigned code
+// point, and invalid UTF-8 — with a visible \u escape (ESC is \u001b;
+// a rune above U+FFFF is written as its UTF-16 surrogate pair, an invalid
+// byte as \ufffd). Newlines and tabs are kept ([OneLine] escapes them too).
+//
+// So an escape sequence in an issue title, a file name or a registry string
+// cannot clear the screen, set the window title, write the clipboard,
+// recolour a line or reorder what a reader sees. The escapes are JSON's own
+// and Markdown shows them as text, so the same function serves a Markdown
+// body and a JSON document: applied to encoding/json output (where only
+// whitespace appears outside strings) it leaves the decoded value unchanged
+// and the bytes free of raw controls. A backslash is not escaped: text that
+// spells an escape ("\u202e") shows as the escape would, harmless but not
+// told apart from it.
+func Printable(s string) string { return escape(s, true) }
+
+// OneLine is Printable with newlines and tabs escaped too, for a value
+// printed inside a line: it cannot forge a line of the output after it.
+func OneLine(s string) string { return escape(s, false) }
+
+// Escaped reports whether r is a rune Printable escapes (a newline and a tab
+// included: only Printable keeps them). utf8.RuneError counts, so that a
+// caller ranging over a string refuses invalid UTF-8 too. pathguard refuses a
+// declared path holding any of them: a path must print as itself.
+func Escaped(r rune) bool {
+	if r == utf8.RuneError {
+		return true
+	}
+	if !unicode.IsPrint(r) {
+		// Cc, Cf, Co, Cs, unassigned, and every space but U+0020.
+		return true
+	}
+	switch r {
+	case 0x034f, // combining grapheme joiner
+		0x115f, 0x1160, 0x3164, 0xffa0, // Hangul fillers: letters that show as nothing
+		0x17b4, 0x17b5, // Khmer inherent vowels, invisible
+		0x180b, 0x180c, 0x180d, 0x180f: // Mongolian variation selectors
+		return true
+	}
+	return false
+}
+
+func escape(s string, multiline bool) string {
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] < 0x7f {
+		i++ // plain ASCII needs no work: the common case costs one scan
+	}
+	if i == len(s) {
+		return s
+	}
 	var b strings.Builder
-	for _, r := range s {
-		if r == '\n' || (unicode.IsPrint(r) && r != unicode.ReplacementChar) {
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case n == 1 && r == utf8.RuneError:
+			b.WriteString(`\ufffd`) // an invalid byte
+		case multiline && (r == '\n' || r == '\t'):
 			b.WriteRune(r)
-			continue
+		case !Escaped(r):
+			b.WriteString(s[i : i+n])
+		case r > 0xffff:
+			hi, lo := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
 		}
-		fmt.Fprintf(&b, `\u%04x`, r)
+		i += n
 	}
 	return b.String()
 }
 
-// OneLine is Printable with newlines escaped too, for a value printed
-// inside a line: it cannot forge a line of the output after it.
-func OneLine(s string) string { return Printable(strings.ReplaceAll(s, "\n", `\u000a`)) }
+// Writer passes everything written to it through [Printable]: the streams a
+// person reads (the CLI's stdout and stderr) are wrapped in one, so no
+// output line, error or warning, wherever it was formatted, carries a raw
+// control to the terminal. A multi-byte rune split across two writes is held
+// back until its end arrives; Flush writes what is held.
+type Writer struct {
+	w    io.Writer
+	held []byte
+}
+
+// NewWriter returns a Writer escaping onto w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Unwrap returns the stream under the Writer, for a caller that writes its
+// own terminal controls (the live status line) and escapes its text itself.
+func (e *Writer) Unwrap() io.Writer { return e.w }
+
+// Write escapes p and writes it; it reports len(p) on success.
+func (e *Writer) Write(p []byte) (int, error) {
+	buf := append(e.held, p...)
+	e.held = nil
+	// Hold an incomplete rune at the end (at most UTFMax-1 bytes that
+	// could still become one); anything else invalid is escaped now.
+	for k := 1; k < utf8.UTFMax && k <= len(buf); k++ {
+		if start := len(buf) - k; utf8.RuneStart(buf[start]) {
+			if !utf8.FullRune(buf[start:]) {
+				e.held = append([]byte(nil), buf[start:]...)
+				buf = buf[:start]
+			}
+			break
+		}
+	}
+	if _, err := io.WriteString(e.w, Printable(string(buf))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes a held partial rune (as \ufffd escapes: it never ended).
+func (e *Writer) Flush() error {
+	if len(e.held) == 0 {
+		return nil
+	}
+	s := Printable(string(e.held))
+	e.held = nil
+	_, err := io.WriteString(e.w, s)
+	return err
+}

@@ -1,6 +1,7 @@
 package untrusted
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -225,16 +226,24 @@ func FuzzWrap(f *testing.F) {
 
 func TestPrintable(t *testing.T) {
 	for in, want := range map[string]string{
-		"git push":             "git push",
-		"a\nb":                 "a\nb",
-		"\x1b[2Jcleared":       `\u001b[2Jcleared`,
-		"tab\there":            `tab\u0009here`,
-		"rtl\u202eevil":        `rtl\u202eevil`,
-		"csi\u009b31m":         `csi\u009b31m`,
-		"zero\u200bwidth":      `zero\u200bwidth`,
-		"naïve café":           "naïve café",
-		"bad \xff utf8":        `bad \ufffd utf8`,
-		"ansi\x1b]0;title\x07": `ansi\u001b]0;title\u0007`,
+		"git push":                "git push",
+		"a\nb":                    "a\nb",
+		"tab\there":               "tab\there",
+		"\x1b[2Jcleared":          `\u001b[2Jcleared`,
+		"cr\rover":                `cr\u000dover`,
+		"rtl\u202eevil":           `rtl\u202eevil`,
+		"csi\u009b31m":            `csi\u009b31m`,
+		"zero\u200bwidth":         `zero\u200bwidth`,
+		"naïve café — ok…":        "naïve café — ok…",
+		"日本語 ✓ 🙂":                 "日本語 ✓ 🙂",
+		"bad \xff utf8":           `bad \ufffd utf8`,
+		"cut \xe2\x80":            `cut \ufffd\ufffd`,
+		"ansi\x1b]0;title\x07":    `ansi\u001b]0;title\u0007`,
+		"osc52\x1b]52;c;aGk=\x07": `osc52\u001b]52;c;aGk=\u0007`,
+		"tag\U000E0041":           `tag\udb40\udc41`,
+		"private\U000F0000":       `private\udb80\udc00`,
+		"nbsp\u00a0":              `nbsp\u00a0`,
+		"filler\u3164":            `filler\u3164`,
 	} {
 		if got := Printable(in); got != want {
 			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
@@ -247,10 +256,154 @@ func TestOneLine(t *testing.T) {
 		"one line":                   "one line",
 		"title\nto-fix (0)":          `title\u000ato-fix (0)`,
 		"cr\r\nlf":                   `cr\u000d\u000alf`,
+		"tab\there":                  `tab\u0009here`,
 		"\x1b[31mred\x1b[0m\nforged": `\u001b[31mred\u001b[0m\u000aforged`,
 	} {
 		if got := OneLine(in); got != want {
 			t.Errorf("OneLine(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// controlSets are the characters the escape exists for, spelled out here
+// and not derived from the code under test: dropping one from Escaped
+// (or a class from unicode.IsPrint's complement) turns this red.
+var controlSets = map[string][]rune{
+	"C0":   runeRange(0x00, 0x1f),
+	"DEL":  {0x7f},
+	"C1":   runeRange(0x80, 0x9f),
+	"bidi": append(append(runeRange(0x202a, 0x202e), runeRange(0x2066, 0x2069)...), 0x200e, 0x200f, 0x061c),
+	"zero-width and invisible": {0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xfeff, 0x00ad,
+		0x180e, 0x034f, 0x115f, 0x1160, 0x3164, 0xffa0, 0x17b4, 0x17b5, 0x180b, 0x180c, 0x180d, 0x180f},
+	"line and paragraph separators": {0x2028, 0x2029, 0x0085},
+	"unusual spaces":                {0x00a0, 0x2000, 0x200a, 0x202f, 0x205f, 0x3000},
+	"tags":                          {0xe0001, 0xe0020, 0xe007f},
+	"private use":                   {0xe000, 0xf8ff, 0xf0000},
+	"noncharacters and unassigned":  {0xfffe, 0xffff, 0x1fffe},
+}
+
+func runeRange(lo, hi rune) []rune {
+	var out []rune
+	for r := lo; r <= hi; r++ {
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestEscapedSets: every rune of every set is escaped by OneLine and, but
+// for a newline and a tab, by Printable; Printable's output holds none of
+// them and decodes back (as a JSON string) to the input.
+func TestEscapedSets(t *testing.T) {
+	for name, set := range controlSets {
+		for _, r := range set {
+			in := "a" + string(r) + "b"
+			if !Escaped(r) {
+				t.Errorf("%s: Escaped(%U) = false", name, r)
+			}
+			for fn, out := range map[string]string{"Printable": Printable(in), "OneLine": OneLine(in)} {
+				if fn == "Printable" && (r == '\n' || r == '\t') {
+					if out != in {
+						t.Errorf("Printable kept no %U: %q", r, out)
+					}
+					continue
+				}
+				if strings.ContainsRune(out, r) || !strings.HasPrefix(out, `a\u`) {
+					t.Errorf("%s: %s(%q) = %q, not escaped", name, fn, in, out)
+				}
+				var back string
+				if err := json.Unmarshal([]byte(`"`+out+`"`), &back); err != nil || back != in {
+					t.Errorf("%s: %s(%q) = %q does not decode back as JSON: %q, %v", name, fn, in, out, back, err)
+				}
+			}
+		}
+	}
+	for _, r := range []rune{' ', 'a', '~', 'é', 'ß', '€', '−', '…', '日', '🙂', 0x0301} {
+		if Escaped(r) {
+			t.Errorf("Escaped(%U) = true for a printable character", r)
+		}
+	}
+}
+
+// TestPrintableJSON: Printable over encoding/json output changes no value
+// and leaves no byte of the sets.
+func TestPrintableJSON(t *testing.T) {
+	v := map[string]any{"title": "\x1b]0;owned\x07 \u202eevil\u009b31m \U000E0041\u200b\ttab", "n": 1, "paths": []string{"a\u2066b"}}
+	b, err := json.MarshalIndent(v, "", "\t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := Printable(string(b))
+	assertNoControl(t, out, true)
+	var back map[string]any
+	if err := json.Unmarshal([]byte(out), &back); err != nil {
+		t.Fatalf("escaped JSON does not parse: %v\n%s", err, out)
+	}
+	if d := cmp.Diff(map[string]any{"title": v["title"], "n": 1.0, "paths": []any{"a\u2066b"}}, back); d != "" {
+		t.Errorf("value changed (-want +got):\n%s", d)
+	}
+}
+
+// assertNoControl fails when s holds a rune of any control set (a newline
+// and a tab allowed when multiline) or invalid UTF-8.
+func assertNoControl(t testing.TB, s string, multiline bool) {
+	t.Helper()
+	if !utf8.ValidString(s) {
+		t.Fatalf("invalid UTF-8 in %q", s)
+	}
+	for name, set := range controlSets {
+		for _, r := range set {
+			if multiline && (r == '\n' || r == '\t') {
+				continue
+			}
+			if strings.ContainsRune(s, r) {
+				t.Fatalf("%s %U left in %q", name, r, s)
+			}
+		}
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var b strings.Builder
+	w := NewWriter(&b)
+	// A rune split across writes arrives whole; an escape split likewise.
+	for _, p := range []string{"é\xc3", "\xa9 \xe2\x80", "\xae!\x1b", "[2J\n", "\xff", "end\xe2"} {
+		if n, err := w.Write([]byte(p)); n != len(p) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", p, n, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "éé \\u202e!\\u001b[2J\n\\ufffdend\\ufffd"; b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
+	}
+	if w.Unwrap() != &b {
+		t.Error("Unwrap does not return the stream")
+	}
+}
+
+func FuzzPrintable(f *testing.F) {
+	for _, s := range []string{"", "plain", "\x1b[2J", "a\u202eb", "\xff\xfe", "\U000E0041", "x\ny\tz"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, o := Printable(s), OneLine(s)
+		assertNoControl(t, p, true)
+		assertNoControl(t, o, false)
+		if Printable(p) != p || OneLine(o) != o {
+			t.Fatalf("not idempotent on %q", s)
+		}
+		if strings.Count(o, "\n") != 0 || strings.Count(p, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("newlines changed: %q -> %q / %q", s, p, o)
+		}
+		if utf8.ValidString(s) {
+			// The escapes are JSON's: over encoding/json output Printable
+			// changes no value.
+			enc, _ := json.Marshal(s)
+			var back string
+			if err := json.Unmarshal([]byte(Printable(string(enc))), &back); err != nil || back != s {
+				t.Fatalf("JSON round trip of %q: %q, %v", s, back, err)
+			}
+		}
+	})
 }

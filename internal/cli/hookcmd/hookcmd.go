@@ -17,6 +17,7 @@ import (
 	"github.com/fixrail/fixrail/internal/hook"
 	"github.com/fixrail/fixrail/internal/policy"
 	"github.com/fixrail/fixrail/internal/redact"
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 // UsageError is a mistake in the hook's flags. It must block (exit 2): a
@@ -129,6 +130,12 @@ func newRedactor() (hook.Redactor, error) {
 // It speaks only the hook protocol: 0 lets the call run, hook.ExitBlock (2)
 // blocks it — a usage error blocks too.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// The reason a call is blocked quotes the agent's command: the agent
+	// CLI shows it to whoever watches, so it is escaped as fixrail's own
+	// stderr is (stdout is the protocol's JSON).
+	errw := untrusted.NewWriter(stderr)
+	defer errw.Flush()
+	stderr = errw
 	if len(args) > 0 && args[0] == "hook" {
 		args = args[1:]
 	}

@@ -410,6 +410,11 @@ type codedError interface {
 // ARGS` (the same arguments as `fixrail resolve-version`, output and exit
 // codes alike).
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// An error quotes a registry's or a manifest's text: escaped, as the
+	// fixrail binary's own stderr is.
+	errw := untrusted.NewWriter(stderr)
+	defer errw.Flush()
+	stderr = errw
 	if len(args) > 0 && args[0] == "resolve-version" {
 		args = args[1:]
 	}

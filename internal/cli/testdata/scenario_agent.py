@@ -29,7 +29,9 @@ script can describe an agent's behaviour as files:
                             result.json, as written, moved aside and
                             replaced by a relative link to it),
                             "read PATH" (read a file, or list a directory,
-                            at PATH relative to $WORK; recorded with PATH)
+                            at PATH relative to $WORK; recorded with PATH),
+                            "touch PATH" (an empty file; Python escapes
+                            such as \x1b in PATH are decoded)
 
 It records the prompt it got in agent/<phase>.prompt and the environment
 it saw in agent/<phase>.env for the script to assert on.
@@ -158,6 +160,12 @@ def read(path):
         open(p, "rb").read()
 
 
+def touch(path):
+    path = path.encode("ascii").decode("unicode_escape")
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    open(path, "w").close()
+
+
 def mkfifo(path):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     os.mkfifo(path)
@@ -176,7 +184,7 @@ ATTACKS = {
     "write-info-attributes": write_info_attributes, "move-base": move_base,
     "steal-environ": steal_environ, "replace-runs": replace_runs,
     "block-outbox": block_outbox, "plant-dotgit": plant_dotgit, "mkfifo": mkfifo,
-    "symlink": symlink, "link-handoff": link_handoff, "read": read,
+    "symlink": symlink, "link-handoff": link_handoff, "read": read, "touch": touch,
 }
 
 
