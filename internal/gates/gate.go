@@ -86,6 +86,10 @@ type Change struct {
 	// MaxDiffLines is the diff budget: budget.max_diff_lines, or the fix
 	// type's own when that is smaller.
 	MaxDiffLines int
+	// MaxDiffBytes bounds the bytes of the added and deleted lines, and
+	// MaxLineBytes the longest added line (budget.max_diff_bytes and
+	// budget.max_line_bytes).
+	MaxDiffBytes, MaxLineBytes int
 	// Evidence is what the investigate phase produced (a reproducing test
 	// and its fixtures, say) as the harness ran it red, or nothing.
 	Evidence []gitx.Entry

@@ -346,20 +346,26 @@ func TestDiffBudget(t *testing.T) {
 	tests := []struct {
 		name           string
 		added, deleted int
-		max            int
+		bytes, longest int
 		want           result
 	}{
-		{"well within", 3, 2, 10, result{Pass: true, Detail: "5 of 10 lines"}},
-		{"exactly at the budget", 6, 4, 10, result{Pass: true, Detail: "10 of 10 lines"}},
-		{"one over", 6, 5, 10, result{Detail: "11 of 10 lines"}},
-		{"deletions count", 0, 11, 10, result{Detail: "11 of 10 lines"}},
-		{"additions count", 11, 0, 10, result{Detail: "11 of 10 lines"}},
+		{"well within", 3, 2, 100, 40, result{Pass: true, Detail: "5 of 10 lines, 100 of 1000 bytes, longest added line 40 of 80 bytes"}},
+		{"exactly at every bound", 6, 4, 1000, 80, result{Pass: true, Detail: "10 of 10 lines, 1000 of 1000 bytes, longest added line 80 of 80 bytes"}},
+		{"one line over", 6, 5, 100, 40, result{Detail: "11 of 10 lines, 100 of 1000 bytes, longest added line 40 of 80 bytes; over the budget in lines"}},
+		{"deletions count", 0, 11, 100, 0, result{Detail: "11 of 10 lines, 100 of 1000 bytes, longest added line 0 of 80 bytes; over the budget in lines"}},
+		{"additions count", 11, 0, 100, 40, result{Detail: "11 of 10 lines, 100 of 1000 bytes, longest added line 40 of 80 bytes; over the budget in lines"}},
+		{"one byte over", 3, 2, 1001, 40, result{Detail: "5 of 10 lines, 1001 of 1000 bytes, longest added line 40 of 80 bytes; over the budget in bytes"}},
+		{"one line byte over", 3, 2, 100, 81, result{Detail: "5 of 10 lines, 100 of 1000 bytes, longest added line 81 of 80 bytes; over the budget in line length"}},
+		// The reported attack: ten lines, one padded with 3000 spaces
+		// and followed by ~90 KB of code, was "10 of 10 lines".
+		{"padded line at the line budget", 10, 0, 93000, 92000, result{Detail: "10 of 10 lines, 93000 of 1000 bytes, longest added line 92000 of 80 bytes; over the budget in bytes, line length"}},
+		{"everything over", 11, 0, 1001, 81, result{Detail: "11 of 10 lines, 1001 of 1000 bytes, longest added line 81 of 80 bytes; over the budget in lines, bytes, line length"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := change(t)
-			c.MaxDiffLines = tc.max
-			c.Diff = gitx.TreeDiff{Diff: gitx.Diff{Added: tc.added, Deleted: tc.deleted}}
+			c.MaxDiffLines, c.MaxDiffBytes, c.MaxLineBytes = 10, 1000, 80
+			c.Diff = gitx.TreeDiff{Diff: gitx.Diff{Added: tc.added, Deleted: tc.deleted}, Bytes: tc.bytes, Longest: tc.longest}
 			if diff := cmp.Diff(tc.want, run(t, gates.DiffBudget, c)); diff != "" {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}

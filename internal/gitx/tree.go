@@ -1,7 +1,6 @@
 package gitx
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -493,7 +492,8 @@ func (r *Repo) DiffTrees(ctx context.Context, from, to string) (TreeDiff, error)
 		}
 	}
 	slices.Sort(d.Files)
-	d.Added, d.Deleted = CountLines(d.Text)
+	st := Measure(d.Text)
+	d.Added, d.Deleted, d.Bytes, d.Longest = st.Added, st.Deleted, st.Bytes, st.Longest
 	return d, nil
 }
 
@@ -503,24 +503,49 @@ type TreeDiff struct {
 	// Text is the whole patch with every file as text (NUL bytes and all):
 	// what the leak scan and the line budget read.
 	Text string
+	// Bytes and Longest are Measure's, of Text: what the byte budget and
+	// the longest-line cap read.
+	Bytes, Longest int
 }
 
 // CountLines counts the added and deleted lines of a unified diff by
 // walking its hunks by their headers' counts, so a content line that looks
 // like a header ("+++ x" added as "++ x") is still counted.
 func CountLines(patch string) (added, deleted int) {
-	sc := bufio.NewScanner(strings.NewReader(patch))
-	sc.Buffer(make([]byte, 64<<10), len(patch)+1)
+	s := Measure(patch)
+	return s.Added, s.Deleted
+}
+
+// Stats measures a unified diff's content lines.
+type Stats struct {
+	Added, Deleted int // lines
+	// Bytes is the size of every added and deleted line, without its
+	// leading "+" or "-" and its newline: what the change writes and
+	// removes, whatever the number of lines it is spread over.
+	Bytes int
+	// Longest is the length in bytes of the longest added line (without
+	// "+" and newline): what a reviewer's diff view would have to scroll.
+	Longest int
+}
+
+// Measure walks patch's hunks by their headers' counts, as CountLines
+// does, and sizes their lines.
+func Measure(patch string) Stats {
+	var s Stats
 	oldLeft, newLeft := 0, 0
-	for sc.Scan() {
-		line := sc.Text()
+	for rest := patch; rest != ""; {
+		line, tail, _ := strings.Cut(rest, "\n")
+		rest = tail
 		if oldLeft > 0 || newLeft > 0 {
 			switch {
 			case strings.HasPrefix(line, "+"):
-				added++
+				s.Added++
+				s.Bytes += len(line) - 1
+				s.Longest = max(s.Longest, len(line)-1)
 				newLeft--
 			case strings.HasPrefix(line, "-"):
-				deleted++
+				s.Deleted++
+				s.Bytes += len(line) - 1
 				oldLeft--
 			case strings.HasPrefix(line, "\\"): // "\ No newline at end of file"
 			default:
@@ -533,7 +558,7 @@ func CountLines(patch string) (added, deleted int) {
 			oldLeft, newLeft = hunkCounts(line)
 		}
 	}
-	return added, deleted
+	return s
 }
 
 // hunkCounts reads "@@ -a[,b] +c[,d] @@": b and d, each 1 when omitted.

@@ -209,6 +209,8 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 		Declared:     res.FilesChanged,
 		Policy:       r.pol,
 		MaxDiffLines: maxLines,
+		MaxDiffBytes: r.cfg.Budget.MaxDiffBytes,
+		MaxLineBytes: r.cfg.Budget.MaxLineBytes,
 		Evidence:     inv.evidence,
 		Suite: func(ctx context.Context) (sandbox.Result, error) {
 			return r.execFresh(ctx, "suite", commit, r.cfg.Suite.Command, r.cfg.Suite.Timeout)
