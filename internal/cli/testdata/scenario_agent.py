@@ -22,7 +22,9 @@ script can describe an agent's behaviour as files:
                             "block-outbox" (a file where the bundle goes),
                             "plant-dotgit" (a .git link in the worktree),
                             "mkfifo PATH" (a FIFO in the worktree),
-                            "symlink PATH TARGET" (a link in the worktree)
+                            "symlink PATH TARGET" (a link in the worktree);
+                            or "sparse N SIZE DIR" (N sparse files of SIZE
+                            bytes, DIR/blobNNN.bin: large, and nothing on disk)
 
 It records the prompt it got in agent/<phase>.prompt and the environment
 it saw in agent/<phase>.env for the script to assert on.
@@ -75,6 +77,11 @@ def main():
                 attack(words, base)
         elif words[0] == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
+        elif words[0] == "sparse":
+            os.makedirs(words[3], exist_ok=True)
+            for i in range(int(words[1])):
+                with open(os.path.join(words[3], "blob%03d.bin" % i), "wb") as f:
+                    f.truncate(int(words[2]))
         elif words[0] == "sleep":
             time.sleep(float(words[1]))
         elif words[0] == "block":
