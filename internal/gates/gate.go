@@ -78,6 +78,9 @@ type Change struct {
 	Diff gitx.TreeDiff
 	// Files holds each changed path as committed (a deletion has Mode "").
 	Files map[string]gitx.Entry
+	// Base holds each changed path that is not evidence as the base has
+	// it (absent: Mode ""), for the gates that compare the two.
+	Base map[string]gitx.Entry
 	// Planned are the source paths the plan said the fix would change.
 	Planned []string
 	// Declared are the paths the fix phase said it changed.

@@ -197,9 +197,10 @@ func TestCVEUnguided(t *testing.T) {
 		reason   string
 	}{
 		{"2.0.2", pipeline.DraftPR, "fixed"},
-		{"2.0.0 ", pipeline.Escalate, "oracle-still-red"}, // a touched line, still the alerted version
+		{"2.0.0  # held", pipeline.Escalate, "oracle-still-red"}, // a changed line, still the alerted version
+		{"2.0.0 ", pipeline.Escalate, "empty-diff"},              // a trailing space is no change
 	} {
-		t.Run(tc.version, func(t *testing.T) {
+		t.Run(strings.ReplaceAll(tc.version, "#", "hash"), func(t *testing.T) {
 			dir := gittest.NewRepo(t, map[string]string{
 				"fixrail.yaml": `runner: {kind: command, command: ["false"]}
 suite:  {command: ["true"]}

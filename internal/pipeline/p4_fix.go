@@ -154,6 +154,7 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 	left := int64(maxCandidateBytes)
 	limit := func() int64 { return max(0, min(maxEvidenceBytes, left)) }
 	var fixes []gitx.Entry
+	base := map[string]gitx.Entry{}
 	for _, p := range adm.paths {
 		e, err := gitx.ReadEntry(r.wt.Dir, p, limit())
 		if err != nil {
@@ -167,6 +168,7 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 				return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
 			}
 			left -= int64(len(prev.Data))
+			base[p] = prev
 		}
 		if e.Same(prev) {
 			continue // touched, not changed
@@ -220,6 +222,7 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 		Changed:      diff.Files,
 		Diff:         diff,
 		Files:        files,
+		Base:         base,
 		Planned:      inv.plan.Files,
 		Declared:     res.FilesChanged,
 		Policy:       r.pol,
