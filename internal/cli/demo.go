@@ -113,6 +113,7 @@ func demoRun(ctx context.Context, stdio Stdio, repoDir string, fin *findings.Fin
 	if err := hideEnvironment(); err != nil {
 		return fmt.Errorf("make fixrail non-dumpable: %w", err)
 	}
+	guardRuntime()
 	setup, err := pipeline.Prepare(ctx, repoDir, "")
 	if err != nil {
 		return err

@@ -135,6 +135,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if err := hideEnvironment(); err != nil {
 		return fmt.Errorf("make fixrail non-dumpable: %w", err)
 	}
+	guardRuntime()
 	setup, err := pipeline.Prepare(ctx, in.dir, o.base)
 	if err != nil {
 		return err

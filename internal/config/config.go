@@ -219,7 +219,12 @@ type Paths struct {
 // Budget caps one run, and (through the ledger) every run of a UTC day.
 // An unreadable budget is an exceeded budget.
 type Budget struct {
-	MaxDiffLines int           `yaml:"max_diff_lines"`
+	MaxDiffLines int `yaml:"max_diff_lines"`
+	// MaxDiffBytes bounds the bytes of the added and deleted lines, so a
+	// few lines cannot carry a file's worth of code; MaxLineBytes bounds
+	// the longest added line, so nothing hides past a diff view's edge.
+	MaxDiffBytes int           `yaml:"max_diff_bytes"`
+	MaxLineBytes int           `yaml:"max_line_bytes"`
 	WallClock    time.Duration `yaml:"wall_clock"`
 	// RunCostUSD is reserved against every day scope when a run starts
 	// and is the cost cap the runner stops at.
@@ -303,7 +308,7 @@ func defaults() Config {
 		// its run cap times the run's ($5, 40 turns), so a scope fills at
 		// the same run count whether the runner reports a cost (claude) or
 		// is charged its caps for want of one (command).
-		Budget: Budget{MaxDiffLines: 200, WallClock: 30 * time.Minute, RunCostUSD: 5,
+		Budget: Budget{MaxDiffLines: 200, MaxDiffBytes: 32 << 10, MaxLineBytes: 500, WallClock: 30 * time.Minute, RunCostUSD: 5,
 			Day:        DayCaps{CostUSD: 250, Runs: 50, Turns: 2000},
 			RepoDay:    DayCaps{CostUSD: 250, Runs: 50, Turns: 2000},
 			ActorDay:   DayCaps{CostUSD: 100, Runs: 20, Turns: 800},
@@ -531,6 +536,12 @@ func (c *Config) validate() error {
 	}
 	if c.Budget.MaxDiffLines <= 0 {
 		return errors.New("budget.max_diff_lines must be positive")
+	}
+	if c.Budget.MaxDiffBytes <= 0 {
+		return errors.New("budget.max_diff_bytes must be positive")
+	}
+	if c.Budget.MaxLineBytes <= 0 {
+		return errors.New("budget.max_line_bytes must be positive")
 	}
 	if err := c.validateLedger(); err != nil {
 		return err

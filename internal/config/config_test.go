@@ -40,6 +40,25 @@ func TestParseValid(t *testing.T) {
 	}
 }
 
+// TestBudgetBytesDefaults pins the byte budget's defaults, which README
+// explains, and that the file can set them.
+func TestBudgetBytesDefaults(t *testing.T) {
+	got, err := Parse("fixrail.yaml", []byte(valid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Budget.MaxDiffBytes != 32768 || got.Budget.MaxLineBytes != 500 {
+		t.Errorf("defaults: max_diff_bytes %d, max_line_bytes %d; want 32768, 500", got.Budget.MaxDiffBytes, got.Budget.MaxLineBytes)
+	}
+	got, err = Parse("fixrail.yaml", []byte(strings.Replace(valid, "max_diff_lines: 200", "max_diff_lines: 200, max_diff_bytes: 4096, max_line_bytes: 120", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Budget.MaxDiffBytes != 4096 || got.Budget.MaxLineBytes != 120 {
+		t.Errorf("set: max_diff_bytes %d, max_line_bytes %d; want 4096, 120", got.Budget.MaxDiffBytes, got.Budget.MaxLineBytes)
+	}
+}
+
 func TestParseForge(t *testing.T) {
 	got, err := Parse("fixrail.yaml", []byte(valid+"forge: {ci_wait: 5m, required_checks: [test, lint]}\n"))
 	if err != nil {
@@ -73,6 +92,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad sandbox mode", valid + "sandbox: maybe\n", "sandbox: "},
 		{"credential in extra_env", valid + "extra_env: [GITHUB_TOKEN]\n", "extra_env: "},
 		{"zero diff budget", strings.Replace(valid, "max_diff_lines: 200", "max_diff_lines: 0", 1), "budget.max_diff_lines must be positive"},
+		{"zero byte budget", strings.Replace(valid, "max_diff_lines: 200", "max_diff_lines: 200, max_diff_bytes: 0", 1), "budget.max_diff_bytes must be positive"},
+		{"negative line cap", strings.Replace(valid, "max_diff_lines: 200", "max_diff_lines: 200, max_line_bytes: -1", 1), "budget.max_line_bytes must be positive"},
 		{"unknown sandbox key", valid + "sandbox: {mode: required, ro_path: [/opt/x]}\n", `fixrail.yaml:8: unknown key "ro_path" in sandbox (known: mode, ro_paths)`},
 		{"bad sandbox mode in mapping", valid + "sandbox: {mode: maybe}\n", `sandbox: sandbox mode "maybe"`},
 		{"ro_paths not a list", valid + "sandbox: {ro_paths: /opt/x}\n", "fixrail.yaml:8: sandbox: "},

@@ -78,6 +78,9 @@ type Change struct {
 	Diff gitx.TreeDiff
 	// Files holds each changed path as committed (a deletion has Mode "").
 	Files map[string]gitx.Entry
+	// BaseFiles holds each changed path that is not evidence as the base
+	// has it (absent: Mode ""), for the gates that compare the two.
+	BaseFiles map[string]gitx.Entry
 	// Planned are the source paths the plan said the fix would change.
 	Planned []string
 	// Declared are the paths the fix phase said it changed.
@@ -86,6 +89,10 @@ type Change struct {
 	// MaxDiffLines is the diff budget: budget.max_diff_lines, or the fix
 	// type's own when that is smaller.
 	MaxDiffLines int
+	// MaxDiffBytes bounds the bytes of the added and deleted lines, and
+	// MaxLineBytes the longest added line (budget.max_diff_bytes and
+	// budget.max_line_bytes).
+	MaxDiffBytes, MaxLineBytes int
 	// Evidence is what the investigate phase produced (a reproducing test
 	// and its fixtures, say) as the harness ran it red, or nothing.
 	Evidence []gitx.Entry

@@ -142,32 +142,73 @@ func TestCatalogue(t *testing.T) {
 }
 
 func TestDiffNonEmpty(t *testing.T) {
+	const src = "def shout(text):\n    return text.upper() + '!'\n"
+	fixed := "def shout(text):\n    return (text or '').upper() + '!'\n"
+	marked := "def shout(text):\n    # FIXRAIL-MARKER\n    return text.upper() + '!'  # fixed\n"
+	type file struct{ was, now string } // "" is absent
 	tests := []struct {
 		name       string
-		changed    []string
+		files      map[string]file
+		evidence   bool // the test changed too
 		want       result
 		noEvidence bool // a type whose oracle is the harness's (cve)
 	}{
-		{"nothing changed", nil, result{Detail: "nothing changed besides the evidence"}, false},
-		{"only the test changed", []string{testPath}, result{Detail: "nothing changed besides the evidence"}, false},
-		{"one source file", []string{"src/textfmt/format.py"}, result{Pass: true, Detail: "1 file(s) changed besides the evidence"}, false},
-		{"source and test", []string{"src/textfmt/format.py", "src/textfmt/util.py", testPath},
+		{"nothing changed", nil, false, result{Detail: "nothing changed besides the evidence"}, false},
+		{"only the test changed", nil, true, result{Detail: "nothing changed besides the evidence"}, false},
+		{"one source file", map[string]file{"src/textfmt/format.py": {src, fixed}}, false, result{Pass: true, Detail: "1 file(s) changed besides the evidence"}, false},
+		{"source and test", map[string]file{"src/textfmt/format.py": {src, fixed}, "src/textfmt/util.py": {"x = 1\n", "x = 2\n"}}, true,
 			result{Pass: true, Detail: "2 file(s) changed besides the evidence"}, false},
-		{"no evidence, nothing changed", nil, result{Detail: "nothing changed"}, true},
-		{"no evidence, the manifest changed", []string{"requirements.txt"}, result{Pass: true, Detail: "1 file(s) changed"}, true},
+		{"only a marker comment", map[string]file{"src/textfmt/format.py": {src, marked}}, true,
+			result{Detail: "only comments or whitespace changed besides the evidence: src/textfmt/format.py"}, false},
+		{"only whitespace", map[string]file{"src/textfmt/format.py": {src, strings.ReplaceAll(src, "\n", "   \n\n")}}, false,
+			result{Detail: "only comments or whitespace changed besides the evidence: src/textfmt/format.py"}, false},
+		{"a comment beside a real change", map[string]file{"src/textfmt/format.py": {src, fixed}, "src/textfmt/util.py": {"x = 1\n", "x = 1  # why\n"}}, false,
+			result{Pass: true, Detail: "2 file(s) changed besides the evidence, 1 only in comments or whitespace: src/textfmt/util.py"}, false},
+		{"a new file of comments only is a file", map[string]file{"src/textfmt/__init__.py": {"", "# package\n"}}, false,
+			result{Pass: true, Detail: "1 file(s) changed besides the evidence"}, false},
+		{"a deletion is a change", map[string]file{"src/textfmt/util.py": {"# only a comment\n", ""}}, false,
+			result{Pass: true, Detail: "1 file(s) changed besides the evidence"}, false},
+		{"a docstring is code", map[string]file{"src/textfmt/format.py": {"def f():\n    \"\"\"a\"\"\"\n", "def f():\n    \"\"\"b\"\"\"\n"}}, false,
+			result{Pass: true, Detail: "1 file(s) changed besides the evidence"}, false},
+		{"no evidence, nothing changed", nil, false, result{Detail: "nothing changed"}, true},
+		{"no evidence, the manifest changed", map[string]file{"requirements.txt": {"a==1.0\n", "a==1.1\n"}}, false, result{Pass: true, Detail: "1 file(s) changed"}, true},
+		{"no evidence, only a comment in the manifest", map[string]file{"requirements.txt": {"a==1.0\n", "a==1.0\n\n"}}, false, result{Detail: "only comments or whitespace changed: requirements.txt"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := change(t)
+			c.BaseFiles = map[string]gitx.Entry{}
 			if tc.noEvidence {
 				c.Evidence = nil
 			}
-			c.Changed = tc.changed
+			for p, f := range tc.files {
+				c.Changed = append(c.Changed, p)
+				c.Files[p], c.BaseFiles[p] = entry(p, f.now), entry(p, f.was)
+			}
+			if tc.evidence {
+				c.Changed = append(c.Changed, testPath)
+			}
+			slices.Sort(c.Changed)
 			if diff := cmp.Diff(tc.want, run(t, gates.DiffNonEmpty, c)); diff != "" {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}
 		})
 	}
+	// A changed path without its two versions cannot be judged: an error,
+	// so the pipeline fails closed.
+	c := change(t)
+	c.Changed = []string{"src/textfmt/format.py"}
+	if got := run(t, gates.DiffNonEmpty, c); !got.Err {
+		t.Errorf("no versions: %+v, want an error", got)
+	}
+}
+
+// entry is a regular file with content, or a deletion for "".
+func entry(p, content string) gitx.Entry {
+	if content == "" {
+		return gitx.Entry{Path: p}
+	}
+	return gitx.Entry{Path: p, Mode: "100644", Data: []byte(content)}
 }
 
 func TestDiffWithinPlan(t *testing.T) {
@@ -348,20 +389,26 @@ func TestDiffBudget(t *testing.T) {
 	tests := []struct {
 		name           string
 		added, deleted int
-		max            int
+		bytes, longest int
 		want           result
 	}{
-		{"well within", 3, 2, 10, result{Pass: true, Detail: "5 of 10 lines"}},
-		{"exactly at the budget", 6, 4, 10, result{Pass: true, Detail: "10 of 10 lines"}},
-		{"one over", 6, 5, 10, result{Detail: "11 of 10 lines"}},
-		{"deletions count", 0, 11, 10, result{Detail: "11 of 10 lines"}},
-		{"additions count", 11, 0, 10, result{Detail: "11 of 10 lines"}},
+		{"well within", 3, 2, 100, 40, result{Pass: true, Detail: "5 of 10 lines, 100 of 1000 bytes, longest added line 40 of 80 bytes"}},
+		{"exactly at every bound", 6, 4, 1000, 80, result{Pass: true, Detail: "10 of 10 lines, 1000 of 1000 bytes, longest added line 80 of 80 bytes"}},
+		{"one line over", 6, 5, 100, 40, result{Detail: "11 of 10 lines, 100 of 1000 bytes, longest added line 40 of 80 bytes; over the budget in lines"}},
+		{"deletions count", 0, 11, 100, 0, result{Detail: "11 of 10 lines, 100 of 1000 bytes, longest added line 0 of 80 bytes; over the budget in lines"}},
+		{"additions count", 11, 0, 100, 40, result{Detail: "11 of 10 lines, 100 of 1000 bytes, longest added line 40 of 80 bytes; over the budget in lines"}},
+		{"one byte over", 3, 2, 1001, 40, result{Detail: "5 of 10 lines, 1001 of 1000 bytes, longest added line 40 of 80 bytes; over the budget in bytes"}},
+		{"one line byte over", 3, 2, 100, 81, result{Detail: "5 of 10 lines, 100 of 1000 bytes, longest added line 81 of 80 bytes; over the budget in line length"}},
+		// The reported attack: ten lines, one padded with 3000 spaces
+		// and followed by ~90 KB of code, was "10 of 10 lines".
+		{"padded line at the line budget", 10, 0, 93000, 92000, result{Detail: "10 of 10 lines, 93000 of 1000 bytes, longest added line 92000 of 80 bytes; over the budget in bytes, line length"}},
+		{"everything over", 11, 0, 1001, 81, result{Detail: "11 of 10 lines, 1001 of 1000 bytes, longest added line 81 of 80 bytes; over the budget in lines, bytes, line length"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := change(t)
-			c.MaxDiffLines = tc.max
-			c.Diff = gitx.TreeDiff{Diff: gitx.Diff{Added: tc.added, Deleted: tc.deleted}}
+			c.MaxDiffLines, c.MaxDiffBytes, c.MaxLineBytes = 10, 1000, 80
+			c.Diff = gitx.TreeDiff{Diff: gitx.Diff{Added: tc.added, Deleted: tc.deleted}, Bytes: tc.bytes, Longest: tc.longest}
 			if diff := cmp.Diff(tc.want, run(t, gates.DiffBudget, c)); diff != "" {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}

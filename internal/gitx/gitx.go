@@ -220,6 +220,10 @@ type invocation struct {
 	// index is a private index file (GIT_INDEX_FILE), for the trees
 	// fixrail checks out itself.
 	index string
+	// limit, when positive, bounds the bytes of stdout kept: a call whose
+	// output an agent or a test can grow is ErrOutputLimit past it, and
+	// git is stopped instead of being read to the end.
+	limit int64
 }
 
 // command builds every git process fixrail starts: argv prefix and
@@ -392,8 +396,12 @@ func (r *Repo) run(ctx context.Context, inv invocation) ([]byte, error) {
 		return nil, err
 	}
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	out := &capped{buf: &stdout, limit: inv.limit}
+	cmd.Stdout, cmd.Stderr = out, &capped{buf: &stderr, limit: maxStderr, quiet: true}
 	err = cmd.Run()
+	if out.over {
+		return nil, fmt.Errorf("git %s: %w (%d bytes)", inv.args[0], ErrOutputLimit, inv.limit)
+	}
 	if err == nil {
 		return stdout.Bytes(), nil
 	}
@@ -409,6 +417,39 @@ func (r *Repo) run(ctx context.Context, inv invocation) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("git %s: %w", inv.args[0], err)
+}
+
+// ErrOutputLimit reports a git call whose output passed the bound its
+// call site set.
+var ErrOutputLimit = errors.New("gitx: git output over its limit")
+
+// maxStderr bounds the stderr kept of any call: Error reads one line of it.
+const maxStderr = 64 << 10
+
+// capped keeps at most limit bytes of a stream (all of it when limit is
+// 0). Past the limit a loud writer (stdout) fails the write, so exec stops
+// copying and git meets a closed pipe; a quiet one (stderr) drops the rest.
+type capped struct {
+	buf   *bytes.Buffer
+	limit int64
+	quiet bool
+	over  bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if c.limit <= 0 {
+		return c.buf.Write(p)
+	}
+	room := max(0, c.limit-int64(c.buf.Len()))
+	if int64(len(p)) <= room {
+		return c.buf.Write(p)
+	}
+	c.buf.Write(p[:room])
+	c.over = true
+	if c.quiet {
+		return len(p), nil
+	}
+	return int(room), ErrOutputLimit
 }
 
 // exitCode returns the exit status of err if it is an *Error, else -1.

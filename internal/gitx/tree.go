@@ -1,11 +1,11 @@
 package gitx
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -111,6 +111,16 @@ func (t *Tree) inv(args ...string) invocation {
 	return invocation{dir: t.Dir, gitDir: t.repo.gitDir, workTree: t.Dir, index: t.index, args: args}
 }
 
+// MaxStatusBytes bounds the listing Changed reads: about 300,000 paths of
+// 100 bytes. An agent that leaves more has left no fix a gate would pass,
+// and Changed is ErrOutputLimit.
+const MaxStatusBytes = 32 << 20
+
+// MaxDiffBytes bounds each output of DiffTrees (the text patch, the binary
+// patch): a candidate is built from at most a few tens of MiB, and its
+// diff is bounded by that; past it DiffTrees is ErrOutputLimit.
+const MaxDiffBytes = 256 << 20
+
 // Changed lists every path in the tree that may differ from what was
 // checked out — modified, deleted, untracked and ignored files, mode and
 // type changes — sorted and without duplicates. It compares the directory
@@ -134,7 +144,9 @@ func (t *Tree) Changed(ctx context.Context) ([]string, error) {
 	// the index does not hold — with no exclude option, ignored files too.
 	var out []byte
 	err := t.repo.guarded(ctx, false, func() (err error) {
-		out, err = t.repo.run(ctx, t.inv("ls-files", "-z", "--modified", "--deleted", "--others"))
+		inv := t.inv("ls-files", "-z", "--modified", "--deleted", "--others")
+		inv.limit = MaxStatusBytes
+		out, err = t.repo.run(ctx, inv)
 		return err
 	})
 	if err != nil {
@@ -169,54 +181,92 @@ func (e Entry) Same(o Entry) bool {
 	return e.Path == o.Path && e.Mode == o.Mode && bytes.Equal(e.Data, o.Data)
 }
 
-// ReadEntry reads rel inside root the way fixrail ships it: without
-// following any symlink (a symlinked parent directory is refused, a
-// symlink itself is read as its target string), without blocking (a FIFO
-// is ErrFileType, never opened for a read that waits for a writer), and
-// at most limit bytes. A path that is absent is a deletion.
-func ReadEntry(root, rel string, limit int64) (Entry, error) {
+// Info is what Lstat learned of a path without reading a byte of it.
+type Info struct {
+	Path string
+	// Mode is the mode git would record: "100644", "100755", "120000",
+	// or "" for a path that is absent, a directory, or below a parent
+	// that is no longer a directory (nothing to ship at this path).
+	Mode string
+	Dir  bool  // a directory stands at the path
+	Size int64 // a regular file's size, a symlink's target length
+}
+
+// Lstat looks at rel inside root with lstat alone: no parent symlink is
+// followed (one is ErrFileType), a symlink is not followed, and nothing is
+// opened, so a caller can refuse a path by its kind and size before a byte
+// of it is read. A FIFO, socket or device is ErrFileType.
+func Lstat(root, rel string) (Info, error) {
 	if err := checkPath(rel); err != nil {
-		return Entry{}, err
+		return Info{}, err
 	}
-	e := Entry{Path: rel}
+	info := Info{Path: rel}
 	dir := root
 	parts := strings.Split(rel, "/")
 	for _, p := range parts[:len(parts)-1] {
 		dir = filepath.Join(dir, p)
 		fi, err := os.Lstat(dir)
 		if errors.Is(err, fs.ErrNotExist) {
-			return e, nil // its directory is gone: deleted
+			return info, nil // its directory is gone: deleted
 		}
 		if err != nil {
-			return Entry{}, err
+			return Info{}, err
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
-			if fi.Mode()&fs.ModeSymlink != 0 {
-				return Entry{}, fmt.Errorf("%s: %s is a symlink: %w", rel, dir, ErrFileType)
-			}
-			return e, nil // replaced by a file: this path no longer exists
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return Info{}, fmt.Errorf("%s: %s is a symlink: %w", rel, dir, ErrFileType)
+		}
+		if !fi.IsDir() {
+			return info, nil // replaced by a file: this path no longer exists
 		}
 	}
-	full := filepath.Join(root, filepath.FromSlash(rel))
-	fi, err := os.Lstat(full)
+	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return e, nil
+		return info, nil
 	case err != nil:
-		return Entry{}, err
+		return Info{}, err
 	case fi.Mode()&fs.ModeSymlink != 0:
+		info.Mode, info.Size = "120000", fi.Size()
+	case fi.IsDir():
+		// A directory where the base had a file, or an untracked empty
+		// directory: git reports its files separately, if any.
+		info.Dir = true
+	case !fi.Mode().IsRegular():
+		return Info{}, fmt.Errorf("%s (%s): %w", rel, fi.Mode().Type(), ErrFileType)
+	default:
+		info.Mode, info.Size = "100644", fi.Size()
+		if fi.Mode()&0o111 != 0 {
+			info.Mode = "100755"
+		}
+	}
+	return info, nil
+}
+
+// ReadEntry reads rel inside root the way fixrail ships it: without
+// following any symlink (a symlinked parent directory is refused, a
+// symlink itself is read as its target string), without blocking (a FIFO
+// is ErrFileType, never opened for a read that waits for a writer), and
+// at most limit bytes. A path that is absent is a deletion.
+func ReadEntry(root, rel string, limit int64) (Entry, error) {
+	info, err := Lstat(root, rel)
+	if err != nil {
+		return Entry{}, err
+	}
+	e := Entry{Path: rel}
+	full := filepath.Join(root, filepath.FromSlash(rel))
+	switch info.Mode {
+	case "":
+		return e, nil
+	case "120000":
 		target, err := os.Readlink(full)
 		if err != nil {
 			return Entry{}, err
 		}
 		e.Mode, e.Data = "120000", []byte(target)
 		return e, nil
-	case fi.IsDir():
-		// A directory where the base had a file, or an untracked empty
-		// directory: git reports its files separately, if any.
-		return e, nil
-	case !fi.Mode().IsRegular():
-		return Entry{}, fmt.Errorf("%s (%s): %w", rel, fi.Mode().Type(), ErrFileType)
+	}
+	if info.Size > limit {
+		return Entry{}, fmt.Errorf("%s: %w (%d bytes, limit %d)", rel, ErrFileType, info.Size, limit)
 	}
 	f, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -230,36 +280,42 @@ func ReadEntry(root, rel string, limit int64) (Entry, error) {
 	if !st.Mode().IsRegular() || st.Size() > limit {
 		return Entry{}, fmt.Errorf("%s: %w (%d bytes, limit %d)", rel, ErrFileType, st.Size(), limit)
 	}
-	data := make([]byte, 0, st.Size())
-	buf := bytes.NewBuffer(data)
-	if _, err := buf.ReadFrom(&limitedFile{f: f, n: limit + 1}); err != nil {
-		return Entry{}, err
+	data, err := readAtMost(f, st.Size(), limit)
+	if err != nil {
+		return Entry{}, fmt.Errorf("%s: %w", rel, err)
 	}
-	if int64(buf.Len()) > limit {
-		return Entry{}, fmt.Errorf("%s: grew past %d bytes: %w", rel, limit, ErrFileType)
-	}
-	e.Mode, e.Data = "100644", buf.Bytes()
+	e.Mode, e.Data = "100644", data
 	if st.Mode()&0o111 != 0 {
 		e.Mode = "100755"
 	}
 	return e, nil
 }
 
-type limitedFile struct {
-	f *os.File
-	n int64
-}
-
-func (l *limitedFile) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, nil
+// readAtMost reads f to its end into one buffer sized by what fstat
+// said (plus one byte to see the end), so a file costs its size once, not
+// the doubling a growing buffer does; a file that grew past limit is
+// ErrFileType, and a read never asks for more than limit+1 bytes in all.
+func readAtMost(f *os.File, size, limit int64) ([]byte, error) {
+	data := make([]byte, 0, min(size, limit)+1)
+	for {
+		if len(data) == cap(data) {
+			if int64(len(data)) > limit {
+				return nil, fmt.Errorf("grew past %d bytes: %w", limit, ErrFileType)
+			}
+			data = slices.Grow(data, int(min(int64(len(data)), limit+1-int64(len(data)))))
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if int64(len(data)) > limit {
+			return nil, fmt.Errorf("grew past %d bytes: %w", limit, ErrFileType)
+		}
+		if errors.Is(err, io.EOF) {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.f.Read(p)
-	l.n -= int64(n)
-	return n, err
 }
 
 // TreeEntry reads path from rev's tree as an Entry, without filters or
@@ -477,7 +533,7 @@ func (r *Repo) DiffTrees(ctx context.Context, from, to string) (TreeDiff, error)
 	base := []string{"diff-tree", "-r", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "--full-index", "--src-prefix=a/", "--dst-prefix=b/"}
 	run := func(extra ...string) ([]byte, error) {
 		args := append(slices.Clone(base), extra...)
-		return r.run(ctx, invocation{dir: r.gitDir, gitDir: r.gitDir, args: append(args, a, b, "--")})
+		return r.run(ctx, invocation{dir: r.gitDir, gitDir: r.gitDir, args: append(args, a, b, "--"), limit: MaxDiffBytes})
 	}
 	text, err := run("--patch", "--text")
 	if err != nil {
@@ -499,7 +555,8 @@ func (r *Repo) DiffTrees(ctx context.Context, from, to string) (TreeDiff, error)
 		}
 	}
 	slices.Sort(d.Files)
-	d.Added, d.Deleted = CountLines(d.Text)
+	st := Measure(d.Text)
+	d.Added, d.Deleted, d.Bytes, d.Longest = st.Added, st.Deleted, st.Bytes, st.Longest
 	return d, nil
 }
 
@@ -535,24 +592,49 @@ type TreeDiff struct {
 	// Text is the whole patch with every file as text (NUL bytes and all):
 	// what the leak scan and the line budget read.
 	Text string
+	// Bytes and Longest are Measure's, of Text: what the byte budget and
+	// the longest-line cap read.
+	Bytes, Longest int
 }
 
 // CountLines counts the added and deleted lines of a unified diff by
 // walking its hunks by their headers' counts, so a content line that looks
 // like a header ("+++ x" added as "++ x") is still counted.
 func CountLines(patch string) (added, deleted int) {
-	sc := bufio.NewScanner(strings.NewReader(patch))
-	sc.Buffer(make([]byte, 64<<10), len(patch)+1)
+	s := Measure(patch)
+	return s.Added, s.Deleted
+}
+
+// Stats measures a unified diff's content lines.
+type Stats struct {
+	Added, Deleted int // lines
+	// Bytes is the size of every added and deleted line, without its
+	// leading "+" or "-" and its newline: what the change writes and
+	// removes, whatever the number of lines it is spread over.
+	Bytes int
+	// Longest is the length in bytes of the longest added line (without
+	// "+" and newline): what a reviewer's diff view would have to scroll.
+	Longest int
+}
+
+// Measure walks patch's hunks by their headers' counts, as CountLines
+// does, and sizes their lines.
+func Measure(patch string) Stats {
+	var s Stats
 	oldLeft, newLeft := 0, 0
-	for sc.Scan() {
-		line := sc.Text()
+	for rest := patch; rest != ""; {
+		line, tail, _ := strings.Cut(rest, "\n")
+		rest = tail
 		if oldLeft > 0 || newLeft > 0 {
 			switch {
 			case strings.HasPrefix(line, "+"):
-				added++
+				s.Added++
+				s.Bytes += len(line) - 1
+				s.Longest = max(s.Longest, len(line)-1)
 				newLeft--
 			case strings.HasPrefix(line, "-"):
-				deleted++
+				s.Deleted++
+				s.Bytes += len(line) - 1
 				oldLeft--
 			case strings.HasPrefix(line, "\\"): // "\ No newline at end of file"
 			default:
@@ -565,7 +647,7 @@ func CountLines(patch string) (added, deleted int) {
 			oldLeft, newLeft = hunkCounts(line)
 		}
 	}
-	return added, deleted
+	return s
 }
 
 // hunkCounts reads "@@ -a[,b] +c[,d] @@": b and d, each 1 when omitted.

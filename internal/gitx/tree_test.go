@@ -340,6 +340,31 @@ func TestCountLines(t *testing.T) {
 	}
 }
 
+// TestMeasure: bytes are every added and deleted line's content, and the
+// longest added line is measured without its "+" — a line padded with
+// spaces counts every space; context lines, headers and the "no newline"
+// marker count nothing.
+func TestMeasure(t *testing.T) {
+	pad := "x" + strings.Repeat(" ", 3000) + "y"
+	for _, tc := range []struct {
+		name  string
+		patch string
+		want  Stats
+	}{
+		{"empty", "", Stats{}},
+		{"one changed line", "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-bb\n+ccc\n", Stats{Added: 1, Deleted: 1, Bytes: 5, Longest: 3}},
+		{"padded line", "@@ -1 +1 @@\n-a\n+" + pad + "\n", Stats{Added: 1, Deleted: 1, Bytes: 1 + len(pad), Longest: len(pad)}},
+		{"header-like content", "@@ -0,0 +1 @@\n+++ x\n\\ No newline at end of file\n", Stats{Added: 1, Bytes: 4, Longest: 4}},
+		{"deletion only", "@@ -1 +0,0 @@\n--- gone\n", Stats{Deleted: 1, Bytes: 7}},
+		{"no final newline", "@@ -0,0 +1,2 @@\n+ab\n+abcd", Stats{Added: 2, Bytes: 6, Longest: 4}},
+		{"empty added line", "@@ -0,0 +1 @@\n+\n", Stats{Added: 1}},
+	} {
+		if got := Measure(tc.patch); got != tc.want {
+			t.Errorf("%s: Measure = %+v; want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestSnapshotSweep: a snapshot directory left by a process that is gone
 // (killed with SIGKILL before Close) is removed by the next Snapshot; a
 // live owner's, or one holding anything else, is left alone.

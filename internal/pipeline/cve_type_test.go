@@ -205,10 +205,11 @@ func TestCVEAgentEdit(t *testing.T) {
 		reason   string
 	}{
 		{"2.0.2", pipeline.DraftPR, "fixed"},
-		{"2.0.1", pipeline.Escalate, "added-package-advisory"}, // off the alerted version, onto another advisory: the added version is judged before the oracle
-		{"2.0.0 ", pipeline.Escalate, "oracle-still-red"},      // a touched line, still the alerted version
+		{"2.0.1", pipeline.Escalate, "added-package-advisory"},   // off the alerted version, onto another advisory: the added version is judged before the oracle
+		{"2.0.0  # held", pipeline.Escalate, "oracle-still-red"}, // a changed line, still the alerted version
+		{"2.0.0 ", pipeline.Escalate, "oracle-still-red"},        // an inner space before the hash: a changed line, still the alerted version
 	} {
-		t.Run(tc.version, func(t *testing.T) {
+		t.Run(strings.ReplaceAll(tc.version, "#", "hash"), func(t *testing.T) {
 			dir := gittest.NewRepo(t, map[string]string{
 				"fixrail.yaml": `runner: {kind: command, command: ["false"]}
 suite:  {command: ["true"]}

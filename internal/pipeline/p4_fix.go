@@ -142,21 +142,38 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 		return nil, nil, o
 	}
 	ev := map[string]gitx.Entry{}
+	allowed := map[string]bool{}
 	for _, e := range inv.evidence {
-		ev[e.Path] = e
+		ev[e.Path], allowed[e.Path] = e, true
 	}
+	for _, p := range inv.plan.Files {
+		allowed[p] = true
+	}
+	// Listed with lstat alone and held to the plan before a byte is read;
+	// then every read is bounded by what is left of maxCandidateBytes.
+	adm, o, why := admit(r.wt.Dir, changed, allowed)
+	if o != nil {
+		r.gate("P4", "candidate", "fail", why)
+		return nil, nil, o
+	}
+	left := int64(maxCandidateBytes)
+	limit := func() int64 { return max(0, min(maxEvidenceBytes, left)) }
 	var fixes []gitx.Entry
-	for _, p := range changed {
-		e, err := gitx.ReadEntry(r.wt.Dir, p, maxEvidenceBytes)
+	base := map[string]gitx.Entry{}
+	for _, p := range adm.paths {
+		e, err := gitx.ReadEntry(r.wt.Dir, p, limit())
 		if err != nil {
 			r.gate("P4", "candidate", "fail", err.Error())
 			return nil, nil, stop(Escalate, ReasonUnsafePath, "the fix left a path the harness will not ship: "+err.Error())
 		}
+		left -= int64(len(e.Data))
 		prev, isEvidence := ev[p]
 		if !isEvidence {
-			if prev, err = r.s.Repo.TreeEntry(ctx, r.s.BaseSHA, p, maxEvidenceBytes); err != nil {
+			if prev, err = r.s.Repo.TreeEntry(ctx, r.s.BaseSHA, p, limit()); err != nil {
 				return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
 			}
+			left -= int64(len(prev.Data))
+			base[p] = prev
 		}
 		if e.Same(prev) {
 			continue // touched, not changed
@@ -214,10 +231,13 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 		Changed:      diff.Files,
 		Diff:         diff,
 		Files:        files,
+		BaseFiles:    base,
 		Planned:      inv.plan.Files,
 		Declared:     res.FilesChanged,
 		Policy:       r.pol,
 		MaxDiffLines: maxLines,
+		MaxDiffBytes: r.cfg.Budget.MaxDiffBytes,
+		MaxLineBytes: r.cfg.Budget.MaxLineBytes,
 		Evidence:     inv.evidence,
 		Base: func(ctx context.Context, p string) (gitx.Entry, error) {
 			return r.s.Repo.TreeEntry(ctx, r.s.BaseSHA, p, maxEvidenceBytes)

@@ -31,7 +31,9 @@ script can describe an agent's behaviour as files:
                             "read PATH" (read a file, or list a directory,
                             at PATH relative to $WORK; recorded with PATH),
                             "touch PATH" (an empty file; Python escapes
-                            such as \x1b in PATH are decoded)
+                            such as \x1b in PATH are decoded),
+                            "sparse N SIZE DIR" (N sparse files of SIZE
+                            bytes, DIR/blobNNN.bin: large, and nothing on disk)
 
 It records the prompt it got in agent/<phase>.prompt and the environment
 it saw in agent/<phase>.env for the script to assert on.
@@ -90,6 +92,11 @@ def main():
             os.kill(os.getpid(), signal.SIGKILL)
         elif words[0] == "exit":
             sys.exit(int(words[1]))
+        elif words[0] == "sparse":
+            os.makedirs(words[3], exist_ok=True)
+            for i in range(int(words[1])):
+                with open(os.path.join(words[3], "blob%03d.bin" % i), "wb") as f:
+                    f.truncate(int(words[2]))
         elif words[0] == "sleep":
             time.sleep(float(words[1]))
         elif words[0] == "block":
