@@ -251,6 +251,15 @@ func TestSandboxNetwork(t *testing.T) {
 				}
 				connected := strings.Contains(res.Stdout, "connected")
 				got := 0
+				if connected {
+					// The listener's goroutine may not have run yet on a
+					// loaded machine: wait for the accept it owes.
+					select {
+					case <-accepted:
+						got++
+					case <-time.After(10 * time.Second):
+					}
+				}
 				for len(accepted) > 0 {
 					<-accepted
 					got++
