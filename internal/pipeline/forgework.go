@@ -60,7 +60,9 @@ func (r *run) ciGate(ctx context.Context, pub forge.Published) *Outcome {
 	if !ok {
 		return nil
 	}
+	endStep := r.step("the wait for CI on " + pub.Location)
 	res, err := w.WaitChecks(ctx, pub, time.Now().Add(r.cfg.Forge.CIWait), r.cfg.Forge.RequiredChecks)
+	endStep()
 	if err != nil {
 		r.gate("P5", "ci", verdict.Error, err.Error())
 		return r.forgeOutcome("CI checks", err)

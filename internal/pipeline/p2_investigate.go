@@ -32,7 +32,10 @@ func (r *run) investigate(ctx context.Context) (*investigation, *Outcome) {
 		return nil, o
 	}
 	var err error
-	if r.wt, err = r.s.Repo.Checkout(ctx, filepath.Join(r.handoff, "wt"), r.indexPath("wt"), r.s.BaseSHA); err != nil {
+	endStep := r.step("the checkout of the base")
+	r.wt, err = r.s.Repo.Checkout(ctx, filepath.Join(r.handoff, "wt"), r.indexPath("wt"), r.s.BaseSHA)
+	endStep()
+	if err != nil {
 		if o := r.containmentOutcome("P2", err); o != nil {
 			return nil, o
 		}
@@ -254,6 +257,8 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 		bash = r.typ.Budget.BashRules
 	}
 	release := r.s.Repo.Shared()
+	endStep := r.step("the agent (" + string(phase) + ")")
+	defer endStep() // an adapter that panics ends it too
 	res, err := r.p.Runner.Run(ctx, runner.Invocation{
 		Phase:      phase,
 		Worktree:   r.wt.Dir,
@@ -268,6 +273,7 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 		Sandbox:    &sandbox.Spec{Mode: r.sandboxMode(), RW: []string{r.handoff}},
 		TempDir:    r.dir,
 	})
+	endStep()
 	release()
 	if err == nil && !res.Sandboxed && r.sandboxMode() != sandbox.Off {
 		r.agentUnconfined = true
