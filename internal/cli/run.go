@@ -237,6 +237,10 @@ func printReport(w io.Writer, rep *pipeline.Report, asJSON bool) error {
 	if rep.Detail != "" {
 		fmt.Fprintf(w, "  %s\n", rep.Detail)
 	}
+	if c := rep.Conclusion; c != nil {
+		// Redacted and escaped by the run; each line marked as the agent's.
+		fmt.Fprintf(w, "the agent's reason (unverified):\n  | %s\n", strings.ReplaceAll(c.Reason, "\n", "\n  | "))
+	}
 	fmt.Fprintf(w, "finding  %s\n", rep.Finding.ID)
 	if rep.Branch != "" {
 		fmt.Fprintf(w, "branch   %s @ %.12s\n", rep.Branch, rep.Commit)

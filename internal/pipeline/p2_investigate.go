@@ -55,7 +55,7 @@ func (r *run) investigate(ctx context.Context) (*investigation, *Outcome) {
 		return nil, o
 	}
 	inv := &investigation{}
-	if o := r.checks(ctx, "P2", []*gates.Gate{r.readOnlyGate(scope, changed), r.planGate(inv)}, nil); o != nil {
+	if o := r.checks(ctx, "P2", []*gates.Gate{r.readOnlyGate(scope, changed), r.planGate(inv, changed)}, nil); o != nil {
 		return nil, o
 	}
 	if o := r.recordEvidence(ctx, inv, changed); o != nil {
@@ -131,8 +131,9 @@ func (r *run) readOnlyGate(scope, changed []string) *gates.Gate {
 	}
 }
 
-// planGate reads PLAN.json through the fix type.
-func (r *run) planGate(inv *investigation) *gates.Gate {
+// planGate reads PLAN.json through the fix type: a plan to reproduce
+// and fix, or a conclusion that there is nothing to fix (conclude).
+func (r *run) planGate(inv *investigation, changed []string) *gates.Gate {
 	return &gates.Gate{
 		Name:   "plan",
 		Doc:    "the investigate phase left a valid PLAN.json",
@@ -147,6 +148,9 @@ func (r *run) planGate(inv *investigation) *gates.Gate {
 			}
 			if err != nil {
 				return gates.Verdict{Detail: err.Error()}, nil
+			}
+			if plan.Conclusion != nil {
+				return r.conclude(plan.Conclusion, changed), nil
 			}
 			inv.plan = plan
 			r.rep.Plan = plan.Report
