@@ -119,7 +119,10 @@ func demoRun(ctx context.Context, stdio Stdio, repoDir string, fin *findings.Fin
 		return err
 	}
 	defer setup.Close()
-	console, done := liveConsole(stdio)
+	console, done, err := liveConsole(stdio)
+	if err != nil {
+		return err
+	}
 	defer done()
 	sm, err := compose(setup, "", vulns)
 	if err != nil {

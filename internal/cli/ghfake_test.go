@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,13 +40,13 @@ type ghFake struct {
 
 var ghFakes sync.Map // *testscript.TestScript → *ghFake
 
-// ghfake start | on METHOD PATH STATUS BODYFILE [times=N|any] [query=K=V] [header=K:V] [draft] | called METHOD PATH | verify
+// ghfake start | on METHOD PATH STATUS BODYFILE [times=N|any] [query=K=V] [header=K:V] [draft] | called METHOD PATH | body METHOD PATH FILE | verify
 //
 // start runs a strict fake GitHub (githubtest) for the scenario and points
 // fixrail at it (FIXRAIL_GITHUB_API_URL, FIXRAIL_GITHUB_TOKEN); on expects
 // one request (PATH may hold {sha}); draft also requires the request body
 // to ask for a draft; called asserts a request was (or with !, was not)
-// made; verify stops the fake and fails on any unexpected request, any
+// made; body writes the last such request's body to FILE; verify stops the fake and fails on any unexpected request, any
 // expected one never made and any forbidden one (merge, ready, refs).
 func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
@@ -120,6 +121,23 @@ func cmdGHFake(ts *testscript.TestScript, neg bool, args []string) {
 		if !neg && n == 0 {
 			ts.Fatalf("%s %s was never requested", args[1], args[2])
 		}
+	case "body":
+		// ghfake body METHOD PATH FILE: the last such request's body, to
+		// FILE, for the script to read (a notice as posted).
+		if neg || len(args) != 4 {
+			ts.Fatalf("usage: ghfake body METHOD PATH FILE")
+		}
+		var body []byte
+		found := false
+		for _, c := range f.srv.Calls() {
+			if c.Method == args[1] && c.Path == args[2] {
+				body, found = c.Body, true
+			}
+		}
+		if !found {
+			ts.Fatalf("%s %s was never requested", args[1], args[2])
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[3]), body, 0o644))
 	case "verify":
 		for _, c := range f.tb.cleanups {
 			c()

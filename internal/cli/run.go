@@ -141,7 +141,10 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		return err
 	}
 	defer setup.Close()
-	console, done := liveConsole(stdio)
+	console, done, err := liveConsole(stdio)
+	if err != nil {
+		return err
+	}
 	defer done()
 	sm, err := compose(setup, in.github, vulns)
 	if err != nil {
@@ -185,19 +188,45 @@ const liveTick = 250 * time.Millisecond
 
 // liveConsole is where a run's progress goes: on a terminal, a live console
 // (the event lines, and under them a status line with the phase's elapsed
-// time); elsewhere, or with TERM=dumb, plain lines on stderr. done removes
-// the status line; call it before printing anything else (it may be called
-// again).
-func liveConsole(stdio Stdio) (console io.Writer, done func()) {
+// time); elsewhere, or with TERM=dumb, plain lines on stderr and, while a
+// step runs long, a heartbeat line every $FIXRAIL_HEARTBEAT (default 30s).
+// done removes the status line; call it before printing anything else (it
+// may be called again).
+func liveConsole(stdio Stdio) (console io.Writer, done func(), err error) {
 	term := stdio.Stderr
 	if u, ok := term.(interface{ Unwrap() io.Writer }); ok {
 		term = u.Unwrap() // Live escapes what it is given, and writes its own controls raw
 	}
 	if os.Getenv("TERM") == "dumb" || !isTerminal(term) {
-		return stdio.Stderr, func() {}
+		every, err := heartbeat(os.LookupEnv)
+		if err != nil {
+			return nil, nil, err
+		}
+		return events.NewPlain(stdio.Stderr, every), func() {}, nil
 	}
 	l := events.NewLive(term, liveTick)
-	return l, func() { l.Close() }
+	return l, func() { l.Close() }, nil
+}
+
+// minHeartbeat is the shortest heartbeat interval accepted: a CI log needs
+// a line now and then, not a flood.
+const minHeartbeat = time.Second
+
+// heartbeat reads FIXRAIL_HEARTBEAT: a Go duration of at least a second,
+// or 0 for no heartbeat; unset is events.DefaultHeartbeat.
+func heartbeat(lookup func(string) (string, bool)) (time.Duration, error) {
+	v, ok := lookup("FIXRAIL_HEARTBEAT")
+	if !ok || v == "" {
+		return events.DefaultHeartbeat, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err == nil && d == 0 {
+		return 0, nil
+	}
+	if err != nil || d < minHeartbeat {
+		return 0, usagef("FIXRAIL_HEARTBEAT=%q: want a duration of at least %s (such as 30s), or 0 for none", v, minHeartbeat)
+	}
+	return d, nil
 }
 
 // confirmer asks on the terminal in interactive mode. Anything but an
@@ -223,6 +252,10 @@ func printReport(w io.Writer, rep *pipeline.Report, asJSON bool) error {
 	fmt.Fprintf(w, "%s (%s)\n", rep.Terminal, rep.Reason)
 	if rep.Detail != "" {
 		fmt.Fprintf(w, "  %s\n", rep.Detail)
+	}
+	if c := rep.Conclusion; c != nil {
+		// Redacted and escaped by the run; each line marked as the agent's.
+		fmt.Fprintf(w, "the agent's reason (unverified):\n  | %s\n", strings.ReplaceAll(c.Reason, "\n", "\n  | "))
 	}
 	fmt.Fprintf(w, "finding  %s\n", rep.Finding.ID)
 	if rep.Branch != "" {

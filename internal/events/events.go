@@ -19,7 +19,7 @@ import (
 type Event struct {
 	Time    time.Time `json:"time"`
 	Run     string    `json:"run"`
-	Type    string    `json:"type"` // run-start, phase-start, phase-end, gate, terminal, note
+	Type    string    `json:"type"` // run-start, phase-start, phase-end, gate, terminal, note; heartbeat (console only)
 	Phase   string    `json:"phase,omitempty"`
 	Name    string    `json:"name,omitempty"`
 	Verdict string    `json:"verdict,omitempty"`
@@ -41,6 +41,7 @@ type Log struct {
 	now     func() time.Time
 	err     error
 	hit     bool
+	phase   string // the phase under way, for a heartbeat's line
 }
 
 // Open creates the NDJSON log at path (0600, must not exist) and echoes
@@ -60,12 +61,12 @@ func Open(path, run string, console io.Writer, scrub Scrub) (*Log, error) {
 func (l *Log) Emit(e Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.scrub != nil {
-		for _, f := range []*string{&e.Type, &e.Phase, &e.Name, &e.Verdict, &e.Reason, &e.Detail} {
-			var hit bool
-			*f, hit = l.scrub(*f)
-			l.hit = l.hit || hit
-		}
+	l.scrubFields(&e)
+	switch e.Type {
+	case "phase-start":
+		l.phase = e.Phase
+	case "phase-end", "terminal":
+		l.phase = ""
 	}
 	e.Time = l.now().UTC()
 	e.Run = l.run
@@ -77,12 +78,30 @@ func (l *Log) Emit(e Event) {
 	if err != nil && l.err == nil {
 		l.err = fmt.Errorf("event log: %w", err)
 	}
-	if l.console != nil {
-		if o, ok := l.console.(interface{ Observe(Event) }); ok {
-			o.Observe(e) // a Live console follows the phases
-		}
-		fmt.Fprintln(l.console, consoleLine(e))
+	l.writeConsole(e)
+}
+
+// scrubFields passes every text field of e through the chokepoint.
+func (l *Log) scrubFields(e *Event) {
+	if l.scrub == nil {
+		return
 	}
+	for _, f := range []*string{&e.Type, &e.Phase, &e.Name, &e.Verdict, &e.Reason, &e.Detail} {
+		var hit bool
+		*f, hit = l.scrub(*f)
+		l.hit = l.hit || hit
+	}
+}
+
+// writeConsole echoes e on the console, if there is one.
+func (l *Log) writeConsole(e Event) {
+	if l.console == nil {
+		return
+	}
+	if o, ok := l.console.(interface{ Observe(Event) }); ok {
+		o.Observe(e) // a Live console follows the phases
+	}
+	fmt.Fprintln(l.console, consoleLine(e))
 }
 
 // Err returns the first write error, if any.
@@ -132,6 +151,8 @@ func consoleLine(e Event) string {
 		s += fmt.Sprintf("%s (%s)", e.Verdict, e.Reason)
 	case "phase-start":
 		s += "start"
+	case "heartbeat":
+		s += fmt.Sprintf("%s still running after %s", e.Name, e.Verdict)
 	case "phase-end":
 		// The pipeline says how the phase ended; an event without it is
 		// an older writer's, and "done" was all it said.

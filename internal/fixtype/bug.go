@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -28,9 +29,11 @@ var Bug = &Type{
 		var s strings.Builder
 		s.WriteString("You MUST:\n")
 		fmt.Fprintf(&s, "- reproduce the reported bug with ONE failing test before any fix exists, written under `%s` — the only place you may write in this phase;\n", b.Config.Test.PathGlob)
+		s.WriteString("- make that test exercise the invariant the report implies — the concurrent, tenant or boundary path it describes (two callers at once, another tenant's data, the value at the limit), not only the happy path;\n")
 		s.WriteString("- change no other file, and declare every file you wrote besides the test as a fixture: an undeclared write, or one anywhere else, ends the run with an escalation;\n")
 		fmt.Fprintf(&s, "- write PLAN.json to %s (also in $FIXRAIL_PLAN): {\"summary\": \"…\", \"files\": [the source files the fix will change], \"test\": {\"path\": \"…\", \"name\": \"…\", \"symptom\": \"a short string the failing test's output contains\", \"fixtures\": [any other file you wrote for the test to run, such as an __init__.py, a conftest or testdata files]}};\n", b.PlanPath)
 		s.WriteString("- plan sensitive files (authentication, credentials, secrets, crypto, migrations, permissions, CI configuration) honestly if the fix needs them: the harness then hands the fix to a human. Do not work around it.\n\n")
+		fmt.Fprintf(&s, "If the code shows the reported behaviour is as designed, or you cannot reproduce it, say so instead of forcing a test: write no file, and write PLAN.json as {\"summary\": \"…\", \"conclusion\": \"works-as-designed\" or \"cannot-reproduce\", \"reason\": \"why, citing the code, documentation or tests you read (at most %d bytes)\"}, with no \"files\" and no \"test\". The run then ends without a fix and a human reads your reason. Whenever the bug does reproduce you must still write the failing test: a conclusion is for a report with no bug in it, never for a bug that is hard to test.\n\n", MaxConclusionReason)
 		s.WriteString("The harness — not you — runs the test, commits, and opens a draft pull request. Never merge, push, comment or change dependencies.\n")
 		return s.String()
 	},
@@ -46,6 +49,9 @@ var Bug = &Type{
 		bp, err := ReadBugPlan(path)
 		if err != nil {
 			return nil, err
+		}
+		if bp.Conclusion != "" {
+			return &Plan{Summary: bp.Summary, Conclusion: &Conclusion{Code: bp.Conclusion, Reason: bp.Reason}, Detail: bp}, nil
 		}
 		return &Plan{
 			Summary:  bp.Summary,
@@ -66,11 +72,27 @@ var Bug = &Type{
 	Section: bugSection,
 }
 
-// BugPlan is PLAN.json as the bug type's investigate phase writes it.
+// BugPlan is PLAN.json as the bug type's investigate phase writes it:
+// the files to fix and the test that reproduces the bug, or — instead of
+// both — a conclusion that there is no bug to fix, and why.
 type BugPlan struct {
 	Summary string   `json:"summary"`
 	Files   []string `json:"files"`
 	Test    TestSpec `json:"test"`
+	// Conclusion is a key of Conclusions (works-as-designed,
+	// cannot-reproduce); Reason says why, for a human.
+	Conclusion string `json:"conclusion,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// bugPlanJSON is PLAN.json as decoded, before it is told apart: with Test
+// a pointer, a plan that both concludes and names a test is seen as such.
+type bugPlanJSON struct {
+	Summary    string    `json:"summary"`
+	Files      []string  `json:"files"`
+	Test       *TestSpec `json:"test"`
+	Conclusion string    `json:"conclusion"`
+	Reason     string    `json:"reason"`
 }
 
 // TestSpec names the reproducing test and the symptom its failure must show.
@@ -139,15 +161,23 @@ func plainTestID(s string) bool {
 	return true
 }
 
-// ReadBugPlan reads and validates a bug's PLAN.json.
+// ReadBugPlan reads and validates a bug's PLAN.json: a reproduction
+// (files and a test) or a conclusion (and its reason), never both.
 func ReadBugPlan(path string) (*BugPlan, error) {
-	var p BugPlan
-	if err := ReadStrict(path, &p); err != nil {
+	var raw bugPlanJSON
+	if err := ReadStrict(path, &raw); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(p.Summary) == "" {
+	if strings.TrimSpace(raw.Summary) == "" {
 		return nil, fmt.Errorf("%w: PLAN.json has no summary", ErrInvalid)
 	}
+	if raw.Conclusion != "" || raw.Reason != "" {
+		return readConclusion(raw)
+	}
+	if raw.Test == nil {
+		return nil, fmt.Errorf("%w: PLAN.json has no test (and no conclusion)", ErrInvalid)
+	}
+	p := BugPlan{Summary: raw.Summary, Files: raw.Files, Test: *raw.Test}
 	if len(p.Files) == 0 {
 		return nil, fmt.Errorf("%w: PLAN.json plans no source files", ErrInvalid)
 	}
@@ -185,6 +215,36 @@ func ReadBugPlan(path string) (*BugPlan, error) {
 	}
 	p.Test.Symptom = strings.TrimSpace(p.Test.Symptom)
 	return &p, nil
+}
+
+// readConclusion validates a plan that concludes there is no bug to fix:
+// a known conclusion, a reason of 1 to MaxConclusionReason bytes, and no
+// files or test beside it — a plan reproduces or concludes, not both.
+func readConclusion(raw bugPlanJSON) (*BugPlan, error) {
+	if _, ok := Conclusions[raw.Conclusion]; !ok {
+		return nil, fmt.Errorf("%w: PLAN.json's conclusion %q is none of %s", ErrInvalid, raw.Conclusion, strings.Join(conclusionNames(), ", "))
+	}
+	reason := strings.TrimSpace(raw.Reason)
+	switch {
+	case reason == "":
+		return nil, fmt.Errorf("%w: PLAN.json concludes %s with no reason", ErrInvalid, raw.Conclusion)
+	case len(reason) > MaxConclusionReason:
+		return nil, fmt.Errorf("%w: PLAN.json's reason is %d bytes, over %d", ErrInvalid, len(reason), MaxConclusionReason)
+	case raw.Test != nil:
+		return nil, fmt.Errorf("%w: PLAN.json concludes %s and also plans a test: a plan reproduces the bug or concludes there is none, not both", ErrInvalid, raw.Conclusion)
+	case raw.Files != nil:
+		return nil, fmt.Errorf("%w: PLAN.json concludes %s and also plans files to fix", ErrInvalid, raw.Conclusion)
+	}
+	return &BugPlan{Summary: raw.Summary, Conclusion: raw.Conclusion, Reason: reason}, nil
+}
+
+func conclusionNames() []string {
+	names := make([]string, 0, len(Conclusions))
+	for c := range Conclusions {
+		names = append(names, c)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // OracleArgv fills the test command's placeholders from the plan. The

@@ -46,6 +46,28 @@ func TestReadPlan(t *testing.T) {
 		{name: "duplicate file", json: `{"summary": "s", "files": ["a", "./a"], "test": {"path": "t.py", "symptom": "x"}}`, err: ErrInvalid},
 		{name: "unknown key", json: `{"summary": "s", "files": ["a"], "test": {"path": "t.py", "symptom": "x"}, "run": "rm -rf /"}`, err: ErrInvalid},
 		{name: "not json", json: `PLAN`, err: ErrInvalid},
+		{name: "no test", json: `{"summary": "s", "files": ["a"]}`, err: ErrInvalid, msg: "no test (and no conclusion)"},
+		// Not a bug: a conclusion and its reason instead of files and a test.
+		{
+			name: "works as designed",
+			json: `{"summary": "s", "conclusion": "works-as-designed", "reason": "  documented in README\nsee line 3  "}`,
+			want: &BugPlan{Summary: "s", Conclusion: "works-as-designed", Reason: "documented in README\nsee line 3"},
+		},
+		{
+			name: "cannot reproduce",
+			json: `{"summary": "s", "conclusion": "cannot-reproduce", "reason": "passes on main"}`,
+			want: &BugPlan{Summary: "s", Conclusion: "cannot-reproduce", Reason: "passes on main"},
+		},
+		{name: "conclusion and test", json: `{"summary": "s", "conclusion": "works-as-designed", "reason": "r", "test": {"path": "t.py", "symptom": "x"}}`, err: ErrInvalid, msg: "also plans a test"},
+		{name: "conclusion and empty test", json: `{"summary": "s", "conclusion": "works-as-designed", "reason": "r", "test": {}}`, err: ErrInvalid, msg: "also plans a test"},
+		{name: "conclusion and files", json: `{"summary": "s", "conclusion": "cannot-reproduce", "reason": "r", "files": []}`, err: ErrInvalid, msg: "also plans files"},
+		{name: "unknown conclusion", json: `{"summary": "s", "conclusion": "wontfix", "reason": "r"}`, err: ErrInvalid, msg: `"wontfix" is none of cannot-reproduce, works-as-designed`},
+		{name: "conclusion without reason", json: `{"summary": "s", "conclusion": "works-as-designed", "reason": " \n "}`, err: ErrInvalid, msg: "with no reason"},
+		{name: "reason without conclusion", json: `{"summary": "s", "reason": "r", "files": ["a"], "test": {"path": "t.py", "symptom": "x"}}`, err: ErrInvalid, msg: `conclusion ""`},
+		{name: "conclusion without summary", json: `{"conclusion": "works-as-designed", "reason": "r"}`, err: ErrInvalid, msg: "no summary"},
+		{name: "reason too long", json: `{"summary": "s", "conclusion": "works-as-designed", "reason": "` + strings.Repeat("x", MaxConclusionReason+1) + `"}`, err: ErrInvalid, msg: "over 2000"},
+		{name: "reason at the bound", json: `{"summary": "s", "conclusion": "works-as-designed", "reason": "` + strings.Repeat("x", MaxConclusionReason) + `"}`,
+			want: &BugPlan{Summary: "s", Conclusion: "works-as-designed", Reason: strings.Repeat("x", MaxConclusionReason)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ReadBugPlan(write(t, tc.json))
@@ -92,10 +114,25 @@ func TestOracleArgv(t *testing.T) {
 
 func FuzzReadPlan(f *testing.F) {
 	f.Add(`{"summary": "s", "files": ["a"], "test": {"path": "t.py", "symptom": "x"}}`)
+	f.Add(`{"summary": "s", "conclusion": "works-as-designed", "reason": "r"}`)
+	f.Add(`{"summary": "s", "conclusion": "cannot-reproduce", "reason": "r", "test": {"path": "t.py", "symptom": "x"}}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := ReadBugPlan(write(t, s))
 		if err != nil {
 			return
+		}
+		// A plan reproduces or concludes, never both.
+		if p.Conclusion != "" {
+			if _, ok := Conclusions[p.Conclusion]; !ok {
+				t.Fatalf("accepted unknown conclusion %q", p.Conclusion)
+			}
+			if p.Reason == "" || len(p.Reason) > MaxConclusionReason || len(p.Files) > 0 || p.Test.Path != "" || p.Test.Symptom != "" {
+				t.Fatalf("accepted a conclusion with a bad reason, or with files or a test: %+v", p)
+			}
+			return
+		}
+		if p.Reason != "" || p.Test.Symptom == "" || len(p.Files) == 0 {
+			t.Fatalf("accepted a test plan that is not one: %+v", p)
 		}
 		for _, f := range append([]string{p.Test.Path}, p.Files...) {
 			if strings.HasPrefix(f, "/") || f == ".." || strings.HasPrefix(f, "../") || strings.Contains(f, "/../") {
@@ -183,5 +220,43 @@ func TestHandoffRefusesLinksAndFIFOs(t *testing.T) {
 	_, err := ReadResult(resultLink)
 	if err == nil || strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "result.json") {
 		t.Errorf("error %v: want it to name result.json and not %s", err, dir)
+	}
+}
+
+// TestBugConclusionPlan: a concluding PLAN.json reaches the pipeline as a
+// Plan with its Conclusion and nothing to fix or run.
+func TestBugConclusionPlan(t *testing.T) {
+	p, err := Bug.ReadPlan(write(t, `{"summary": "s", "conclusion": "cannot-reproduce", "reason": "green on main"}`), &config.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(&Conclusion{Code: "cannot-reproduce", Reason: "green on main"}, p.Conclusion); d != "" {
+		t.Errorf("conclusion (-want +got):\n%s", d)
+	}
+	if len(p.Files) > 0 || len(p.Evidence) > 0 || p.Report != nil {
+		t.Errorf("a conclusion carries files %v, evidence %v, report %v", p.Files, p.Evidence, p.Report)
+	}
+	p, err = Bug.ReadPlan(write(t, `{"summary": "s", "files": ["a"], "test": {"path": "t.py", "symptom": "x"}}`), &config.Config{})
+	if err != nil || p.Conclusion != nil {
+		t.Fatalf("a test plan: %+v, %v", p, err)
+	}
+}
+
+// TestBugBrief: the investigate brief offers the not-a-bug channel, keeps
+// the failing test mandatory whenever the bug reproduces, and asks for a
+// test of the invariant the report implies.
+func TestBugBrief(t *testing.T) {
+	cfg := &config.Config{Test: config.Test{PathGlob: "tests/**"}}
+	brief := Bug.Investigate(Brief{PlanPath: "/run/PLAN.json", Config: cfg})
+	for _, want := range []string{
+		`"conclusion": "works-as-designed" or "cannot-reproduce"`,
+		`at most 2000 bytes`,
+		`with no "files" and no "test"`,
+		"Whenever the bug does reproduce you must still write the failing test",
+		"the invariant the report implies — the concurrent, tenant or boundary path",
+	} {
+		if !strings.Contains(brief, want) {
+			t.Errorf("the brief lacks %q:\n%s", want, brief)
+		}
 	}
 }

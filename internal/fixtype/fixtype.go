@@ -148,7 +148,31 @@ type Plan struct {
 	Report any
 	// Detail is the type's own.
 	Detail any
+	// Conclusion, when set, is the investigation's answer that there is
+	// nothing to fix, instead of a reproduction: Files and Evidence are
+	// empty, and the run ends in the conclusion's terminal (Conclusions).
+	Conclusion *Conclusion
 }
+
+// Conclusion is an investigation's answer that there is no bug to fix.
+type Conclusion struct {
+	// Code is the reason code the run ends with, a key of Conclusions.
+	Code string
+	// Reason is the agent's account of why, for a human: untrusted,
+	// redacted and escaped before anyone reads it, never acted on.
+	Reason string
+}
+
+// Conclusions are the answers an investigation may give instead of a
+// reproduction, each with the terminal its run ends in. Neither ships
+// anything; each tells the reviewer what the agent concluded, and why.
+var Conclusions = map[string]verdict.Terminal{
+	verdict.ReasonWorksAsDesigned: verdict.NotRepro,
+	verdict.ReasonCannotReproduce: verdict.NotRepro,
+}
+
+// MaxConclusionReason bounds a conclusion's reason, in bytes.
+const MaxConclusionReason = 2000
 
 // Result is what the agent writes after the fix phase.
 type Result struct {

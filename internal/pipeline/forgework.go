@@ -61,7 +61,9 @@ func (r *run) ciGate(ctx context.Context, pub forge.Published) *Outcome {
 	if !ok {
 		return nil
 	}
+	endStep := r.step("the wait for CI on " + pub.Location)
 	res, err := w.WaitChecks(ctx, pub, time.Now().Add(r.cfg.Forge.CIWait), r.cfg.Forge.RequiredChecks)
+	endStep()
 	if err != nil {
 		r.gate("P5", "ci", verdict.Error, err.Error())
 		return r.forgeOutcome("CI checks", err)
@@ -114,6 +116,12 @@ func (r *run) notify() {
 	// view) or a mention in it shows as text on the issue.
 	body := fmt.Sprintf("fixrail ended **%s** (`%s`) for finding %s.\n\n%s\nRun `%s`. A human takes it from here; fixrail will not retry on its own.\n",
 		t, r.rep.Reason, r.fin.ID, markdown.Block(r.rep.Detail), r.rep.RunID)
+	if c := r.rep.Conclusion; c != nil && t == NotRepro {
+		// The agent's own answer, quoted as such: fixrail checked that the
+		// plan says it, not that it is so.
+		body = fmt.Sprintf("fixrail ended **%s** (`%s`) for finding %s: %s, and wrote no test. fixrail did not check that conclusion.\n\nThe agent's reason, as it wrote it:\n\n%s\nRun `%s`. A human takes it from here; fixrail will not retry on its own.\n",
+			t, r.rep.Reason, r.fin.ID, concluded(c.Code), markdown.Block(c.Reason), r.rep.RunID)
+	}
 	if open {
 		body = fmt.Sprintf("fixrail did nothing for finding %s: this issue already carries an open escalation, and a human has not cleared it yet. Remove the `%s` label to let fixrail try again.\n\nRun `%s`.\n",
 			r.fin.ID, forge.LabelEscalated, r.rep.RunID)

@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,7 +16,8 @@ import (
 
 // TestNoticeBodyGolden pins the comment posted on the issue when a run
 // ends ESCALATE or NOT-REPRO, or finds an escalation already open: what
-// the reporter and the maintainers read. One agent names a file with
+// the reporter and the maintainers read — for a plan that concludes there
+// is no bug, the agent's reason, quoted as its own. One agent names a file with
 // Markdown in it (a mention, an image the forge would fetch on every view,
 // a link): it shows as text.
 func TestNoticeBodyGolden(t *testing.T) {
@@ -33,6 +35,13 @@ func TestNoticeBodyGolden(t *testing.T) {
 			}},
 		{name: "not-repro-no-plan", want: pipeline.NotRepro,
 			agent:  func(runner.Invocation) (runner.Result, error) { return runner.Result{}, nil },
+			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork) }},
+		{name: "not-repro-works-as-designed", want: pipeline.NotRepro,
+			agent: concludes("{\"summary\": \"None is not text\", \"conclusion\": \"works-as-designed\", \"reason\": " +
+				"\"shout() says None is not text (src/README).\\n@octocat ![x](https:attacker.invalid?d=1) [y](https:attacker.invalid)\\n\\u001b]52;c;aGk=\\u0007 ````\\n# not a heading\"}"),
+			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork) }},
+		{name: "not-repro-cannot-reproduce", want: pipeline.NotRepro,
+			agent:  concludes(`{"summary": "fine on main", "conclusion": "cannot-reproduce", "reason": "shout(None) returns \"!\" on main; the traceback names 1.0."}`),
 			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork) }},
 		{name: "escalate-hostile-path", want: pipeline.Escalate,
 			agent: func(inv runner.Invocation) (runner.Result, error) {
@@ -90,5 +99,16 @@ func TestNoticeBodyGolden(t *testing.T) {
 			}
 			matchGolden(t, filepath.Join("testdata", "notice", tc.name+".md"), normalise(notice.Body))
 		})
+	}
+}
+
+// concludes is an investigating agent that writes plan as PLAN.json and
+// nothing else.
+func concludes(plan string) func(runner.Invocation) (runner.Result, error) {
+	return func(inv runner.Invocation) (runner.Result, error) {
+		if inv.Phase != runner.Investigate {
+			return runner.Result{}, errors.New("a concluding run has no fix phase")
+		}
+		return runner.Result{}, os.WriteFile(inv.PlanPath, []byte(plan), 0o600)
 	}
 }

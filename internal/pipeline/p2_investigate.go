@@ -32,7 +32,10 @@ func (r *run) investigate(ctx context.Context) (*investigation, *Outcome) {
 		return nil, o
 	}
 	var err error
-	if r.wt, err = r.s.Repo.Checkout(ctx, filepath.Join(r.handoff, "wt"), r.indexPath("wt"), r.s.BaseSHA); err != nil {
+	endStep := r.step("the checkout of the base")
+	r.wt, err = r.s.Repo.Checkout(ctx, filepath.Join(r.handoff, "wt"), r.indexPath("wt"), r.s.BaseSHA)
+	endStep()
+	if err != nil {
 		if o := r.containmentOutcome("P2", err); o != nil {
 			return nil, o
 		}
@@ -52,7 +55,7 @@ func (r *run) investigate(ctx context.Context) (*investigation, *Outcome) {
 		return nil, o
 	}
 	inv := &investigation{}
-	if o := r.checks(ctx, "P2", []*gates.Gate{r.readOnlyGate(scope, changed), r.planGate(inv)}, nil); o != nil {
+	if o := r.checks(ctx, "P2", []*gates.Gate{r.readOnlyGate(scope, changed), r.planGate(inv, changed)}, nil); o != nil {
 		return nil, o
 	}
 	if o := r.recordEvidence(ctx, inv, changed); o != nil {
@@ -128,8 +131,9 @@ func (r *run) readOnlyGate(scope, changed []string) *gates.Gate {
 	}
 }
 
-// planGate reads PLAN.json through the fix type.
-func (r *run) planGate(inv *investigation) *gates.Gate {
+// planGate reads PLAN.json through the fix type: a plan to reproduce
+// and fix, or a conclusion that there is nothing to fix (conclude).
+func (r *run) planGate(inv *investigation, changed []string) *gates.Gate {
 	return &gates.Gate{
 		Name:   "plan",
 		Doc:    "the investigate phase left a valid PLAN.json",
@@ -144,6 +148,9 @@ func (r *run) planGate(inv *investigation) *gates.Gate {
 			}
 			if err != nil {
 				return gates.Verdict{Detail: err.Error()}, nil
+			}
+			if plan.Conclusion != nil {
+				return r.conclude(plan.Conclusion, changed), nil
 			}
 			inv.plan = plan
 			r.rep.Plan = plan.Report
@@ -266,6 +273,8 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 		bash = r.typ.Budget.BashRules
 	}
 	release := r.s.Repo.Shared()
+	endStep := r.step("the agent (" + string(phase) + ")")
+	defer endStep() // an adapter that panics ends it too
 	res, err := r.p.Runner.Run(ctx, runner.Invocation{
 		Phase:      phase,
 		Worktree:   r.wt.Dir,
@@ -280,6 +289,7 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 		Sandbox:    &sandbox.Spec{Mode: r.sandboxMode(), RW: []string{r.handoff}, Hide: r.hide()},
 		TempDir:    r.dir,
 	})
+	endStep()
 	release()
 	if err == nil && !res.Sandboxed && r.sandboxMode() != sandbox.Off {
 		r.agentUnconfined = true

@@ -104,7 +104,9 @@ func (r *run) execFresh(ctx context.Context, label, rev string, argv []string, t
 func (r *run) readFresh(ctx context.Context, label, rev string, fn func(dir string) error) error {
 	r.checkouts++
 	name := fmt.Sprintf("%s-%d", label, r.checkouts)
+	endStep := r.step("the checkout " + name)
 	t, err := r.s.Repo.Checkout(ctx, filepath.Join(r.dir, name), r.indexPath(name), rev)
+	endStep()
 	if err != nil {
 		return err
 	}
@@ -167,6 +169,8 @@ func (r *run) execEnv(ctx context.Context, dir string, argv, extra []string, tim
 	}
 	mode := r.sandboxMode()
 	release := r.s.Repo.Shared()
+	endStep := r.step(commandStep(argv))
+	defer endStep()
 	res, err := sandbox.Run(ctx, sandbox.Cmd{
 		Args:    argv,
 		Dir:     dir,
@@ -174,6 +178,7 @@ func (r *run) execEnv(ctx context.Context, dir string, argv, extra []string, tim
 		Timeout: timeout,
 		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, RO: tc.RO(), Tmp: tmp, Hide: r.hide()},
 	})
+	endStep()
 	release()
 	if err != nil {
 		return res, err

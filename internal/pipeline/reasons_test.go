@@ -81,6 +81,8 @@ var reasonCases = map[string]reasonCase{
 	"interrupted":        {scenario: "run_halt_signal.txtar"},
 	"declined":           {scenario: "run_interactive_declined.txtar"},
 	"no-plan":            {scenario: "run_plan_invalid.txtar"},
+	"works-as-designed":  {scenario: "run_not_a_bug.txtar"},
+	"cannot-reproduce":   {scenario: "run_not_a_bug.txtar"},
 	"unsafe-path":        {scenario: "run_evidence_fifo.txtar"},
 	"write-before-repro": {scenario: "run_s10_write_before_repro.txtar"},
 	"green-on-base":      {scenario: "run_s4_green_on_base.txtar"},

@@ -29,6 +29,9 @@ type Report struct {
 	FixType string `json:"fix_type"`
 	// Plan is what the run keeps of the plan, in the fix type's shape.
 	Plan any `json:"plan,omitempty"`
+	// Conclusion is the plan's answer that there was nothing to fix
+	// (works-as-designed, cannot-reproduce), instead of a plan.
+	Conclusion *Conclusion `json:"conclusion,omitempty"`
 	// Risk is the raise-only score and its inputs: at intake, then
 	// re-scored from the root cause (the later score wins).
 	Risk  *risk.Score  `json:"risk,omitempty"`
@@ -131,6 +134,9 @@ func (r *Report) scrub(e interface {
 		r.Detail = "[WITHHELD by fixrail: the report could not be scrubbed]"
 		r.Finding.Title = ""
 		r.Plan = nil
+		if r.Conclusion != nil {
+			r.Conclusion.Reason = "[WITHHELD]"
+		}
 		for i := range r.Gates {
 			r.Gates[i].Detail = "[WITHHELD]"
 		}

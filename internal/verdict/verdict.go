@@ -91,6 +91,11 @@ const (
 	// The suite passed on the base plus the fix alone and fails with the
 	// evidence added: the evidence changed what the suite says.
 	ReasonEvidenceBreaksSuite = "evidence-breaks-suite"
+	// The investigation's own answer that there is nothing to fix (a
+	// PLAN.json conclusion, with its reason for a human): the reported
+	// behaviour is as designed, or it could not be reproduced.
+	ReasonWorksAsDesigned = "works-as-designed"
+	ReasonCannotReproduce = "cannot-reproduce"
 	// The cve fix type's: the alert's package is declared in no manifest
 	// of the repository (never an edit of something nobody asked for), and
 	// every published version is affected.
