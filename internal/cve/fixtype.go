@@ -146,6 +146,15 @@ func (t *Type) Edit(root string, p *Plan) (*manifest.Edit, error) {
 func (t *Type) Verify(ctx context.Context, root string, p *Plan) GreenResult {
 	var after []manifest.Dep
 	decl, ferr := manifest.FindAll(root, p.Eco, p.Dep.Name, p.Dep.Manifest)
+	if ferr == nil && len(decl.Blocked) > 0 {
+		// After the edit every declaration must still be readable: what
+		// cannot be read cannot be judged.
+		var why []string
+		for _, b := range decl.Blocked {
+			why = append(why, b.String())
+		}
+		ferr = fmt.Errorf("%w: %s", ErrUnbumpable, strings.Join(why, "; "))
+	}
 	if ferr == nil {
 		after = decl.Deps
 		ferr = resolveGo(ctx, t.Resolve, after, decl.Replaces)

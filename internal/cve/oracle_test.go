@@ -138,6 +138,20 @@ func TestPrepareOutcomes(t *testing.T) {
 	if _, err := ty.Edit(root, p); !errors.Is(err, manifest.ErrNoBuiltIn) {
 		t.Fatalf("edit with no target: %v", err)
 	}
+	// A lockfile only a case-blind reader would read is named, never taken
+	// as declaring nothing ("not in the repository" would be false).
+	root = tree(t, map[string]string{
+		"requirements.txt": "jinja2==2.7.2\n",
+		"pyproject.toml":   "[Project]\ndependencies = [\"jinja2==2.8.1\"]\n",
+	})
+	p, err = ty.Prepare(ctx, root, jinjaFinding)
+	if !errors.Is(err, ErrUnbumpable) || !strings.Contains(err.Error(), "pyproject.toml") || !strings.Contains(err.Error(), `"Project"`) {
+		t.Fatalf("a pyproject with a [Project] table: %v", err)
+	}
+	root = tree(t, map[string]string{"pyproject.toml": "[Project]\ndependencies = [\"jinja2==2.7.2\"]\n"})
+	if _, err := ty.Prepare(ctx, root, jinjaFinding); !errors.Is(err, manifest.ErrParse) || errors.As(err, &nim) {
+		t.Fatalf("the only manifest unreadable: %v, want ErrParse and not not-in-manifest", err)
+	}
 	// No advisory data, for either reason the services give: no decision,
 	// and an error the pipeline HALTs on (never a plan taken on trust).
 	root = tree(t, map[string]string{"requirements.txt": "jinja2==2.7.2\n"})
@@ -196,6 +210,9 @@ func TestGreenAfter(t *testing.T) {
 		{name: "removed", after: map[string]string{"requirements.txt": "flask==1.0\n"}, verdict: StillRed, failed: "declared"},
 		{name: "npm bumped and relocked", npm: true, after: map[string]string{"package.json": `{"dependencies": {"@fixrail-demo/left-pad": "^1.2.3"}}`, "package-lock.json": lock("1.2.3")}, verdict: Green},
 		{name: "npm lockfile disagrees", npm: true, after: map[string]string{"package.json": `{"dependencies": {"@fixrail-demo/left-pad": "^1.2.3"}}`, "package-lock.json": lock("1.2.2")}, verdict: StillRed, failed: "lockfile"},
+		// npm installs the "version" it reads; a look-alike "Version" key
+		// must not make the oracle read a safe one.
+		{name: "npm lockfile spoofs a safe version by case", npm: true, after: map[string]string{"package.json": `{"dependencies": {"@fixrail-demo/left-pad": "^1.2.3"}}`, "package-lock.json": `{"lockfileVersion": 3, "packages": {"node_modules/@fixrail-demo/left-pad": {"Version": "1.2.3", "version": "1.1.0"}}}`}, verdict: StillRed, failed: "declared"},
 		{name: "npm lockfile disagrees, OSV down", npm: true, down: true, after: map[string]string{"package.json": `{"dependencies": {"@fixrail-demo/left-pad": "^1.2.3"}}`, "package-lock.json": lock("1.2.2")}, verdict: StillRed, failed: "lockfile"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -101,6 +100,7 @@ func FindAll(root string, eco vulndata.Ecosystem, name, hint string) (*Declared,
 	for _, m := range manifests {
 		queue = append(queue, pending{rel: m})
 	}
+	var unreadable []string
 	for len(queue) > 0 {
 		q := queue[0]
 		queue = queue[1:]
@@ -116,13 +116,18 @@ func FindAll(root string, eco vulndata.Ecosystem, name, hint string) (*Declared,
 			deps, data, err = readIncluded(root, q.rel, q.via)
 		}
 		if err != nil {
+			// A file the build reads that fixrail cannot (an include, a
+			// manifest or its lockfile that does not parse, or holds a key
+			// only a case-blind reader would take) may pin the package
+			// anywhere: it is named, never passed over as declaring nothing.
+			f, l, why := q.rel, 0, fmt.Sprintf("fixrail cannot read it: %v", err)
 			if q.via != "" {
-				// An include names a file the build reads: one fixrail
-				// cannot read may pin the package anywhere.
-				f, l := splitVia(q.via)
-				out.Blocked = append(out.Blocked, Blocked{File: f, Line: l, Why: fmt.Sprintf("includes %s, which fixrail cannot read: %v", q.rel, err)})
+				f, l = splitVia(q.via)
+				why = fmt.Sprintf("includes %s, which fixrail cannot read: %v", q.rel, err)
 			}
-			continue // an unreadable manifest declares nothing we can bump
+			out.Blocked = append(out.Blocked, Blocked{File: f, Line: l, Why: why})
+			unreadable = append(unreadable, fmt.Sprintf("%s (%v)", q.rel, err))
+			continue
 		}
 		searched = append(searched, q.rel)
 		for _, d := range deps {
@@ -155,6 +160,10 @@ func FindAll(root string, eco vulndata.Ecosystem, name, hint string) (*Declared,
 		out.Replaces = goReplaces(root, out.Deps, name)
 	}
 	if len(out.Deps) == 0 {
+		if len(unreadable) > 0 {
+			// Not "not in the repository": it may be in what could not be read.
+			return out, fmt.Errorf("%w: %s not found in what fixrail could read, and it cannot read %s", ErrParse, name, strings.Join(unreadable, ", "))
+		}
 		return out, &NotInManifestError{Ecosystem: eco, Name: name, Searched: searched}
 	}
 	return out, nil
@@ -348,7 +357,7 @@ func parseLockInstances(data []byte) (map[string][]Instance, error) {
 		} `json:"packages"`
 		Dependencies map[string]v1dep `json:"dependencies"`
 	}
-	if err := json.Unmarshal(data, &doc); err != nil {
+	if err := strictJSON(data, &doc); err != nil {
 		return nil, err
 	}
 	out := map[string][]Instance{}

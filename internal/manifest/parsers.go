@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/BurntSushi/toml"
 	"golang.org/x/mod/modfile"
 )
 
@@ -169,7 +168,7 @@ func parsePyproject(data []byte) ([]decl, error) {
 			} `toml:"poetry"`
 		} `toml:"tool"`
 	}
-	if _, err := toml.Decode(string(data), &doc); err != nil {
+	if err := strictTOML(data, &doc); err != nil {
 		return nil, err
 	}
 	var out []decl
@@ -227,7 +226,7 @@ func parseTOMLLock(data []byte) (map[string][]string, error) {
 			Version string `toml:"version"`
 		} `toml:"package"`
 	}
-	if _, err := toml.Decode(string(data), &doc); err != nil {
+	if err := strictTOML(data, &doc); err != nil {
 		return nil, err
 	}
 	out := map[string][]string{}
@@ -394,7 +393,7 @@ func parsePackageLock(data []byte) (map[string][]string, error) {
 			Version string `json:"version"`
 		} `json:"dependencies"`
 	}
-	if err := json.Unmarshal(data, &doc); err != nil {
+	if err := strictJSON(data, &doc); err != nil {
 		return nil, err
 	}
 	out := map[string][]string{}
@@ -549,7 +548,7 @@ func parsePom(data []byte) ([]decl, error) {
 
 func parseCargoToml(data []byte) ([]decl, error) {
 	var doc map[string]any
-	if _, err := toml.Decode(string(data), &doc); err != nil {
+	if err := strictTOML(data, &doc); err != nil {
 		return nil, err
 	}
 	var out []decl
