@@ -25,8 +25,11 @@ Doctor checks what a run depends on, without running one: the git version
 (2.32 or later), that the operator's git config can be snapshotted and
 verified, whether bubblewrap is usable (and what sandbox: in fixrail.yaml
 asks for), that fixrail.yaml on the base branch parses, that the runner's
-binary is on PATH, and which credentials fixrail would hold (names only,
-never values). It exits 3 when something a run needs is missing.
+binary is on PATH, which credentials fixrail would hold (names only,
+never values) and whether the keys the runner and the model need are
+among them (a claude runner: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN;
+model anthropic: ANTHROPIC_API_KEY; openai: OPENAI_API_KEY). It exits 3
+when something a run needs is missing.
 
 With --repo OWNER/NAME (and no such directory) it also asks GitHub, read
 only, with FIXRAIL_GITHUB_TOKEN or GITHUB_TOKEN: the token's rights, one
@@ -131,6 +134,7 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 		if !onGitHub {
 			add("branch-protection", "ok", "not applicable: the local forge pushes nothing")
 		}
+		checks = append(checks, credentialChecks(cfg, os.LookupEnv)...)
 	}
 	if onGitHub {
 		checks = append(checks, githubChecks(ctx, ghOwner, ghName, os.LookupEnv)...)
