@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +62,7 @@ const simToken = githubtest.Token
 // simPinVersion is the version of this source tree on the simulated proxy:
 // a pseudo-version whose hash part is the tree's content, so that a changed
 // tree is a new version in the shared module cache, never a stale one.
-func simPinVersion(t *testing.T, zipData []byte) string {
+func simPinVersion(zipData []byte) string {
 	h := sha256.Sum256(zipData)
 	return "v0.0.0-20260101000000-" + hex.EncodeToString(h[:])[:12]
 }
@@ -432,10 +431,10 @@ func (j *simJob) checkout(with map[string]string, log *strings.Builder) error {
 // version asked for.
 func (j *simJob) setupGo(with map[string]string, ghPath string) error {
 	want := with["go-version"]
-	if got := runtime.Version(); want == "" || !strings.HasPrefix(got, "go"+want) {
+	if got := strings.TrimSpace(goEnv(j.t, "GOVERSION")); want == "" || !strings.HasPrefix(got, "go"+want) {
 		return fmt.Errorf("setup-go: go-version %q, the local toolchain is %s", want, got)
 	}
-	return os.WriteFile(ghPath, []byte(filepath.Join(runtime.GOROOT(), "bin")+"\n"), 0o644)
+	return os.WriteFile(ghPath, []byte(filepath.Join(strings.TrimSpace(goEnv(j.t, "GOROOT")), "bin")+"\n"), 0o644)
 }
 
 // bash runs one run: script as Actions does (bash --noprofile --norc -eo
@@ -479,7 +478,7 @@ func simProxy(t *testing.T) (dir, pin string) {
 	if err := modzip.CreateFromDir(&zbuf, probe, root); err != nil {
 		t.Fatal(err)
 	}
-	pin = simPinVersion(t, zbuf.Bytes())
+	pin = simPinVersion(zbuf.Bytes())
 	zbuf.Reset()
 	if err := modzip.CreateFromDir(&zbuf, module.Version{Path: probe.Path, Version: pin}, root); err != nil {
 		t.Fatal(err)
