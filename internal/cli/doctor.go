@@ -29,8 +29,11 @@ asks for), what the sandbox mounts (the plan a run computes; it fails
 when a configured path or a system root would show the repository, its
 git directory, .fixrail or fixrail itself, and warns for a PATH entry
 left out), that fixrail.yaml on the base branch parses, that the runner's
-binary is on PATH, and which credentials fixrail would hold (names only,
-never values). It exits 3 when something a run needs is missing.
+binary is on PATH, which credentials fixrail would hold (names only,
+never values) and whether the keys the runner and the model need are
+among them (a claude runner: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN;
+model anthropic: ANTHROPIC_API_KEY; openai: OPENAI_API_KEY). It exits 3
+when something a run needs is missing.
 
 With --repo OWNER/NAME (and no such directory) it also asks GitHub, read
 only, with FIXRAIL_GITHUB_TOKEN or GITHUB_TOKEN: the token's rights, one
@@ -140,6 +143,7 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 			plans = &sandboxPlans{repo: setup.Repo.Top(), gitDir: setup.Repo.CommonDir(), state: filepath.Join(setup.Repo.Top(), pipeline.StateDirName)}
 			plans.agent, plans.tests, plans.err = setup.SandboxPlans("", os.Environ())
 		}
+		checks = append(checks, credentialChecks(cfg, os.LookupEnv)...)
 	}
 	if onGitHub {
 		checks = append(checks, githubChecks(ctx, ghOwner, ghName, os.LookupEnv)...)

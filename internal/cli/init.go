@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/fixrail/fixrail/internal/config"
@@ -94,13 +95,15 @@ func runInit(_ context.Context, stdio Stdio, args []string) error {
 	if _, err := config.Parse(config.FileName, []byte(cfg)); err != nil {
 		return fmt.Errorf("the fixrail.yaml init would write is refused by the loader: %w", err)
 	}
+	bi, _ := debug.ReadBuildInfo()
+	pin, dirty := selfPin(bi)
 	files := []struct {
 		rel  string
 		data []byte
 	}{
 		{config.FileName, []byte(cfg)},
-		{filepath.Join(".github", "workflows", "fixrail.yml"), conformance.ReferenceWorkflow},
-		{filepath.Join(".github", "workflows", "fixrail-alerts.yml"), conformance.AlertsWorkflow},
+		{filepath.Join(".github", "workflows", "fixrail.yml"), pinWorkflow(conformance.ReferenceWorkflow, pin)},
+		{filepath.Join(".github", "workflows", "fixrail-alerts.yml"), pinWorkflow(conformance.AlertsWorkflow, pin)},
 	}
 	// A directory on the way that is a symbolic link (a committed
 	// .github/workflows -> ../../elsewhere) would put the files wherever it
@@ -130,6 +133,12 @@ func runInit(_ context.Context, stdio Stdio, args []string) error {
 			return err
 		}
 		fmt.Fprintf(stdio.Stdout, "wrote %s\n", filepath.ToSlash(f.rel))
+	}
+	switch {
+	case pin == "":
+		fmt.Fprintln(stdio.Stderr, "fixrail init: this fixrail knows neither its version nor its commit: set FIXRAIL_VERSION in the workflows to the version or commit you reviewed (their install step stops until you do)")
+	case dirty:
+		fmt.Fprintf(stdio.Stderr, "fixrail init: the workflows pin commit %s, but this fixrail was built with uncommitted changes: pin what you reviewed\n", pin)
 	}
 	fmt.Fprintln(stdio.Stdout, "next: edit test and suite in fixrail.yaml, add your sensitive paths, then run fixrail lint")
 	return nil

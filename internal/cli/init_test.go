@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -64,6 +65,7 @@ func TestInitWorkflowsCheckOutFirst(t *testing.T) {
 		var doc struct {
 			Jobs map[string]struct {
 				Steps []struct {
+					Name string `yaml:"name"`
 					Uses string `yaml:"uses"`
 					Run  string `yaml:"run"`
 				} `yaml:"steps"`
@@ -82,7 +84,7 @@ func TestInitWorkflowsCheckOutFirst(t *testing.T) {
 					budget = i
 				case strings.HasPrefix(s.Run, "fixrail run "):
 					run = i
-				case strings.Contains(s.Run, "fixrail") && !strings.HasPrefix(s.Run, "go install "):
+				case strings.Contains(s.Run, "fixrail") && s.Name != "Install fixrail":
 					t.Errorf("%s job %s: step %d runs fixrail in a way this test does not know: %q", name, job, i, s.Run)
 				}
 			}
@@ -93,5 +95,40 @@ func TestInitWorkflowsCheckOutFirst(t *testing.T) {
 				t.Errorf("%s job %s: checkout at step %d, budget check at %d, run at %d; want checkout, then budget check, then run", name, job, checkout, budget, run)
 			}
 		}
+	}
+}
+
+// TestInitPinsItself: the workflows init writes install the fixrail that
+// wrote them — its module version, else its commit — and one that knows
+// neither leaves FIXRAIL_VERSION empty, which the install step refuses.
+func TestInitPinsItself(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		bi        *debug.BuildInfo
+		pin       string
+		wantDirty bool
+	}{
+		{"release", &debug.BuildInfo{Main: debug.Module{Version: "v0.4.0"}}, "v0.4.0", false},
+		{"pseudo-version", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261130100000-0123456789ab"}}, "v0.0.0-20261130100000-0123456789ab", false},
+		{"checkout", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}}}, "0123456789abcdef0123456789abcdef01234567", false},
+		{"dirty checkout", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}, {Key: "vcs.modified", Value: "true"}}}, "0123456789abcdef0123456789abcdef01234567", true},
+		{"unknown", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "", false},
+		{"no build info", nil, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pin, dirty := selfPin(tc.bi)
+			if pin != tc.pin || dirty != tc.wantDirty {
+				t.Fatalf("selfPin = %q, %v; want %q, %v", pin, dirty, tc.pin, tc.wantDirty)
+			}
+			for name, wf := range map[string][]byte{"fixrail.yml": conformance.ReferenceWorkflow, "fixrail-alerts.yml": conformance.AlertsWorkflow} {
+				out := string(pinWorkflow(wf, pin))
+				if want := "FIXRAIL_VERSION: \"" + tc.pin + "\"\n"; !strings.Contains(out, want) || strings.Contains(out, pinPlaceholder) {
+					t.Errorf("%s: want %q and no placeholder", name, want)
+				}
+				if fs := conformance.Lint(name, []byte(out), conformance.Options{NoIgnores: true}); len(fs) > 0 {
+					t.Errorf("%s pinned to %q has findings: %+v", name, pin, fs)
+				}
+			}
+		})
 	}
 }

@@ -86,6 +86,26 @@ type Claude struct {
 // values.
 var ModelEnvNames = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"}
 
+// CredentialEnvNames are the ones of ModelEnvNames that log the CLI in. Its
+// HOME is private and no settings file is read, so one of them, non-empty,
+// is the only way it can reach the model: doctor checks for them too.
+var CredentialEnvNames = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"}
+
+// noCredential is what fixrail says instead of the CLI's "Please run
+// /login", which cannot help: a /login session lives in a HOME the agent
+// never sees.
+const noCredential = "the agent has no model credential: fixrail gives the claude CLI ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN from its own environment and nothing else (its HOME is private per run, so a /login session or a settings file never reaches it); set one of them where fixrail runs (in Actions, the fixrail run step's env:)"
+
+// HasCredential reports whether lookup holds a non-empty model credential.
+func HasCredential(lookup func(string) (string, bool)) bool {
+	for _, name := range CredentialEnvNames {
+		if v, ok := lookup(name); ok && strings.TrimSpace(v) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // claudeSwitches are set in every claude invocation: no telemetry, update
 // checks, feature flags or other traffic besides the model API
 // (notes/claude-code-cli.md §3.2 saw no other connection with it set), and
@@ -126,6 +146,10 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 	if err != nil {
 		return notStarted, err
 	}
+	lookup := c.Lookup
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
 	priv, err := os.MkdirTemp(c.TempDir, "fxc")
 	if err != nil {
 		return notStarted, &Error{Kind: Unavailable, Detail: "private directory: " + err.Error()}
@@ -145,10 +169,6 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 	if err != nil {
 		return notStarted, err
 	}
-	lookup := c.Lookup
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
 	env := claudeEnv(lookup, dirs)
 	if err := plan.probeHook(ctx, env, filepath.Join(priv, "probe-receipts.ndjson")); err != nil {
 		return notStarted, err
@@ -156,6 +176,10 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 	spec, err := plan.confine(priv, receipts)
 	if err != nil {
 		return notStarted, err
+	}
+	// After every refusal: a rail that does not hold is said first.
+	if !HasCredential(lookup) {
+		return notStarted, &Error{Kind: Unavailable, Detail: noCredential}
 	}
 	res, err := sandbox.Run(ctx, sandbox.Cmd{
 		Args:      argv,

@@ -580,3 +580,59 @@ var streamSamples = map[string]string{
 {"type":"assistant","message":{"diagnostics":null,"id":"c09541b5-ae24-482d-8163-7ba716172412","container":null,"model":"<synthetic>","role":"assistant","stop_details":null,"stop_reason":"stop_sequence","stop_sequence":"","type":"message","content":[{"type":"text","text":"API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)"}]},"parent_tool_use_id":null,"session_id":"70c98c6e-44ed-40a3-aa9b-1f4343d750ac","timestamp":"2026-11-30T17:02:35.216Z","error":"server_error","is_api_error_message":true,"api_error":"connection_failed"}
 {"duration_api_ms":0,"stop_reason":"stop_sequence","session_id":"70c98c6e-44ed-40a3-aa9b-1f4343d750ac","total_cost_usd":0,"permission_denials":[],"terminal_reason":"api_error","safety_stops":0,"is_error":true,"num_turns":1,"subtype":"success","api_error_status":null,"api_error":"connection_failed","result":"API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)","type":"result","duration_ms":1018,"uuid":"406bfa82-efc8-42f1-a3ed-aeda8d7edb4a","queued_turn_count":0,"result_index":0}`,
 }
+
+// TestClaudeNoCredential: with no model credential for the agent, the run
+// is refused before the CLI starts, and a CLI that answers "Please run
+// /login" is reported with what fixrail needs instead — a /login session
+// cannot reach an agent whose HOME is private.
+func TestClaudeNoCredential(t *testing.T) {
+	run, wt := phaseDir(t)
+	marker := filepath.Join(t.TempDir(), "started")
+	bin := filepath.Join(t.TempDir(), "claude")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, env := range []map[string]string{
+		{"PATH": os.Getenv("PATH")},
+		{"PATH": os.Getenv("PATH"), "ANTHROPIC_API_KEY": " ", "ANTHROPIC_BASE_URL": "http://127.0.0.1:1"},
+	} {
+		c := &Claude{Binary: bin, Lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, TempDir: t.TempDir()}
+		inv := claudeInvocation(run, wt, Investigate)
+		inv.HookCommand = []string{hookBlocks(t)}
+		res, err := c.Run(context.Background(), inv)
+		e, ok := AsError(err)
+		if !ok || e.Kind != Unavailable || !strings.Contains(e.Detail, "ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN") || strings.Contains(e.Detail, "Please run") || !res.NeverStarted {
+			t.Errorf("env %v: Run = %+v, %v; want runner-unavailable naming the variables, never started", env, res, err)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("env %v: the CLI was started", env)
+		}
+	}
+
+	notLoggedIn := `{"type":"result","subtype":"success","is_error":true,"duration_api_ms":0,"total_cost_usd":0,"modelUsage":{},"num_turns":1,"terminal_reason":"api_error","api_error_status":null,"result":"Not logged in · Please run /login","permission_denials":[]}`
+	var initLine string
+	for _, l := range strings.Split(streamSamples["success"], "\n") {
+		if strings.Contains(l, `"subtype":"init"`) {
+			initLine = l
+		}
+	}
+	s := parseStream(initLine + "\n" + notLoggedIn)
+	if s.init == nil {
+		t.Fatal("no init event in the sample")
+	}
+	err := s.outcome(context.Background(), sandbox.Result{ExitCode: 1}, s.init.Tools, 10)
+	e, ok := AsError(err)
+	if !ok || e.Kind != Unavailable || strings.Contains(e.Detail, "Please run /login") || !strings.Contains(e.Detail, "ANTHROPIC_API_KEY") {
+		t.Errorf("not logged in: %v; want runner-unavailable saying what fixrail passes, not the CLI's advice", err)
+	}
+}
+
+// hookBlocks is a phase hook that blocks every call, as fixrail's blocks
+// the probe.
+func hookBlocks(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "hook")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\ncat >/dev/null\necho blocked >&2\nexit 2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -223,6 +223,10 @@ func (s *stream) outcome(ctx context.Context, res sandbox.Result, tools []string
 		text = strings.TrimSpace(tail(*r.Result, 300))
 	}
 	switch {
+	case strings.Contains(text, "/login"):
+		// "Not logged in · Please run /login": a credential fixrail
+		// passed was refused or is not one the CLI takes.
+		return &Error{Kind: Unavailable, Detail: noCredential + "; the CLI answered that it is not logged in"}
 	case r.TerminalReason == "max_turns" || r.Subtype == "error_max_turns":
 		return &Error{Kind: OutOfTurns, Detail: fmt.Sprintf("stopped after %d turns, max_turns %d", r.NumTurns, maxTurns)}
 	case r.Subtype == "error_max_budget_usd" || strings.Contains(r.TerminalReason, "budget"):
