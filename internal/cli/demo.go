@@ -14,6 +14,7 @@ import (
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/pipeline"
+	"github.com/fixrail/fixrail/internal/sandbox"
 )
 
 var cmdDemo = &command{
@@ -27,7 +28,9 @@ the pipeline on it, and prints the terminal state, the gates and the outbox.
 
 The scripted agent is not a model: it always writes the same failing test and
 the same fix. It stands in for one so the rails can be watched end to end with
-no credentials and no network. Needs git and python3.
+no credentials and no network. Needs git and python3, and bubblewrap for the
+sandbox: without it the agent and the tests run unsandboxed (the demo says
+so, and the draft is labelled needs-review).
 
 With --cve it runs the bundled vulnerable-dependency example instead: a Go
 program requiring example.com/fakelib v1.0.0 (a tiny module made for the
@@ -100,6 +103,11 @@ func runDemo(ctx context.Context, stdio Stdio, args []string) error {
 		return fmt.Errorf("demo repository: %w", err)
 	}
 	fmt.Fprintf(stdio.Stderr, "fixrail demo: repository %s (kept; remove it when done)\n", repoDir)
+	if _, ok := sandbox.Detect(); !ok {
+		// sandbox: auto runs on without it; say so before the run, not
+		// only in the draft's body.
+		fmt.Fprintln(stdio.Stderr, "fixrail demo: bubblewrap is not available here, so the scripted agent and the tests run without a sandbox, with your user's rights (the draft is labelled needs-review for it); install bubblewrap to watch the sandbox")
+	}
 
 	fin, err := findings.ReadFile(filepath.Join(root, "report.json"))
 	if err != nil {
