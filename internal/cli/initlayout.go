@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/fixrail/fixrail/internal/gates"
 )
 
 // initLayout is what init reads from a repository's tracked files: its
@@ -109,18 +111,6 @@ func rootFiles(files []string, ok func(string) bool) []string {
 	return out
 }
 
-// globOf is a glob matching exactly the literal path p.
-func globOf(p string) string {
-	var b strings.Builder
-	for _, c := range p {
-		if strings.ContainsRune(`*?[]{}\`, c) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 // goLayout: a package at the root is "*.go" (the root's files only), each
 // top-level directory holding Go code is "dir/**" — cmd/, internal/,
 // pkg/ or any other — except a nested module's and vendored code.
@@ -142,7 +132,7 @@ func goLayout(files []string, has map[string]bool) initLayout {
 			l.Notes = append(l.Notes, d+"/ is a module of its own (its go.mod): not made fixable; go test ./... from the root does not test it")
 			continue
 		}
-		l.Fixable = append(l.Fixable, globOf(d)+"/**")
+		l.Fixable = append(l.Fixable, gates.LiteralGlob(d)+"/**")
 	}
 	return l
 }
@@ -168,12 +158,12 @@ func pythonLayout(files []string, has map[string]bool, read func(string) []byte)
 	isPy := func(f string) bool { return strings.HasSuffix(f, ".py") }
 	for _, d := range topDirsWith(files, isPy) {
 		if d == "src" || d == "lib" || has[d+"/__init__.py"] {
-			l.Fixable = append(l.Fixable, globOf(d)+"/**")
+			l.Fixable = append(l.Fixable, gates.LiteralGlob(d)+"/**")
 		}
 	}
 	for _, f := range rootFiles(files, isPy) {
 		if !slices.Contains(pythonTooling, f) {
-			l.Fixable = append(l.Fixable, globOf(f))
+			l.Fixable = append(l.Fixable, gates.LiteralGlob(f))
 		}
 	}
 	testDir := firstDir(files, "tests", "test")
@@ -252,7 +242,7 @@ func npmLayout(files []string, read func(string) []byte) initLayout {
 		if strings.Contains(base, ".config.") || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "gruntfile.") || strings.HasPrefix(base, "gulpfile.") {
 			continue
 		}
-		l.Fixable = append(l.Fixable, globOf(f))
+		l.Fixable = append(l.Fixable, gates.LiteralGlob(f))
 	}
 	var pkg struct {
 		Scripts         map[string]string `json:"scripts"`
