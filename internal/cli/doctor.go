@@ -11,6 +11,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gitx"
+	"github.com/fixrail/fixrail/internal/ledger"
 	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/sandbox"
@@ -27,6 +28,11 @@ verified, whether bubblewrap is usable (and what sandbox: in fixrail.yaml
 asks for), that fixrail.yaml on the base branch parses, that the runner's
 binary is on PATH, and which credentials fixrail would hold (names only,
 never values). It exits 3 when something a run needs is missing.
+
+As posture (a warning, never exit 3) it reports a fixrail.yaml on the base
+that loosened the rails since the last run the ledger recorded: a glob
+added to paths.fixable, test.path_glob changed, a glob removed from
+paths.sensitive, a cap raised.
 
 With --repo OWNER/NAME (and no such directory) it also asks GitHub, read
 only, with FIXRAIL_GITHUB_TOKEN or GITHUB_TOKEN: the token's rights, one
@@ -131,6 +137,11 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 		if !onGitHub {
 			add("branch-protection", "ok", "not applicable: the local forge pushes nothing")
 		}
+		repoKey := ledger.RepoKey("", setup.Repo.Top())
+		if onGitHub {
+			repoKey = "github.com/" + strings.ToLower(ghOwner+"/"+ghName)
+		}
+		checks = append(checks, railsCheck(ctx, setup, repoKey))
 	}
 	if onGitHub {
 		checks = append(checks, githubChecks(ctx, ghOwner, ghName, os.LookupEnv)...)
