@@ -12,6 +12,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gitx"
+	"github.com/fixrail/fixrail/internal/ledger"
 	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/sandbox"
@@ -34,6 +35,11 @@ never values) and whether the keys the runner and the model need are
 among them (a claude runner: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN;
 model anthropic: ANTHROPIC_API_KEY; openai: OPENAI_API_KEY). It exits 3
 when something a run needs is missing.
+
+As posture (a warning, never exit 3) it reports a fixrail.yaml on the base
+that loosened the rails since the last run the ledger recorded: a glob
+added to paths.fixable, test.path_glob changed, a glob removed from
+paths.sensitive, a cap raised.
 
 With --repo OWNER/NAME (and no such directory) it also asks GitHub, read
 only, with FIXRAIL_GITHUB_TOKEN or GITHUB_TOKEN: the token's rights, one
@@ -144,6 +150,11 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 			plans.agent, plans.tests, plans.err = setup.SandboxPlans("", os.Environ())
 		}
 		checks = append(checks, credentialChecks(cfg, os.LookupEnv)...)
+		repoKey := ledger.RepoKey("", setup.Repo.Top())
+		if onGitHub {
+			repoKey = "github.com/" + strings.ToLower(ghOwner+"/"+ghName)
+		}
+		checks = append(checks, railsCheck(ctx, setup, repoKey))
 	}
 	if onGitHub {
 		checks = append(checks, githubChecks(ctx, ghOwner, ghName, os.LookupEnv)...)

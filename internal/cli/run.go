@@ -17,6 +17,7 @@ import (
 	"github.com/fixrail/fixrail/internal/events"
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/pipeline"
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 var cmdRun = &command{
@@ -233,7 +234,9 @@ func heartbeat(lookup func(string) (string, bool)) (time.Duration, error) {
 // explicit yes — including end of input — is a no.
 func confirmer(stdio Stdio) func(context.Context, string) (bool, error) {
 	return func(ctx context.Context, q string) (bool, error) {
-		fmt.Fprintf(stdio.Stderr, "%s [y/N] ", q)
+		// The question quotes the agent's diff and gate details: escaped
+		// here too, at the terminal.
+		fmt.Fprintf(stdio.Stderr, "%s [y/N] ", untrusted.Printable(q))
 		line, err := bufio.NewReader(stdio.Stdin).ReadString('\n')
 		if err != nil && err != io.EOF {
 			return false, err

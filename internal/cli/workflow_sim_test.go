@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -220,16 +221,21 @@ func (j *simJob) repository() {
 		"tests/__init__.py":    "",
 		"tests/test_format.py": "import os\nimport sys\nimport unittest\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), \"..\", \"src\"))\n\nfrom app.format import shout  # noqa: E402\n\n\nclass ShoutTest(unittest.TestCase):\n    def test_hi(self):\n        self.assertEqual(shout(\"hi\"), \"HI!\")\n",
 	}
-	cfg := initConfig(src)
+	var tracked []string
+	for p := range files {
+		tracked = append(tracked, p)
+	}
+	slices.Sort(tracked)
+	cfg := initConfig(detectLayout(tracked, func(p string) []byte { return []byte(files[p]) }))
 	agent := filepath.Join(j.dir, "scenario_agent.py")
+	// Only the runner changes: init's own test and suite commands (unittest
+	// for this layout) run as written.
 	for old, new := range map[string]string{
 		"  kind: claude\n  binary: claude\n": `  kind: command
   command: ["python3", "` + agent + `"]
   ro_paths: ["` + agent + `"]
   rw_paths: ["` + filepath.Join(j.dir, "agent") + `"]
 `,
-		`command: ["python3", "-m", "pytest", "{test_path}"]`: `command: ["python3", "-m", "unittest", "{test_path}"]`,
-		`command: ["python3", "-m", "pytest"]`:                `command: ["python3", "-m", "unittest", "discover", "-s", "tests"]`,
 	} {
 		if !strings.Contains(cfg, old) {
 			j.t.Fatalf("the fixrail.yaml init writes no longer holds %q", old)

@@ -193,7 +193,8 @@ const DefaultCIWait = 30 * time.Minute
 
 // Test is the reproducing test's oracle command.
 type Test struct {
-	// Command is argv; "{test_path}" and "{test_name}" are filled from PLAN.json.
+	// Command is argv; "{test_path}", "{test_name}" and "{test_dir}" (the
+	// test's directory) are filled from PLAN.json.
 	Command []string `yaml:"command"`
 	// PathGlob is where phase 1 may write the reproducing test.
 	PathGlob string `yaml:"path_glob"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -45,13 +46,18 @@ var Bug = &Type{
 		fmt.Fprintf(&s, "- write the result to %s (also in $FIXRAIL_RESULT): {\"summary\": \"…\", \"files_changed\": [every file you changed]}.\n", b.ResultPath)
 		return s.String()
 	},
-	ReadPlan: func(path string, _ *config.Config) (*Plan, error) {
+	ReadPlan: func(path string, cfg *config.Config) (*Plan, error) {
 		bp, err := ReadBugPlan(path)
 		if err != nil {
 			return nil, err
 		}
 		if bp.Conclusion != "" {
 			return &Plan{Summary: bp.Summary, Conclusion: &Conclusion{Code: bp.Conclusion, Reason: bp.Reason}, Detail: bp}, nil
+		}
+		// An empty name would run every test of the package, or none
+		// (go test -run '^$'): not the test the plan names.
+		if bp.Test.Name == "" && cfg != nil && mentions(cfg.Test.Command, "{test_name}") {
+			return nil, fmt.Errorf("%w: test.name is required: test.command runs the test by its name ({test_name})", ErrInvalid)
 		}
 		return &Plan{
 			Summary:  bp.Summary,
@@ -250,8 +256,10 @@ func conclusionNames() []string {
 // OracleArgv fills the test command's placeholders from the plan. The
 // command itself comes from the base branch's fixrail.yaml; only the two
 // validated values come from the agent, and never through a shell.
+// {test_dir} is the directory holding the test ("." at the root), for a
+// runner that takes a package, not a file (go test ./{test_dir}).
 func OracleArgv(command []string, p *BugPlan) []string {
-	r := strings.NewReplacer("{test_path}", p.Test.Path, "{test_name}", p.Test.Name)
+	r := strings.NewReplacer("{test_path}", p.Test.Path, "{test_name}", p.Test.Name, "{test_dir}", path.Dir(p.Test.Path))
 	out := make([]string, len(command))
 	for i, a := range command {
 		out[i] = r.Replace(a)

@@ -104,11 +104,37 @@ func TestReadResult(t *testing.T) {
 }
 
 func TestOracleArgv(t *testing.T) {
-	p := &BugPlan{Test: TestSpec{Path: "tests/t.py", Name: "T.test_x"}}
-	got := OracleArgv([]string{"pytest", "{test_path}::{test_name}", "-q"}, p)
-	want := []string{"pytest", "tests/t.py::T.test_x", "-q"}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
+	for _, tc := range []struct {
+		name       string
+		path, test string
+		command    []string
+		want       []string
+	}{
+		{"pytest node id", "tests/t.py", "T.test_x", []string{"pytest", "{test_path}::{test_name}", "-q"}, []string{"pytest", "tests/t.py::T.test_x", "-q"}},
+		{"go package", "calc/calc_test.go", "TestAbs", []string{"go", "test", "-run", "^{test_name}$", "./{test_dir}"}, []string{"go", "test", "-run", "^TestAbs$", "./calc"}},
+		{"go root package", "abs_test.go", "TestAbs", []string{"go", "test", "./{test_dir}"}, []string{"go", "test", "./."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &BugPlan{Test: TestSpec{Path: tc.path, Name: tc.test}}
+			if d := cmp.Diff(tc.want, OracleArgv(tc.command, p)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestBugPlanNeedsNameForNamedCommand: a test command that runs the test
+// by name refuses a plan without one (go test -run '^$' runs nothing and
+// would read as green on the base).
+func TestBugPlanNeedsNameForNamedCommand(t *testing.T) {
+	plan := write(t, `{"summary": "s", "files": ["a.go"], "test": {"path": "a_test.go", "symptom": "x"}}`)
+	byName := &config.Config{Test: config.Test{Command: []string{"go", "test", "-run", "^{test_name}$", "./{test_dir}"}}}
+	if _, err := Bug.ReadPlan(plan, byName); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "test.name is required") {
+		t.Errorf("by name, no name: %v, want ErrInvalid naming test.name", err)
+	}
+	byPath := &config.Config{Test: config.Test{Command: []string{"pytest", "{test_path}"}}}
+	if _, err := Bug.ReadPlan(plan, byPath); err != nil {
+		t.Errorf("by path, no name: %v", err)
 	}
 }
 

@@ -344,12 +344,20 @@ func TestStageB(t *testing.T) {
 			name:    "unknown path is sensitive",
 			files:   map[string]string{"docs/readme.md": "hi\n"},
 			changed: []string{"docs/readme.md"},
-			want:    result{Detail: "docs/readme.md (unknown)"},
+			want:    result{Detail: `docs/readme.md (unknown: not under paths.fixable). To let a fix write there, the owners change paths.fixable in fixrail.yaml on the base branch to: fixable: ["src/**", "docs/**"]`},
 		},
 		{
 			name:    "unknown even when deleted",
 			changed: []string{"setup.py"},
-			want:    result{Detail: "setup.py (unknown)"},
+			want:    result{Detail: `setup.py (unknown: not under paths.fixable). To let a fix write there, the owners change paths.fixable in fixrail.yaml on the base branch to: fixable: ["src/**", "setup.py"]`},
+		},
+		{
+			// One line to change, whatever the number of paths; a path's
+			// glob metacharacters are escaped, so the suggestion matches
+			// that path and no other.
+			name:    "unknown paths share one hint",
+			changed: []string{"docs/a.md", "docs/b.md", "fixrail.yaml", "we[1]/*x.txt"},
+			want:    result{Detail: `docs/a.md (unknown: not under paths.fixable); docs/b.md (unknown: not under paths.fixable); fixrail.yaml (denied glob:fixrail.yaml); we[1]/*x.txt (unknown: not under paths.fixable). To let a fix write there, the owners change paths.fixable in fixrail.yaml on the base branch to: fixable: ["src/**", "docs/**", "we\\[1\\]/**"]`},
 		},
 		{
 			name:  "every hit is listed",
@@ -662,4 +670,30 @@ func bugGate(t *testing.T, name string, exec func(context.Context, string, strin
 	}
 	t.Fatalf("the bug type has no gate %s", name)
 	return nil
+}
+
+// TestSuggestFixableMakesFixable: the line the unknown-path escalation
+// suggests does what it says — each unknown path is fixable under it —
+// and widens no further than the paths' own directories.
+func TestSuggestFixableMakesFixable(t *testing.T) {
+	pol, err := sensitive.New([]string{"src/**"}, nil, "tests/**")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown := []string{"main.go", "docs/a.md", "we[1]/*x.txt", "a{b,c}/d.py"}
+	got := gates.SuggestFixable(pol, unknown)
+	widened, err := sensitive.New(got, nil, "tests/**")
+	if err != nil {
+		t.Fatalf("the suggested globs %q are refused: %v", got, err)
+	}
+	for _, p := range unknown {
+		if v := widened.Classify(p); v.Class != sensitive.Fixable {
+			t.Errorf("%s under %q: %v, want fixable", p, got, v)
+		}
+	}
+	for _, p := range []string{"other.go", "docs2/a.md", "we1/x.txt", "ab/d.py", "web/x.go"} {
+		if v := widened.Classify(p); v.Class == sensitive.Fixable {
+			t.Errorf("%s is fixable under %q: the hint widens past the unknown paths", p, got)
+		}
+	}
 }

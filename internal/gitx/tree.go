@@ -387,6 +387,21 @@ func (r *Repo) Tracked(ctx context.Context, paths ...string) ([]string, error) {
 	return tracked, nil
 }
 
+// Files lists every path the clone's index tracks, relative to the top.
+func (r *Repo) Files(ctx context.Context) ([]string, error) {
+	out, err := r.run(ctx, invocation{dir: r.top, args: []string{"ls-files", "-z", "--cached"}})
+	if err != nil {
+		return nil, fmt.Errorf("list tracked files: %w", err)
+	}
+	var files []string
+	for p := range strings.SplitSeq(string(out), "\x00") {
+		if p != "" {
+			files = append(files, p)
+		}
+	}
+	return files, nil
+}
+
 // CaseVariants returns every spelling of name with its ASCII letters in
 // either case (".fixrail", ".Fixrail", … ".FIXRAIL"): the index entries a
 // case-insensitive checkout (core.ignorecase: macOS, Windows, a casefolded

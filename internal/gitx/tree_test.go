@@ -452,3 +452,26 @@ func TestTrackedEveryCase(t *testing.T) {
 		t.Error("a path outside the repository was listed")
 	}
 }
+
+// TestFiles: every tracked path, a name with a newline or a space
+// included, and nothing untracked.
+func TestFiles(t *testing.T) {
+	dir := gittest.NewRepo(t, map[string]string{
+		"go.mod":        "module x\n",
+		"calc/calc.go":  "package calc\n",
+		"odd\nname.txt": "x",
+		"a b.py":        "x",
+	})
+	if err := os.WriteFile(filepath.Join(dir, "untracked.go"), []byte("package x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := openRepo(t, dir).Files(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	want := []string{"a b.py", "calc/calc.go", "go.mod", "odd\nname.txt"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Files = %q, want %q", got, want)
+	}
+}

@@ -32,11 +32,15 @@ type Ledger interface {
 	// Run is the ledger's record of one run: how it ended and what it was
 	// charged. ErrNoRun when the ledger never admitted it.
 	Run(ctx context.Context, runID string) (*RunState, error)
+	// Rails is the repository's n latest rail records (the configuration
+	// a run started with, one row per change), newest first.
+	Rails(ctx context.Context, repo string, n int) ([]RailsRecord, error)
 	Close() error
 
 	settle(ctx context.Context, runID string, o Outcome) (Charge, error)
 	renew(ctx context.Context, runID, holder string, now time.Time) (time.Time, error)
 	holdPaths(ctx context.Context, runID, holder string, paths []string, now time.Time) error
+	recordRails(ctx context.Context, runID, holder, sha256 string, rails []byte, now time.Time) (*RailsRecord, error)
 }
 
 // Request names a run to admit. RunCostUSD and RunTurns are the run's own

@@ -29,6 +29,7 @@ func TestPostgresLeastPrivilegeRole(t *testing.T) {
 		"REVOKE CREATE ON SCHEMA public FROM PUBLIC",
 		"GRANT SELECT, INSERT, UPDATE ON fixrail_run TO " + role,
 		"GRANT SELECT, INSERT, DELETE ON fixrail_path TO " + role,
+		"GRANT SELECT, INSERT ON fixrail_rails TO " + role,
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -52,10 +53,13 @@ func TestPostgresLeastPrivilegeRole(t *testing.T) {
 	if err := res.HoldPaths(context.Background(), []string{"src/a.py"}, t0); err != nil {
 		t.Fatalf("path holds as the least-privilege role: %v", err)
 	}
+	if _, err := res.RecordRails(context.Background(), "abc", []byte(`{}`), t0); err != nil {
+		t.Fatalf("rail records as the least-privilege role: %v", err)
+	}
 	if _, err := res.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.5, CostKnown: true, Turns: 2, TurnsKnown: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("DROP TABLE fixrail_path, fixrail_run"); err != nil {
+	if _, err := db.Exec("DROP TABLE fixrail_rails, fixrail_path, fixrail_run"); err != nil {
 		t.Fatal(err)
 	}
 	// With the table gone, that role cannot create it: unreadable.

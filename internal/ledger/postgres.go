@@ -69,8 +69,8 @@ func OpenPostgres(ctx context.Context, rawURL string, lim Limits) (Ledger, error
 	if err := s.tx(ctx, false, func(tx *sql.Tx) error {
 		// Only create what is missing: a role with no CREATE right (the
 		// usual one, after the first run) must still open the ledger.
-		var table, index, paths bool
-		if err := tx.QueryRowContext(ctx, `SELECT to_regclass('fixrail_run') IS NOT NULL, to_regclass('fixrail_ledger_one_held_per_repo_finding') IS NOT NULL, to_regclass('fixrail_path') IS NOT NULL`).Scan(&table, &index, &paths); err != nil {
+		var table, index, paths, rails bool
+		if err := tx.QueryRowContext(ctx, `SELECT to_regclass('fixrail_run') IS NOT NULL, to_regclass('fixrail_ledger_one_held_per_repo_finding') IS NOT NULL, to_regclass('fixrail_path') IS NOT NULL, to_regclass('fixrail_rails') IS NOT NULL`).Scan(&table, &index, &paths, &rails); err != nil {
 			return err
 		}
 		if !table {
@@ -89,6 +89,13 @@ func OpenPostgres(ctx context.Context, rawURL string, lim Limits) (Ledger, error
 			// A ledger made before path holds (S7 across machines).
 			if _, err := tx.ExecContext(ctx, pgPaths); err != nil {
 				return fmt.Errorf("ledger schema upgrade (the path holds table fixrail_path) needs a role that may create tables, once: %w", err)
+			}
+		}
+		if !rails {
+			// A ledger made before rail records (the configuration each
+			// run started with).
+			if _, err := tx.ExecContext(ctx, pgRails); err != nil {
+				return fmt.Errorf("ledger schema upgrade (the rail records table fixrail_rails) needs a role that may create tables, once: %w", err)
 			}
 		}
 		return nil
@@ -123,7 +130,19 @@ CREATE INDEX IF NOT EXISTS fixrail_run_day_repo ON fixrail_run(day, repo);
 CREATE INDEX IF NOT EXISTS fixrail_run_day_actor ON fixrail_run(day, actor);
 CREATE INDEX IF NOT EXISTS fixrail_run_held ON fixrail_run(state) WHERE state = 'held';
 CREATE UNIQUE INDEX IF NOT EXISTS fixrail_ledger_one_held_per_repo_finding ON fixrail_run(repo, finding) WHERE state = 'held';
-` + pgPaths
+` + pgPaths + pgRails
+
+// pgRails keeps the configuration each run started with (rails.go).
+const pgRails = `
+CREATE TABLE IF NOT EXISTS fixrail_rails (
+	repo        text NOT NULL,
+	recorded_ms bigint NOT NULL,
+	run_id      text NOT NULL,
+	sha256      text NOT NULL,
+	rails       text NOT NULL,
+	PRIMARY KEY (repo, recorded_ms, run_id)
+);
+`
 
 // pgPaths holds the files a live run's plan touches (paths.go).
 const pgPaths = `

@@ -119,8 +119,8 @@ CREATE INDEX run_day_repo ON fixrail_run(day, repo);
 CREATE INDEX run_day_actor ON fixrail_run(day, actor);
 CREATE INDEX run_held ON fixrail_run(state) WHERE state = 'held';
 CREATE UNIQUE INDEX run_one_held_per_repo_finding ON fixrail_run(repo, finding) WHERE state = 'held';
-` + sqlitePaths + `
-PRAGMA user_version = 3;
+` + sqlitePaths + sqliteRails + `
+PRAGMA user_version = 4;
 `
 
 // sqlitePaths holds the files a live run's plan touches (paths.go).
@@ -132,6 +132,23 @@ CREATE TABLE IF NOT EXISTS fixrail_path (
 	PRIMARY KEY (run_id, path)
 ) STRICT;
 CREATE INDEX IF NOT EXISTS path_repo_path ON fixrail_path(repo, path);
+`
+
+// sqliteRails keeps the configuration each run started with (rails.go).
+const sqliteRails = `
+CREATE TABLE IF NOT EXISTS fixrail_rails (
+	repo        TEXT NOT NULL,
+	recorded_ms INTEGER NOT NULL,
+	run_id      TEXT NOT NULL,
+	sha256      TEXT NOT NULL,
+	rails       TEXT NOT NULL,
+	PRIMARY KEY (repo, recorded_ms, run_id)
+) STRICT;
+`
+
+// sqliteV3toV4 adds the rail records.
+const sqliteV3toV4 = sqliteRails + `
+PRAGMA user_version = 4;
 `
 
 // sqliteV2toV3 adds the path holds.
@@ -165,12 +182,14 @@ func (s *store) migrateSQLite(ctx context.Context) error {
 		case 0:
 			steps = []string{sqliteSchema}
 		case 1:
-			steps = []string{sqliteV1toV2, sqliteV2toV3}
+			steps = []string{sqliteV1toV2, sqliteV2toV3, sqliteV3toV4}
 		case 2:
-			steps = []string{sqliteV2toV3}
+			steps = []string{sqliteV2toV3, sqliteV3toV4}
 		case 3:
+			steps = []string{sqliteV3toV4}
+		case 4:
 		default:
-			return fmt.Errorf("ledger schema version %d is newer than this fixrail (3)", v)
+			return fmt.Errorf("ledger schema version %d is newer than this fixrail (4)", v)
 		}
 		for _, step := range steps {
 			if _, err := tx.ExecContext(ctx, step); err != nil {

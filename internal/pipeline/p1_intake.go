@@ -114,6 +114,7 @@ func (r *run) budgetGate() *gates.Gate {
 				return fail(ledger.Reason(err), err.Error())
 			}
 			r.res = res
+			r.recordRails(ctx)
 			return pass(fmt.Sprintf("reserved $%g and %d turns (until %s)", res.CostUSD, res.Turns, res.Expires.UTC().Format(time.RFC3339)))
 		},
 	}

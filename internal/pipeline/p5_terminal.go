@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/forge"
@@ -219,8 +220,7 @@ func (r *run) confirmGate(c *candidate) *gates.Gate {
 			if r.p.Confirm == nil {
 				return gates.Verdict{Detail: "interactive mode with no way to ask"}, nil
 			}
-			q := fmt.Sprintf("Open a draft PR for finding %s from %s (%d file(s), +%d -%d)?", r.fin.ID, r.branch, len(c.paths), c.diff.Added, c.diff.Deleted)
-			ok, err := r.p.Confirm(ctx, q)
+			ok, err := r.p.Confirm(ctx, r.confirmQuestion(c))
 			if err != nil {
 				return gates.Verdict{Detail: "no confirmation: " + err.Error()}, nil
 			}
@@ -230,4 +230,70 @@ func (r *run) confirmGate(c *candidate) *gates.Gate {
 			return pass("confirmed")
 		},
 	}
+}
+
+// The confirm shows at most this much of the diff: enough to judge a fix
+// within the diff budget, bounded for a hostile one.
+const (
+	confirmDiffLines  = 200
+	confirmDiffBytes  = 16 << 10
+	confirmDetailCap  = 240
+	confirmDiffIndent = "  | "
+)
+
+// confirmQuestion is what the operator judges before saying yes: the gates
+// with their verdicts and details, why the PR would need review, and the
+// diff itself (bounded, redacted, every line escaped and marked as the
+// agent's text), not only its counts.
+func (r *run) confirmQuestion(c *candidate) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fixrail: the fix for finding %s reached P5; the draft PR would come from %s.\n", r.fin.ID, r.branch)
+	b.WriteString("Gates (a verdict per gate; unconfirmed means a model could not confirm it):\n")
+	for _, g := range r.rep.Gates {
+		fmt.Fprintf(&b, "  %-11s %-3s %-20s %s\n", g.Verdict, g.Phase, g.Name, clip(untrusted.OneLine(g.Detail), confirmDetailCap))
+	}
+	for _, why := range r.needsReview {
+		fmt.Fprintf(&b, "Needs review: %s\n", clip(untrusted.OneLine(why), confirmDetailCap))
+	}
+	if r.unsandboxed || r.agentUnconfined {
+		b.WriteString("Needs review: a command ran outside the sandbox (sandbox: auto, bubblewrap unusable)\n")
+	}
+	fmt.Fprintf(&b, "Diff (%d file(s), +%d -%d; the agent's text, escaped):\n", len(c.paths), c.diff.Added, c.diff.Deleted)
+	{
+		lines := strings.Split(strings.TrimSuffix(c.diff.Text, "\n"), "\n")
+		shown, size := 0, 0
+		for _, l := range lines {
+			// Tabs shown as spaces: an escaped \u0009 in every Go line
+			// would hide the code; anything else unprintable is escaped.
+			l = untrusted.OneLine(strings.ReplaceAll(l, "\t", "    "))
+			if shown == confirmDiffLines || size+len(l) > confirmDiffBytes {
+				break
+			}
+			b.WriteString(confirmDiffIndent + l + "\n")
+			shown++
+			size += len(l) + 1
+		}
+		if rest := len(lines) - shown; rest > 0 {
+			fmt.Fprintf(&b, "%s[%d more line(s) not shown: git show %s]\n", confirmDiffIndent, rest, c.commit)
+		}
+	}
+	ask := fmt.Sprintf("Open a draft PR for finding %s from %s (%d file(s), +%d -%d)?", r.fin.ID, r.branch, len(c.paths), c.diff.Added, c.diff.Deleted)
+	// Redacted as the PR text will be: a secret the agent wrote is not
+	// shown on a terminal (or a CI log) either.
+	shown, err := r.scrubInbound(b.String())
+	if err != nil {
+		return "fixrail: the gates and the diff are not shown: their redaction failed (" + err.Error() + ").\n" + ask
+	}
+	return shown + ask
+}
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -8,6 +8,7 @@ package pipeline
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -115,6 +116,9 @@ type Setup struct {
 	Base    string
 	BaseSHA string
 	Config  *config.Config
+	// ConfigSHA256 is the hash of fixrail.yaml as the base holds it: the
+	// ledger keeps it, with the rails, at each run's start.
+	ConfigSHA256 string
 	// Scrub is the run's redaction and leak-scan engine: it knows the
 	// harness's own secrets and the operator's customer identifiers.
 	Scrub *redact.Engine
@@ -216,7 +220,8 @@ func Prepare(ctx context.Context, repoDir, base string) (_ *Setup, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: redact.customer_ids_file: %w", ErrSetup, err)
 	}
-	return &Setup{Repo: repo, Base: base, BaseSHA: sha, Config: cfg, Scrub: scrub, snap: snap}, nil
+	sum := sha256.Sum256(data)
+	return &Setup{Repo: repo, Base: base, BaseSHA: sha, Config: cfg, ConfigSHA256: hex.EncodeToString(sum[:]), Scrub: scrub, snap: snap}, nil
 }
 
 // Params are one run's inputs.

@@ -46,6 +46,9 @@ type Report struct {
 	Duration   string      `json:"duration"`
 	Log        string      `json:"event_log"`
 	Warnings   []string    `json:"warnings,omitempty"`
+	// RailsLoosened is how the base's fixrail.yaml loosened the rails
+	// since the repository's previous run (posture: the run goes on).
+	RailsLoosened []string `json:"rails_loosened,omitempty"`
 
 	// AgentOutput is the end of what the agent printed in the invocation
 	// that failed (a runner-* ending, or a stop while it ran).
