@@ -9,9 +9,11 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/forge"
 	ghforge "github.com/fixrail/fixrail/internal/forge/github"
 	"github.com/fixrail/fixrail/internal/untrusted"
@@ -19,7 +21,7 @@ import (
 
 var cmdScan = &command{
 	Name:  "scan",
-	Usage: "--repo OWNER/NAME [--label NAME] [--base BRANCH] [--json]",
+	Usage: "--repo OWNER/NAME [--label NAME] [--base BRANCH] [--dir CLONE] [--json]",
 	Short: "what is open on a GitHub repository, partitioned: to-fix, branch-exists, posture, unfixable",
 	Long: `
 Scan reads, never writes: the open issues carrying the label (default
@@ -35,7 +37,16 @@ protection; then it sorts every finding into one of four groups:
                  manifest reader
   posture        the repository, not a finding: a base branch that does not
                  require a pull request (every run would HALT
-                 no-branch-protection), alerts the token cannot read
+                 no-branch-protection), alerts the token cannot read,
+                 and with --dir a fixrail.yaml on the base that loosened
+                 the rails since the runs the ledger recorded
+
+With --dir CLONE, scan also reads that clone's fixrail.yaml on the base and
+the ledger it names (the SQLite file in CLONE/.fixrail, or ledger.url) and
+reports, as posture, a change that widened paths.fixable, shrank
+paths.sensitive or raised a cap since the last run recorded for the
+repository — as doctor does. Without it scan has no ledger to compare with
+and says nothing of the rails.
 
 The token comes from FIXRAIL_GITHUB_TOKEN or GITHUB_TOKEN, as for run. The
 base is --base, else the repository's default branch. Titles and package
@@ -54,8 +65,8 @@ Exit codes (lint's and resolve-version's contract):
 }
 
 type scanOpts struct {
-	repo, label, base string
-	json              bool
+	repo, label, base, dir string
+	json                   bool
 }
 
 func scanFlags() (*flag.FlagSet, *scanOpts) {
@@ -64,6 +75,7 @@ func scanFlags() (*flag.FlagSet, *scanOpts) {
 	fs.StringVar(&o.repo, "repo", "", "the GitHub repository, `owner/name`")
 	fs.StringVar(&o.label, "label", "fixrail", "the label that starts a run on an issue")
 	fs.StringVar(&o.base, "base", "", "the base branch whose protection is checked (default: the repository's default branch)")
+	fs.StringVar(&o.dir, "dir", "", "also compare this clone's fixrail.yaml on the base with the rails the ledger recorded (posture)")
 	fs.BoolVar(&o.json, "json", false, "print the scan as JSON")
 	return fs, o
 }
@@ -117,6 +129,11 @@ func runScan(ctx context.Context, stdio Stdio, args []string) error {
 	res, err := scan(ctx, f, o, stdio.Stderr)
 	if err != nil {
 		return &errServiceUnavailable{err}
+	}
+	if o.dir != "" {
+		if err := scanRails(ctx, res, o, stdio.Stderr); err != nil {
+			return err
+		}
 	}
 	if o.json {
 		if err := writeJSON(stdio.Stdout, res); err != nil {
@@ -251,4 +268,21 @@ func printScan(w io.Writer, res *scanResult) {
 			fmt.Fprintf(w, "  %-16s %s\n  %-16s %s\n", it.Finding, untrusted.OneLine(it.Title), "", untrusted.OneLine(it.Why))
 		}
 	}
+}
+
+// scanRails adds doctor's rails check, as posture, for the clone in
+// o.dir: the base's fixrail.yaml against the rails the ledger recorded for
+// the repository's runs (keyed as a GitHub run keys them).
+func scanRails(ctx context.Context, res *scanResult, o *scanOpts, progress io.Writer) error {
+	fmt.Fprintf(progress, "scan: the rails of %s against the ledger\n", o.dir)
+	setup, err := pipeline.Prepare(ctx, o.dir, o.base)
+	if err != nil {
+		return err
+	}
+	defer setup.Close()
+	c := railsCheck(ctx, setup, "github.com/"+strings.ToLower(o.repo))
+	if c.Status != "ok" {
+		res.Items = append(res.Items, scanItem{Group: groupPosture, Kind: "repository", Why: c.Detail})
+	}
+	return nil
 }
