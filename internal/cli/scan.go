@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/findings"
-	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/forge"
 	ghforge "github.com/fixrail/fixrail/internal/forge/github"
+	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
