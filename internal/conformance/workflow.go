@@ -92,6 +92,7 @@ func parse(path string, src []byte) *Workflow {
 		nonceCache: map[[4]any]string{},
 	}
 	wf, errs := actionlint.Parse(src)
+	errs = githubAccepted(src, errs)
 	for _, e := range errs {
 		w.reportAt(e.Line, e.Column, "does not parse: "+e.Message)
 	}
