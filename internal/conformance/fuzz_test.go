@@ -37,3 +37,17 @@ func FuzzLint(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScriptMergePrefilter: whatever scriptMerge matches, mayMerge lets
+// through, so skipping the expression when mayMerge is false misses nothing.
+func FuzzScriptMergePrefilter(f *testing.F) {
+	for _, s := range []string{"github.rest.pulls.merge({", "x.merge( {", "mergePullRequest", "enablePullRequestAutoMerge",
+		"event: 'APPROVE'", "event:\t\"APPROVE\"", "repos.merge", "pulls.mergeable", "no match here"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if scriptMerge().MatchString(s) && !mayMerge(s) {
+			t.Fatalf("scriptMerge matches %q but mayMerge skips it", s)
+		}
+	})
+}

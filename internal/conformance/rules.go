@@ -414,6 +414,13 @@ var mergeActions = []string{
 	"juliangruber/merge-pull-request-action", "devmasx/merge-branch", "everlytic/branch-merge", "actions-ecosystem/action-merge",
 }
 
+// mayMerge is scriptMerge's prefilter: every one of its alternatives holds
+// "erge" or "APPROVE", so a script with neither cannot match, and running
+// the expression over a large github-script body (gh-aw lock files inline
+// thousands of lines) was the costliest step of no-merge.
+// FuzzScriptMergePrefilter holds the two together.
+func mayMerge(s string) bool { return strings.Contains(s, "erge") || strings.Contains(s, "APPROVE") }
+
 // scriptMerge finds merge, auto-merge and approval calls in github-script.
 var scriptMerge = lazyRE(`pulls\.merge\b|\.merge\(\s*\{|mergePullRequest|enablePullRequestAutoMerge|event:\s*['"]APPROVE['"]|repos\.merge\b`)
 
@@ -435,7 +442,7 @@ func runNoMerge(w *Workflow) {
 				}
 			}
 			if st.uses == "actions/github-script" {
-				if s := st.act.Inputs["script"]; s != nil {
+				if s := st.act.Inputs["script"]; s != nil && mayMerge(s.Value.Value) {
 					if loc := scriptMerge().FindStringIndex(s.Value.Value); loc != nil {
 						line, col := w.offsetPos(s.Value, loc[0])
 						w.reportAt(line, col, "github-script merges, enables auto-merge or approves a pull request ("+s.Value.Value[loc[0]:loc[1]]+")")

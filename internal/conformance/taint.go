@@ -81,8 +81,11 @@ func eventTaint(rest []string) string {
 	if len(ev) == 0 {
 		return "the whole event payload (it holds attacker-written text)"
 	}
-	if ev[0] == "inputs" && len(ev) == 2 {
-		return "github.event.inputs." + ev[1] + inputKind(ev[1])
+	if ev[0] == "inputs" {
+		// Only workflow_dispatch fills github.event.inputs (in a called
+		// workflow it is the caller's dispatch): sent by someone with write
+		// access, not an attacker (see dispatchInput).
+		return ""
 	}
 	for _, pat := range untrustedEvent {
 		if matchPattern(pat, ev) {
@@ -97,6 +100,18 @@ func eventTaint(rest []string) string {
 	return ""
 }
 
+// dispatchInput reports whether inputs.<name> can only come from a
+// workflow_dispatch: the workflow cannot be called (no workflow_call
+// trigger), or the caller's inputs do not declare it (GitHub refuses an
+// undeclared input). Only someone with write access to the repository can
+// dispatch a workflow — the same access that edits the workflow itself —
+// so what they type is not attacker input. A workflow that relays
+// attacker text into another's dispatch (gh workflow run -f title=...) is
+// judged where it relays, not here.
+func (w *Workflow) dispatchInput(name string) bool {
+	return !w.hasCall || !w.callInputs[name]
+}
+
 // callerID marks the taint of a dispatch or call input whose name says it
 // is a number or an id (issue_number, pr_id): still code injection in a
 // script, but in a prompt it is a reference, not attacker prose, so
@@ -109,7 +124,7 @@ func inputKind(name string) string {
 	if idName().MatchString(name) {
 		return " (" + callerID + ")"
 	}
-	return " (a caller-controlled string input)"
+	return " (a string input from a calling workflow)"
 }
 
 // scope is where an expression is evaluated: which job and step, so env and
@@ -129,7 +144,13 @@ func (w *Workflow) pathTaint(path []string, sc scope) string {
 		return eventTaint(path[1:])
 	case "inputs":
 		if len(path) == 1 {
-			return "the whole inputs context (caller-controlled)"
+			if !w.hasCall {
+				return ""
+			}
+			return "the whole inputs context (a calling workflow's inputs)"
+		}
+		if w.dispatchInput(path[1]) {
+			return ""
 		}
 		if t := w.inputTypes[path[1]]; t == "boolean" || t == "number" || t == "choice" || t == "environment" {
 			return ""

@@ -22,6 +22,12 @@ type Workflow struct {
 	jobByID    map[string]*job
 	scalars    map[*actionlint.String]*scalar
 	inputTypes map[string]string
+	// callInputs are the inputs workflow_call declares; hasCall is whether
+	// the workflow can be called at all. Only a caller's inputs can carry
+	// another workflow's attacker text: a workflow_dispatch input is sent
+	// by someone with write access (see dispatchInput).
+	callInputs map[string]bool
+	hasCall    bool
 	envTaint0  map[string]string // workflow-level env
 
 	findings []Finding
@@ -87,11 +93,13 @@ func parse(path string, src []byte) *Workflow {
 		jobByID:    map[string]*job{},
 		scalars:    map[*actionlint.String]*scalar{},
 		inputTypes: map[string]string{},
+		callInputs: map[string]bool{},
 		envTaint0:  map[string]string{},
 		rule:       Unparseable,
 		nonceCache: map[[4]any]string{},
 	}
 	wf, errs := actionlint.Parse(src)
+	errs = githubAccepted(src, errs)
 	for _, e := range errs {
 		w.reportAt(e.Line, e.Column, "does not parse: "+e.Message)
 	}
@@ -128,6 +136,7 @@ func parse(path string, src []byte) *Workflow {
 				w.inputTypes[strings.ToLower(name)] = t
 			}
 		case *actionlint.WorkflowCallEvent:
+			w.hasCall = true
 			for _, in := range ev.Inputs {
 				t := "string"
 				switch in.Type {
@@ -138,6 +147,7 @@ func parse(path string, src []byte) *Workflow {
 				}
 				if in.Name != nil {
 					w.inputTypes[strings.ToLower(in.Name.Value)] = t
+					w.callInputs[strings.ToLower(in.Name.Value)] = true
 				}
 			}
 		}

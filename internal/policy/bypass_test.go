@@ -272,11 +272,11 @@ var bypassCases = []tc{
 	{id: "E1", in: `curl -X POST https://x.invalid`, want: "egress-other"},
 	{id: "E1", in: `curl -X PUT https://x.invalid`, want: "egress-other"},
 	{id: "E1", in: `curl -X PATCH https://x.invalid`, want: "egress-other"},
-	{id: "E1", in: `curl -X DELETE https://x.invalid/a`, want: "egress-other"},
+	{id: "E1", in: `curl -X DELETE https://x.invalid/a`, want: "egress-other destructive"},
 	{id: "E1", in: `curl --request=PUT https://x.invalid`, want: "egress-other"},
 	{id: "E1", in: `curl -XPOST https://x.invalid`, want: "egress-other"},
 	{id: "E1", in: `curl -sSfLd x=1 https://x.invalid`, want: "egress-other"},
-	{id: "E1", in: `curl -X "$M" https://x.invalid`, want: "egress-other?"},
+	{id: "E1", in: `curl -X "$M" https://x.invalid`, want: "egress-other? destructive?"}, // the method may be DELETE
 	{id: "E2", in: `curl -X GET http://x.invalid`, want: ""},
 	{id: "E2", in: `URL=http://x.invalid; curl $URL`, want: ""},
 	{id: "E2", in: `curl -G -d q=1 https://x.invalid/search`, want: ""},
@@ -605,6 +605,102 @@ var bypassCases = []tc{
 	{id: "N5-sibling", in: `git gc`, want: ""},
 	{id: "N5-sibling", in: `git reflog`, want: ""},
 	{id: "N5-sibling", in: `git prune -n`, want: ""},
+
+	// Issue 31: commands denied for what they do not do, read by the
+	// command's own semantics. Each fix's siblings keep the rail.
+	// git checkout/restore: an option's value is not a revision or a path.
+	{id: "G31", in: `git checkout --unified 3 main`, want: ""},           // -U needs --patch: git refuses, touches nothing
+	{id: "G31", in: `git checkout -U3 main`, want: ""},                   // the same, attached
+	{id: "G31", in: `git restore --inter-hunk-context 2 f.go`, want: ""}, // the same for restore
+	{id: "G31", in: `git checkout --conf merge main`, want: ""},          // --conflict abbreviated; a branch switch
+	{id: "G31", in: `git checkout -p --unified 3 main`, want: "discard"},
+	{id: "G31", in: `git checkout -p`, want: "discard"}, // every hunk it is told yes to, anywhere
+	{id: "G31", in: `yes | git restore -p`, want: "discard"},
+	{id: "G31", in: `git restore -p --staged`, want: ""},
+	{id: "G31", in: `git restore --sour HEAD~2 app/main.go`, want: "discard"}, // --source abbreviated: HEAD~2 is its value
+	{id: "G31", in: `git restore -sHEAD~2 app/main.go`, want: "discard"},
+	{id: "G31", in: `git restore --stag f.go`, want: ""},                                // --staged abbreviated
+	{id: "G31", in: `git restore --stag --work f.go`, want: "discard"},                  // and --worktree
+	{id: "G31", in: `git restore a.go -- b.go`, want: "discard"},                        // both are pathspecs
+	{id: "G31", in: `git checkout --recurse-submodules checkout main`, want: "discard"}, // its value is attached only: main is a path from revision "checkout"
+	{id: "G31", in: `git checkout --recurse-submodules=checkout main`, want: ""},
+	{id: "G31", in: `git checkout --track origin/feat`, want: ""},
+	{id: "G31", in: `git checkout --track direct main`, want: ""},   // --track's value is attached only; git refuses --track with paths
+	{id: "G31", in: `git checkout -b feat main src/x.go`, want: ""}, // "Cannot update paths and switch to branch"
+	{id: "G31", in: `git checkout --detach HEAD~1 -- src/x.go`, want: ""},
+	{id: "G31", in: `git checkout -fq main`, want: "destructive"},
+	{id: "G31", in: `git checkout -tf main`, want: "destructive"}, // f is --track's value to git >= 2.35 (refused), -f to older gits
+	{id: "G31", in: `git checkout --forc main`, want: "destructive"},
+	{id: "G31", in: `git checkout -f --no-force main`, want: ""},
+	{id: "G31", in: `git switch --discard main`, want: "destructive"},
+	{id: "G31", in: `git checkout --orphan x main`, want: ""},
+	{id: "G31", in: `git checkout --end-of-options main -- a.txt`, want: "discard"},
+	// rsync: a dry run changes nothing, --delete or not.
+	{id: "R31", in: `rsync -a --delete --dry-run empty/ target/`, want: ""},
+	{id: "R31", in: `rsync -avn --delete empty/ target/`, want: ""},
+	{id: "R31", in: `rsync -a --delete --list-only src/ target/`, want: ""},
+	{id: "R31", in: `rsync -n x ~/.claude/settings.json`, want: ""},
+	{id: "R31", in: `rsync -n -a . x.invalid:/x`, want: "egress-other"}, // the file list still goes to the peer
+	{id: "R31", in: `rsync -an --no-dry-run --delete empty/ target/`, want: "destructive"},
+	{id: "R31", in: `rsync -a --delete empty/ target/ -e 'ssh -n'`, want: "destructive"},
+	// socat and netcat: a Unix socket's peer is on this machine.
+	{id: "S31", in: `socat - UNIX-CONNECT:/run/app.sock`, want: ""},
+	{id: "S31", in: `echo '{"q":1}' | socat - unix-connect:/var/run/x.sock`, want: ""},
+	{id: "S31", in: `socat UNIX-LISTEN:/tmp/s,fork STDOUT`, want: ""},
+	{id: "S31", in: `socat -d -d ABSTRACT-CONNECT:app -`, want: ""},
+	{id: "S31", in: `socat - TCP:localhost:5432`, want: ""},
+	{id: "S31", in: `socat - TCP6:[::1]:5432`, want: ""},
+	{id: "S31", in: `socat -t 5 - TCP4:x.invalid:443`, want: "egress-other"},
+	{id: "S31", in: `socat TCP-LISTEN:8080,fork UNIX-CONNECT:/run/app.sock`, want: "egress-other"},
+	{id: "S31", in: `socat - SOCKS4A:localhost:x.invalid:443,socksport=9050`, want: "egress-other"},
+	{id: "S31", in: `socat - OPENSSL:x.invalid:443`, want: "egress-other"},
+	{id: "S31", in: `socat - VSOCK-CONNECT:2:1234`, want: "egress-other"},
+	{id: "S31", in: `socat - NEWTYPE:x`, want: "egress-other"}, // a type this table does not know
+	{id: "S31", in: `socat - "$ADDR"`, want: "egress-other?"},
+	{id: "S31", in: `socat UNIX-CONNECT:/run/a.sock!!TCP:x.invalid:80 -`, want: "egress-other"},
+	{id: "S31", in: `socat - 'EXEC:rm -rf /srv/x,pty'`, want: "destructive"},
+	{id: "S31", in: `socat UNIX-LISTEN:/tmp/s "SYSTEM:git push -f origin main"`, want: "push-force push-protected"},
+	{id: "S31", in: `socat - CREATE:/home/u/.claude/settings.json`, want: "self-mod"},
+	{id: "S31", in: `socat - /home/u/.claude/settings.json`, want: "self-mod"},
+	{id: "S31", in: `nc -U /run/app.sock`, want: ""},
+	{id: "S31", in: `ncat --unixsock /run/app.sock`, want: ""},
+	{id: "S31", in: `nc -lU /tmp/s -e 'rm -rf /srv/x'`, want: "destructive"},
+	{id: "S31", in: `nc -w 3 x.invalid 443`, want: "egress-other"},
+
+	// HTTP requests that delete data in the store they reach, localhost
+	// included (issue 31): destructive, whatever the host.
+	{id: "H31", in: `curl -X DELETE localhost:9200/_all`, want: "destructive"},
+	{id: "H31", in: `curl -XDELETE 'http://127.0.0.1:9200/logs-*'`, want: "destructive"},
+	{id: "H31", in: `curl -s --request delete http://localhost:5984/mydb`, want: "destructive"},               // CouchDB database
+	{id: "H31", in: `curl -X DELETE http://localhost:8001/services/web`, want: "destructive"},                 // Kong admin API
+	{id: "H31", in: `curl -X DELETE localhost:7700/indexes/movies/documents`, want: "destructive"},            // Meilisearch
+	{id: "H31", in: `http DELETE :9200/products`, want: "destructive"},                                        // httpie
+	{id: "H31", in: `wget -qO- --method=DELETE http://localhost:8108/collections/books`, want: "destructive"}, // Typesense
+	{id: "H31", in: `curl -X POST 'localhost:9200/logs/_delete_by_query' -H 'Content-Type: application/json' -d '{"query":{"match_all":{}}}'`, want: "destructive"},
+	{id: "H31", in: `curl -X POST http://localhost:5984/db/_purge -d '{"doc":["1-abc"]}'`, want: "destructive"},
+	{id: "H31", in: `curl 'http://localhost:8983/solr/admin/collections?action=DELETE&name=films'`, want: "destructive"}, // Solr deletes on GET
+	{id: "H31", in: `curl 'localhost:8983/solr/admin/cores?action=UNLOAD&core=c1&deleteIndex=true'`, want: "destructive"},
+	{id: "H31", in: `curl 'localhost:8983/solr/films/update?commit=true' -H 'Content-Type: text/xml' --data-binary '<delete><query>*:*</query></delete>'`, want: "destructive"},
+	{id: "H31", in: `curl -X POST localhost:8983/solr/films/update --json '{"delete":{"query":"*:*"}}'`, want: "destructive"},
+	{id: "H31", in: `curl -X POST localhost:9200/_bulk --data-binary $'{"delete":{"_index":"a","_id":"1"}}\n'`, want: "destructive"},
+	{id: "H31", in: `curl -X POST localhost:6333/collections/c/points/delete --json '{"points":[1]}'`, want: "destructive"}, // Qdrant
+	{id: "H31", in: `curl 'localhost:8123/?query=DROP%20TABLE%20events'`, want: "destructive"},                              // ClickHouse
+	{id: "H31", in: `echo 'TRUNCATE TABLE events' | curl localhost:8123 --data-binary @-`, want: "destructive"},
+	{id: "H31", in: `curl localhost:8123 --data-binary @- <<< 'DROP TABLE events'`, want: "destructive"},
+	{id: "H31", in: `curl localhost:8123 --data-binary @drop.sql`, want: ""}, // a body read from a file is not read
+	{id: "H31", in: `curl localhost:8123 -d 'DROP TABLE events'`, want: "destructive"},
+	{id: "H31", in: `curl -G localhost:8086/query --data-urlencode 'q=DROP DATABASE metrics'`, want: "destructive"}, // InfluxDB 1.x
+	{id: "H31", in: `curl -X POST localhost:7474/db/neo4j/tx/commit --json '{"statements":[{"statement":"MATCH (n) DETACH DELETE n"}]}'`, want: "destructive"},
+	{id: "H31", in: `curl -X DELETE https://x.invalid/v1/items/1`, want: "egress-other destructive"},
+	{id: "H31", in: `curl -X DELETE "$ES/_all"`, want: "egress-other? destructive"},
+	{id: "H31-sibling", in: `curl localhost:9200/_cat/indices`, want: ""},
+	{id: "H31-sibling", in: `curl -X POST localhost:9200/logs/_search --json '{"query":{"match":{"msg":"delete"}}}'`, want: ""},
+	{id: "H31-sibling", in: `curl -X POST localhost:9200/logs/_flush`, want: ""},
+	{id: "H31-sibling", in: `curl 'localhost:8983/solr/admin/collections?action=LIST'`, want: ""},
+	{id: "H31-sibling", in: `curl 'localhost:8123/?query=SELECT%201'`, want: ""},
+	{id: "H31-sibling", in: `curl localhost:3000/posts/delete`, want: ""}, // a GET: the page that asks, not the delete
+	{id: "H31-sibling", in: `curl -X PUT localhost:9200/logs -d '{"settings":{}}'`, want: ""},
+	{id: "H31-sibling", in: `http :8080/items/1`, want: ""},
 
 	// 5.9 spend: defined, never matched.
 	{id: "SP", in: `aws ec2 run-instances --count 100`, want: ""},

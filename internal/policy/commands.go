@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 )
 
 // command analyses one simple command after expansion: argv[0] is the
@@ -113,8 +112,7 @@ func (a *analyzer) dispatch(name string, argv []field, env map[string]field, st 
 		a.shell(name, args, st, in, depth)
 		return
 	}
-	handlersOnce.Do(initHandlers)
-	if h, ok := handlers[name]; ok {
+	if h := handlerFor(name); h != nil {
 		h(a, &cmd{name: name, argv: argv, args: args, env: env, st: st, in: in, depth: depth})
 		return
 	}
@@ -137,249 +135,464 @@ type cmd struct {
 	depth int
 }
 
-// handlers is filled on first use (initHandlers), like gitSubcommands and
-// wrappers: fixrail links this package into every command and the hook
-// judges one call per process, so building the tables at init was start-up
-// cost most processes never use.
-var (
-	handlers     map[string]func(a *analyzer, c *cmd)
-	handlersOnce sync.Once
-)
-
-func initHandlers() {
-	handlers = map[string]func(a *analyzer, c *cmd){
-		"eval":      (*analyzer).evalCmd,
-		"source":    (*analyzer).sourceCmd,
-		".":         (*analyzer).sourceCmd,
-		"trap":      (*analyzer).trapCmd,
-		"alias":     (*analyzer).aliasCmd,
-		"cd":        (*analyzer).cdCmd,
-		"pushd":     (*analyzer).cdCmd,
-		"popd":      func(a *analyzer, c *cmd) { c.st.setCwd("") },
-		"read":      forgetVars,
-		"mapfile":   forgetVars,
-		"readarray": forgetVars,
-		"getopts":   forgetVars,
-		"unset":     forgetVars,
-		"printf":    forgetVars,
-		"disown":    func(a *analyzer, c *cmd) { a.add(ScopeEscalation, false, "disown detaches a job from the session") },
-
-		"git":  (*analyzer).git,
-		"hub":  (*analyzer).git,
-		"gh":   (*analyzer).gh,
-		"glab": (*analyzer).glab,
-
-		"rm":       (*analyzer).rm,
-		"unlink":   removesAll,
-		"rmdir":    removesAll,
-		"shred":    (*analyzer).shred,
-		"find":     (*analyzer).find,
-		"cp":       (*analyzer).cp,
-		"mv":       (*analyzer).cp,
-		"install":  (*analyzer).cp,
-		"ln":       (*analyzer).ln,
-		"tee":      writesAll,
-		"touch":    (*analyzer).touch,
-		"truncate": (*analyzer).touch,
-		"mkdir":    (*analyzer).touch,
-		"mkfifo":   (*analyzer).touch,
-		"mknod":    (*analyzer).touch,
-		"sponge":   writesAll,
-		"chmod":    (*analyzer).chmod,
-		"chown":    (*analyzer).chown,
-		"chgrp":    (*analyzer).chown,
-		"chattr":   (*analyzer).chown,
-		"setfacl":  (*analyzer).setfacl,
-		"dd":       (*analyzer).dd,
-		"sed":      (*analyzer).sed,
-		"tar":      (*analyzer).tar,
-		"zip":      (*analyzer).zip,
-		"unzip":    (*analyzer).unzip,
-		"yq":       (*analyzer).yq,
-		"patch":    (*analyzer).patch,
-		"grep":     (*analyzer).search,
-		"egrep":    (*analyzer).search,
-		"fgrep":    (*analyzer).search,
-		"rg":       (*analyzer).search,
-		"ag":       (*analyzer).search,
-		"ack":      (*analyzer).search,
-		"vi":       (*analyzer).editor,
-		"vim":      (*analyzer).editor,
-		"nvim":     (*analyzer).editor,
-		"ex":       (*analyzer).editor,
-		"ed":       (*analyzer).editor,
-		"emacs":    (*analyzer).editor,
-		"nano":     (*analyzer).editor,
-		"pico":     (*analyzer).editor,
-		"micro":    (*analyzer).editor,
-
-		"wipefs":         destroys("wipes file system signatures"),
-		"fdisk":          destroys("edits a partition table"),
-		"sfdisk":         destroys("edits a partition table"),
-		"cfdisk":         destroys("edits a partition table"),
-		"parted":         destroys("edits a partition table"),
-		"sgdisk":         destroys("edits a partition table"),
-		"gdisk":          destroys("edits a partition table"),
-		"terraform":      (*analyzer).terraform,
-		"terragrunt":     (*analyzer).terraform,
-		"pulumi":         (*analyzer).pulumi,
-		"cdk":            (*analyzer).cdk,
-		"serverless":     (*analyzer).cdk,
-		"sls":            (*analyzer).cdk,
-		"dropdb":         (*analyzer).dropdb,
-		"mysqladmin":     (*analyzer).mysqladmin,
-		"mariadb-admin":  (*analyzer).mysqladmin,
-		"mongorestore":   (*analyzer).mongorestore,
-		"rails":          (*analyzer).rails,
-		"bundle":         (*analyzer).bundle,
-		"django-admin":   (*analyzer).djangoAdmin,
-		"prisma":         (*analyzer).prisma,
-		"docker-compose": (*analyzer).dockerCompose,
-		"podman-compose": (*analyzer).dockerCompose,
-		"tofu":           (*analyzer).terraform,
-		"kubectl":        (*analyzer).kubectl,
-		"helm":           (*analyzer).helm,
-		"psql":           (*analyzer).sql,
-		"mysql":          (*analyzer).sql,
-		"mariadb":        (*analyzer).sql,
-		"sqlite3":        (*analyzer).sql,
-		"mongosh":        (*analyzer).sql,
-		"mongo":          (*analyzer).sql,
-		"redis-cli":      (*analyzer).sql,
-
-		"curl":             (*analyzer).curl,
-		"wget":             (*analyzer).wget,
-		"http":             (*analyzer).httpie,
-		"https":            (*analyzer).httpie,
-		"xh":               (*analyzer).httpie,
-		"xhs":              (*analyzer).httpie,
-		"nc":               egress("opens a network connection"),
-		"ncat":             egress("opens a network connection"),
-		"netcat":           egress("opens a network connection"),
-		"socat":            egress("opens a network connection"),
-		"telnet":           egress("opens a network connection"),
-		"ftp":              egress("transfers files to another host"),
-		"lftp":             egress("transfers files to another host"),
-		"tftp":             egress("transfers files to another host"),
-		"sftp":             egress("transfers files to another host"),
-		"smbclient":        egress("transfers files to another host"),
-		"ssh-copy-id":      egress("installs a key on another host"),
-		"mosh":             egress("opens a shell on another host"),
-		"rsh":              egress("opens a shell on another host"),
-		"rlogin":           egress("opens a shell on another host"),
-		"sendmail":         egress("sends mail"),
-		"mail":             egress("sends mail"),
-		"mailx":            egress("sends mail"),
-		"mutt":             egress("sends mail"),
-		"msmtp":            egress("sends mail"),
-		"openssl":          (*analyzer).openssl,
-		"ssh":              (*analyzer).ssh,
-		"scp":              (*analyzer).scp,
-		"rsync":            (*analyzer).rsync,
-		"dig":              (*analyzer).lookup,
-		"nslookup":         (*analyzer).lookup,
-		"host":             (*analyzer).lookup,
-		"ping":             (*analyzer).lookup,
-		"ping6":            (*analyzer).lookup,
-		"traceroute":       (*analyzer).lookup,
-		"aws":              (*analyzer).aws,
-		"gsutil":           (*analyzer).gsutil,
-		"gcloud":           (*analyzer).gcloud,
-		"az":               (*analyzer).az,
-		"rclone":           (*analyzer).rclone,
-		"s3cmd":            (*analyzer).s3cmd,
-		"npm":              (*analyzer).npm,
-		"pnpm":             (*analyzer).npm,
-		"yarn":             (*analyzer).npm,
-		"bun":              (*analyzer).npm,
-		"npx":              (*analyzer).npx,
-		"pnpx":             (*analyzer).npx,
-		"bunx":             (*analyzer).npx,
-		"cargo":            publishVerbs(map[string]bool{"publish": true, "yank": true, "owner": true}, "--dry-run", "-n"),
-		"twine":            publishVerbs(map[string]bool{"upload": true, "register": true}),
-		"poetry":           publishVerbs(map[string]bool{"publish": true}, "--dry-run"),
-		"uv":               publishVerbs(map[string]bool{"publish": true}, "--dry-run"),
-		"flit":             publishVerbs(map[string]bool{"publish": true}),
-		"hatch":            publishVerbs(map[string]bool{"publish": true}),
-		"pdm":              publishVerbs(map[string]bool{"publish": true}, "--dry-run"),
-		"gem":              publishVerbs(map[string]bool{"push": true, "yank": true, "owner": true}),
-		"dotnet":           (*analyzer).dotnet,
-		"nuget":            publishVerbs(map[string]bool{"push": true, "delete": true}),
-		"vsce":             publishVerbs(map[string]bool{"publish": true, "unpublish": true}),
-		"ovsx":             publishVerbs(map[string]bool{"publish": true}),
-		"lerna":            publishVerbs(map[string]bool{"publish": true}),
-		"changeset":        publishVerbs(map[string]bool{"publish": true}),
-		"mix":              (*analyzer).mix,
-		"lein":             publishVerbs(map[string]bool{"deploy": true}),
-		"sbt":              publishVerbs(map[string]bool{"publish": true, "publishsigned": true, "release": true}),
-		"pod":              (*analyzer).pod,
-		"goreleaser":       (*analyzer).goreleaser,
-		"mvn":              (*analyzer).mvn,
-		"mvnw":             (*analyzer).mvn,
-		"gradle":           (*analyzer).gradle,
-		"gradlew":          (*analyzer).gradle,
-		"docker":           (*analyzer).docker,
-		"podman":           (*analyzer).docker,
-		"nerdctl":          (*analyzer).docker,
-		"buildah":          (*analyzer).docker,
-		"skopeo":           (*analyzer).skopeo,
-		"np":               publishes("publishes an npm package"),
-		"release-it":       publishes("publishes a release"),
-		"semantic-release": publishes("publishes a release"),
-		"make":             (*analyzer).taskRunner,
-		"just":             (*analyzer).taskRunner,
-		"task":             (*analyzer).taskRunner,
-		"rake":             (*analyzer).rake,
-
-		"crontab":     (*analyzer).crontab,
-		"at":          (*analyzer).at,
-		"batch":       func(a *analyzer, c *cmd) { a.add(ScopeEscalation, false, "batch schedules a command") },
-		"systemctl":   (*analyzer).systemctl,
-		"loginctl":    (*analyzer).loginctl,
-		"launchctl":   (*analyzer).launchctl,
-		"service":     (*analyzer).service,
-		"update-rc.d": escalates("installs a boot-time service"),
-		"chkconfig":   escalates("changes boot-time services"),
-		"rc-update":   escalates("changes boot-time services"),
-		"tmux":        (*analyzer).tmux,
-		"screen":      (*analyzer).screen,
-		"pm2":         (*analyzer).pm2,
-		"forever":     (*analyzer).pm2,
-		"usermod":     escalates("changes a user account"),
-		"useradd":     escalates("creates a user account"),
-		"adduser":     escalates("creates a user account"),
-		"userdel":     escalates("deletes a user account"),
-		"groupadd":    escalates("creates a group"),
-		"groupmod":    escalates("changes a group"),
-		"addgroup":    escalates("creates a group"),
-		"gpasswd":     escalates("changes group membership"),
-		"passwd":      escalates("changes a password"),
-		"chpasswd":    escalates("changes passwords"),
-		"visudo":      escalates("edits sudo rules"),
-		"vipw":        escalates("edits the password file"),
-		"setcap":      escalates("grants file capabilities"),
-		"direnv":      (*analyzer).direnv,
-		"claude":      (*analyzer).agentCLI,
-		"codex":       (*analyzer).agentCLI,
-		"gemini":      (*analyzer).agentCLI,
-		"fixrail":     (*analyzer).fixrail,
-		"ssh-keygen":  (*analyzer).sshKeygen,
-
-		"node":      (*analyzer).node,
-		"nodejs":    (*analyzer).node,
-		"deno":      (*analyzer).deno,
-		"perl":      (*analyzer).perl,
-		"ruby":      (*analyzer).ruby,
-		"php":       (*analyzer).php,
-		"lua":       (*analyzer).lua,
-		"luajit":    (*analyzer).lua,
-		"rscript":   (*analyzer).rscript,
-		"osascript": (*analyzer).osascript,
-		"awk":       (*analyzer).awk,
-		"gawk":      (*analyzer).awk,
-		"mawk":      (*analyzer).awk,
-		"nawk":      (*analyzer).awk,
+// handlerFor returns the analysis of the command name, or nil. A switch
+// and not a map: the compiler makes it a search over constant strings,
+// so no process pays at start-up (or on first use) to build a table of
+// some 230 entries, and the hook judges one call per process.
+func handlerFor(name string) func(a *analyzer, c *cmd) {
+	switch name {
+	case "eval":
+		return (*analyzer).evalCmd
+	case "source":
+		return (*analyzer).sourceCmd
+	case ".":
+		return (*analyzer).sourceCmd
+	case "trap":
+		return (*analyzer).trapCmd
+	case "alias":
+		return (*analyzer).aliasCmd
+	case "cd":
+		return (*analyzer).cdCmd
+	case "pushd":
+		return (*analyzer).cdCmd
+	case "popd":
+		return func(a *analyzer, c *cmd) { c.st.setCwd("") }
+	case "read":
+		return forgetVars
+	case "mapfile":
+		return forgetVars
+	case "readarray":
+		return forgetVars
+	case "getopts":
+		return forgetVars
+	case "unset":
+		return forgetVars
+	case "printf":
+		return forgetVars
+	case "disown":
+		return func(a *analyzer, c *cmd) { a.add(ScopeEscalation, false, "disown detaches a job from the session") }
+	case "git":
+		return (*analyzer).git
+	case "hub":
+		return (*analyzer).git
+	case "gh":
+		return (*analyzer).gh
+	case "glab":
+		return (*analyzer).glab
+	case "rm":
+		return (*analyzer).rm
+	case "unlink":
+		return removesAll
+	case "rmdir":
+		return removesAll
+	case "shred":
+		return (*analyzer).shred
+	case "find":
+		return (*analyzer).find
+	case "cp":
+		return (*analyzer).cp
+	case "mv":
+		return (*analyzer).cp
+	case "install":
+		return (*analyzer).cp
+	case "ln":
+		return (*analyzer).ln
+	case "tee":
+		return writesAll
+	case "touch":
+		return (*analyzer).touch
+	case "truncate":
+		return (*analyzer).touch
+	case "mkdir":
+		return (*analyzer).touch
+	case "mkfifo":
+		return (*analyzer).touch
+	case "mknod":
+		return (*analyzer).touch
+	case "sponge":
+		return writesAll
+	case "chmod":
+		return (*analyzer).chmod
+	case "chown":
+		return (*analyzer).chown
+	case "chgrp":
+		return (*analyzer).chown
+	case "chattr":
+		return (*analyzer).chown
+	case "setfacl":
+		return (*analyzer).setfacl
+	case "dd":
+		return (*analyzer).dd
+	case "sed":
+		return (*analyzer).sed
+	case "tar":
+		return (*analyzer).tar
+	case "zip":
+		return (*analyzer).zip
+	case "unzip":
+		return (*analyzer).unzip
+	case "yq":
+		return (*analyzer).yq
+	case "patch":
+		return (*analyzer).patch
+	case "grep":
+		return (*analyzer).search
+	case "egrep":
+		return (*analyzer).search
+	case "fgrep":
+		return (*analyzer).search
+	case "rg":
+		return (*analyzer).search
+	case "ag":
+		return (*analyzer).search
+	case "ack":
+		return (*analyzer).search
+	case "vi":
+		return (*analyzer).editor
+	case "vim":
+		return (*analyzer).editor
+	case "nvim":
+		return (*analyzer).editor
+	case "ex":
+		return (*analyzer).editor
+	case "ed":
+		return (*analyzer).editor
+	case "emacs":
+		return (*analyzer).editor
+	case "nano":
+		return (*analyzer).editor
+	case "pico":
+		return (*analyzer).editor
+	case "micro":
+		return (*analyzer).editor
+	case "wipefs":
+		return destroys("wipes file system signatures")
+	case "fdisk":
+		return destroys("edits a partition table")
+	case "sfdisk":
+		return destroys("edits a partition table")
+	case "cfdisk":
+		return destroys("edits a partition table")
+	case "parted":
+		return destroys("edits a partition table")
+	case "sgdisk":
+		return destroys("edits a partition table")
+	case "gdisk":
+		return destroys("edits a partition table")
+	case "terraform":
+		return (*analyzer).terraform
+	case "terragrunt":
+		return (*analyzer).terraform
+	case "pulumi":
+		return (*analyzer).pulumi
+	case "cdk":
+		return (*analyzer).cdk
+	case "serverless":
+		return (*analyzer).cdk
+	case "sls":
+		return (*analyzer).cdk
+	case "dropdb":
+		return (*analyzer).dropdb
+	case "mysqladmin":
+		return (*analyzer).mysqladmin
+	case "mariadb-admin":
+		return (*analyzer).mysqladmin
+	case "mongorestore":
+		return (*analyzer).mongorestore
+	case "rails":
+		return (*analyzer).rails
+	case "bundle":
+		return (*analyzer).bundle
+	case "django-admin":
+		return (*analyzer).djangoAdmin
+	case "prisma":
+		return (*analyzer).prisma
+	case "docker-compose":
+		return (*analyzer).dockerCompose
+	case "podman-compose":
+		return (*analyzer).dockerCompose
+	case "tofu":
+		return (*analyzer).terraform
+	case "kubectl":
+		return (*analyzer).kubectl
+	case "helm":
+		return (*analyzer).helm
+	case "psql":
+		return (*analyzer).sql
+	case "mysql":
+		return (*analyzer).sql
+	case "mariadb":
+		return (*analyzer).sql
+	case "sqlite3":
+		return (*analyzer).sql
+	case "mongosh":
+		return (*analyzer).sql
+	case "mongo":
+		return (*analyzer).sql
+	case "redis-cli":
+		return (*analyzer).sql
+	case "curl":
+		return (*analyzer).curl
+	case "wget":
+		return (*analyzer).wget
+	case "http":
+		return (*analyzer).httpie
+	case "https":
+		return (*analyzer).httpie
+	case "xh":
+		return (*analyzer).httpie
+	case "xhs":
+		return (*analyzer).httpie
+	case "nc":
+		return (*analyzer).netcat
+	case "ncat":
+		return (*analyzer).netcat
+	case "netcat":
+		return (*analyzer).netcat
+	case "socat":
+		return (*analyzer).socat
+	case "telnet":
+		return egress("opens a network connection")
+	case "ftp":
+		return egress("transfers files to another host")
+	case "lftp":
+		return egress("transfers files to another host")
+	case "tftp":
+		return egress("transfers files to another host")
+	case "sftp":
+		return egress("transfers files to another host")
+	case "smbclient":
+		return egress("transfers files to another host")
+	case "ssh-copy-id":
+		return egress("installs a key on another host")
+	case "mosh":
+		return egress("opens a shell on another host")
+	case "rsh":
+		return egress("opens a shell on another host")
+	case "rlogin":
+		return egress("opens a shell on another host")
+	case "sendmail":
+		return egress("sends mail")
+	case "mail":
+		return egress("sends mail")
+	case "mailx":
+		return egress("sends mail")
+	case "mutt":
+		return egress("sends mail")
+	case "msmtp":
+		return egress("sends mail")
+	case "openssl":
+		return (*analyzer).openssl
+	case "ssh":
+		return (*analyzer).ssh
+	case "scp":
+		return (*analyzer).scp
+	case "rsync":
+		return (*analyzer).rsync
+	case "dig":
+		return (*analyzer).lookup
+	case "nslookup":
+		return (*analyzer).lookup
+	case "host":
+		return (*analyzer).lookup
+	case "ping":
+		return (*analyzer).lookup
+	case "ping6":
+		return (*analyzer).lookup
+	case "traceroute":
+		return (*analyzer).lookup
+	case "aws":
+		return (*analyzer).aws
+	case "gsutil":
+		return (*analyzer).gsutil
+	case "gcloud":
+		return (*analyzer).gcloud
+	case "az":
+		return (*analyzer).az
+	case "rclone":
+		return (*analyzer).rclone
+	case "s3cmd":
+		return (*analyzer).s3cmd
+	case "npm":
+		return (*analyzer).npm
+	case "pnpm":
+		return (*analyzer).npm
+	case "yarn":
+		return (*analyzer).npm
+	case "bun":
+		return (*analyzer).npm
+	case "npx":
+		return (*analyzer).npx
+	case "pnpx":
+		return (*analyzer).npx
+	case "bunx":
+		return (*analyzer).npx
+	case "cargo":
+		return publishVerbs(map[string]bool{"publish": true, "yank": true, "owner": true}, "--dry-run", "-n")
+	case "twine":
+		return publishVerbs(map[string]bool{"upload": true, "register": true})
+	case "poetry":
+		return publishVerbs(map[string]bool{"publish": true}, "--dry-run")
+	case "uv":
+		return publishVerbs(map[string]bool{"publish": true}, "--dry-run")
+	case "flit":
+		return publishVerbs(map[string]bool{"publish": true})
+	case "hatch":
+		return publishVerbs(map[string]bool{"publish": true})
+	case "pdm":
+		return publishVerbs(map[string]bool{"publish": true}, "--dry-run")
+	case "gem":
+		return publishVerbs(map[string]bool{"push": true, "yank": true, "owner": true})
+	case "dotnet":
+		return (*analyzer).dotnet
+	case "nuget":
+		return publishVerbs(map[string]bool{"push": true, "delete": true})
+	case "vsce":
+		return publishVerbs(map[string]bool{"publish": true, "unpublish": true})
+	case "ovsx":
+		return publishVerbs(map[string]bool{"publish": true})
+	case "lerna":
+		return publishVerbs(map[string]bool{"publish": true})
+	case "changeset":
+		return publishVerbs(map[string]bool{"publish": true})
+	case "mix":
+		return (*analyzer).mix
+	case "lein":
+		return publishVerbs(map[string]bool{"deploy": true})
+	case "sbt":
+		return publishVerbs(map[string]bool{"publish": true, "publishsigned": true, "release": true})
+	case "pod":
+		return (*analyzer).pod
+	case "goreleaser":
+		return (*analyzer).goreleaser
+	case "mvn":
+		return (*analyzer).mvn
+	case "mvnw":
+		return (*analyzer).mvn
+	case "gradle":
+		return (*analyzer).gradle
+	case "gradlew":
+		return (*analyzer).gradle
+	case "docker":
+		return (*analyzer).docker
+	case "podman":
+		return (*analyzer).docker
+	case "nerdctl":
+		return (*analyzer).docker
+	case "buildah":
+		return (*analyzer).docker
+	case "skopeo":
+		return (*analyzer).skopeo
+	case "np":
+		return publishes("publishes an npm package")
+	case "release-it":
+		return publishes("publishes a release")
+	case "semantic-release":
+		return publishes("publishes a release")
+	case "make":
+		return (*analyzer).taskRunner
+	case "just":
+		return (*analyzer).taskRunner
+	case "task":
+		return (*analyzer).taskRunner
+	case "rake":
+		return (*analyzer).rake
+	case "crontab":
+		return (*analyzer).crontab
+	case "at":
+		return (*analyzer).at
+	case "batch":
+		return func(a *analyzer, c *cmd) { a.add(ScopeEscalation, false, "batch schedules a command") }
+	case "systemctl":
+		return (*analyzer).systemctl
+	case "loginctl":
+		return (*analyzer).loginctl
+	case "launchctl":
+		return (*analyzer).launchctl
+	case "service":
+		return (*analyzer).service
+	case "update-rc.d":
+		return escalates("installs a boot-time service")
+	case "chkconfig":
+		return escalates("changes boot-time services")
+	case "rc-update":
+		return escalates("changes boot-time services")
+	case "tmux":
+		return (*analyzer).tmux
+	case "screen":
+		return (*analyzer).screen
+	case "pm2":
+		return (*analyzer).pm2
+	case "forever":
+		return (*analyzer).pm2
+	case "usermod":
+		return escalates("changes a user account")
+	case "useradd":
+		return escalates("creates a user account")
+	case "adduser":
+		return escalates("creates a user account")
+	case "userdel":
+		return escalates("deletes a user account")
+	case "groupadd":
+		return escalates("creates a group")
+	case "groupmod":
+		return escalates("changes a group")
+	case "addgroup":
+		return escalates("creates a group")
+	case "gpasswd":
+		return escalates("changes group membership")
+	case "passwd":
+		return escalates("changes a password")
+	case "chpasswd":
+		return escalates("changes passwords")
+	case "visudo":
+		return escalates("edits sudo rules")
+	case "vipw":
+		return escalates("edits the password file")
+	case "setcap":
+		return escalates("grants file capabilities")
+	case "direnv":
+		return (*analyzer).direnv
+	case "claude":
+		return (*analyzer).agentCLI
+	case "codex":
+		return (*analyzer).agentCLI
+	case "gemini":
+		return (*analyzer).agentCLI
+	case "fixrail":
+		return (*analyzer).fixrail
+	case "ssh-keygen":
+		return (*analyzer).sshKeygen
+	case "node":
+		return (*analyzer).node
+	case "nodejs":
+		return (*analyzer).node
+	case "deno":
+		return (*analyzer).deno
+	case "perl":
+		return (*analyzer).perl
+	case "ruby":
+		return (*analyzer).ruby
+	case "php":
+		return (*analyzer).php
+	case "lua":
+		return (*analyzer).lua
+	case "luajit":
+		return (*analyzer).lua
+	case "rscript":
+		return (*analyzer).rscript
+	case "osascript":
+		return (*analyzer).osascript
+	case "awk":
+		return (*analyzer).awk
+	case "gawk":
+		return (*analyzer).awk
+	case "mawk":
+		return (*analyzer).awk
+	case "nawk":
+		return (*analyzer).awk
 	}
+	return nil
 }
 
 func forgetVars(a *analyzer, c *cmd) {

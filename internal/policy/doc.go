@@ -46,8 +46,12 @@
 //     created earlier in the same command. Scripts and make targets whose
 //     name contains publish/release/deploy/upload/ship are unresolvable.
 //   - egress-other: curl/wget/httpie with a body or a non-GET method to a
-//     host other than localhost, ssh/scp/sftp/rsync to another host,
-//     nc/socat/telnet/openssl s_client, mail senders, /dev/tcp redirections,
+//     host other than localhost, ssh/scp/sftp/rsync to another host (a dry
+//     run included: the peer gets the file list), nc and socat to a network
+//     address (not nc -U or socat's UNIX-*/ABSTRACT-*, file, pipe or stdio
+//     addresses, nor a TCP/UDP connect to the loopback; a socat address type
+//     it does not know counts as network), telnet, openssl s_client, mail
+//     senders, /dev/tcp redirections,
 //     cloud uploads (aws s3 cp to s3://, gsutil, rclone), gh gist/secret and
 //     file-body uploads, gh api writes, WebFetch with a non-GET method, DNS
 //     lookups of names built at run time, and MCP tools named for writing or
@@ -64,8 +68,15 @@
 //     terminate-*/remove-*, az ... delete, gcloud ... delete), rsync
 //     --remove-source-files, moving a file onto /dev/null, destructive SQL passed on a client's command line
 //     (DROP, TRUNCATE, DELETE FROM, ALTER TABLE ... DROP, MongoDB drops and
-//     deleteMany/deleteOne/remove, redis-cli DEL/UNLINK/FLUSH*); MCP tools
-//     named for deleting.
+//     deleteMany/deleteOne/remove, redis-cli DEL/UNLINK/FLUSH*); HTTP
+//     requests that delete data in the service they reach, localhost
+//     included (curl/wget/httpie: any DELETE; a URL naming a store's delete
+//     operation — _delete_by_query, _purge, Solr's action=DELETE* and
+//     UNLOAD with delete*=true, a POST to .../delete or .../drop; a
+//     destructive SQL, InfluxQL or Cypher statement in a q/query/sql/stmt
+//     parameter or a body; Solr's <delete> and {"delete": …}, _bulk delete
+//     actions; a body read from a file is not read); MCP tools named for
+//     deleting. rsync -n/--dry-run/--list-only deletes and writes nothing.
 //   - scope-escalation: crontab, at/batch, systemctl enable/start/...,
 //     loginctl enable-linger, launchctl load, service start, sudo/doas/su/
 //     pkexec/run0 running a command, nohup, setsid, disown, daemonize,
@@ -81,9 +92,15 @@
 //     (/etc, /usr, /bin, /sbin, /lib*, /boot, /var/spool/cron).
 //   - discard (default warn): git checkout and restore of named paths
 //     (git checkout -- f, git checkout <rev> f, --pathspec-from-file, git
-//     restore without --staged or with --worktree) and git reset --merge:
-//     they overwrite uncommitted changes to those files ("." and friends
-//     stay destructive). A repository in scratch is exempt.
+//     restore without --staged or with --worktree), --patch over the whole
+//     tree, and git reset --merge: they overwrite uncommitted changes to
+//     those files ("." and friends stay destructive). A repository in
+//     scratch is exempt. The command line is read against git's own option
+//     tables (gitopts.go): an option's value (--unified 3, --conflict merge,
+//     --source HEAD~2) is not a revision or a path, abbreviations resolve as
+//     git resolves them, and what git refuses before touching a file is
+//     not a discard (-U/--inter-hunk-context without --patch; paths with
+//     --track, --detach, -b/-B/--orphan).
 //   - teardown (default warn): pulumi destroy and stack rm, terraform/
 //     tofu/terragrunt apply -auto-approve (a plan applied unreviewed may
 //     destroy), cdk destroy, serverless remove. terraform destroy and helm

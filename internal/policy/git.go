@@ -400,29 +400,41 @@ func (a *analyzer) gitDestroys(g *gitCtx, why string, unresolvable bool) {
 	a.add(Destructive, unresolvable, "%s in %s", why, g.dir)
 }
 
+// gitCheckout reads git checkout, restore and switch against their option
+// tables: what overwrites uncommitted changes is a path operand (or a
+// pathspec file, or -p over the whole tree), --force/--discard-changes,
+// never a word that is an option's value.
 func (a *analyzer) gitCheckout(sub string, rest []field, g *gitCtx, st *state) {
-	if sub == "switch" {
-		// -c/-C take the new branch's name, attached or not: -cfeature.
-		p := parseOpts(rest, optSpec{short: "cC", long: []string{"create", "force-create", "orphan", "conflict"}})
-		if p.has("-f", "--force", "--discard-changes") {
-			a.gitDestroys(g, "git switch --discard-changes discards uncommitted changes", false)
-		}
+	table := gitCheckoutOpts
+	switch sub {
+	case "switch":
+		table = gitSwitchOpts
+	case "restore":
+		table = gitRestoreOpts
+	}
+	p := parseGitOpts(rest, table)
+	if sub != "switch" && !p.has("patch") && (p.has("unified", "inter-hunk-context", "auto-advance")) {
+		// git refuses these without --patch before it touches anything
+		// ("the option '--unified' requires '--patch'"); a git older than
+		// them refuses them as unknown options.
 		return
 	}
-	p := parseOpts(rest, optSpec{short: "bBs", long: []string{"source", "pathspec-from-file", "orphan", "conflict", "track", "inter-hunk-context"}})
-	if p.has("-f", "--force") {
+	if p.has("force", "discard-changes") {
 		a.gitDestroys(g, "git "+sub+" --force discards uncommitted changes", false)
 	}
-	paths := p.operands
-	dashdash := false
-	for i, f := range rest {
-		if f.s == "--" {
-			dashdash = true
-			paths = rest[i+1:]
-			break
-		}
+	if sub == "switch" {
+		return
 	}
-	if sub == "checkout" && !dashdash && len(paths) > 0 {
+	paths := p.paths
+	if !p.dashdash {
+		paths = p.operands
+	} else if sub == "checkout" && len(p.operands) > 0 {
+		// git checkout <rev> -- <paths>: the revision is before "--".
+		paths = append(append([]field{}, p.operands[1:]...), p.paths...)
+	} else if sub == "restore" {
+		paths = append(append([]field{}, p.operands...), p.paths...)
+	}
+	if sub == "checkout" && !p.dashdash && len(paths) > 0 {
 		// git checkout <branch> [<paths>]: the first word is a revision
 		// unless it is a path in the work tree.
 		first := paths[0]
@@ -430,11 +442,19 @@ func (a *analyzer) gitCheckout(sub string, rest []field, g *gitCtx, st *state) {
 			paths = paths[1:]
 		}
 	}
-	if sub == "restore" && p.has("--staged", "-S") && !p.has("--worktree", "-W") {
+	if sub == "restore" && p.has("staged") && !p.has("worktree") {
 		return
 	}
-	if p.has("--pathspec-from-file") {
+	if sub == "checkout" && len(paths) > 0 && !p.has("patch") && p.has("track", "-l", "detach", "-b", "-B", "orphan") {
+		// checkout_paths refuses these before it reads the index: "'--track'
+		// cannot be used with updating paths", "Cannot update paths and
+		// switch to branch 'x' at the same time".
+		return
+	}
+	if p.has("pathspec-from-file") {
 		a.gitDiscard(g, "git "+sub+" --pathspec-from-file overwrites the files it lists", false)
+	} else if p.has("patch") && len(paths) == 0 {
+		a.gitDiscard(g, "git "+sub+" --patch discards the hunks it is told to, anywhere in the work tree", false)
 	}
 	for _, f := range paths {
 		a.writePath(f, st, "git "+sub)

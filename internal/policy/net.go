@@ -116,10 +116,21 @@ func (a *analyzer) curl(c *cmd) {
 	if m, ok := p.value("-X", "--request"); ok {
 		if m.dyn {
 			a.add(EgressOther, true, "curl -X %s: the method is only known at run time", m)
+			a.add(Destructive, true, "curl -X %s: the method is only known at run time", m)
 			return
 		}
 		method = strings.ToUpper(m.s)
 	}
+	bodies := p.values("-d", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--json", "--expand-data")
+	for _, b := range bodies {
+		if b.s == "@-" && c.in.kind == inText {
+			// A body read from standard input that the command line
+			// supplies (a here-document, a here-string, echo piped in).
+			bodies = append(bodies, field{s: c.in.text, dyn: c.in.dyn})
+			break
+		}
+	}
+	a.httpRemoves(strings.TrimSpace("curl "+describeSend(method, false, false)), method, urls, bodies)
 	body := p.has("-d", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--json", "-F",
 		"--form", "--form-string", "--expand-data")
 	upload := p.has("-T", "--upload-file")
@@ -188,15 +199,19 @@ func (a *analyzer) wget(c *cmd) {
 	}
 	sends := p.has("--post-data", "--post-file", "--body-data", "--body-file")
 	how := "wget with a request body"
+	method := ""
 	if m, ok := p.value("--method"); ok {
 		if m.dyn {
 			a.add(EgressOther, true, "wget --method %s: the method is only known at run time", m)
+			a.add(Destructive, true, "wget --method %s: the method is only known at run time", m)
 			return
 		}
+		method = strings.ToUpper(m.s)
 		if !readMethod(m.s) {
-			sends, how = true, "wget --method "+strings.ToUpper(m.s)
+			sends, how = true, "wget --method "+method
 		}
 	}
+	a.httpRemoves("wget", method, p.operands, p.values("--post-data", "--body-data"))
 	for _, e := range p.values("-e", "--execute") {
 		if e.dyn || strings.Contains(strings.ToLower(e.s), "post_") || strings.Contains(strings.ToLower(e.s), "method") || strings.Contains(strings.ToLower(e.s), "body_") {
 			sends, how = true, "wget -e "+e.String()
@@ -249,6 +264,13 @@ func (a *analyzer) httpie(c *cmd) {
 	if method == "" && data {
 		method = "POST"
 	}
+	var items []field
+	for _, it := range ops[1:] {
+		if _, v, ok := strings.Cut(it.s, "="); ok && !strings.Contains(it.s, "==") {
+			items = append(items, field{s: strings.TrimPrefix(v, "="), dyn: it.dyn})
+		}
+	}
+	a.httpRemoves(strings.TrimSpace(c.name+" "+method), method, []field{target}, items)
 	if method == "" || readMethod(method) {
 		return
 	}
@@ -399,6 +421,26 @@ func (a *analyzer) rsync(c *cmd) {
 	}
 	dest := ops[len(ops)-1]
 	recursive := p.has("-r", "-a", "--recursive", "--archive")
+	dry := false
+	for _, o := range p.opts {
+		switch o.name {
+		case "-n", "--dry-run", "--list-only":
+			dry = true
+		case "--no-n", "--no-dry-run", "--no-list-only":
+			dry = false
+		}
+	}
+	if dry {
+		// -n/--dry-run reports what would change and changes nothing
+		// (not even with --delete); --list-only lists the source. A
+		// remote peer still receives the file list, so egress stands.
+		for _, s := range ops[:len(ops)-1] {
+			if !remoteOperand(s) {
+				a.readPath(s, c.st, "rsync", recursive)
+			}
+		}
+		return
+	}
 	del := false
 	for _, o := range p.opts {
 		del = del || strings.HasPrefix(o.name, "--del") || o.name == "--remove-source-files"

@@ -60,7 +60,7 @@ func (l *Log) open(how int) (*os.File, error) {
 		if err := os.MkdirAll(filepath.Dir(l.Path), 0o700); err != nil {
 			return nil, fmt.Errorf("receipt log: %w", err)
 		}
-		f, err = os.OpenFile(l.Path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+		f, err = openBlocking(l.Path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	} else {
 		f, err = os.OpenFile(l.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO must not block the open
 	}
@@ -324,5 +324,24 @@ func eachLine(r io.Reader, fn func(n int64, line []byte, complete bool) error) e
 		if err != nil {
 			return err
 		}
+	}
+}
+
+// openBlocking opens a file the way os.OpenFile does, minus the runtime's
+// poller: os.NewFile of a blocking descriptor is not registered with
+// epoll, which os.OpenFile does for every regular file on first use (an
+// epoll instance, an eventfd and two epoll_ctl calls, a tenth of the
+// hook's own system calls). The log is read and written with plain
+// blocking calls either way.
+func openBlocking(path string, flag int, perm uint32) (*os.File, error) {
+	for {
+		fd, err := syscall.Open(path, flag|syscall.O_CLOEXEC, perm)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		return os.NewFile(uintptr(fd), path), nil
 	}
 }
