@@ -69,7 +69,7 @@ func TestDetectReaderWindowEdges(t *testing.T) {
 			// ownership limit (next window start + context).
 			for k := 1; k <= 4; k++ {
 				edge := k*(window-overlap) + overlap // end of window k-1 in the stream
-				next := edge - overlap // where window k starts
+				next := edge - overlap               // where window k starts
 				// Two in the zone the window before owns, so the later
 				// one's duplicate cannot merge into the last finding
 				// reported.
