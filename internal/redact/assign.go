@@ -353,7 +353,7 @@ func scanAssignments(t string, c *collector) {
 			if review == "" && repeatsKeyWord(key, t[s:e]) {
 				review = ReviewWords // auth: auth-and-writes
 			}
-			if review == "" && kind == ambiguousName {
+			if review == "" && kind == ambiguousName && !azureAccountKey(key, t[s:e]) {
 				review = ReviewAmbiguousName
 			}
 			if !c.addReview(ruleAssignment, s, e, review) {
@@ -1189,6 +1189,17 @@ func providerFormatReview(key, v string) string {
 		return ReviewFormat
 	}
 	return ""
+}
+
+// azureAccountKey reports an Azure storage account key under its
+// connection-string name: AccountKey= and the base64 of 64 bytes (88
+// characters), which the ambiguous name "key" alone would leave to review.
+func azureAccountKey(key, v string) bool {
+	if !strings.EqualFold(key, "AccountKey") || len(v) != 88 || !strings.HasSuffix(v, "==") {
+		return false
+	}
+	dec, err := base64.StdEncoding.DecodeString(v)
+	return err == nil && len(dec) == 64
 }
 
 func onlyIn(v string, cs *charset) bool {

@@ -89,8 +89,9 @@ func cardEndingAt(t string, gs []group) (span group, layout, ok bool) {
 	return group{}, false, false
 }
 
-// ReviewCardNoContext: a Luhn-valid number alone in a string literal, with
-// no card word near it and not printed in a card layout.
+// ReviewCardNoContext is the review reason of a Luhn-valid number alone in
+// a string literal, with no card word near it and not printed in a card
+// layout.
 const ReviewCardNoContext = "Luhn-valid number in a string with no card word or card layout"
 
 // cardContext decides a Luhn-valid span's tier (see the file comment):

@@ -340,6 +340,8 @@ func TestStructuredTokens(t *testing.T) {
 		{"sig without sv", "https://example.com/f?si" + "g=" + sig(32), review, ruleEntropy},
 		{"Notion", "NOTION_TOKEN=nt" + "n_" + rs("0123456789", 11) + rs(alnumAlphabet, 35), block, "notion-token"},
 		{"Groq", "gs" + "k_" + rs(alnumAlphabet, 52), block, "groq-api-key"},
+		{"Groq, too long", "gs" + "k_" + rs(alnumAlphabet, 56), review, ruleEntropy},
+		{"Notion, ten digits", "nt" + "n_" + rs("0123456789", 10) + rs(alnumAlphabet, 36), review, ruleEntropy},
 		{"Figma", "fi" + "gd_" + rs(b64url, 40), block, "figma-pat"},
 		{"Linear", "li" + "n_api_" + rs(alnumAlphabet, 40), block, "linear-api-key"},
 		{"Hugging Face", "h" + "f_" + rs(letters, 34), block, "huggingface-token"},
@@ -350,6 +352,8 @@ func TestStructuredTokens(t *testing.T) {
 		{"Grafana service account", "gl" + "sa_" + rs(alnumAlphabet, 32) + "_" + rs(hexAlphabet, 8), block, "grafana-service-account-token"},
 		{"DigitalOcean", "do" + "p_v1_" + rs(hexAlphabet, 64), block, "digitalocean-token"},
 		{"PlanetScale", "ps" + "cale_pw_" + rs(b64url, 43), block, "planetscale-token"},
+		{"Azure storage connection string", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + base64.StdEncoding.EncodeToString([]byte(rs(alnumAlphabet, 64))) + ";EndpointSuffix=core.windows.net", block, ruleAssignment},
+		{"AccountKey of another length", "AccountKey=" + base64.StdEncoding.EncodeToString([]byte(rs(alnumAlphabet, 48))), review, ruleAssignment},
 		{"token as the user of x-oauth-basic", "git+https://" + rs(hexAlphabet, 40) + ":x-oauth-basic@github.com/o/r.git", block, ruleURLCredentials},
 	})
 }

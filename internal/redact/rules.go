@@ -33,7 +33,7 @@ var rulesList = sync.OnceValue(func() []RuleInfo {
 			Example: "-----" + "BEGIN " + "PRIVATE KEY" + "-----\n" + synthetic(csB64, 64) + "\n" + synthetic(csB64, 40) + "\n-----" + "END " + "PRIVATE KEY" + "-----"},
 		RuleInfo{ID: ruleURLCredentials, Description: "password in a URL's userinfo (scheme://user:password@host); only the password is redacted. Not reported: placeholders and templates (user:password@, {password}, $(DB_PASS), ${PW}), and a password equal to the user name (postgres:postgres@, guest:guest@), which is an image's documented default, public rather than secret",
 			Example: "postgres://app:" + "Example" + "Pass" + "word42@db.example.com:5432/app"},
-		RuleInfo{ID: ruleAssignment, Description: "value assigned to a credential-named key (password, passphrase, secret, token, api_key, auth, credential, pass, pwd …), 8 characters or more, not code; under key alone (license_key, PresharedKey) only a token-shaped value, for review",
+		RuleInfo{ID: ruleAssignment, Description: "value assigned to a credential-named key (password, passphrase, secret, token, api_key, auth, credential, pass, pwd …), 8 characters or more, not code; it blocks when someone chose or generated it (a digit, a symbol, random letters, a passphrase), while words, labels, names, sentences, documentation passwords (P@ssw0rd!) and dotted numbers are for review; under key alone (license_key, PresharedKey) only a token-shaped value, for review",
 			Example: "DB_" + "PASSWORD=" + "correct-horse-battery"},
 		RuleInfo{ID: ruleEntropy, Description: "random-looking token, judged against the expected entropy of its own alphabet and length; for review only (it has no credential name)",
 			Example: "value " + synthetic(csAlnum, 40)},
@@ -85,6 +85,7 @@ var (
 	csSlackHook  = makeCharset("A-Za-z0-9+/_-")
 	csAlpha      = makeCharset("A-Za-z")
 	csPscale     = makeCharset("A-Za-z0-9_=.-")
+	csDigit      = makeCharset("0-9")
 )
 
 // runMemo finds the end of a maximal run of one charset. Prefix searches
@@ -211,9 +212,9 @@ func initTokenRules() {
 			example: func() string {
 				return "https://acct.blob.core.windows.net/c?sv=2022-11-02&sr=c&sp=r&si" + "g=" + strings.ReplaceAll(base64.StdEncoding.EncodeToString([]byte(synthetic(csAlnum, 32))), "=", "%3D")
 			}},
-		{id: "notion-token", desc: "Notion integration token (ntn_)", prefixes: []string{"nt" + "n_"}, body: body{csAlnum, 40, 64}, boundary: true,
+		{id: "notion-token", desc: "Notion integration token (ntn_, 11 digits, 35 letters and digits)", prefixes: []string{"nt" + "n_"}, match: matchNotion, boundary: true,
 			example: func() string { return "nt" + "n_" + synthetic(makeCharset("0-9"), 11) + synthetic(csAlnum, 35) }},
-		{id: "groq-api-key", desc: "Groq API key (gsk_)", prefixes: []string{"gs" + "k_"}, body: body{csAlnum, 48, 64}, boundary: true,
+		{id: "groq-api-key", desc: "Groq API key (gsk_ and 52 letters and digits)", prefixes: []string{"gs" + "k_"}, match: matchGroq, boundary: true,
 			example: func() string { return "gs" + "k_" + synthetic(csAlnum, 52) }},
 		{id: "figma-pat", desc: "Figma personal access token (figd_)", prefixes: []string{"fi" + "gd_"}, body: body{csB64URL, 40, 64}, boundary: true,
 			example: func() string { return "fi" + "gd_" + synthetic(csB64URL, 40) }},
@@ -374,6 +375,24 @@ func mixedClasses(s string) bool {
 		}
 	}
 	return up && low && dig
+}
+
+// matchNotion: ntn_, 11 digits, then 35 letters and digits, no more.
+func matchNotion(t string, i int, m *memos) (string, int) {
+	p := i + len("ntn_")
+	e := exactRun(t, p, 46, m.get(0, csAlnum))
+	if e < 0 || !onlyIn(t[p:p+11], csDigit) {
+		return "", -1
+	}
+	return "notion-token", e
+}
+
+// matchGroq: gsk_ and exactly 52 letters and digits.
+func matchGroq(t string, i int, m *memos) (string, int) {
+	if e := exactRun(t, i+len("gsk_"), 52, m.get(0, csAlnum)); e >= 0 {
+		return "groq-api-key", e
+	}
+	return "", -1
 }
 
 // matchCratesIO: cio and exactly 32 letters and digits of all three
