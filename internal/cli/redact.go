@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -31,8 +32,9 @@ escalates), some only send it for review (a documented example value, a
 placeholder fill, randomness under an ambiguous name: labelled needs-review,
 the reason in the PR body). --blocking makes --check exit 5 only for the
 first tier.
-Input over the scan limit is withheld behind a marker, never passed on
-unscanned.`,
+--check and --json read the input as a stream and scan all of it, whatever
+its size, in bounded memory. Writing redacted text holds 128 KiB: input past
+that is withheld behind a marker, never passed on unscanned.`,
 	Flags: func() *flag.FlagSet { fs, _ := redactFlags(); return fs },
 	Run:   runRedact,
 }
@@ -78,57 +80,79 @@ func runRedact(_ context.Context, stdio Stdio, args []string) error {
 		defer f.Close()
 		in = f
 	}
-	data, err := io.ReadAll(in)
-	if err != nil {
-		return err
-	}
 	eng, err := redact.FromEnvironment(os.LookupEnv, o.customerIDs)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	out, findings, err := eng.Redact(string(data))
+	if o.check || o.json {
+		return reportFindings(stdio, eng, in, o)
+	}
+	data, err := io.ReadAll(in)
+	if err != nil {
+		return err
+	}
+	out, _, err := eng.Redact(string(data))
 	if err != nil {
 		return fmt.Errorf("redaction failed; nothing was written: %w", err)
 	}
-	if o.json {
-		type row struct {
-			Rule   string `json:"rule"`
-			Start  int    `json:"start"`
-			End    int    `json:"end"`
-			Review string `json:"review,omitempty"`
+	_, err = io.WriteString(stdio.Stdout, out)
+	return err
+}
+
+// reportFindings is --check and --json: the leak scan's view of the whole
+// input, read as a stream (redact.Engine.DetectReader), so an input of any
+// size is scanned in bounded memory and nothing is withheld. Each finding is
+// printed as it is settled: rule and offsets, never the value.
+func reportFindings(stdio Stdio, eng *redact.Engine, in io.Reader, o *redactOpts) error {
+	type row struct {
+		Rule   string `json:"rule"`
+		Start  int    `json:"start"`
+		End    int    `json:"end"`
+		Review string `json:"review,omitempty"`
+	}
+	w := bufio.NewWriter(stdio.Stdout)
+	n, rows := 0, 0
+	err := eng.DetectReader(in, func(f redact.Finding) error {
+		if !o.blocking || f.Blocking() {
+			n++
 		}
-		rows := []row{}
-		for _, f := range findings {
-			rows = append(rows, row{f.Rule, f.Start, f.End, f.Review})
-		}
-		enc := json.NewEncoder(stdio.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rows); err != nil {
-			return err
-		}
-	} else if o.check {
-		for _, f := range findings {
+		if !o.json {
 			// A blocking finding's line is rule and offsets; a review-tier
 			// one says why it only needs review.
 			tier := ""
 			if !f.Blocking() {
 				tier = "\treview: " + f.Review
 			}
-			fmt.Fprintf(stdio.Stdout, "%s\tbytes %d-%d%s\n", f.Rule, f.Start, f.End, tier)
-		}
-	} else {
-		if _, err := io.WriteString(stdio.Stdout, out); err != nil {
+			_, err := fmt.Fprintf(w, "%s\tbytes %d-%d%s\n", f.Rule, f.Start, f.End, tier)
 			return err
 		}
-	}
-	n := len(findings)
-	if o.blocking {
-		n = 0
-		for _, f := range findings {
-			if f.Blocking() {
-				n++
-			}
+		b, err := json.MarshalIndent(row{f.Rule, f.Start, f.End, f.Review}, "  ", "  ")
+		if err != nil {
+			return err
 		}
+		sep := ",\n  "
+		if rows == 0 {
+			sep = "[\n  "
+		}
+		rows++
+		_, err = fmt.Fprintf(w, "%s%s", sep, b)
+		return err
+	})
+	if err != nil {
+		// What was printed is not the whole story: say so, and fail
+		// closed (a leak check that could not finish found something).
+		w.Flush()
+		return fmt.Errorf("the leak scan did not finish; treat the input as leaking: %w", err)
+	}
+	if o.json {
+		if rows == 0 {
+			fmt.Fprint(w, "[]\n")
+		} else {
+			fmt.Fprint(w, "\n]\n")
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
 	}
 	if o.check && n > 0 {
 		return &errFound{n}

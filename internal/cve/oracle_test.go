@@ -144,7 +144,7 @@ func TestPrepareOutcomes(t *testing.T) {
 		"requirements.txt": "jinja2==2.7.2\n",
 		"pyproject.toml":   "[Project]\ndependencies = [\"jinja2==2.8.1\"]\n",
 	})
-	p, err = ty.Prepare(ctx, root, jinjaFinding)
+	_, err = ty.Prepare(ctx, root, jinjaFinding)
 	if !errors.Is(err, ErrUnbumpable) || !strings.Contains(err.Error(), "pyproject.toml") || !strings.Contains(err.Error(), `"Project"`) {
 		t.Fatalf("a pyproject with a [Project] table: %v", err)
 	}

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"strings"
 )
 
@@ -326,6 +327,10 @@ func scanAssignments(t string, c *collector) {
 		key, ks, ok := keyBefore(t, o)
 		kind := notCredential
 		if ok {
+			// In a dotted key only the last part names what is assigned:
+			// db.password is a password, token.XOR a constant of package
+			// token.
+			key = key[strings.LastIndexByte(key, '.')+1:]
 			kind = credentialKind(key)
 		}
 		if kind == notCredential || t[o] == ':' && ks > 0 && t[ks-1] == ':' {
@@ -341,8 +346,14 @@ func scanAssignments(t string, c *collector) {
 			env = false
 		}
 		if s, e, ok := assignedValue(t, vs, op, env); ok && !sameName(key, t[s:e]) && (kind == strongName || tokenValue(t[s:e])) {
-			review := valueReview(t[s:e])
-			if review == "" && kind == ambiguousName {
+			review := secretValueReview(t[s:e])
+			if review == "" {
+				review = providerFormatReview(key, t[s:e])
+			}
+			if review == "" && repeatsKeyWord(key, t[s:e]) {
+				review = ReviewWords // auth: auth-and-writes
+			}
+			if review == "" && kind == ambiguousName && !azureAccountKey(key, t[s:e]) {
 				review = ReviewAmbiguousName
 			}
 			if !c.addReview(ruleAssignment, s, e, review) {
@@ -376,10 +387,45 @@ func scanFlags(t string, c *collector) {
 			continue
 		}
 		if s, e, ok := assignedValue(t, k+1, ' ', false); ok {
-			if !c.add(ruleAssignment, s, e) {
+			if !c.addReview(ruleAssignment, s, e, secretValueReview(t[s:e])) {
 				return
 			}
 			pos = e
+		}
+	}
+}
+
+// scanLogins finds the password of a registry login given as -p (docker,
+// podman, buildah, helm registry login -u user -p VALUE), where -p alone
+// means nothing (ssh's port, mysql's prompt): only after "login" on the
+// same line.
+func scanLogins(t string, c *collector) {
+	// seen: text up to here holds no -p a login before it could use, so a
+	// run of logins reads each byte once.
+	seen := 0
+	for pos := 0; ; {
+		j := strings.Index(t[pos:], "login ")
+		if j < 0 {
+			return
+		}
+		i := pos + j
+		pos = i + len("login ")
+		if i > 0 && !isSpace(t[i-1]) {
+			continue
+		}
+		end := lineEnd(t, pos, min(len(t), pos+512))
+		for k := max(pos, seen); k+3 < end; k++ {
+			seen = k + 1
+			if t[k] != '-' || t[k+1] != 'p' || t[k+2] != ' ' || !isSpace(t[k-1]) {
+				continue
+			}
+			if s, e, ok := assignedValue(t, k+3, ' ', false); ok {
+				if !c.addReview(ruleAssignment, s, e, secretValueReview(t[s:e])) {
+					return
+				}
+				pos = e
+			}
+			break
 		}
 	}
 }
@@ -489,6 +535,15 @@ func codeAt(t string, p int) bool {
 	n := identPathLen(rest)
 	if n > 0 && n < len(rest) && (rest[n] == '(' || rest[n] == '[') {
 		return true
+	}
+	if strings.HasPrefix(rest, "/^") {
+		return true // a regular expression literal: /^Unexpected token/
+	}
+	if len(rest) > 1 && rest[0] == '[' {
+		// an array of references: [constants.Auth.None]
+		if n := identPathLen(rest[1:]); n > 0 && 1+n < len(rest) && strings.IndexByte("],", rest[1+n]) >= 0 {
+			return true
+		}
 	}
 	return false
 }
@@ -852,4 +907,306 @@ func typeAnnotation(v, t string, e int) bool {
 		k++
 	}
 	return k < len(t) && strings.IndexByte(";,)=|&<>[]{", t[k]) >= 0
+}
+
+// Reasons a value under a credential name is for review (Finding.Review).
+const (
+	// ReviewWords: the value reads as words, a label or a name (letters and
+	// word punctuation, no digit): "Password:", "bitwise complement",
+	// edit_password, a sentence. A letters-only passphrase is redacted but
+	// does not block.
+	ReviewWords = "value reads as words, a label or a name, not a secret"
+	// ReviewWeakWord: what documentation and defaults write for a
+	// password (P@ssw0rd!, password123, changeme): public, not secret.
+	ReviewWeakWord = "a default or documentation password (P@ssw0rd!, password123, changeme)"
+	// ReviewDotted: digits in dotted groups, a version, an IP address or an
+	// object identifier (SERVER_AUTH = '1.3.6.1.5.5.7.3.1').
+	ReviewDotted = "value is a version, address or object identifier"
+	// ReviewFormat: the name is a provider's credential whose format is
+	// documented, and the value does not fit it.
+	ReviewFormat = "value does not fit the format of the credential its name names"
+)
+
+// secretValueReview is the tier of a value read under a credential name (an
+// assignment, a --flag, a URL's password) that is not a placeholder: "" (it
+// blocks) or why it only needs review. A value blocks when it could be a
+// secret someone chose or generated: it holds a digit or a symbol, or
+// letters in no word's pattern.
+func secretValueReview(v string) string {
+	switch {
+	case valueReview(v) != "":
+		return valueReview(v)
+	case leetPlaceholder(v):
+		return ReviewWeakWord
+	case dottedNumber(v):
+		return ReviewDotted
+	case upperStandIn(v), encodedStandIn(v):
+		// MYTOKEN1; base64 of "user:not my real password"
+		return ReviewPlaceholder
+	case wordsValue(v) && !passphrase(v), proseValue(v):
+		return ReviewWords
+	}
+	return ""
+}
+
+// dottedNumber reports digits in three or more dot-separated groups.
+func dottedNumber(v string) bool {
+	return strings.Count(v, ".") >= 2 && onlyIn(v, csDigitDot) && !strings.Contains(v, "..") && v[0] != '.' && v[len(v)-1] != '.'
+}
+
+var csDigitDot = makeCharset("0-9.")
+
+// upperStandIn reports a stand-in in capitals with a number after it, as
+// documentation numbers its examples: MYTOKEN1, YOUR_KEY_2.
+func upperStandIn(v string) bool {
+	w := strings.TrimRight(v, "0123456789")
+	return len(w) < len(v) && strings.ToUpper(w) == w && standIn(w)
+}
+
+// encodedStandIn reports base64 (padded or not) of printable text whose
+// password part (after the first ':', as in Basic auth's user:password) is
+// a placeholder or a stand-in made of words: "not my real password".
+func encodedStandIn(v string) bool {
+	if len(v) < 12 || !onlyIn(v, csB64) {
+		return false
+	}
+	dec, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		if dec, err = base64.RawStdEncoding.DecodeString(v); err != nil {
+			return false
+		}
+	}
+	d := string(dec)
+	for i := 0; i < len(d); i++ {
+		if d[i] < 0x20 || d[i] >= 0x7f {
+			return false
+		}
+	}
+	if _, pw, ok := strings.Cut(d, ":"); ok {
+		d = pw
+	}
+	return placeholder(d) || leetPlaceholder(d)
+}
+
+// proseValue reports a sentence: four or more space-separated fields, at least
+// three in four of them words (digits and hex such as 0x80 may sit among
+// them). A secret rarely holds three spaces.
+func proseValue(v string) bool {
+	fields := strings.Fields(v)
+	if len(fields) < 4 {
+		return false
+	}
+	words := 0
+	for _, f := range fields {
+		if wordsValue(f) {
+			words++
+		}
+	}
+	return words*4 >= len(fields)*3 && !passphrase(v)
+}
+
+// repeatsKeyWord reports a value one of whose words is the key's last word
+// (auth: auth-and-writes, token: refresh_token): it names the kind of thing
+// assigned, as an enum value or a label does.
+func repeatsKeyWord(key, v string) bool {
+	lw := lastWord(key)
+	if len(lw) < 3 {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(v, func(r rune) bool { return r == '-' || r == '_' || r == ' ' || r == '.' }) {
+		if strings.EqualFold(w, lw) {
+			return true
+		}
+	}
+	return false
+}
+
+// passphrase reports words a person chose as a secret: two or more
+// lower-case words joined by dashes (correct-horse), or three or more
+// joined by single spaces (correct horse battery staple). A name
+// (edit_password, jsontext.Token), a label ("Password:") or a phrase of
+// one or two words or with punctuation ("bitwise complement", a sentence)
+// is not one.
+func passphrase(v string) bool {
+	sep := byte(0)
+	words, wordLen := 0, 0
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && v[i] >= 'a' && v[i] <= 'z' {
+			wordLen++
+			continue
+		}
+		if wordLen < 2 {
+			return false
+		}
+		words++
+		wordLen = 0
+		if i == len(v) {
+			break
+		}
+		if sep == 0 && (v[i] == '-' || v[i] == ' ') {
+			sep = v[i]
+		}
+		if v[i] != sep {
+			return false
+		}
+	}
+	return sep == '-' && words >= 2 || sep == ' ' && words >= 3
+}
+
+// weakWords are what documentation and defaults write for a password,
+// matched whole after leet spelling is undone and trailing digits and
+// punctuation are dropped: P@ssw0rd!, password123, s3cr3t, changeme1.
+var weakWords = wordSet("password", "passwd", "pass", "secret", "changeme", "letmein", "admin", "qwerty",
+	"welcome", "default", "test", "root", "guest", "example", "sample", "dummy",
+	// the same words in the languages documentation is often written in
+	"geheim", "passwort", "kennwort", "parole", "motdepasse", "secreto", "segreto", "senha", "contrasena", "clave")
+
+// leetPlaceholder reports a documentation password: a weak word, perhaps in
+// leet spelling, perhaps followed by digits and punctuation, or weak words
+// joined by a symbol (geheim$parole, secret+password).
+func leetPlaceholder(v string) bool {
+	if parts := strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune("$+&_-. ", r) }); len(parts) > 1 {
+		for _, p := range parts {
+			if !leetWord(p) {
+				return false
+			}
+		}
+		return true
+	}
+	return leetWord(v)
+}
+
+func leetWord(v string) bool {
+	end := len(v)
+	for end > 0 && (isDigit(v[end-1]) || strings.IndexByte("!?.*#_-", v[end-1]) >= 0) {
+		end--
+	}
+	if end == 0 || end > 16 {
+		return false
+	}
+	var buf [16]byte
+	for i := 0; i < end; i++ {
+		b := v[i] | 0x20
+		switch v[i] {
+		case '@', '4':
+			b = 'a'
+		case '0':
+			b = 'o'
+		case '1', '!':
+			b = 'i'
+		case '3':
+			b = 'e'
+		case '$', '5':
+			b = 's'
+		case '7':
+			b = 't'
+		default:
+			if !isLetter(v[i]) {
+				return false
+			}
+		}
+		buf[i] = b
+	}
+	return weakWords[string(buf[:end])]
+}
+
+// wordsValue reports a value made of words: letters, whitespace and word
+// punctuation, no digit and no other symbol, each run of letters in a
+// word's case pattern (lower, UPPER, Capitalised, camelCase humps of at
+// least two lower-case letters). Random letters in mixed case (XkQmZpLr)
+// are not words.
+func wordsValue(v string) bool {
+	letters := false
+	for i := 0; i < len(v); {
+		b := v[i]
+		switch {
+		case isLetter(b):
+			j := i
+			for j < len(v) && isLetter(v[j]) {
+				j++
+			}
+			if !wordCase(v[i:j]) {
+				return false
+			}
+			letters = true
+			i = j
+			continue
+		case b == '\\' && i+1 < len(v) && strings.IndexByte("nrt\"'", v[i+1]) >= 0:
+			i++ // an escape in a string literal: \n, \"
+		case b >= 0x80, strings.IndexByte(" \t-_.:;,/'\"!?()[]", b) >= 0:
+		default:
+			return false // a digit or a symbol
+		}
+		i++
+	}
+	return letters
+}
+
+// wordCase reports a run of letters in a word's case pattern.
+func wordCase(w string) bool {
+	humps := 0
+	for i := 1; i < len(w); i++ {
+		if !isUpper(w[i]) || isUpper(w[i-1]) {
+			continue
+		}
+		// A hump: an upper-case letter after a lower-case one. The lower
+		// case part after it (or the all-caps word it starts) must be two
+		// letters or more.
+		humps++
+		j := i + 1
+		for j < len(w) && !isUpper(w[j]) {
+			j++
+		}
+		if j-i < 3 && j < len(w) {
+			return false
+		}
+	}
+	return humps*4 <= len(w)
+}
+
+// providerFormatReview checks a value against the documented format of the
+// provider credential its name names. Only AWS's is judged: an access key
+// ID is 20 characters (AKIA and 16 of A-Z2-7), a secret access key 40 of
+// the base64 alphabet; a value of another shape under an AWS name (a
+// ciphertext, a truncated or padded example) is for review.
+func providerFormatReview(key, v string) string {
+	var buf [maxKeyLen]byte
+	n := 0
+	for i := 0; i < len(key) && n < len(buf); i++ {
+		if isLetter(key[i]) {
+			buf[n] = key[i] | 0x20
+			n++
+		}
+	}
+	k := string(buf[:n])
+	if !strings.Contains(k, "aws") || !strings.Contains(k, "secret") && !strings.Contains(k, "accesskey") {
+		return ""
+	}
+	switch {
+	case len(v) == 40 && onlyIn(v, csB64) && !strings.Contains(v, "="):
+	case len(v) == 20 && onlyIn(v, csUpperDigit):
+	default:
+		return ReviewFormat
+	}
+	return ""
+}
+
+// azureAccountKey reports an Azure storage account key under its
+// connection-string name: AccountKey= and the base64 of 64 bytes (88
+// characters), which the ambiguous name "key" alone would leave to review.
+func azureAccountKey(key, v string) bool {
+	if !strings.EqualFold(key, "AccountKey") || len(v) != 88 || !strings.HasSuffix(v, "==") {
+		return false
+	}
+	dec, err := base64.StdEncoding.DecodeString(v)
+	return err == nil && len(dec) == 64
+}
+
+func onlyIn(v string, cs *charset) bool {
+	for i := 0; i < len(v); i++ {
+		if !cs[v[i]] {
+			return false
+		}
+	}
+	return true
 }

@@ -1,11 +1,22 @@
 package redact
 
+import "strings"
+
 // Payment card numbers: 13–19 digits, either one digit run or groups in a
 // printed card layout joined by single spaces or dashes, with an issuer prefix
 // (first digit 2–6: Mastercard, Amex, Diners, JCB, Visa, Discover, UnionPay,
 // Maestro) and a valid Luhn check digit. The issuer prefix keeps 13-digit
 // millisecond timestamps and the like (which start with 1) out; a digit run
 // longer than 19 is not a card.
+//
+// One number in ten passes Luhn, so the check alone says little: code is full
+// of long integers (bit masks, seeds, table entries). A number is a card only
+// in a card's context:
+//   - printed in a card layout (4-4-4-4, 4-6-5) or with a card word on its
+//     line (card, cc, pan, credit, visa, …; cardNumber, cc_num): blocking;
+//   - a string literal that is the bare number ("4111…"): for review, since
+//     a numeric ID in JSON reads the same;
+//   - anything else (an integer in code, a fraction's digits): no finding.
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
@@ -46,11 +57,13 @@ func scanCards(t string, c *collector) {
 			}
 			win[n] = group{s, i}
 			n++
-			if span, ok := cardEndingAt(t, win[:n]); ok {
-				if !c.add(ruleCard, span.start, span.end) {
-					return
+			if span, layout, ok := cardEndingAt(t, win[:n]); ok {
+				if review, report := cardContext(t, span, layout); report {
+					if !c.addReview(ruleCard, span.start, span.end, review) {
+						return
+					}
+					n = 0
 				}
-				n = 0
 			}
 			if !more {
 				break
@@ -62,18 +75,78 @@ func scanCards(t string, c *collector) {
 
 // cardEndingAt looks for a card that ends with the last group in gs: that
 // group alone as one digit run, or a printed layout of whole groups.
-func cardEndingAt(t string, gs []group) (group, bool) {
+// layout reports the second.
+func cardEndingAt(t string, gs []group) (span group, layout, ok bool) {
 	last := gs[len(gs)-1]
 	if l := last.end - last.start; l >= 13 && l <= 19 {
-		return last, cardNumber(t, gs[len(gs)-1:])
+		return last, false, cardNumber(t, gs[len(gs)-1:])
 	}
 	for k := 0; k < len(gs)-1; k++ {
 		if cardLayout(gs[k:]) && cardNumber(t, gs[k:]) {
-			return group{gs[k].start, last.end}, true
+			return group{gs[k].start, last.end}, true, true
 		}
 	}
-	return group{}, false
+	return group{}, false, false
 }
+
+// ReviewCardNoContext is the review reason of a Luhn-valid number alone in
+// a string literal, with no card word near it and not printed in a card
+// layout.
+const ReviewCardNoContext = "Luhn-valid number in a string with no card word or card layout"
+
+// cardContext decides a Luhn-valid span's tier (see the file comment):
+// whether to report it, and the review reason ("" blocks).
+func cardContext(t string, span group, layout bool) (review string, report bool) {
+	if layout || cardWordNear(t, span.start, span.end) {
+		return "", true
+	}
+	if span.start > 0 && span.end < len(t) && isQuote(t[span.start-1]) && t[span.end] == t[span.start-1] {
+		return ReviewCardNoContext, true
+	}
+	return "", false
+}
+
+// cardWords name a payment card, matched as whole words of the text around
+// a number: split at non-letters and at camelCase humps (cardNumber, cc_num,
+// CreditCard), compared lower-cased. Concatenations people write as one
+// word are listed whole.
+var cardWords = wordSet("card", "cards", "cc", "ccn", "ccnum", "cardnum", "cardno", "cardnumber", "creditcard",
+	"debitcard", "pan", "credit", "debit", "visa", "mastercard", "amex", "maestro", "jcb", "unionpay", "diners")
+
+// cardWordNear reports a card word on the number's line, within 64 bytes
+// before it or 32 after.
+func cardWordNear(t string, start, end int) bool {
+	lo, hi := max(0, start-64), min(len(t), end+32)
+	if i := strings.LastIndexByte(t[lo:start], '\n'); i >= 0 {
+		lo += i + 1
+	}
+	if i := strings.IndexByte(t[end:hi], '\n'); i >= 0 {
+		hi = end + i
+	}
+	return hasWord(t[lo:start], cardWords) || hasWord(t[end:hi], cardWords)
+}
+
+// hasWord reports whether s holds one of words (lower case) as a whole word:
+// a run of letters, split where a lower-case letter meets an upper-case one.
+func hasWord(s string, words map[string]bool) bool {
+	for i := 0; i < len(s); {
+		if !isLetter(s[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && isLetter(s[j]) && !(isUpper(s[j]) && !isUpper(s[j-1])) {
+			j++
+		}
+		if foldIn(words, s[i:j]) {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }
 
 // cardLayout accepts the groupings cards are printed in: fours with a
 // shorter last group (4-4-4-4, 4-4-4-4-3, 4-4-4-1…), or 4-6-5 and 4-6-4

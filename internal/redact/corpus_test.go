@@ -74,6 +74,7 @@ var corpusAlphabets = map[string]string{
 	"b64url":     alnumAlphabet + "-_",
 	"upperdigit": "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
 	"lowerdigit": "abcdefghijklmnopqrstuvwxyz0123456789",
+	"letters":    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
 }
 
 // luhnNumber returns an n-digit number starting with prefix whose Luhn
@@ -172,6 +173,13 @@ func expand(t *testing.T, tmpl string, r *rand.Rand) (text string, secrets []str
 			default:
 				v = num
 			}
+		case "sas":
+			// an Azure SAS signature: base64 of 32 bytes, URL-encoded
+			raw := make([]byte, 32)
+			for k := range raw {
+				raw[k] = byte(r.IntN(256))
+			}
+			v = url.QueryEscape(base64.StdEncoding.EncodeToString(raw))
 		case "amex":
 			v = groupDigits(luhnNumber(r, "37", 15), " ", 4, 6)
 		case "known":

@@ -144,6 +144,9 @@ var hostileShapes = []hostileShape{
 		}
 		return b.String()[:n]
 	}},
+	{"login-flood", func(n int) string { return repeatTo("docker login -u u -p docker ", n) }},
+	{"login-no-p", func(n int) string { return repeatTo("login ", n) }},
+	{"sas-flood", func(n int) string { return repeatTo("?sv=1&sig="+strings.Repeat("A", 43)+"%3D", n) }},
 	{"url-flood", func(n int) string { return repeatTo("https://user:p4ssw0rd-"+"x@host a://b:c@d ://:@ ", n) }},
 	{"quote-flood", func(n int) string { return repeatTo(`password="abc token='def secret=`+"`"+`ghi `, n) }},
 	{"card-flood", func(n int) string { return repeatTo("4111 1111 1111 1111 ", n) }},

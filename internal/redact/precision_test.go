@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/base64"
 	"math/rand/v2"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -204,7 +205,7 @@ func TestRecallGaps(t *testing.T) {
 		{"Slack webhook", "https://hooks" + ".slack.com/services/T" + rs(upperDigit, 8) + "/B" + rs(upperDigit, 10) + "/" + rs(alnumAlphabet, 24), block, "slack-webhook-url"},
 		{"Slack xoxo-", "xo" + "xo-" + rs("0123456789", 12) + "-" + rs(alnumAlphabet, 24), block, "slack-token"},
 		{".npmrc _authToken", "//registry.npmjs.org/:_authToken=" + rs(hexAlphabet, 8) + "-" + rs(hexAlphabet, 4) + "-4" + rs(hexAlphabet, 3) + "-9" + rs(hexAlphabet, 3) + "-" + rs(hexAlphabet, 12), block, ruleAssignment},
-		{"hex behind dapi", "the job printed dapi" + rs(hexAlphabet, 32) + " to its log", review, ruleEntropy},
+		{"hex behind dapi", "the job printed dapi" + rs(hexAlphabet, 32) + " to its log", block, "databricks-token"},
 		{"hex behind 0x", "wallet 0x" + rs(hexAlphabet, 64) + "!", review, ruleEntropy},
 		{"age secret key", "AGE" + "-SECRET-KEY-1" + rs("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58), block, "age-secret-key"},
 		{"base64 of a JSON key", "GRAFANA=glc_" + jsonKey, block, ruleB64JSON},
@@ -300,4 +301,104 @@ func TestShapeHelpers(t *testing.T) {
 			t.Errorf("%s(%q) = %v, want %v", tc.name, tc.in, got, tc.want)
 		}
 	}
+}
+
+// TestStructuredTokens: issue 31, provider tokens with fixed prefixes or a
+// checked structure block (they reached only the review tier or nothing);
+// their near misses do not.
+func TestStructuredTokens(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 7))
+	rs := func(cs string, n int) string { return randomString(r, cs, n) }
+	const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	b64url := alnumAlphabet + "-_"
+	sig := func(n int) string {
+		raw := make([]byte, n)
+		for i := range raw {
+			raw[i] = byte(r.IntN(256))
+		}
+		return url.QueryEscape(base64.StdEncoding.EncodeToString(raw))
+	}
+	sasURL := "https://acct.blob.core.windows.net/c/f.bak?sv=2022-11-02&sr=b&sp=r&se=2030-01-01T00:00:00Z&"
+	checkPrecision(t, []precisionCase{
+		{"Docker Hub PAT", "DOCKER_PAT=dckr" + "_pat_" + rs(b64url, 27), block, "docker-hub-pat"},
+		{"Docker Hub PAT after login -p", "docker login -u bot -p dckr" + "_pat_" + rs(b64url, 27), block, "docker-hub-pat"},
+		{"any password after docker login -p", "docker login -u bot -p " + rs(alnumAlphabet, 20) + " registry.example", block, ruleAssignment},
+		{"podman login -p", "podman login quay.io -u bot -p " + rs(alnumAlphabet, 20), block, ruleAssignment},
+		{"login -p from a variable", `docker login -u bot -p "$DOCKER_PASSWORD"`, none, ""},
+		{"ssh -p is a port", "ssh -p 2222 deploy@host", none, ""},
+		{"Docker PAT placeholder", "dckr" + "_pat_Example1234567890AbCdEfGhjK", review, "docker-hub-pat"},
+		{"Tavily", "TAVILY_API_KEY=tvly" + "-" + rs(alnumAlphabet, 32), block, "tavily-api-key"},
+		{"Tavily dev", "tvly" + "-dev-" + rs(alnumAlphabet, 32), block, "tavily-api-key"},
+		{"crates.io", `token = "c` + `io` + rs(alnumAlphabet, 32) + `"`, block, "crates-io-token"},
+		{"cio then lower-case letters", "c" + "io" + rs("abcdefghijklmnopqrstuvwxyz", 32), none, ""},
+		{"cio inside a word", "preci" + "o" + rs(alnumAlphabet, 32), review, ruleEntropy},
+		{"Okta SSWS", `-H "Authorization: SS` + `WS 00` + rs(b64url, 40) + `"`, block, "okta-api-token"},
+		{"Okta SSWS template", `-H "Authorization: SSWS ${OKTA_TOKEN}"`, none, ""},
+		{"Azure SAS sig", sasURL + "si" + "g=" + sig(32), block, "azure-sas-signature"},
+		{"Azure SAS sig first", "https://a.queue.core.windows.net/q?si" + "g=" + sig(32) + "&sv=2021-08-06", block, "azure-sas-signature"},
+		{"sig of 31 bytes", sasURL + "si" + "g=" + sig(31), review, ruleEntropy},
+		{"sig without sv", "https://example.com/f?si" + "g=" + sig(32), review, ruleEntropy},
+		{"Notion", "NOTION_TOKEN=nt" + "n_" + rs("0123456789", 11) + rs(alnumAlphabet, 35), block, "notion-token"},
+		{"Groq", "gs" + "k_" + rs(alnumAlphabet, 52), block, "groq-api-key"},
+		{"Groq, too long", "gs" + "k_" + rs(alnumAlphabet, 56), review, ruleEntropy},
+		{"Notion, ten digits", "nt" + "n_" + rs("0123456789", 10) + rs(alnumAlphabet, 36), review, ruleEntropy},
+		{"Figma", "fi" + "gd_" + rs(b64url, 40), block, "figma-pat"},
+		{"Linear", "li" + "n_api_" + rs(alnumAlphabet, 40), block, "linear-api-key"},
+		{"Hugging Face", "h" + "f_" + rs(letters, 34), block, "huggingface-token"},
+		{"hf_ identifier", "hf_tokenizer_config_path_for_the_model", none, ""},
+		{"Shopify", "sh" + "pat_" + rs(hexAlphabet, 32), block, "shopify-token"},
+		{"Postman", "PM" + "AK-" + rs(hexAlphabet, 24) + "-" + rs(hexAlphabet, 34), block, "postman-api-key"},
+		{"Pulumi", "pu" + "l-" + rs(hexAlphabet, 40), block, "pulumi-token"},
+		{"Grafana service account", "gl" + "sa_" + rs(alnumAlphabet, 32) + "_" + rs(hexAlphabet, 8), block, "grafana-service-account-token"},
+		{"DigitalOcean", "do" + "p_v1_" + rs(hexAlphabet, 64), block, "digitalocean-token"},
+		{"PlanetScale", "ps" + "cale_pw_" + rs(b64url, 43), block, "planetscale-token"},
+		{"Azure storage connection string", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + base64.StdEncoding.EncodeToString([]byte(rs(alnumAlphabet, 64))) + ";EndpointSuffix=core.windows.net", block, ruleAssignment},
+		{"AccountKey of another length", "AccountKey=" + base64.StdEncoding.EncodeToString([]byte(rs(alnumAlphabet, 48))), review, ruleAssignment},
+		{"token as the user of x-oauth-basic", "git+https://" + rs(hexAlphabet, 40) + ":x-oauth-basic@github.com/o/r.git", block, ruleURLCredentials},
+	})
+}
+
+// TestAssignmentValues: issue 31, credential-assignment blocks on a value
+// someone chose or generated, not on a field name, label, placeholder,
+// mask, sentence or number that sits under a credential name.
+func TestAssignmentValues(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 8))
+	rs := func(cs string, n int) string { return randomString(r, cs, n) }
+	const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	checkPrecision(t, []precisionCase{
+		// field names, labels, routes, masks
+		{"PHP form field", `$pwd = $_POST["password"];`, none, ""},
+		{"label", `passwordLabel: "Password:"`, none, ""},
+		{"label under a dotted key", `labels.password = "Password:"`, none, ""},
+		{"mask", "password=######", none, ""},
+		{"route name", `password: edit_password`, none, ""},
+		{"enum value repeating the key", "two-factor auth: auth-and-writes", review, ruleAssignment},
+		{"a word", `token: "creating"`, review, ruleAssignment},
+		{"two words", `token.XOR: "bitwise complement"`, none, ""},
+		{"two words under a token name", `"token": "quoted string"`, review, ruleAssignment},
+		{"a sentence", `invalidTokenPanic = "invalid jsontext.Token; it has been voided by a subsequent json.Decoder call"`, review, ruleAssignment},
+		{"a sentence with hex", `AuthRange: "Custom auth must be a value between 0x80 and 0xFE."`, review, ruleAssignment},
+		{"test output", "--- PASS: very/nested/s/u/b/t/e/s/t", review, ruleAssignment},
+		{"escaped prose", `'pass': 'The "pass" statement\n'`, review, ruleAssignment},
+		{"OID", "SERVER_AUTH = '1.3.6.1.5.5.7.3.1'", review, ruleAssignment},
+		{"leet documentation password", `PASSWORD="P@ssw0rd!"`, review, ruleAssignment},
+		{"documentation password in a URL", "https://user:secret123@api.example.com/x", review, ruleURLCredentials},
+		{"foreign documentation password", `passwd='geheim$parole'`, review, ruleAssignment},
+		{"numbered upper-case stand-in", "//host/:_authToken=MYTOKEN1", review, ruleAssignment},
+		{"base64 of a stand-in", "password: '" + base64.StdEncoding.EncodeToString([]byte("not my real password")) + "'", review, ruleAssignment},
+		{"regex literal", "const UNEXPECTED_TOKEN = /^Unexpected token '?(.)'?(,)? /i", none, ""},
+		{"array of references", "const supportedAuthMethods = [constants_1.Socks5Auth.NoAuth];", none, ""},
+		{"constant named for itself", "exports.SOCKS5_CUSTOM_AUTH_START = SOCKS5_CUSTOM_AUTH_START;", none, ""},
+		{"AWS name, ciphertext value", "AWS_SECRET_ACCESS_KEY = " + rs(alnumAlphabet+"+/", 54) + "==", review, ruleAssignment},
+		// what still blocks
+		{"generated password", `password = "` + rs(alnumAlphabet+"!#%", 16) + `"`, block, ruleAssignment},
+		{"weak real password", `password = "hunter2hunter"`, block, ruleAssignment},
+		{"dashed passphrase", `password: "correct-horse"`, block, ruleAssignment},
+		{"spaced passphrase", `DB_PASS="correct horse battery staple"`, block, ruleAssignment},
+		{"random letters", `secret: "` + rs(letters, 6) + "Q" + rs(letters, 6) + "Zk" + `"`, block, ruleAssignment},
+		{"symbols and template openers", `api_key = 'm{{h}o)p${e]nob(ody[finds>-_$#thisone}}'`, block, ruleAssignment},
+		{"AWS secret of its format", "AWS_SECRET_ACCESS_KEY = " + rs(alnumAlphabet+"+/", 40), block, ruleAssignment},
+		{"base64 of a real basic credential", "auth: '" + base64.StdEncoding.EncodeToString([]byte("deploy:"+rs(alnumAlphabet, 14))) + "'", block, ruleAssignment},
+		{"URL password", "postgres://app:" + rs(alnumAlphabet, 16) + "@db/x", block, ruleURLCredentials},
+	})
 }

@@ -33,11 +33,11 @@ var rulesList = sync.OnceValue(func() []RuleInfo {
 			Example: "-----" + "BEGIN " + "PRIVATE KEY" + "-----\n" + synthetic(csB64, 64) + "\n" + synthetic(csB64, 40) + "\n-----" + "END " + "PRIVATE KEY" + "-----"},
 		RuleInfo{ID: ruleURLCredentials, Description: "password in a URL's userinfo (scheme://user:password@host); only the password is redacted. Not reported: placeholders and templates (user:password@, {password}, $(DB_PASS), ${PW}), and a password equal to the user name (postgres:postgres@, guest:guest@), which is an image's documented default, public rather than secret",
 			Example: "postgres://app:" + "Example" + "Pass" + "word42@db.example.com:5432/app"},
-		RuleInfo{ID: ruleAssignment, Description: "value assigned to a credential-named key (password, passphrase, secret, token, api_key, auth, credential, pass, pwd …), 8 characters or more, not code; under key alone (license_key, PresharedKey) only a token-shaped value, for review",
+		RuleInfo{ID: ruleAssignment, Description: "value assigned to a credential-named key (password, passphrase, secret, token, api_key, auth, credential, pass, pwd …), 8 characters or more, not code; it blocks when someone chose or generated it (a digit, a symbol, random letters, a passphrase), while words, labels, names, sentences, documentation passwords (P@ssw0rd!) and dotted numbers are for review; under key alone (license_key, PresharedKey) only a token-shaped value, for review",
 			Example: "DB_" + "PASSWORD=" + "correct-horse-battery"},
 		RuleInfo{ID: ruleEntropy, Description: "random-looking token, judged against the expected entropy of its own alphabet and length; for review only (it has no credential name)",
 			Example: "value " + synthetic(csAlnum, 40)},
-		RuleInfo{ID: ruleCard, Description: "payment card number: 13–19 digits, optional space or dash groups, issuer prefix 2–6, Luhn-valid",
+		RuleInfo{ID: ruleCard, Description: "payment card number: 13–19 digits, issuer prefix 2–6, Luhn-valid, in a card's context: printed in a card layout (4-4-4-4, 4-6-5) or with a card word on its line (card, cc, pan, visa, cardNumber …); the bare number alone in a string literal is for review; an integer in code is not reported",
 			Example: "card " + "4111" + " 1111 " + "1111 1111"},
 	)
 })
@@ -83,6 +83,9 @@ var (
 	csSlack      = makeCharset("A-Za-z0-9-")
 	csB64        = makeCharset("A-Za-z0-9+/=")
 	csSlackHook  = makeCharset("A-Za-z0-9+/_-")
+	csAlpha      = makeCharset("A-Za-z")
+	csPscale     = makeCharset("A-Za-z0-9_=.-")
+	csDigit      = makeCharset("0-9")
 )
 
 // runMemo finds the end of a maximal run of one charset. Prefix searches
@@ -196,6 +199,50 @@ func initTokenRules() {
 			example: func() string {
 				return "AGE" + "-SECRET-KEY-1" + synthetic(makeCharset("ACDEFGHJKLMNPQRSTUVWXYZ023456789"), 58)
 			}},
+		{id: "docker-hub-pat", desc: "Docker Hub personal or organization access token (dckr_pat_, dckr_oat_)", prefixes: []string{"dckr" + "_pat_", "dckr" + "_oat_"},
+			body: body{csB64URL, 24, 64}, boundary: true,
+			example: func() string { return "dckr" + "_pat_" + synthetic(csAlnum, 27) }},
+		{id: "tavily-api-key", desc: "Tavily API key (tvly-, tvly-dev-, tvly-prod-)", prefixes: []string{"tvly" + "-"}, match: matchTavily, boundary: true,
+			example: func() string { return "tvly" + "-dev-" + synthetic(csAlnum, 32) }},
+		{id: "crates-io-token", desc: "crates.io API token (cio and 32 letters and digits, all three classes)", prefixes: []string{"c" + "io"}, match: matchCratesIO, boundary: true,
+			example: func() string { return "c" + "io" + synthetic(csAlnum, 32) }},
+		{id: "okta-api-token", desc: "Okta API token in an SSWS authorization header", prefixes: []string{"SS" + "WS "}, match: matchOkta, boundary: true,
+			example: func() string { return "Authorization: SS" + "WS 00" + synthetic(csB64URL, 40) }},
+		{id: "azure-sas-signature", desc: "Azure shared access signature: the sig= parameter (base64 of a 32-byte HMAC) of a URL that also carries sv=", prefixes: []string{"si" + "g="}, match: matchSAS,
+			example: func() string {
+				return "https://acct.blob.core.windows.net/c?sv=2022-11-02&sr=c&sp=r&si" + "g=" + strings.ReplaceAll(base64.StdEncoding.EncodeToString([]byte(synthetic(csAlnum, 32))), "=", "%3D")
+			}},
+		{id: "notion-token", desc: "Notion integration token (ntn_, 11 digits, 35 letters and digits)", prefixes: []string{"nt" + "n_"}, match: matchNotion, boundary: true,
+			example: func() string { return "nt" + "n_" + synthetic(makeCharset("0-9"), 11) + synthetic(csAlnum, 35) }},
+		{id: "groq-api-key", desc: "Groq API key (gsk_ and 52 letters and digits)", prefixes: []string{"gs" + "k_"}, match: matchGroq, boundary: true,
+			example: func() string { return "gs" + "k_" + synthetic(csAlnum, 52) }},
+		{id: "figma-pat", desc: "Figma personal access token (figd_)", prefixes: []string{"fi" + "gd_"}, body: body{csB64URL, 40, 64}, boundary: true,
+			example: func() string { return "fi" + "gd_" + synthetic(csB64URL, 40) }},
+		{id: "databricks-token", desc: "Databricks personal access token (dapi and 32 hex)", prefixes: []string{"da" + "pi"}, match: matchDatabricks, boundary: true,
+			example: func() string { return "da" + "pi" + synthetic(makeCharset("0-9a-f"), 32) }},
+		{id: "linear-api-key", desc: "Linear API key (lin_api_)", prefixes: []string{"li" + "n_api_"}, body: body{csAlnum, 40, 40}, boundary: true,
+			example: func() string { return "li" + "n_api_" + synthetic(csAlnum, 40) }},
+		{id: "huggingface-token", desc: "Hugging Face access token (hf_ and 34 letters)", prefixes: []string{"h" + "f_"}, match: matchHuggingFace, boundary: true,
+			example: func() string { return "h" + "f_" + synthetic(makeCharset("A-Za-z"), 34) }},
+		{id: "shopify-token", desc: "Shopify access, custom-app, private-app or shared-secret token (shpat_, shpca_, shppa_, shpss_ and 32 hex)",
+			prefixes: []string{"sh" + "pat_", "sh" + "pca_", "sh" + "ppa_", "sh" + "pss_"}, body: body{csHex, 32, 32}, boundary: true,
+			example: func() string { return "sh" + "pat_" + synthetic(makeCharset("0-9a-f"), 32) }},
+		{id: "postman-api-key", desc: "Postman API key (PMAK-, 24 hex, -, 34 hex)", prefixes: []string{"PM" + "AK-"}, match: matchPostman, boundary: true,
+			example: func() string {
+				return "PM" + "AK-" + synthetic(makeCharset("0-9a-f"), 24) + "-" + synthetic(makeCharset("0-9a-f"), 34)
+			}},
+		{id: "pulumi-token", desc: "Pulumi access token (pul- and 40 hex)", prefixes: []string{"pu" + "l-"}, body: body{csHex, 40, 40}, boundary: true,
+			example: func() string { return "pu" + "l-" + synthetic(makeCharset("0-9a-f"), 40) }},
+		{id: "grafana-service-account-token", desc: "Grafana service account token (glsa_)", prefixes: []string{"gl" + "sa_"}, body: body{csWord, 41, 64}, boundary: true,
+			example: func() string {
+				return "gl" + "sa_" + synthetic(csAlnum, 32) + "_" + synthetic(makeCharset("0-9a-f"), 8)
+			}},
+		{id: "digitalocean-token", desc: "DigitalOcean personal, OAuth or refresh token (dop_v1_, doo_v1_, dor_v1_ and 64 hex)",
+			prefixes: []string{"do" + "p_v1_", "do" + "o_v1_", "do" + "r_v1_"}, body: body{csHex, 64, 64}, boundary: true,
+			example: func() string { return "do" + "p_v1_" + synthetic(makeCharset("0-9a-f"), 64) }},
+		{id: "planetscale-token", desc: "PlanetScale service token, password or OAuth token (pscale_tkn_, pscale_pw_, pscale_oauth_)",
+			prefixes: []string{"ps" + "cale_tkn_", "ps" + "cale_pw_", "ps" + "cale_oauth_"}, body: body{csPscale, 32, 64}, boundary: true,
+			example: func() string { return "ps" + "cale_tkn_" + synthetic(csAlnum, 43) }},
 		{id: ruleB64JSON, desc: "base64 of a JSON object with a credential field (eyJ…: Grafana, 1Password service account keys)", match: nil, // found through the eyJ prefix of jwt
 			example: func() string {
 				return "ey" + "JrIjoi" + synthetic(csAlnum, 32) + "IiwibiI6InNlcnZpY2UiLCJpZCI6MX0"
@@ -285,6 +332,204 @@ func matchJWT(t string, i int, m *memos) (string, int) {
 		return "", -1
 	}
 	return ruleJWT, m.get(2, csB64URL).runEnd(t, e2+1)
+}
+
+// matchTavily: tvly-, an optional dev- or prod-, then 24–64 letters and
+// digits.
+func matchTavily(t string, i int, m *memos) (string, int) {
+	p := i + len("tvly-")
+	for _, env := range []string{"dev-", "prod-"} {
+		if strings.HasPrefix(t[p:], env) {
+			p += len(env)
+			break
+		}
+	}
+	return bodyEnd(t, p, body{csAlnum, 24, 64}, m.get(0, csAlnum), "tavily-api-key")
+}
+
+// exactRun returns the end of a run of cs exactly n long at p that no
+// word character follows, or -1.
+func exactRun(t string, p, n int, r *runMemo) int {
+	if p > len(t) {
+		return -1
+	}
+	e := r.runEnd(t, p)
+	if e-p != n || e < len(t) && csWord[t[e]] {
+		return -1
+	}
+	return e
+}
+
+// mixedClasses reports upper- and lower-case letters and digits in s: a
+// random body has all three, a word or an identifier rarely does.
+func mixedClasses(s string) bool {
+	var up, low, dig bool
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b >= 'A' && b <= 'Z':
+			up = true
+		case b >= 'a' && b <= 'z':
+			low = true
+		case b >= '0' && b <= '9':
+			dig = true
+		}
+	}
+	return up && low && dig
+}
+
+// matchNotion: ntn_, 11 digits, then 35 letters and digits, no more.
+func matchNotion(t string, i int, m *memos) (string, int) {
+	p := i + len("ntn_")
+	e := exactRun(t, p, 46, m.get(0, csAlnum))
+	if e < 0 || !onlyIn(t[p:p+11], csDigit) {
+		return "", -1
+	}
+	return "notion-token", e
+}
+
+// matchGroq: gsk_ and exactly 52 letters and digits.
+func matchGroq(t string, i int, m *memos) (string, int) {
+	if e := exactRun(t, i+len("gsk_"), 52, m.get(0, csAlnum)); e >= 0 {
+		return "groq-api-key", e
+	}
+	return "", -1
+}
+
+// matchCratesIO: cio and exactly 32 letters and digits of all three
+// classes ("cio" starts words: precious, Ciociaria).
+func matchCratesIO(t string, i int, m *memos) (string, int) {
+	e := exactRun(t, i+3, 32, m.get(0, csAlnum))
+	if e < 0 || !mixedClasses(t[i+3:e]) {
+		return "", -1
+	}
+	return "crates-io-token", e
+}
+
+// matchOkta: SSWS, a space, and a 40–44 character token of letters, digits,
+// - and _ (Okta's are 42, starting 00) with letters and digits in it.
+func matchOkta(t string, i int, m *memos) (string, int) {
+	p := i + len("SSWS ")
+	r := m.get(0, csB64URL)
+	if p > len(t) {
+		return "", -1
+	}
+	e := r.runEnd(t, p)
+	if n := e - p; n < 40 || n > 44 || !hasLetterAndDigit(t[p:e]) {
+		return "", -1
+	}
+	return "okta-api-token", e
+}
+
+func hasLetterAndDigit(s string) bool {
+	var l, d bool
+	for i := 0; i < len(s); i++ {
+		l = l || isLetter(s[i])
+		d = d || isDigit(s[i])
+	}
+	return l && d
+}
+
+// matchDatabricks: dapi, 32 hex, an optional -N suffix.
+func matchDatabricks(t string, i int, m *memos) (string, int) {
+	r := m.get(0, csHex)
+	p := i + 4
+	if p > len(t) {
+		return "", -1
+	}
+	e := r.runEnd(t, p)
+	if e-p != 32 || !hasLetterAndDigit(t[p:e]) {
+		return "", -1
+	}
+	if e+1 < len(t) && t[e] == '-' && isDigit(t[e+1]) {
+		e += 2
+	}
+	if e < len(t) && csWord[t[e]] {
+		return "", -1
+	}
+	return "databricks-token", e
+}
+
+// matchHuggingFace: hf_ and exactly 34 letters in both cases.
+func matchHuggingFace(t string, i int, m *memos) (string, int) {
+	e := exactRun(t, i+3, 34, m.get(0, csAlpha))
+	if e < 0 {
+		return "", -1
+	}
+	var up, low bool
+	for _, b := range []byte(t[i+3 : e]) {
+		up = up || isUpper(b)
+		low = low || !isUpper(b)
+	}
+	if !up || !low {
+		return "", -1
+	}
+	return "huggingface-token", e
+}
+
+// matchPostman: PMAK-, 24 hex, -, 34 hex.
+func matchPostman(t string, i int, m *memos) (string, int) {
+	p := i + len("PMAK-")
+	e := m.get(0, csHex).runEnd(t, p)
+	if e-p != 24 || e >= len(t) || t[e] != '-' {
+		return "", -1
+	}
+	if e2 := exactRun(t, e+1, 34, m.get(1, csHex)); e2 >= 0 {
+		return "postman-api-key", e2
+	}
+	return "", -1
+}
+
+// matchSAS: sig= after ? or & in a URL query that also carries sv= (the
+// signed version every Azure SAS has), with a value that is the base64,
+// URL-encoded or not, of exactly 32 bytes (an HMAC-SHA256).
+func matchSAS(t string, i int, m *memos) (string, int) {
+	if i == 0 || t[i-1] != '?' && t[i-1] != '&' {
+		return "", -1
+	}
+	p := i + len("sig=")
+	e := p
+	for e < len(t) && e-p < 160 && (csB64[t[e]] || t[e] == '%') {
+		e++
+	}
+	v := t[p:e]
+	if len(v) < 43 {
+		return "", -1
+	}
+	var b strings.Builder
+	for k := 0; k < len(v); k++ {
+		if v[k] == '%' && k+2 < len(v) {
+			switch strings.ToUpper(v[k+1 : k+3]) {
+			case "2B":
+				b.WriteByte('+')
+			case "2F":
+				b.WriteByte('/')
+			case "3D":
+				b.WriteByte('=')
+			default:
+				return "", -1
+			}
+			k += 2
+			continue
+		}
+		b.WriteByte(v[k])
+	}
+	dec, err := base64.StdEncoding.DecodeString(b.String())
+	if err != nil || len(dec) != 32 {
+		return "", -1
+	}
+	// The query it belongs to: the URL around it, on its line.
+	lo, hi := max(0, i-512), min(len(t), e+512)
+	q := t[lo:hi]
+	if k := strings.LastIndexAny(t[lo:i], " \t\n\"'<>`"); k >= 0 {
+		q = t[lo+k+1 : hi]
+	}
+	if k := strings.IndexAny(q, " \t\n\"'<>`"); k >= 0 {
+		q = q[:k]
+	}
+	if !strings.Contains(q, "?sv=") && !strings.Contains(q, "&sv=") {
+		return "", -1
+	}
+	return "azure-sas-signature", e
 }
 
 // matchSlackHook matches hooks.slack.com/services/… (or workflows/,
@@ -426,6 +671,8 @@ func scanShapes(t string, c *collector) {
 	scanAssignments(t, c)
 	c.begin()
 	scanFlags(t, c)
+	c.begin()
+	scanLogins(t, c)
 	c.begin()
 	scanEntropy(t, c)
 	c.begin()
@@ -604,12 +851,23 @@ func scanURLCredentials(t string, c *collector) {
 			continue
 		}
 		ps := a + colon + 1
+		if strings.EqualFold(t[ps:at], "x-oauth-basic") {
+			// GitHub's convention: the token is the user name and the
+			// password says so (https://TOKEN:x-oauth-basic@github.com).
+			if u := t[a : ps-1]; len(u) >= 20 && !placeholder(u) {
+				if !c.addReview(ruleURLCredentials, a, ps-1, secretValueReview(u)) {
+					return
+				}
+			}
+			pos = at
+			continue
+		}
 		if ps >= at || placeholder(t[ps:at]) || maskedPassword(t[ps:at]) || strings.EqualFold(t[a:ps-1], t[ps:at]) {
 			// user:user@ is an image's documented default
 			// (postgres:postgres@, guest:guest@): public, not a secret.
 			continue
 		}
-		if !c.addReview(ruleURLCredentials, ps, at, valueReview(t[ps:at])) {
+		if !c.addReview(ruleURLCredentials, ps, at, secretValueReview(t[ps:at])) {
 			return
 		}
 		pos = at

@@ -100,6 +100,24 @@ var coverage = map[string][]string{
 	"slack-config-access-token":                   {"slack-token"},
 	"slack-config-refresh-token":                  {"slack-token"},
 	"age-secret-key":                              {"age-secret-key"},
+
+	"databricks-api-token":             {"databricks-token"},
+	"digitalocean-access-token":        {"digitalocean-token"},
+	"digitalocean-pat":                 {"digitalocean-token"},
+	"digitalocean-refresh-token":       {"digitalocean-token"},
+	"grafana-service-account-token":    {"grafana-service-account-token"},
+	"huggingface-access-token":         {"huggingface-token"},
+	"linear-api-key":                   {"linear-api-key"},
+	"notion-api-token":                 {"notion-token"},
+	"planetscale-api-token":            {"planetscale-token"},
+	"planetscale-oauth-token":          {"planetscale-token"},
+	"planetscale-password":             {"planetscale-token"},
+	"postman-api-token":                {"postman-api-key"},
+	"pulumi-api-token":                 {"pulumi-token"},
+	"shopify-access-token":             {"shopify-token"},
+	"shopify-custom-access-token":      {"shopify-token"},
+	"shopify-private-app-access-token": {"shopify-token"},
+	"shopify-shared-secret":            {"shopify-token"},
 }
 
 // providerRule reports whether a claimed gitleaks rule is a provider's token
