@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -481,12 +482,13 @@ func simProxy(t *testing.T) (dir, pin string) {
 	var zbuf bytes.Buffer
 	// A throwaway version first: the real one is named by the zip's hash.
 	probe := module.Version{Path: "github.com/fixrail/fixrail", Version: "v0.0.0-20260101000000-000000000000"}
-	if err := modzip.CreateFromDir(&zbuf, probe, root); err != nil {
+	files := sourceFiles(t, root)
+	if err := modzip.Create(&zbuf, probe, files); err != nil {
 		t.Fatal(err)
 	}
 	pin = simPinVersion(zbuf.Bytes())
 	zbuf.Reset()
-	if err := modzip.CreateFromDir(&zbuf, module.Version{Path: probe.Path, Version: pin}, root); err != nil {
+	if err := modzip.Create(&zbuf, module.Version{Path: probe.Path, Version: pin}, files); err != nil {
 		t.Fatal(err)
 	}
 	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
@@ -703,3 +705,31 @@ func TestReferenceWorkflowRuns(t *testing.T) {
 		})
 	}
 }
+
+// sourceFiles lists the module's source as git sees it — tracked files and
+// untracked ones it does not ignore, as they are in the work tree — so what
+// a clone holds besides (the .tools the tests install, build output) never
+// enters the published zip. modzip omits nested modules itself.
+func sourceFiles(t *testing.T, root string) []modzip.File {
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatalf("list the module's files: %v", err)
+	}
+	var files []modzip.File
+	for _, rel := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		if rel == "" {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(root, rel)); err != nil {
+			continue // tracked, deleted in the work tree
+		}
+		files = append(files, srcFile{root: root, rel: filepath.ToSlash(rel)})
+	}
+	return files
+}
+
+type srcFile struct{ root, rel string }
+
+func (f srcFile) Path() string                 { return f.rel }
+func (f srcFile) Lstat() (os.FileInfo, error)  { return os.Lstat(filepath.Join(f.root, f.rel)) }
+func (f srcFile) Open() (io.ReadCloser, error) { return os.Open(filepath.Join(f.root, f.rel)) }
