@@ -20,9 +20,11 @@ import (
 // Every sandboxed Go command gets its own empty GOCACHE (Toolchain.Env), so
 // each one used to compile the parts of the standard library it needs
 // before it compiled a line of the repository: on a loaded 2-core machine,
-// most of a minute per command and three or four times per run. The cache
-// built here holds the standard library only, compiled by the toolchain
-// with no repository file in sight, once per Go version and build setting.
+// most of a minute per command and three or four times per run, and then
+// vetted it (go test vets with the facts of every package imported). The
+// cache built here holds the standard library only, compiled and vetted by
+// the toolchain with no repository file in sight, once per Go version and
+// build setting.
 // A sandboxed command sees it read-only and gets, in its own GOCACHE, a
 // link to each of its files (seedGoCache): the go command reads through
 // the links and writes new entries beside them, in the command's throwaway
@@ -107,7 +109,7 @@ func LookupGoStdCache(ctx context.Context, root string, env []string) (GoStdCach
 	for i, k := range goStdKeyVars {
 		fmt.Fprintf(h, "%s=%s\n", k, out[i])
 	}
-	fmt.Fprintf(h, "targets=%s\n", strings.Join(goStdTargets, " "))
+	fmt.Fprintf(h, "targets=%s, compiled and vetted\n", strings.Join(goStdTargets, " "))
 	version := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' {
 			return r
@@ -123,7 +125,9 @@ func LookupGoStdCache(ctx context.Context, root string, env []string) (GoStdCach
 
 // EnsureGoStdCache returns the cache for env, building it first when it is
 // not there: `go build std` with goStdEnv, in an empty directory (no
-// go.mod, no repository file), inside the sandbox (mode required: the
+// go.mod, no repository file), then `go test -run=^$` of a module of
+// fixrail's own that imports all of it (the vet facts), inside the
+// sandbox (mode required: the
 // cache is only ever used sandboxed) with hide held as for any command.
 // It builds into a directory of its own under root and renames the result
 // into place, holding a lock on the key meanwhile, so a run that is
@@ -170,18 +174,54 @@ func EnsureGoStdCache(ctx context.Context, root string, env []string, hide Hidde
 	}
 	benv := With(WithTempDir(goStdEnv(env), tmp), "GOCACHE", cache)
 	start := time.Now()
-	res, err := Run(ctx, Cmd{
-		Args:    append([]string{"go", "build"}, goStdTargets...),
-		Dir:     dir,
-		Env:     benv,
-		Timeout: goStdTimeout,
-		Sandbox: &Spec{Mode: Required, RW: []string{work}, Tmp: tmp, Hide: hide},
-	})
-	if err != nil {
-		return c, fmt.Errorf("go build cache: %w", err)
+	gocmd := func(dir string, args ...string) (string, error) {
+		res, err := Run(ctx, Cmd{
+			Args:    append([]string{"go"}, args...),
+			Dir:     dir,
+			Env:     benv,
+			Timeout: goStdTimeout,
+			Sandbox: &Spec{Mode: Required, RW: []string{work}, Tmp: tmp, Hide: hide},
+		})
+		if err != nil {
+			return "", fmt.Errorf("go build cache: %w", err)
+		}
+		if !res.Success() {
+			return "", fmt.Errorf("go build cache: go %s: %s: %s", strings.Join(args, " "), res.Describe(), strings.TrimSpace(res.Tail(5)))
+		}
+		return res.Stdout, nil
 	}
-	if !res.Success() {
-		return c, fmt.Errorf("go build cache: go build %s: %s: %s", strings.Join(goStdTargets, " "), res.Describe(), strings.TrimSpace(res.Tail(5)))
+	if _, err := gocmd(dir, append([]string{"build"}, goStdTargets...)...); err != nil {
+		return c, err
+	}
+	// go test vets the package it tests, and vet needs the facts of every
+	// package it imports, standard library included: computing them was
+	// most of a seeded command's time. A module of fixrail's own that
+	// imports every importable target, tested with no test to run, leaves
+	// them in the cache (for the standard library go test's vet flags do
+	// not depend on the package tested, so the entries are the ones every
+	// command looks up).
+	list, err := gocmd(dir, append([]string{"list", "-e", "-f", "{{if not .Incomplete}}{{.ImportPath}}{{end}}"}, goStdTargets...)...)
+	if err != nil {
+		return c, err
+	}
+	var imports strings.Builder
+	for _, p := range strings.Fields(list) {
+		if p == "internal" || strings.HasPrefix(p, "internal/") || strings.Contains(p, "/internal/") || strings.HasSuffix(p, "/internal") || strings.HasPrefix(p, "vendor/") {
+			continue
+		}
+		fmt.Fprintf(&imports, "\t_ %q\n", p)
+	}
+	for name, data := range map[string]string{
+		"go.mod":      "module fixrail.invalid/stdvet\n",
+		"std.go":      "// Package stdvet imports the standard library so that go test vets all of it.\npackage stdvet\n\nimport (\n" + imports.String() + ")\n",
+		"std_test.go": "package stdvet\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			return c, fmt.Errorf("go build cache: %w", err)
+		}
+	}
+	if _, err := gocmd(dir, "test", "-count=1", "-run=^$", "."); err != nil {
+		return c, err
 	}
 	if err := os.Rename(cache, final); err != nil {
 		return c, fmt.Errorf("go build cache: %w", err)

@@ -291,9 +291,18 @@ func TestEnsureGoStdCache(t *testing.T) {
 		t.Fatalf("-mod=mod -toolexec: %+v, %v; want key %q, built", c, err, looked.Key)
 	}
 
-	build := func(seed string) string {
+	build := func(seed string, argv ...string) string {
 		t.Helper()
 		wt := t.TempDir()
+		for name, data := range map[string]string{
+			"go.mod":    "module example.com/m\n",
+			"m.go":      "package m\n\nimport \"unicode/utf8\"\n\nfunc N(s string) int { return utf8.RuneCountInString(s) }\n",
+			"m_test.go": "package m\n",
+		} {
+			if err := os.WriteFile(filepath.Join(wt, name), []byte(data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
 		tmp, cleanup, err := sandbox.TempDir("")
 		if err != nil {
 			t.Fatal(err)
@@ -308,7 +317,7 @@ func TestEnsureGoStdCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := sandbox.Run(t.Context(), sandbox.Cmd{
-			Args: []string{"go", "build", "-x", "unicode/utf8"}, Dir: wt, Env: cenv, Timeout: 5 * time.Minute,
+			Args: argv, Dir: wt, Env: cenv, Timeout: 5 * time.Minute,
 			Sandbox: &sandbox.Spec{Mode: sandbox.Required, RW: []string{wt}, RO: tc.RO(), Tmp: tmp, GoCache: seed},
 		})
 		if err != nil {
@@ -319,10 +328,19 @@ func TestEnsureGoStdCache(t *testing.T) {
 		}
 		return res.Output()
 	}
-	if out := build(got[0].Dir); strings.Contains(out, "/compile ") {
+	if out := build(got[0].Dir, "go", "build", "-x", "unicode/utf8"); strings.Contains(out, "/compile ") {
 		t.Fatalf("with the cache linked in, go build compiled:\n%s", out)
 	}
-	if out := build(""); !strings.Contains(out, "/compile ") {
+	if out := build("", "go", "build", "-x", "unicode/utf8"); !strings.Contains(out, "/compile ") {
 		t.Fatalf("without the cache, go build compiled nothing (the control):\n%s", out)
+	}
+	// go test vets its package with the facts of what it imports: with
+	// the cache, only the module's own package is vetted.
+	vets := func(out string) int { return strings.Count(out, "vet.cfg\n") }
+	if out := build(got[0].Dir, "go", "test", "-x", "-count=1", "."); vets(out) != 1 {
+		t.Fatalf("with the cache linked in, go test ran vet %d times, want once (the module's package):\n%s", vets(out), out)
+	}
+	if out := build("", "go", "test", "-x", "-count=1", "."); vets(out) != 2 {
+		t.Fatalf("without the cache, go test ran vet %d times, want twice (the control):\n%s", vets(out), out)
 	}
 }
