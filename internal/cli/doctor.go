@@ -100,6 +100,7 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 	}
 
 	sandboxMode, runnerKind := "auto", ""
+	var extraEnv []string
 	var plans *sandboxPlans
 	ghOwner, ghName, onGitHub := githubRepoArg(o.repo)
 	dir := o.repo
@@ -112,7 +113,7 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 	} else {
 		defer setup.Close()
 		cfg := setup.Config
-		sandboxMode, runnerKind = cfg.Sandbox, cfg.Runner.Kind
+		sandboxMode, runnerKind, extraEnv = cfg.Sandbox, cfg.Runner.Kind, cfg.ExtraEnv
 		add("config", "ok", fmt.Sprintf("fixrail.yaml on %s parses; runner %s, mode %s", setup.Base, cfg.Runner.Kind, cfg.Mode))
 		bin := cfg.Runner.Binary
 		if cfg.Runner.Kind == "command" && len(cfg.Runner.Command) > 0 {
@@ -198,6 +199,14 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 		add("sandbox-agent", "fail", "sandbox: required, but bubblewrap is missing or unusable (runs would HALT no-sandbox)")
 	default:
 		add("sandbox-agent", "warn", "bubblewrap is missing or unusable; sandbox: auto runs the agent unconfined too and labels PRs needs-review")
+	}
+
+	if root, err := sandbox.GoStdCacheRoot(); err == nil {
+		if env, err := sandbox.Env(sandbox.Build, os.LookupEnv, extraEnv); err == nil {
+			if c, ok := goBuildCacheCheck(ctx, root, sandboxMode, usable, env); ok {
+				checks = append(checks, c)
+			}
+		}
 	}
 
 	var held []string

@@ -176,7 +176,7 @@ func (r *run) execEnv(ctx context.Context, dir string, argv, extra []string, tim
 		Dir:     dir,
 		Env:     env,
 		Timeout: timeout,
-		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, RO: tc.RO(), Tmp: tmp, Hide: r.hide()},
+		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, RO: tc.RO(), Tmp: tmp, Hide: r.hide(), GoCache: r.goStd},
 	})
 	endStep()
 	release()
@@ -206,8 +206,51 @@ func (r *run) toolchain(ctx context.Context, dir string) (sandbox.Toolchain, err
 	}
 	r.tc = &tc
 	r.rep.Toolchains = tc.Describe()
+	if line := r.goStdCache(ctx, tc, dir); line != "" {
+		r.rep.Toolchains = append(r.rep.Toolchains, line)
+	}
 	for _, d := range r.rep.Toolchains {
 		r.note("toolchain", d)
 	}
 	return tc, nil
+}
+
+// goStdCache finds, or builds once for every later run, the standard
+// library's build cache (sandbox.EnsureGoStdCache) when go is on PATH, dir
+// holds a Go module and the commands run sandboxed: only there can a
+// command be given the cache without being able to write it. It returns
+// the report's line about it, "" when Go is not in play. A cache that
+// cannot be built costs time, not trust: the commands then compile the
+// standard library each in its own cache, as they did before, and the
+// line says why.
+func (r *run) goStdCache(ctx context.Context, tc sandbox.Toolchain, dir string) string {
+	if !tc.HasGo() || !sandbox.HoldsGoModule(dir) {
+		return ""
+	}
+	if r.sandboxMode() == sandbox.Off {
+		return "go build cache: none (sandbox: off): each command compiles the standard library in its own cache"
+	}
+	if _, ok := sandbox.Detect(); !ok {
+		return "go build cache: none (no usable sandbox): each command compiles the standard library in its own cache"
+	}
+	root, err := sandbox.GoStdCacheRoot()
+	if err != nil {
+		return "go build cache: none: " + err.Error()
+	}
+	env, err := sandbox.Env(sandbox.Build, os.LookupEnv, r.cfg.ExtraEnv)
+	if err != nil {
+		return "go build cache: none: " + err.Error()
+	}
+	c, err := sandbox.EnsureGoStdCache(ctx, root, env, r.hide(), func(dir string) {
+		r.note("toolchain", "building the Go standard library's build cache in "+dir+" (once per Go version and build setting; later runs reuse it)")
+	})
+	if err != nil {
+		return "go build cache: none: " + err.Error() + " (each command compiles the standard library in its own cache)"
+	}
+	r.goStd = c.Dir
+	how := "reused"
+	if c.Built {
+		how = "built by this run in " + c.Took.Round(time.Second).String()
+	}
+	return fmt.Sprintf("go build cache: %s (the standard library, %s), read-only, linked into each command's own GOCACHE", c.Dir, how)
 }

@@ -291,6 +291,7 @@ type run struct {
 	wt        *gitx.Tree         // the agent's tree: the base, then the base plus the evidence
 	checkouts int                // fresh checkouts made, for their names
 	tc        *sandbox.Toolchain // the caches tests see, found on first use
+	goStd     string             // the standard library's build cache, read-only to sandboxed commands; "" when none
 	branch    string
 	oldHead   string           // the branch's value before this run, "" if absent
 	pub       *forge.Published // the draft PR, once P5 opened it

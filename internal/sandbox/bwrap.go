@@ -97,6 +97,12 @@ type Spec struct {
 	// that would is left out; RO, RW, Tmp or a system root that would is
 	// refused with ErrExposes.
 	Hide Hidden
+	// GoCache, when set, is the standard library's build cache
+	// (EnsureGoStdCache): bound read-only at its own path, and linked file
+	// by file into the command's GOCACHE, which must lie in Tmp. Only a
+	// command that runs sandboxed gets the links; outside the sandbox its
+	// GOCACHE stays as empty as it was given.
+	GoCache string
 }
 
 // The path inside the sandbox that HOME names when the command's own HOME
@@ -206,7 +212,33 @@ func (s *Spec) wrap(c Cmd) (argv, env []string, sandboxed bool, err error) {
 		}
 		return c.Args, c.Env, false, nil
 	}
+	if s.GoCache != "" {
+		if err := s.seed(c.Env); err != nil {
+			return nil, nil, false, err
+		}
+	}
 	return p.argv(bwrap, s.Network), p.env, true, nil
+}
+
+// seed links GoCache into the command's GOCACHE, which must be an empty
+// directory in Tmp: a GOCACHE anywhere else would outlive the command, and
+// with it whatever the command wrote there.
+func (s *Spec) seed(env []string) error {
+	gc := lookupEnv(env, "GOCACHE")
+	if s.Tmp == "" || !filepath.IsAbs(gc) || !pathguard.Within(filepath.Clean(s.Tmp), filepath.Clean(gc)) || filepath.Clean(gc) == filepath.Clean(s.Tmp) {
+		return fmt.Errorf("sandbox: GOCACHE %q is not a directory in the command's Tmp %q, so the Go build cache cannot be linked into it", gc, s.Tmp)
+	}
+	if ents, err := os.ReadDir(gc); err != nil || len(ents) > 0 {
+		return fmt.Errorf("sandbox: GOCACHE %s is not an empty directory (%v), so the Go build cache cannot be linked into it", gc, err)
+	}
+	seed, err := filepath.EvalSymlinks(s.GoCache)
+	if err != nil {
+		return fmt.Errorf("sandbox: Go build cache: %w", err)
+	}
+	if err := seedGoCache(seed, gc); err != nil {
+		return fmt.Errorf("sandbox: Go build cache: %w", err)
+	}
+	return nil
 }
 
 // plan is a checked Spec applied to one command.

@@ -293,6 +293,24 @@ func (s *Spec) Mounts(env []string) (MountPlan, error) {
 		}
 		ms = append(ms, mount{op: "--ro-bind", src: r, dst: r, from: "read-only"})
 	}
+	if s.GoCache != "" {
+		// Bound at its resolved path: the links seed makes name that.
+		gc, err := filepath.EvalSymlinks(s.GoCache)
+		if err != nil {
+			return p, fmt.Errorf("sandbox: Go build cache: %w", err)
+		}
+		if _, err := checkPaths("Go build cache", []string{gc}, homes, false); err != nil {
+			return p, err
+		}
+		if slices.ContainsFunc(rw, func(r string) bool { return pathguard.Within(r, gc) || pathguard.Within(gc, r) }) ||
+			len(tmp) > 0 && (pathguard.Within(tmp[0], gc) || pathguard.Within(gc, tmp[0])) {
+			return p, fmt.Errorf("sandbox: the Go build cache %s overlaps a writable path", gc)
+		}
+		if err := refuse("the Go build cache", gc, kindRO); err != nil {
+			return p, err
+		}
+		ms = append(ms, mount{op: "--ro-bind", src: gc, dst: gc, from: "the standard library's build cache, linked into GOCACHE"})
+	}
 	for _, r := range rw {
 		if err := refuse("the read-write path", r, kindRW); err != nil {
 			return p, err

@@ -76,18 +76,29 @@ func ToolchainsIn(ctx context.Context, lookup func(string) (string, bool), decla
 // holdsPackageJSON reports whether tree holds an entry named package.json,
 // without following links. It errs towards true: a tree it cannot read
 // completely counts as holding one, so npm is asked as before.
-func holdsPackageJSON(tree string) bool {
-	// The usual place first: the walk is lexical, so a package.json at the
-	// top would otherwise wait for every directory named before it.
-	if _, err := os.Lstat(filepath.Join(tree, "package.json")); err == nil {
-		return true
+func holdsPackageJSON(tree string) bool { return holds(tree, "package.json") }
+
+// HoldsGoModule reports whether tree holds a go.mod or go.work at any
+// depth (links not followed; a tree it cannot read completely counts as
+// holding one): a tree in which a Go command may build.
+func HoldsGoModule(tree string) bool { return holds(tree, "go.mod", "go.work") }
+
+// holds reports whether tree holds an entry with one of names, without
+// following links, erring towards true as holdsPackageJSON says.
+func holds(tree string, names ...string) bool {
+	// The usual place first: the walk is lexical, so a file at the top
+	// would otherwise wait for every directory named before it.
+	for _, n := range names {
+		if _, err := os.Lstat(filepath.Join(tree, n)); err == nil {
+			return true
+		}
 	}
 	found := false
 	err := filepath.WalkDir(tree, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.Name() == "package.json" {
+		if slices.Contains(names, d.Name()) {
 			found = true
 			return fs.SkipAll
 		}
@@ -271,6 +282,9 @@ func toolchains(ctx context.Context, lookup func(string) (string, bool), declare
 	}
 	return t, nil
 }
+
+// HasGo reports whether go is on PATH: the commands may build Go.
+func (t Toolchain) HasGo() bool { return t.hasGo }
 
 // RO returns the paths to bind read-only (append them to Spec.RO).
 func (t Toolchain) RO() []string {
@@ -555,6 +569,19 @@ func unsafeRO(p, home string) string {
 // in / so that no repository file (go.mod, .npmrc) takes part, and returns
 // its n lines of output, each an absolute path.
 func probe(ctx context.Context, env []string, n int, argv ...string) ([]string, error) {
+	out, err := probeLines(ctx, env, n, argv...)
+	if err != nil {
+		return nil, err
+	}
+	if slices.ContainsFunc(out, func(p string) bool { return absClean(p) == "" }) {
+		return nil, fmt.Errorf("%s: not %d absolute paths: %q", strings.Join(argv, " "), n, strings.Join(out, "\n"))
+	}
+	return out, nil
+}
+
+// probeLines runs a toolchain's query as probe does and returns its n
+// lines of output, empty ones included.
+func probeLines(ctx context.Context, env []string, n int, argv ...string) ([]string, error) {
 	res, err := Run(ctx, Cmd{Args: argv, Dir: "/", Env: env, Timeout: toolProbeTimeout, OutputCap: 64 << 10})
 	if err != nil {
 		return nil, err
@@ -562,9 +589,9 @@ func probe(ctx context.Context, env []string, n int, argv ...string) ([]string, 
 	if !res.Success() {
 		return nil, fmt.Errorf("%s: %s: %s", strings.Join(argv, " "), res.Describe(), strings.TrimSpace(res.Stderr))
 	}
-	out := strings.Split(strings.TrimSpace(res.Stdout), "\n")
-	if len(out) != n || slices.ContainsFunc(out, func(p string) bool { return absClean(p) == "" }) {
-		return nil, fmt.Errorf("%s: not %d absolute paths: %q", strings.Join(argv, " "), n, res.Stdout)
+	out := strings.Split(strings.TrimSuffix(res.Stdout, "\n"), "\n")
+	if len(out) != n {
+		return nil, fmt.Errorf("%s: not %d lines: %q", strings.Join(argv, " "), n, res.Stdout)
 	}
 	return out, nil
 }
