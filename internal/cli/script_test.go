@@ -69,6 +69,7 @@ func TestScript(t *testing.T) {
 			"noleftovers":  cmdNoLeftovers,
 			"pgstart":      cmdPgStart,
 			"ghfake":       cmdGHFake,
+			"gitserve":     cmdGitServe,
 			"npmregistry":  cmdNPMRegistry,
 			"nocontrol":    cmdNoControl,
 		},

@@ -32,7 +32,7 @@ func ServeHTTP(t testing.TB, bare, token string, readOnly bool) *HTTPRemote {
 	root := filepath.Dir(filepath.Dir(bare))
 	rel, err := filepath.Rel(root, bare)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("gittest: %v", err)
 	}
 	Git(t, bare, "config", "http.receivepack", "true")
 	backend := filepath.Join(Git(t, "", "--exec-path"), "git-http-backend")
