@@ -193,7 +193,9 @@ func TestLeaseLostChargesTheReservation(t *testing.T) {
 			t.Fatal(err)
 		}
 		return runner.Result{Metered: true, Cost: 0.25, Turns: 1}, &runner.Error{Kind: runner.Failed, Detail: "scripted"}
-	}, func(f *forgetest.Fake) { f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted) })
+	}, func(f *forgetest.Fake) {
+		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted)
+	})
 	want := pipeline.Charge{CostUSD: s.Config.Budget.RunCostUSD, Turns: s.Config.Runner.MaxTurns, Basis: pipeline.ChargeReservation}
 	if rep.Charged == nil || *rep.Charged != want {
 		t.Errorf("report charged %+v, want %+v", rep.Charged, want)
