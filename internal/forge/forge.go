@@ -1,10 +1,11 @@
 // Package forge is where a finished fix leaves the harness: a pushed branch
 // and a draft pull request, a notice (comment and label) after ESCALATE or
-// NOT-REPRO, the branch-protection assertion P1 makes before anything runs,
-// the open work S7 refuses to stack on, and the CI state of a PR once it
-// exists. The local forge (this package) is the embedded default: it writes
-// everything under .fixrail/outbox and pushes nothing; the GitHub forge lives
-// in forge/github. Both speak the types below, so the pipeline holds small
+// NOT-REPRO, the branch-protection assertion and the credential's access
+// check P1 makes before anything runs, the open work S7 refuses to stack
+// on, and the CI state of a PR once it exists. The local forge (this
+// package) is the embedded default: it writes everything under
+// .fixrail/outbox and pushes nothing; the GitHub forge lives in
+// forge/github. Both speak the types below, so the pipeline holds small
 // interfaces of its own and never names a backend.
 //
 // fixrail never merges, never marks a PR ready for review, never pushes to
