@@ -145,6 +145,7 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 		}
 		if !onGitHub {
 			add("branch-protection", "ok", "not applicable: the local forge pushes nothing")
+			add("token-access", "ok", "not applicable: the local forge needs no credential")
 		}
 		if sandboxMode != "off" {
 			plans = &sandboxPlans{repo: setup.Repo.Top(), gitDir: setup.Repo.CommonDir(), state: filepath.Join(setup.Repo.Top(), pipeline.StateDirName)}

@@ -11,12 +11,21 @@ import (
 )
 
 func TestDoctorGitHub(t *testing.T) {
-	reads := func(s *githubtest.Server, private bool, admin bool) {
+	readsProbe := func(s *githubtest.Server, private bool, admin bool, prStatus int, prBody string) {
 		s.On("GET", "/repos/o/r").Reply(200, githubtest.Repository("o", "r", private, true, admin)).Header("X-OAuth-Scopes", "repo")
 		s.On("GET", "/repos/o/r/pulls").Reply(200, "[]")
 		s.On("GET", "/repos/o/r/labels").Reply(200, githubtest.Labels("bug"))
 		s.On("GET", "/repos/o/r/commits/main/check-runs").Reply(200, githubtest.CheckRuns("main"))
 		s.On("GET", "/repos/o/r/commits/main/status").Reply(200, githubtest.CombinedStatus("main"))
+		// The pull-request probe: a head that cannot exist.
+		s.On("POST", "/repos/o/r/pulls").Reply(prStatus, prBody).Check(func(t testing.TB, b []byte) {
+			if !strings.Contains(string(b), `"head":"fixrail/access-probe.lock"`) {
+				t.Errorf("doctor's PR probe names another head: %s", b)
+			}
+		})
+	}
+	reads := func(s *githubtest.Server, private bool, admin bool) {
+		readsProbe(s, private, admin, 422, githubtest.HeadInvalid)
 	}
 	for _, tc := range []struct {
 		name  string
@@ -40,6 +49,8 @@ func TestDoctorGitHub(t *testing.T) {
 				"ok github-permission Checks: read: readable",
 				"ok github-permission Administration: read (optional): readable",
 				"ok github-permission Dependabot alerts: read, for run --alert (optional): readable",
+				"ok github-permission Pull requests: write: POST /pulls was answered 422 (GitHub refused the request's content, not the token; nothing was created)",
+				"ok github-permission Contents: write and Issues: write are probed when a run starts (P1",
 				"ok branch-protection main requires a pull request (ruleset o/r#42 (pull_request, 1 approval(s)))",
 				"ok draft-prs available (public repository)",
 				"ok actions-prs GitHub Actions may create pull requests",
@@ -61,6 +72,33 @@ func TestDoctorGitHub(t *testing.T) {
 				"fail branch-protection base branch main protection cannot be confirmed with this token",
 				"warn draft-prs private repository",
 				"warn actions-prs unknown",
+			},
+		},
+		{
+			name: "the token may not open PRs",
+			setup: func(s *githubtest.Server) {
+				readsProbe(s, false, false, 403, githubtest.NotAccessiblePAT)
+				s.On("GET", "/repos/o/r/dependabot/alerts").Reply(200, "[]")
+				s.On("GET", "/repos/o/r/actions/permissions/workflow").Reply(403, githubtest.NotAccessible)
+				s.On("GET", "/repos/o/r/branches/main").Reply(200, githubtest.Branch("main", false))
+				s.On("GET", "/repos/o/r/rules/branches/main").Reply(200, githubtest.Rules(githubtest.Rule{Type: "pull_request", Reviews: 1}))
+			},
+			want: []string{
+				"fail github-permission Pull requests: write: POST /pulls was refused: HTTP 403: Resource not accessible by personal access token",
+			},
+		},
+		{
+			name: "a private repository on a plan without drafts",
+			setup: func(s *githubtest.Server) {
+				readsProbe(s, true, false, 422, githubtest.DraftUnsupported)
+				s.On("GET", "/repos/o/r/dependabot/alerts").Reply(200, "[]")
+				s.On("GET", "/repos/o/r/actions/permissions/workflow").Reply(403, githubtest.NotAccessible)
+				s.On("GET", "/repos/o/r/branches/main").Reply(200, githubtest.Branch("main", false))
+				s.On("GET", "/repos/o/r/rules/branches/main").Reply(200, githubtest.Rules(githubtest.Rule{Type: "pull_request", Reviews: 1}))
+			},
+			want: []string{
+				"ok github-permission Pull requests: write: POST /pulls was answered 422",
+				"fail draft-prs GitHub answered \"Draft pull requests are not supported in this repository\": every run would ESCALATE draft-unsupported",
 			},
 		},
 	} {

@@ -575,6 +575,17 @@ func simGitHub(tb testing.TB, strict bool) *githubtest.Server {
 	}
 	on("GET", "/repos/o/r/branches/fixrail/gh-42", 404, `{"message":"Not Found"}`)
 	on("GET", "/repos/o/r/issues/42", 200, issue)
+	// P1's access probes, refused for their content: the token may open
+	// PRs and comment. (Not strict: every POST /pulls is the probe's, as
+	// no run that stops early gets to open one.)
+	on("POST", "/repos/o/r/pulls", 422, githubtest.HeadInvalid)
+	on("POST", "/repos/o/r/issues/42/comments", 422, githubtest.CommentBodyMissing)
+	if !strict {
+		// A run that stops with ESCALATE, NOT-REPRO or a HALT it can say
+		// on the issue labels there (the comment is the probe's expectation).
+		srv.On("POST", "/repos/o/r/issues/42/labels").Reply(200, `[]`).AnyTimes()
+		return srv
+	}
 	on("POST", "/repos/o/r/pulls", 201, `{"base":{"ref":"main"},"draft":true,"head":{"ref":"fixrail/gh-42","repo":{"full_name":"o/r"}},"html_url":"https://github.com/o/r/pull/43","number":43,"state":"open","title":"fixrail"}`).
 		Check(func(t testing.TB, body []byte) {
 			var req struct {
@@ -589,12 +600,6 @@ func simGitHub(tb testing.TB, strict bool) *githubtest.Server {
 	on("POST", "/repos/o/r/issues/43/labels", 200, `[{"name":"fixrail"}]`)
 	on("GET", "/repos/o/r/commits/{sha}/check-runs", 200, `{"check_runs":[{"app":{"slug":"github-actions"},"conclusion":"success","head_sha":"","id":1,"name":"test","status":"completed"}],"total_count":1}`)
 	on("GET", "/repos/o/r/commits/{sha}/status", 200, `{"state":"pending","statuses":[],"total_count":0}`)
-	// A run that stops with ESCALATE, NOT-REPRO or a HALT it can say on
-	// the issue comments and labels there.
-	if !strict {
-		srv.On("POST", "/repos/o/r/issues/42/comments").Reply(201, `{"id":1}`).AnyTimes()
-		srv.On("POST", "/repos/o/r/issues/42/labels").Reply(200, `[]`).AnyTimes()
-	}
 	return srv
 }
 
@@ -625,6 +630,9 @@ func TestReferenceWorkflowRuns(t *testing.T) {
 		if !strings.Contains(res.log, "DRAFT-PR") {
 			t.Errorf("the run did not end DRAFT-PR:\n%s", res.log)
 		}
+		if _, err := os.Stat(filepath.Join(j.dir, "agent", "investigate.prompt")); err != nil {
+			t.Errorf("the agent's prompt is not where the falsifications look for it: %v", err)
+		}
 		refs := j.git(j.remote, "for-each-ref", "--format=%(refname)", "refs/heads")
 		if !strings.Contains(refs, "refs/heads/fixrail/gh-42\n") {
 			t.Errorf("fixrail/gh-42 was not pushed; remote has:\n%s\nlog:\n%s", refs, res.log)
@@ -645,12 +653,16 @@ func TestReferenceWorkflowRuns(t *testing.T) {
 	for _, tc := range []struct {
 		name, old, new string
 		step, why      string
+		noAgent        bool // the run must end before any agent ran
 	}{
 		{
+			// P1's access check finds the push has no credential, before
+			// any agent runs (it used to be forge-error after all of it).
 			name: "no push credential",
 			old:  wf[strings.Index(wf, "      - name: Push credential\n"):strings.Index(wf, "      - name: Budget precheck\n")],
 			new:  "",
-			step: "fixrail run", why: "could not read Username",
+			step: "fixrail run", why: "HALT (token-lacks-permission): token-access: the token lacks contents: write (git push --dry-run to " + "http://127.0.0.1",
+			noAgent: true,
 		},
 		{
 			name: "no bubblewrap",
@@ -701,6 +713,9 @@ func TestReferenceWorkflowRuns(t *testing.T) {
 			}
 			if refs := j.git(j.remote, "for-each-ref", "--format=%(refname)", "refs/heads"); strings.Contains(refs, "fixrail/") {
 				t.Errorf("a fixrail branch reached the remote:\n%s", refs)
+			}
+			if _, err := os.Stat(filepath.Join(j.dir, "agent", "investigate.prompt")); tc.noAgent && err == nil {
+				t.Errorf("the agent ran before the run stopped:\n%s", res.log)
 			}
 		})
 	}

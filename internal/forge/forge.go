@@ -1,10 +1,11 @@
 // Package forge is where a finished fix leaves the harness: a pushed branch
 // and a draft pull request, a notice (comment and label) after ESCALATE or
-// NOT-REPRO, the branch-protection assertion P1 makes before anything runs,
-// the open work S7 refuses to stack on, and the CI state of a PR once it
-// exists. The local forge (this package) is the embedded default: it writes
-// everything under .fixrail/outbox and pushes nothing; the GitHub forge lives
-// in forge/github. Both speak the types below, so the pipeline holds small
+// NOT-REPRO, the branch-protection assertion and the credential's access
+// check P1 makes before anything runs, the open work S7 refuses to stack
+// on, and the CI state of a PR once it exists. The local forge (this
+// package) is the embedded default: it writes everything under
+// .fixrail/outbox and pushes nothing; the GitHub forge lives in
+// forge/github. Both speak the types below, so the pipeline holds small
 // interfaces of its own and never names a backend.
 //
 // fixrail never merges, never marks a PR ready for review, never pushes to
@@ -73,6 +74,61 @@ type Protection struct {
 	// Unread lists what could not be read, and why (for the note).
 	Unread []string `json:"unread,omitempty"`
 }
+
+// AccessRequest names what CheckAccess probes: the push of BaseSHA to
+// Branch (dry run), a pull request from a head that cannot exist into
+// Base, and a comment on Issue (0: the finding has no issue, nothing to
+// comment on).
+type AccessRequest struct {
+	Base    string
+	BaseSHA string
+	Branch  string
+	Issue   int
+}
+
+// Access is what CheckAccess proved, one entry per right a run uses.
+type Access struct {
+	// Applicable is false for a forge that pushes nothing (local).
+	Applicable bool          `json:"applicable"`
+	Proofs     []AccessProof `json:"proofs,omitempty"`
+}
+
+// AccessProof is one permission and what its probe showed (or, in a
+// PermissionError, why it is missing).
+type AccessProof struct {
+	// Permission is the Actions permission name, e.g. "contents: write".
+	Permission string `json:"permission"`
+	Detail     string `json:"detail"`
+}
+
+// Summary is the proofs on one line.
+func (a Access) Summary() string {
+	var parts []string
+	for _, p := range a.Proofs {
+		parts = append(parts, p.Permission+": "+p.Detail)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// PermissionError is CheckAccess's refusal: the permissions the token
+// lacks, each with what the forge answered. HALT token-lacks-permission.
+type PermissionError struct {
+	Missing []AccessProof
+	// Errs are the forge's answers, kept with their types.
+	Errs []error
+}
+
+func (e *PermissionError) Error() string {
+	var parts []string
+	for _, m := range e.Missing {
+		parts = append(parts, m.Permission+" ("+m.Detail+")")
+	}
+	return "the token lacks " + strings.Join(parts, "; ")
+}
+
+func (e *PermissionError) Is(target error) bool { return target == ErrTokenLacksPermission }
+
+func (e *PermissionError) Unwrap() []error { return e.Errs }
 
 // Terminal names the terminal state a notice reports.
 type Terminal string
@@ -209,6 +265,10 @@ var (
 	ErrForge = errors.New("forge: request refused")
 	// ErrUnavailable: 5xx or connection errors that outlasted the retries.
 	ErrUnavailable = errors.New("forge: unavailable")
+	// ErrTokenLacksPermission: a P1 probe showed the token cannot push,
+	// open a pull request or comment (*PermissionError). HALT
+	// token-lacks-permission, before any agent runs.
+	ErrTokenLacksPermission = errors.New("forge: the token lacks a permission the run needs")
 	// ErrActionsCannotOpenPRs: the repository or organisation setting
 	// "Allow GitHub Actions to create and approve pull requests" is off.
 	ErrActionsCannotOpenPRs = errors.New("forge: GitHub Actions is not permitted to create pull requests in this repository")

@@ -168,6 +168,11 @@ func (l *Local) AssertProtected(_ context.Context, base string, _ []string) (Pro
 	return Protection{Branch: base, Applicable: false}, nil
 }
 
+// CheckAccess is not applicable locally: the outbox needs no credential.
+func (l *Local) CheckAccess(context.Context, AccessRequest) (Access, error) {
+	return Access{Applicable: false}, nil
+}
+
 // noticeFile is notice.json: the notice without its body (in notice.md).
 type noticeFile struct {
 	Notice

@@ -24,6 +24,20 @@ import (
 // exclusive hold: a change made during the push (say, by a credential
 // helper) poisons the Repo and is reported even though the push happened.
 func (r *Repo) Push(ctx context.Context, refspec string) error {
+	return r.push(ctx, refspec, false)
+}
+
+// PushDryRun is Push with --dry-run: the same refspec rules, recorded URL,
+// transport, credential path and drift checks, and git asks the remote for
+// its receive-pack advertisement — over smart HTTP and ssh a forge gives it
+// only to a credential that may push — but sends no objects and updates no
+// ref. It proves the credential reaches the push; it cannot prove what a
+// ruleset would do with the ref.
+func (r *Repo) PushDryRun(ctx context.Context, refspec string) error {
+	return r.push(ctx, refspec, true)
+}
+
+func (r *Repo) push(ctx context.Context, refspec string, dryRun bool) error {
 	src, dst, ok := strings.Cut(refspec, ":")
 	if !ok {
 		return fmt.Errorf("push %q: want <sha>:refs/heads/<branch>", refspec)
@@ -52,8 +66,12 @@ func (r *Repo) Push(ctx context.Context, refspec string) error {
 		if err != nil {
 			return fmt.Errorf("push %s to %s: %w", refspec, redactURL(url), err)
 		}
+		args := []string{"push", "--no-verify", "--no-recurse-submodules", "--no-follow-tags", "--quiet", "--receive-pack=git-receive-pack"}
+		if dryRun {
+			args = append(args, "--dry-run")
+		}
 		if _, err := r.run(ctx, invocation{dir: r.top, class: classPush, transport: transport,
-			args: []string{"push", "--no-verify", "--no-recurse-submodules", "--no-follow-tags", "--quiet", "--receive-pack=git-receive-pack", "--", url, refspec}}); err != nil {
+			args: append(args, "--", url, refspec)}); err != nil {
 			return fmt.Errorf("push %s to %s: %w", refspec, redactURL(url), err)
 		}
 		if err := r.checkDrift(ctx, false); err != nil {

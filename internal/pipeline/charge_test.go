@@ -132,7 +132,7 @@ func TestChargeWhatWasSpent(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			f := forgetest.New(t)
-			f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork)
+			f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted)
 			marker := filepath.Join(t.TempDir(), "agent-ran")
 			rep, err := pipeline.Run(ctx, s, pipeline.Params{
 				Finding: &findings.Finding{ID: "charge", Title: "broken", Body: "it is BROKEN"},
@@ -193,7 +193,9 @@ func TestLeaseLostChargesTheReservation(t *testing.T) {
 			t.Fatal(err)
 		}
 		return runner.Result{Metered: true, Cost: 0.25, Turns: 1}, &runner.Error{Kind: runner.Failed, Detail: "scripted"}
-	}, func(f *forgetest.Fake) { f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork) })
+	}, func(f *forgetest.Fake) {
+		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted)
+	})
 	want := pipeline.Charge{CostUSD: s.Config.Budget.RunCostUSD, Turns: s.Config.Runner.MaxTurns, Basis: pipeline.ChargeReservation}
 	if rep.Charged == nil || *rep.Charged != want {
 		t.Errorf("report charged %+v, want %+v", rep.Charged, want)

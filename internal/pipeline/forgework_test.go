@@ -108,7 +108,7 @@ func TestCIGate(t *testing.T) {
 	for _, notifyErr := range []error{nil, errors.New("500 from the comments API")} {
 		var notice forge.Notice
 		rep, _ := forgeRun(t, func(f *forgetest.Fake) {
-			f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(9)).
+			f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(9)).
 				ExpectWaitChecks(func(pub forge.Published, deadline time.Time, _ []string) (forge.CIResult, error) {
 					if time.Until(deadline) < 29*time.Minute {
 						t.Errorf("CI deadline %v away, want the 30m default", time.Until(deadline))
@@ -130,7 +130,7 @@ func TestCIGate(t *testing.T) {
 	}
 	// Checks that never finish: a draft PR with the reason as a warning.
 	rep, _ := forgeRun(t, func(f *forgetest.Fake) {
-		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(9)).
+		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(9)).
 			ExpectWaitChecks(func(pub forge.Published, _ time.Time, _ []string) (forge.CIResult, error) {
 				return forge.CIResult{State: forge.CIPending, Detail: "test: in_progress"}, nil
 			})
@@ -145,7 +145,7 @@ func TestCIGate(t *testing.T) {
 func TestNotifyOnEscalate(t *testing.T) {
 	var notice forge.Notice
 	rep, _ := forgeRun(t, func(f *forgetest.Fake) {
-		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).
+		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).ExpectFixFiles(forgetest.NoFixes).
 			ExpectPublish(func(forge.PR) (forge.Published, error) { return forge.Published{}, forge.ErrDraftUnsupported }).
 			ExpectNotify(func(n forge.Notice) error { notice = n; return nil })
 	})
@@ -184,7 +184,7 @@ func TestOpenFixOnTheSameFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, calls := forgeRun(t, func(f *forgetest.Fake) {
-				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).
+				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).
 					ExpectFixFiles(func() ([]forge.OpenFix, error) { return tc.fixes, tc.err })
 				switch tc.terminal {
 				case pipeline.DraftPR:
@@ -222,7 +222,7 @@ func TestFailedPublishMovesNoBranch(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep, _, dir := forgeRunRepo(t, func(f *forgetest.Fake) {
-				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).
+				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).ExpectFixFiles(forgetest.NoFixes).
 					ExpectPublish(func(forge.PR) (forge.Published, error) { return forge.Published{}, tc.err })
 				if tc.terminal == pipeline.Escalate {
 					f.ExpectNotify(func(forge.Notice) error { return nil })

@@ -53,7 +53,7 @@ sandbox: off
 	}
 	defer s.Close()
 	f := forgetest.New(t)
-	f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).
+	f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).ExpectFixFiles(forgetest.NoFixes).
 		ExpectPublish(forgetest.Published(3)).
 		ExpectWaitChecks(func(pub forge.Published, d time.Time, req []string) (forge.CIResult, error) {
 			time.Sleep(slow)

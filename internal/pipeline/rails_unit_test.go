@@ -47,7 +47,7 @@ func appRun(t *testing.T, app, extraYAML string, expect func(*forgetest.Fake)) (
 }
 
 func untilP3(f *forgetest.Fake) {
-	f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork)
+	f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted)
 }
 
 func pastP3(f *forgetest.Fake) { untilP3(f); f.ExpectFixFiles(forgetest.NoFixes) }

@@ -106,12 +106,13 @@ var reasonCases = map[string]reasonCase{
 	"evidence-changes-tracked": {scenario: "run_evidence_overwrites_suite_test.txtar"},
 	"evidence-breaks-suite":    {scenario: "run_evidence_breaks_suite.txtar"},
 
-	"runner-crashed":   {scenario: "run_halt_runner_crashed.txtar"},
-	"forge-error":      {scenario: "run_unconfined_state_dir.txtar"},
-	"llm-fail":         {scenario: "llm_gate_test.go"},
-	"in-flight-broken": {scenario: "forgework_test.go"},
-	"escalation-open":  {scenario: "forgework_test.go"},
-	"ci-failed":        {scenario: "forgework_test.go"},
+	"runner-crashed":         {scenario: "run_halt_runner_crashed.txtar"},
+	"forge-error":            {scenario: "run_unconfined_state_dir.txtar"},
+	"llm-fail":               {scenario: "llm_gate_test.go"},
+	"in-flight-broken":       {scenario: "forgework_test.go"},
+	"token-lacks-permission": {scenario: "run_gh_token_cannot_push.txtar"},
+	"escalation-open":        {scenario: "forgework_test.go"},
+	"ci-failed":              {scenario: "forgework_test.go"},
 
 	"package-not-in-manifest": {scenario: "run_cve_not_in_manifest.txtar"},
 	"no-safe-version":         {scenario: "run_cve_no_safe_version.txtar"},
@@ -126,7 +127,7 @@ var reasonCases = map[string]reasonCase{
 		before: func(t *testing.T, s *pipeline.Setup) {
 			// One run spends the actor's only run of the day.
 			rep := runOnce(t, s, "first", goodAgent, func(f *forgetest.Fake) {
-				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(1)).ExpectWaitChecks(forgetest.NoCI)
+				f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(1)).ExpectWaitChecks(forgetest.NoCI)
 			})
 			if rep.Terminal != pipeline.DraftPR {
 				t.Fatalf("the first run ended %s %s: %s", rep.Terminal, rep.Reason, rep.Detail)
@@ -231,7 +232,7 @@ func TestCanceledAdapterIsAFailure(t *testing.T) {
 	}
 	defer s.Close()
 	rep := runOnce(t, s, "canceled", failWith(runner.Fix, &runner.Error{Kind: runner.Canceled, Detail: "scripted"}), func(f *forgetest.Fake) {
-		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectFixFiles(forgetest.NoFixes)
+		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).ExpectFixFiles(forgetest.NoFixes)
 	})
 	if rep.Terminal != pipeline.Halt || rep.Reason != string(runner.Failed) {
 		t.Fatalf("ended %s %s (%s), want HALT runner-failed", rep.Terminal, rep.Reason, rep.Detail)
@@ -285,7 +286,7 @@ func TestEveryReasonEndsARun(t *testing.T) {
 			}
 			rep := runOnce(t, s, "reason", agent, func(f *forgetest.Fake) {
 				if !tc.noGuard {
-					f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork)
+					f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted)
 				}
 				if tc.pastP3 {
 					f.ExpectFixFiles(forgetest.NoFixes)

@@ -44,7 +44,8 @@ const (
 	// P2's: the evidence rewrites what the repository tracks (evidence.go).
 	ReasonEvidenceChangesTracked = verdict.ReasonEvidenceChangesTracked
 	// The forge's (classify.go).
-	ReasonNoBranchProtection = verdict.ReasonNoBranchProtection
+	ReasonNoBranchProtection   = verdict.ReasonNoBranchProtection
+	ReasonTokenLacksPermission = verdict.ReasonTokenLacksPermission
 )
 
 // Outcome is how a run ended. Err, when set, is the error that decided it,

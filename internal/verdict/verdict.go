@@ -121,6 +121,9 @@ const (
 	ReasonDraftUnsupported   = "draft-unsupported"
 	ReasonNoBranchProtection = "no-branch-protection"
 	ReasonActionsCannotOpen  = "actions-cannot-open-prs"
+	// P1's access check: the token cannot push, open a PR or comment
+	// (the detail names the permission). A HALT before any agent runs.
+	ReasonTokenLacksPermission = "token-lacks-permission"
 	// S7: an open fixrail PR whose checks are red or pending.
 	ReasonInFlightBroken = "in-flight-broken"
 	// An escalation is already open on the finding's issue: a no-op.

@@ -1,6 +1,6 @@
 // Package forgetest is a recording fake forge for pipeline tests. It
-// implements every forge capability (Publish, AssertProtected, Notify,
-// OpenWork, FixFiles, WaitChecks); a test says which calls it expects and what each
+// implements every forge capability (Publish, AssertProtected, CheckAccess,
+// Notify, OpenWork, FixFiles, WaitChecks); a test says which calls it expects and what each
 // returns. A call that was not expected fails the test and returns
 // ErrUnexpected; an expected call never made fails it at the end. Publish
 // also fails the test when asked for anything the invariants forbid (a PR
@@ -24,8 +24,8 @@ var ErrUnexpected = errors.New("forgetest: unexpected call")
 // Call is one call the fake received, with its argument.
 type Call struct {
 	Method string
-	// Arg is the forge.PR, forge.Notice, forge.Subject, forge.Published
-	// or base branch the call was made with.
+	// Arg is the forge.PR, forge.Notice, forge.Subject, forge.Published,
+	// forge.AccessRequest or base branch the call was made with.
 	Arg any
 }
 
@@ -90,6 +90,11 @@ func (f *Fake) ExpectAssertProtected(fn func(base string, requiredChecks []strin
 	return f.expect("AssertProtected", fn)
 }
 
+// ExpectCheckAccess expects one CheckAccess.
+func (f *Fake) ExpectCheckAccess(fn func(forge.AccessRequest) (forge.Access, error)) *Fake {
+	return f.expect("CheckAccess", fn)
+}
+
 // ExpectNotify expects one Notify.
 func (f *Fake) ExpectNotify(fn func(forge.Notice) error) *Fake {
 	return f.expect("Notify", fn)
@@ -122,6 +127,15 @@ func Protected(base string, _ []string) (forge.Protection, error) {
 	return forge.Protection{Branch: base, Applicable: true, RequiresPR: true, Sources: []string{"ruleset forgetest#1"}}, nil
 }
 
+// Permitted is a reply for ExpectCheckAccess: every probe passed.
+func Permitted(forge.AccessRequest) (forge.Access, error) {
+	return forge.Access{Applicable: true, Proofs: []forge.AccessProof{
+		{Permission: "contents: write", Detail: "forgetest"},
+		{Permission: "pull-requests: write", Detail: "forgetest"},
+		{Permission: "issues: write", Detail: "forgetest"},
+	}}, nil
+}
+
 // NoCI is a reply for ExpectWaitChecks: no CI configured.
 func NoCI(pub forge.Published, _ time.Time, _ []string) (forge.CIResult, error) {
 	return forge.CIResult{State: forge.CINone, HeadSHA: pub.Commit}, nil
@@ -151,6 +165,14 @@ func (f *Fake) AssertProtected(_ context.Context, base string, requiredChecks []
 		return forge.Protection{}, ErrUnexpected
 	}
 	return fn.(func(string, []string) (forge.Protection, error))(base, requiredChecks)
+}
+
+func (f *Fake) CheckAccess(_ context.Context, req forge.AccessRequest) (forge.Access, error) {
+	fn, ok := f.next("CheckAccess", req)
+	if !ok {
+		return forge.Access{}, ErrUnexpected
+	}
+	return fn.(func(forge.AccessRequest) (forge.Access, error))(req)
 }
 
 func (f *Fake) Notify(_ context.Context, n forge.Notice) error {

@@ -37,14 +37,18 @@ type Diagnosis struct {
 	// DraftsKnown is false for a private repository: drafts there depend
 	// on the plan, which the API does not show.
 	DraftsKnown bool `json:"drafts_known"`
+	// DraftsUnsupported: the pull-request probe was answered "Draft pull
+	// requests are not supported in this repository".
+	DraftsUnsupported bool `json:"drafts_unsupported,omitempty"`
 	// ActionsCanOpenPRs is the "Allow GitHub Actions to create and approve
 	// pull requests" setting; nil when the token cannot read it.
 	ActionsCanOpenPRs *bool `json:"actions_can_open_prs,omitempty"`
 }
 
-// Diagnose reads, never writes: the repository, a probe per read
-// permission a run needs, the default branch's protection, and the Actions
-// setting. The error is set only when the repository itself is unreadable.
+// Diagnose writes nothing: the repository, a probe per read permission a
+// run needs, the pull-request probe CheckAccess makes (a create GitHub can
+// only refuse), the default branch's protection, and the Actions setting.
+// The error is set only when the repository itself is unreadable.
 func (f *Forge) Diagnose(ctx context.Context) (Diagnosis, error) {
 	d := Diagnosis{Repo: f.Repo()}
 	var repo *gh.Repository
@@ -98,6 +102,20 @@ func (f *Forge) Diagnose(ctx context.Context) (Diagnosis, error) {
 		_, r, err := f.c.Dependabot.ListRepoAlerts(ctx, f.cfg.Owner, f.cfg.Repo, &gh.ListAlertsOptions{ListCursorOptions: gh.ListCursorOptions{PerPage: 1}})
 		return r, err
 	})
+	// The one write doctor can probe without a clone or an issue: a PR
+	// from a head that cannot exist (CheckAccess's probe), which GitHub
+	// can only refuse.
+	pr := Probe{Permission: "Pull requests: write", OK: true}
+	var err2 error
+	pr.Detail, err2 = f.ProbePullRequests(ctx, base)
+	switch {
+	case errors.Is(err2, forge.ErrDraftUnsupported):
+		pr.Detail = "POST /pulls was answered 422 (GitHub refused the request's content, not the token): " + err2.Error()
+		d.DraftsUnsupported = true
+	case err2 != nil:
+		pr.OK, pr.Detail = false, err2.Error()
+	}
+	d.Probes = append(d.Probes, pr)
 	var wp *gh.DefaultWorkflowPermissionRepository
 	probe("Administration: read (optional)", func(ctx context.Context) (*gh.Response, error) {
 		var r *gh.Response
@@ -146,13 +164,15 @@ func (d Diagnosis) Summary(viaActionsToken bool) [][3]string {
 		}
 		add("github-permission", st, p.Permission+": "+p.Detail)
 	}
-	add("github-permission", "ok", "write permissions are not probed (that would write): a run needs Contents, Pull requests and Issues: write")
+	add("github-permission", "ok", "Contents: write and Issues: write are probed when a run starts (P1; the push dry run needs the clone, the comment probe the finding's issue)")
 	if d.ProtectionErr != "" {
 		add("branch-protection", "fail", d.ProtectionErr+" (runs would HALT no-branch-protection)")
 	} else {
 		add("branch-protection", "ok", fmt.Sprintf("%s requires a pull request (%s)", d.Protection.Branch, strings.Join(d.Protection.Sources, "; ")))
 	}
-	if d.DraftsKnown {
+	if d.DraftsUnsupported {
+		add("draft-prs", "fail", "GitHub answered \"Draft pull requests are not supported in this repository\": every run would ESCALATE draft-unsupported (fixrail never opens a ready PR)")
+	} else if d.DraftsKnown {
 		add("draft-prs", "ok", "available (public repository)")
 	} else {
 		add("draft-prs", "warn", "private repository: drafts need GitHub Team or Enterprise; on Free/Pro every run would ESCALATE draft-unsupported (fixrail never opens a ready PR)")

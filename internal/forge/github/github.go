@@ -29,6 +29,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/gitx"
 )
 
 // TokenEnv are the variables the token is read from, in order. Both must be
@@ -88,11 +89,14 @@ func validRepoName(s string) bool {
 
 // Pusher is the containment layer's push (*gitx.Repo): the pinned push URL
 // recorded at baseline, credentials only there, an explicit refspec, never
-// force.
+// force. PushDryRun is the same push with --dry-run (CheckAccess).
 type Pusher interface {
 	Push(ctx context.Context, refspec string) error
+	PushDryRun(ctx context.Context, refspec string) error
 	PushURL() string
 }
+
+var _ Pusher = (*gitx.Repo)(nil)
 
 // Config configures a Forge. Zero durations take the defaults.
 type Config struct {

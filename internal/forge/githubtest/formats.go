@@ -67,6 +67,17 @@ const DraftUnsupported = `{"message":"Draft pull requests are not supported in t
 // approve pull requests" is off.
 const ActionsCannotCreatePR = `{"message":"GitHub Actions is not permitted to create or approve pull requests.","documentation_url":"https://docs.github.com/rest/pulls/pulls#create-a-pull-request","status":"403"}`
 
+// HeadInvalid is the 422 for POST /pulls whose head is no branch of the
+// repository.
+const HeadInvalid = `{"message":"Validation Failed","errors":[{"resource":"PullRequest","field":"head","code":"invalid"}],"documentation_url":"https://docs.github.com/rest/pulls/pulls#create-a-pull-request","status":"422"}`
+
+// CommentBodyMissing is the 422 for POST /issues/{n}/comments without a body.
+const CommentBodyMissing = `{"message":"Validation Failed","errors":[{"resource":"IssueComment","code":"missing_field","field":"body"}],"documentation_url":"https://docs.github.com/rest/issues/comments#create-an-issue-comment","status":"422"}`
+
+// NotAccessiblePAT is the 403 a fine-grained personal access token gets
+// for a permission it was not given.
+const NotAccessiblePAT = `{"message":"Resource not accessible by personal access token","documentation_url":"https://docs.github.com/rest/pulls/pulls#create-a-pull-request","status":"403"}`
+
 // LabelExists is the 422 for POST /labels with a name that exists.
 const LabelExists = `{"message":"Validation Failed","errors":[{"resource":"Label","code":"already_exists","field":"name"}],"documentation_url":"https://docs.github.com/rest/issues/labels#create-a-label","status":"422"}`
 
