@@ -268,8 +268,12 @@ func printReport(w io.Writer, rep *pipeline.Report, asJSON bool) error {
 		fmt.Fprintf(w, "outbox   %s\n", rep.PR)
 	}
 	fmt.Fprintln(w, "gates")
+	width := 0 // the names' column is as wide as the longest name
 	for _, g := range rep.Gates {
-		fmt.Fprintf(w, "  %-11s %-3s %-17s %s\n", g.Verdict, g.Phase, g.Name, g.Detail)
+		width = max(width, len(g.Name))
+	}
+	for _, g := range rep.Gates {
+		fmt.Fprintf(w, "  %-11s %-3s %-*s %s\n", g.Verdict, g.Phase, width, g.Name, g.Detail)
 	}
 	path := ".fixrail/runs/" + rep.RunID + ".json"
 	if rep.Log != "" {
