@@ -43,6 +43,11 @@ type Finding struct {
 	// Issue is the tracker issue the finding came from (a GitHub issue
 	// number); 0 for a report file. A notice goes there.
 	Issue int `json:"issue,omitempty"`
+	// Secret is a secret finding's credential value, as the alert gave it.
+	// It is never serialised, never in Untrusted (so no prompt or report
+	// carries it by accident) and never mapped: the secret fix type alone
+	// decides where it may appear. Evidence.SecretSHA256 is its digest.
+	Secret string `json:"-"`
 }
 
 // DefaultFixType is the fix type of a finding that names none.
@@ -68,6 +73,19 @@ type Evidence struct {
 	Version    string   `json:"version,omitempty"`
 	Manifest   string   `json:"manifest,omitempty"`
 	Advisories []string `json:"advisories,omitempty"`
+	// Tool is the scanner that reported the finding (a SARIF run's
+	// tool.driver.name, "github-code-scanning", "orca").
+	Tool string `json:"tool,omitempty"`
+	// Severity is the scanner's severity, normalised to critical, high,
+	// medium, low or note.
+	Severity string `json:"severity,omitempty"`
+	// EndLine is the last line of the reported region; 0 when it is Line.
+	EndLine int `json:"end_line,omitempty"`
+	// Snippet is the scanner's copy of the flagged region.
+	Snippet string `json:"snippet,omitempty"`
+	// SecretSHA256 is the hex SHA-256 of a secret finding's credential
+	// value: what an oracle matches the tree against without printing it.
+	SecretSHA256 string `json:"secret_sha256,omitempty"`
 }
 
 // Field is one untrusted value of a finding, by the name a prompt fences
@@ -90,13 +108,16 @@ func (f *Finding) Untrusted() []Field {
 	}
 	if e := f.Evidence; e != nil {
 		var b strings.Builder
-		for _, kv := range [][2]string{{"path", e.Path}, {"rule", e.Rule}, {"ecosystem", e.Ecosystem}, {"package", e.Package}, {"version", e.Version}, {"manifest", e.Manifest}, {"advisories", strings.Join(e.Advisories, ", ")}} {
+		for _, kv := range [][2]string{{"path", e.Path}, {"rule", e.Rule}, {"ecosystem", e.Ecosystem}, {"package", e.Package}, {"version", e.Version}, {"manifest", e.Manifest}, {"advisories", strings.Join(e.Advisories, ", ")}, {"tool", e.Tool}, {"severity", e.Severity}, {"snippet", e.Snippet}} {
 			if kv[1] != "" {
 				fmt.Fprintf(&b, "%s: %s\n", kv[0], kv[1])
 			}
 		}
 		if e.Line > 0 {
 			fmt.Fprintf(&b, "line: %d\n", e.Line)
+		}
+		if e.EndLine > 0 {
+			fmt.Fprintf(&b, "end_line: %d\n", e.EndLine)
 		}
 		if b.Len() > 0 {
 			out = append(out, Field{"evidence", b.String()})
@@ -121,7 +142,7 @@ func (f *Finding) Map(fn func(string) (string, error)) (*Finding, error) {
 		e := *f.Evidence
 		e.Advisories = slices.Clone(e.Advisories)
 		c.Evidence = &e
-		ptrs = append(ptrs, &e.Path, &e.Rule, &e.Ecosystem, &e.Package, &e.Version, &e.Manifest)
+		ptrs = append(ptrs, &e.Path, &e.Rule, &e.Ecosystem, &e.Package, &e.Version, &e.Manifest, &e.Tool, &e.Severity, &e.Snippet)
 		for i := range e.Advisories {
 			ptrs = append(ptrs, &e.Advisories[i])
 		}

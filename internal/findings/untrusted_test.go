@@ -1,15 +1,17 @@
 package findings
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 )
 
 // trusted are the fields a source validates (ID: SafeName; FixType: a
-// registered name) or the harness sets (Source); every other string a
-// finding carries is untrusted.
-var trusted = map[string]bool{"ID": true, "Source": true, "FixType": true}
+// registered name) or the harness sets (Source, the digest fixrail computes
+// of a secret); every other string a finding carries is untrusted. Secret
+// is withheld: TestSecretIsWithheld holds it to that.
+var trusted = map[string]bool{"ID": true, "Source": true, "FixType": true, "Evidence.SecretSHA256": true, "Secret": true}
 
 // fill sets every string (and string slice element) in v to a distinct
 // marker, and returns the markers.
@@ -17,7 +19,7 @@ func fill(v reflect.Value, prefix string) []string {
 	var marks []string
 	for i := range v.NumField() {
 		f, name := v.Field(i), v.Type().Field(i).Name
-		if trusted[name] && prefix == "" {
+		if trusted[prefix+name] {
 			continue
 		}
 		m := "MARK-" + prefix + name
@@ -78,5 +80,36 @@ func TestEveryUntrustedFieldIsMappedAndFenced(t *testing.T) {
 	}
 	if g.ID != "id" || g.FixType != "bug" || g.Type() != "bug" {
 		t.Errorf("Map changed the trusted fields: %+v", g)
+	}
+}
+
+// TestSecretIsWithheld: a secret finding's value reaches no prompt fence,
+// no redaction callback and no JSON; only the secret fix type may place it.
+func TestSecretIsWithheld(t *testing.T) {
+	const value = "MARK-the-credential"
+	f := &Finding{ID: "id", Title: "t", Secret: value, Evidence: &Evidence{Path: "a.go"}}
+	for _, fl := range f.Untrusted() {
+		if strings.Contains(fl.Value, value) {
+			t.Errorf("Untrusted() carries the secret in %s", fl.Name)
+		}
+	}
+	g, err := f.Map(func(s string) (string, error) {
+		if s == value {
+			t.Error("Map passed the secret to the function")
+		}
+		return s, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Secret != value {
+		t.Error("Map dropped the secret from the copy")
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), value) {
+		t.Errorf("the JSON form carries the secret: %s", b)
 	}
 }
