@@ -19,6 +19,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/sandbox"
 )
 
@@ -58,6 +59,29 @@ type Config struct {
 	// Credential-shaped and code-injection names are refused.
 	ExtraEnv []string `yaml:"extra_env"`
 	Mode     Mode     `yaml:"mode"`
+	// Scanners are the scanners fixrail may run as a fix type's oracle,
+	// and the map from a SARIF tool's name to the fix type its results
+	// take.
+	Scanners []Scanner `yaml:"scanners"`
+}
+
+// Scanner is one scanner fixrail may run in the sandbox (no network, its
+// rule packs read-only) and whose SARIF it reads.
+type Scanner struct {
+	// Name identifies the scanner in reports and events.
+	Name string `yaml:"name"`
+	// Command is argv; "{paths}" expands to the files to scan (one
+	// argument each) and "{sarif}" to the file the scanner writes its
+	// SARIF log to.
+	Command []string `yaml:"command"`
+	// Timeout bounds one run of the scanner.
+	Timeout time.Duration `yaml:"timeout"`
+	// Tools are the SARIF tool.driver.name values this scanner answers
+	// for: a result from one of them is judged by running this scanner.
+	Tools []string `yaml:"tools"`
+	// FixType is the fix type the scanner's results take (sast, secret,
+	// iac).
+	FixType string `yaml:"fix_type"`
 }
 
 // Model configures single-shot model calls (no tools, one turn). API keys
@@ -408,6 +432,15 @@ func checkKeys(file, parent string, n *yaml.Node, t reflect.Type) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	// A list of mappings (scanners:) has its entries' keys checked too.
+	if t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode {
+		for i, item := range n.Content {
+			if err := checkKeys(file, fmt.Sprintf("%s[%d]", parent, i), item, t.Elem()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if t.Kind() != reflect.Struct || n.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -445,6 +478,9 @@ func sortedKeys(m map[string]reflect.Type) []string {
 }
 
 func (c *Config) validate() error {
+	if err := c.validateScanners(); err != nil {
+		return err
+	}
 	if c.Forge.CIWait <= 0 {
 		return errors.New("forge.ci_wait must be a positive duration")
 	}
@@ -565,6 +601,65 @@ func cliWord(s string) bool {
 // validateLedger checks the budget caps, the ledger and the risk sets.
 // Every cap must be positive and finite; a zero is refused, not read as
 // "unlimited", because a cap that reads as absent fails open.
+// DefaultScannerTimeout bounds a scanner's run when its entry names none.
+const DefaultScannerTimeout = 5 * time.Minute
+
+func (c *Config) validateScanners() error {
+	names, tools := map[string]bool{}, map[string]string{}
+	for i := range c.Scanners {
+		sc := &c.Scanners[i]
+		key := fmt.Sprintf("scanners[%d]", i)
+		if !pathguard.SafeName(sc.Name) {
+			return fmt.Errorf("%s.name: %q is not a safe name (letters, digits, '.', '_', '-')", key, sc.Name)
+		}
+		if names[sc.Name] {
+			return fmt.Errorf("%s.name: %q is named twice", key, sc.Name)
+		}
+		names[sc.Name] = true
+		if len(sc.Command) == 0 || sc.Command[0] == "" {
+			return fmt.Errorf("%s.command is required (argv, with {paths} and {sarif})", key)
+		}
+		if !slices.ContainsFunc(sc.Command, func(a string) bool { return strings.Contains(a, "{sarif}") }) {
+			return fmt.Errorf("%s.command must name {sarif}, the file the scanner writes its SARIF log to", key)
+		}
+		switch {
+		case sc.Timeout < 0:
+			return fmt.Errorf("%s.timeout must be a positive duration", key)
+		case sc.Timeout == 0:
+			sc.Timeout = DefaultScannerTimeout
+		}
+		if len(sc.Tools) == 0 {
+			return fmt.Errorf("%s.tools: name the SARIF tool names (tool.driver.name) this scanner answers for", key)
+		}
+		for _, t := range sc.Tools {
+			if strings.TrimSpace(t) == "" || len(t) > 255 {
+				return fmt.Errorf("%s.tools: %q is not a tool name", key, t)
+			}
+			if other, dup := tools[strings.ToLower(t)]; dup {
+				return fmt.Errorf("%s.tools: %q is already answered for by scanner %q", key, t, other)
+			}
+			tools[strings.ToLower(t)] = sc.Name
+		}
+		if !pathguard.SafeName(sc.FixType) {
+			return fmt.Errorf("%s.fix_type: %q is not a fix type's name", key, sc.FixType)
+		}
+	}
+	return nil
+}
+
+// ScannerFor returns the scanner that answers for a SARIF tool name
+// (compared without case), or nil.
+func (c *Config) ScannerFor(tool string) *Scanner {
+	for i := range c.Scanners {
+		for _, t := range c.Scanners[i].Tools {
+			if strings.EqualFold(t, tool) {
+				return &c.Scanners[i]
+			}
+		}
+	}
+	return nil
+}
+
 func (c *Config) validateLedger() error {
 	b := c.Budget
 	if !positive(b.RunCostUSD) {

@@ -59,6 +59,25 @@ func TestBudgetBytesDefaults(t *testing.T) {
 	}
 }
 
+// TestParseScanners: an entry keeps what it says, gets the default
+// timeout, and answers for its tools without regard to case.
+func TestParseScanners(t *testing.T) {
+	got, err := Parse("fixrail.yaml", []byte(valid+`scanners: [{name: gosec, command: [gosec, -fmt, sarif, -out, "{sarif}", "{paths}"], tools: [gosec], fix_type: sast}]`+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Scanner{{Name: "gosec", Command: []string{"gosec", "-fmt", "sarif", "-out", "{sarif}", "{paths}"}, Timeout: DefaultScannerTimeout, Tools: []string{"gosec"}, FixType: "sast"}}
+	if d := cmp.Diff(want, got.Scanners); d != "" {
+		t.Errorf("scanners (-want +got):\n%s", d)
+	}
+	if s := got.ScannerFor("GoSec"); s == nil || s.Name != "gosec" {
+		t.Errorf("ScannerFor(GoSec) = %v", s)
+	}
+	if s := got.ScannerFor("semgrep"); s != nil {
+		t.Errorf("ScannerFor(semgrep) = %v, want nil", s)
+	}
+}
+
 func TestParseForge(t *testing.T) {
 	got, err := Parse("fixrail.yaml", []byte(valid+"forge: {ci_wait: 5m, required_checks: [test, lint]}\n"))
 	if err != nil {
@@ -104,6 +123,13 @@ func TestParseErrors(t *testing.T) {
 		{"npmrc ro_path", valid + "sandbox: {ro_paths: [/srv/u/.npmrc]}\n", "is a credentials file"},
 		{"maven settings ro_path", valid + "sandbox: {ro_paths: [/srv/u/.m2/settings.xml]}\n", "is a credentials file"},
 		{"sequence sandbox", valid + "sandbox: [auto]\n", "fixrail.yaml: "},
+		{"unknown scanner key", valid + "scanners: [{name: g, command: [g, \"{sarif}\"], tools: [g], fix_type: sast, rules: x}]\n", `unknown key "rules" in scanners[0]`},
+		{"scanner without sarif", valid + "scanners: [{name: g, command: [g], tools: [g], fix_type: sast}]\n", "scanners[0].command must name {sarif}"},
+		{"scanner without tools", valid + "scanners: [{name: g, command: [g, \"{sarif}\"], fix_type: sast}]\n", "scanners[0].tools: name the SARIF tool names"},
+		{"scanner bad name", valid + "scanners: [{name: ../g, command: [g, \"{sarif}\"], tools: [g], fix_type: sast}]\n", `scanners[0].name: "../g" is not a safe name`},
+		{"scanner no fix type", valid + "scanners: [{name: g, command: [g, \"{sarif}\"], tools: [g]}]\n", `scanners[0].fix_type: "" is not`},
+		{"tool claimed twice", valid + "scanners: [{name: a, command: [a, \"{sarif}\"], tools: [Gosec], fix_type: sast}, {name: b, command: [b, \"{sarif}\"], tools: [gosec], fix_type: sast}]\n", `scanners[1].tools: "gosec" is already answered for by scanner "a"`},
+		{"scanner negative timeout", valid + "scanners: [{name: g, command: [g, \"{sarif}\"], tools: [g], fix_type: sast, timeout: -1s}]\n", "scanners[0].timeout must be a positive duration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("fixrail.yaml", []byte(tc.yaml))
