@@ -47,6 +47,29 @@ type Run struct {
 	AutomationDetails  *AutomationDetails          `json:"automationDetails,omitempty"`
 	OriginalURIBaseIDs map[string]ArtifactLocation `json:"originalUriBaseIds,omitempty"`
 	Properties         *PropertyBag                `json:"properties,omitempty"`
+	// Artifacts are the files a run names; a result may point at one by
+	// index (CodeQL does).
+	Artifacts []Artifact `json:"artifacts,omitempty"`
+	// Invocations say whether the tool ran to completion.
+	Invocations []Invocation `json:"invocations,omitempty"`
+}
+
+// Artifact is one file of a run.
+type Artifact struct {
+	Location *ArtifactLocation `json:"location,omitempty"`
+}
+
+// Invocation is one execution of the tool: whether it succeeded, and the
+// errors it noted.
+type Invocation struct {
+	ExecutionSuccessful        *bool          `json:"executionSuccessful,omitempty"`
+	ToolExecutionNotifications []Notification `json:"toolExecutionNotifications,omitempty"`
+}
+
+// Notification is a message the tool gave about its own run.
+type Notification struct {
+	Level   string  `json:"level,omitempty"`
+	Message Message `json:"message"`
 }
 
 // AutomationDetails keeps one tool's alerts apart from another's (its ID is
@@ -55,9 +78,11 @@ type AutomationDetails struct {
 	ID string `json:"id,omitempty"`
 }
 
-// Tool wraps the driver (extensions are not modelled).
+// Tool wraps the driver and its extensions (CodeQL keeps its rules in
+// the query packs it lists as extensions).
 type Tool struct {
-	Driver Driver `json:"driver"`
+	Driver     Driver   `json:"driver"`
+	Extensions []Driver `json:"extensions,omitempty"`
 }
 
 // Driver is the tool component that produced the results.
@@ -104,6 +129,7 @@ const (
 type Result struct {
 	RuleID              string            `json:"ruleId,omitempty"`
 	RuleIndex           *int              `json:"ruleIndex,omitempty"`
+	Rule                *RuleReference    `json:"rule,omitempty"`
 	Level               string            `json:"level,omitempty"`
 	Kind                string            `json:"kind,omitempty"`
 	Message             Message           `json:"message"`
@@ -112,6 +138,27 @@ type Result struct {
 	PartialFingerprints map[string]string `json:"partialFingerprints,omitempty"`
 	Fingerprints        map[string]string `json:"fingerprints,omitempty"`
 	Properties          *PropertyBag      `json:"properties,omitempty"`
+	Suppressions        []Suppression     `json:"suppressions,omitempty"`
+	BaselineState       string            `json:"baselineState,omitempty"`
+}
+
+// RuleReference names a result's rule and the tool component holding it.
+type RuleReference struct {
+	ID            string                  `json:"id,omitempty"`
+	Index         *int                    `json:"index,omitempty"`
+	ToolComponent *ToolComponentReference `json:"toolComponent,omitempty"`
+}
+
+// ToolComponentReference is the driver (no index) or an extension.
+type ToolComponentReference struct {
+	Name  string `json:"name,omitempty"`
+	Index *int   `json:"index,omitempty"`
+}
+
+// Suppression says a result was silenced (in source, or by a reviewer).
+type Suppression struct {
+	Kind   string `json:"kind,omitempty"`
+	Status string `json:"status,omitempty"`
 }
 
 // Location is where a result is.
