@@ -22,7 +22,7 @@ import (
 
 var cmdRun = &command{
 	Name:  "run",
-	Usage: "--report FILE [--repo DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--json]",
+	Usage: "--report FILE [--repo DIR] | --sarif FILE --result ID [--repo DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--json]",
 	Short: "take one finding through the five phases to a terminal state",
 	Long: `
 Run takes one finding (a bug report, or with --vuln a vulnerable dependency)
@@ -40,6 +40,15 @@ Every field of it is untrusted. fixrail.yaml is read from the base branch's
 commit, never from the working tree. The run report is written to
 .fixrail/runs/<run-id>.json and its events to .fixrail/runs/<run-id>.ndjson;
 the local forge writes the draft PR to .fixrail/outbox/<id>/.
+
+--sarif FILE --result ID takes one result of a scanner's SARIF 2.1.0 log
+(any tool; scan --sarif FILE lists the results and their ids). Its file
+must be in the clone; its fix type is fixrail.yaml's scanners: entry for
+the tool, else the rule's tags, else the tool's name (gosec, Semgrep,
+CodeQL, ESLint: sast; gitleaks: secret; tfsec, checkov, KICS, Trivy
+misconfigurations: iac). A result scan sorts as unfixable or posture is
+refused with its reason (exit 2); a secret whose value the log masks is
+one.
 
 --vuln takes a vulnerable-dependency finding instead (fix type cve): fixrail's
 finding JSON {"id","ecosystem","package","version","advisories","manifest"},
@@ -79,6 +88,7 @@ or it is resolved, and fixrail does not reopen that decision.`,
 
 type runOpts struct {
 	repo, report, vuln, base, mode string
+	sarif, result                  string
 	dir, event                     string
 	issue, alert                   int
 	json                           bool
@@ -91,6 +101,8 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs.StringVar(&o.repo, "repo", ".", "the repository to fix (a git work tree)")
 	fs.StringVar(&o.report, "report", "", "the finding: a JSON or Markdown report `file` (required)")
 	fs.StringVar(&o.vuln, "vuln", "", "the finding: a vulnerable-dependency `file` (fixrail's finding JSON, osv-scanner JSON or SARIF), instead of --report")
+	fs.StringVar(&o.sarif, "sarif", "", "the finding: a result of a scanner's SARIF 2.1.0 log `file` (with --result), instead of --report")
+	fs.StringVar(&o.result, "result", "", "with --sarif: the finding `id` of the result to work (scan --sarif FILE lists them)")
 	o.vulns.Flags(fs)
 	fs.StringVar(&o.base, "base", "", "base `branch` (default: the repository's current branch)")
 	fs.StringVar(&o.mode, "mode", "", "autonomous or interactive (default: fixrail.yaml's mode)")
@@ -120,7 +132,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	var fin *findings.Finding
 	var vulns cve.Source
-	if in.github == "" {
+	if in.github == "" && o.sarif == "" {
 		if fin, vulns, err = readRunFinding(o); err != nil {
 			return refuseClosedAlert(err)
 		}
@@ -170,6 +182,11 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		}
 	case in.github != "":
 		if err := in.readIssue(ctx, sm.issues, &params); err != nil {
+			return err
+		}
+	}
+	if o.sarif != "" {
+		if params.Finding, err = sarifFinding(setup, o.sarif, o.result); err != nil {
 			return err
 		}
 	}

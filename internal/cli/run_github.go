@@ -36,6 +36,19 @@ func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (
 	if o.report != "" && o.vuln != "" {
 		return runIntake{}, usagef("--report and --vuln name two findings; pass one")
 	}
+	if o.sarif != "" || set["result"] {
+		switch {
+		case o.report != "" || o.vuln != "" || set["issue"] || set["alert"] || set["event"]:
+			return runIntake{}, usagef("--sarif names a finding; pass no other (--report, --vuln, --issue, --alert, --event)")
+		case o.sarif == "":
+			return runIntake{}, usagef("--result goes with --sarif FILE")
+		case o.result == "":
+			return runIntake{}, usagef("--sarif needs --result ID, the result to work (fixrail scan --sarif %s lists them)", o.sarif)
+		case set["dir"]:
+			return runIntake{}, usagef("with --sarif the clone is --repo DIR; --dir goes with --issue")
+		}
+		return runIntake{dir: o.repo}, nil
+	}
 	if set["alert"] && set["issue"] {
 		return runIntake{}, usagef("--issue and --alert name two findings; pass one")
 	}

@@ -21,25 +21,41 @@ import (
 
 var cmdScan = &command{
 	Name:  "scan",
-	Usage: "--repo OWNER/NAME [--label NAME] [--base BRANCH] [--dir CLONE] [--json]",
-	Short: "what is open on a GitHub repository, partitioned: to-fix, branch-exists, posture, unfixable",
+	Usage: "--repo OWNER/NAME [--label NAME] [--base BRANCH] [--dir CLONE] [--sarif FILE] [--orca] [--json] | --sarif FILE [--dir CLONE] [--base BRANCH] [--orca] [--json]",
+	Short: "what is open on a GitHub repository, in a scanner's SARIF log or on Orca, partitioned: to-fix, branch-exists, posture, unfixable",
 	Long: `
 Scan reads, never writes: the open issues carrying the label (default
-fixrail, the reference workflow's trigger), the open Dependabot alerts, the
-fixrail/* branches and fixrail's open pull requests, and the base branch's
-protection; then it sorts every finding into one of four groups:
+fixrail, the reference workflow's trigger), the open Dependabot,
+code-scanning and secret-scanning alerts, the fixrail/* branches and
+fixrail's open pull requests, and the base branch's protection; with
+--sarif FILE, a scanner's SARIF 2.1.0 log (any tool: gosec, Semgrep,
+CodeQL, ESLint, gitleaks, tfsec, checkov, KICS, Trivy, …) checked against
+the clone in --dir; with --orca, the repository's open Orca alerts (the
+orca: section of fixrail.yaml; ORCA_API_TOKEN). Then it sorts every
+finding into one of four groups:
 
   to-fix         a run would start on it now (budget permitting)
   branch-exists  fixrail/<id> is on the repository (with its PR when one is
                  open): work awaiting review, a run would HALT in-flight
   unfixable      a human acts first: the issue carries fixrail:escalated or
-                 fixrail:not-repro, or the alert's ecosystem has no
-                 manifest reader
+                 fixrail:not-repro, the alert's ecosystem has no manifest
+                 reader, or a scanner's result has no fix type, no file in
+                 the repository, or a masked secret (each says why)
   posture        the repository, not a finding: a base branch that does not
                  require a pull request (every run would HALT
                  no-branch-protection), alerts the token cannot read,
                  and with --dir a fixrail.yaml on the base that loosened
-                 the rails since the runs the ledger recorded
+                 the rails since the runs the ledger recorded; a scanner
+                 run that did not complete; a posture alert (Orca's
+                 scm_posture)
+
+A scanner's result is named by a finding id, <tool>-<16 hex>: a hash of
+the tool, the rule, the file and the flagged lines' content (whitespace
+removed; not the line number, so an edit above it keeps the id), and its
+occurrence; rerunning the scanner on the same tree gives the same ids.
+run --sarif FILE --result ID works one. Its fix type (sast, secret, iac)
+comes from fixrail.yaml's scanners: entry for the tool, else the rule's
+tags, else the tool's name; never from a message.
 
 With --dir CLONE, scan also reads that clone's fixrail.yaml on the base and
 the ledger it names (the SQLite file in CLONE/.fixrail, or ledger.url) and
@@ -66,6 +82,8 @@ Exit codes (lint's and resolve-version's contract):
 
 type scanOpts struct {
 	repo, label, base, dir string
+	sarif                  string
+	orca                   bool
 	json                   bool
 }
 
@@ -76,6 +94,8 @@ func scanFlags() (*flag.FlagSet, *scanOpts) {
 	fs.StringVar(&o.label, "label", "fixrail", "the label that starts a run on an issue")
 	fs.StringVar(&o.base, "base", "", "the base branch whose protection is checked (default: the repository's default branch)")
 	fs.StringVar(&o.dir, "dir", "", "also compare this clone's fixrail.yaml on the base with the rails the ledger recorded (posture)")
+	fs.StringVar(&o.sarif, "sarif", "", "also sort the results of a scanner's SARIF 2.1.0 log `file` (the clone is --dir, default .)")
+	fs.BoolVar(&o.orca, "orca", false, "also sort the repository's open Orca alerts (orca: in fixrail.yaml; the token from ORCA_API_TOKEN)")
 	fs.BoolVar(&o.json, "json", false, "print the scan as JSON")
 	return fs, o
 }
@@ -97,13 +117,24 @@ type scanItem struct {
 	Title   string `json:"title,omitempty"`
 	URL     string `json:"url,omitempty"`
 	Why     string `json:"why"`
+	// A scanner's alert: what it is, by the scanner (untrusted).
+	FixType  string `json:"fix_type,omitempty"`
+	Tool     string `json:"tool,omitempty"`
+	Rule     string `json:"rule,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Severity string `json:"severity,omitempty"`
 }
 
 type scanResult struct {
-	Repo  string     `json:"repo"`
+	Repo  string     `json:"repo,omitempty"`
+	Dir   string     `json:"dir,omitempty"`
 	Base  string     `json:"base"`
-	Label string     `json:"label"`
+	Label string     `json:"label,omitempty"`
 	Items []scanItem `json:"items"`
+	// Skipped counts scanner results that are no findings (suppressed,
+	// passing, absent from the baseline).
+	Skipped int `json:"skipped,omitempty"`
 }
 
 func runScan(ctx context.Context, stdio Stdio, args []string) error {
@@ -114,24 +145,38 @@ func runScan(ctx context.Context, stdio Stdio, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if _, _, err := ghforge.ParseRepo(o.repo); err != nil {
-		return usagef("--repo: %v", err)
+	if o.repo == "" && o.sarif == "" && !o.orca {
+		return usagef("--repo OWNER/NAME is required (or --sarif FILE, or --orca)")
 	}
 	if o.label == "" {
 		return usagef("--label must not be empty")
 	}
-	f, err := ghforge.FromEnv(os.LookupEnv, o.repo, nil)
-	if err != nil {
-		return usagef("%v", err)
-	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	res, err := scan(ctx, f, o, stdio.Stderr)
-	if err != nil {
-		return &errServiceUnavailable{err}
+	res := &scanResult{Base: o.base, Items: []scanItem{}}
+	var inFlight func(string) string
+	if o.repo != "" {
+		if _, _, err := ghforge.ParseRepo(o.repo); err != nil {
+			return usagef("--repo: %v", err)
+		}
+		f, err := ghforge.FromEnv(os.LookupEnv, o.repo, nil)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		if res, inFlight, err = scan(ctx, f, o, stdio.Stderr); err != nil {
+			return &errServiceUnavailable{err}
+		}
+		if o.dir != "" {
+			if err := scanRails(ctx, res, o, stdio.Stderr); err != nil {
+				return err
+			}
+		}
 	}
-	if o.dir != "" {
-		if err := scanRails(ctx, res, o, stdio.Stderr); err != nil {
+	if o.sarif != "" || o.orca {
+		if o.dir == "" {
+			o.dir = "."
+		}
+		if err := scanScanners(ctx, res, o, inFlight, stdio.Stderr); err != nil {
 			return err
 		}
 	}
@@ -160,15 +205,15 @@ func (r *scanResult) verdict() error {
 }
 
 // scan reads what scan needs, a progress line per read on progress, and
-// sorts it.
-func scan(ctx context.Context, f *ghforge.Forge, o *scanOpts, progress io.Writer) (*scanResult, error) {
+// sorts it; inFlight says why a finding id is already being worked.
+func scan(ctx context.Context, f *ghforge.Forge, o *scanOpts, progress io.Writer) (_ *scanResult, inFlight func(string) string, _ error) {
 	step := func(s string) { fmt.Fprintf(progress, "scan: %s\n", s) }
 	res := &scanResult{Repo: f.Repo(), Base: o.base, Label: o.label, Items: []scanItem{}}
 	if res.Base == "" {
 		step("the default branch")
 		b, err := f.DefaultBranch(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		res.Base = b
 	}
@@ -178,21 +223,21 @@ func scan(ctx context.Context, f *ghforge.Forge, o *scanOpts, progress io.Writer
 	step("the protection of " + res.Base)
 	if _, err := f.AssertProtected(ctx, res.Base, nil); err != nil {
 		if errors.Is(err, forge.ErrRateLimited) || errors.Is(err, forge.ErrUnavailable) {
-			return nil, err
+			return nil, nil, err
 		}
 		posture("every run would HALT no-branch-protection: " + err.Error())
 	}
 	step("fixrail branches and open pull requests")
 	branches, err := f.FixBranches(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fixes, err := f.OpenFixes(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// inFlight says why a finding is already being worked, or "".
-	inFlight := func(id string) string {
+	inFlight = func(id string) string {
 		for _, fx := range fixes {
 			if fx.ID == id {
 				return fmt.Sprintf("%s%s is open as PR #%d, awaiting review", forge.BranchPrefix, id, fx.Number)
@@ -207,7 +252,7 @@ func scan(ctx context.Context, f *ghforge.Forge, o *scanOpts, progress io.Writer
 	step("open issues labelled " + o.label)
 	issues, err := f.LabelledIssues(ctx, o.label)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, is := range issues {
 		id := "gh-" + strconv.Itoa(is.Number)
@@ -230,7 +275,7 @@ func scan(ctx context.Context, f *ghforge.Forge, o *scanOpts, progress io.Writer
 	step("open Dependabot alerts")
 	alerts, err := f.OpenAlerts(ctx)
 	if errors.Is(err, forge.ErrRateLimited) || errors.Is(err, forge.ErrUnavailable) {
-		return nil, err
+		return nil, nil, err
 	}
 	if err != nil {
 		posture("Dependabot alerts not read: " + err.Error())
@@ -247,11 +292,15 @@ func scan(ctx context.Context, f *ghforge.Forge, o *scanOpts, progress io.Writer
 		}
 		res.Items = append(res.Items, it)
 	}
-	return res, nil
+	return res, inFlight, nil
 }
 
 func printScan(w io.Writer, res *scanResult) {
-	fmt.Fprintf(w, "%s (base %s, label %s)\n", untrusted.OneLine(res.Repo), untrusted.OneLine(res.Base), untrusted.OneLine(res.Label))
+	if res.Repo != "" {
+		fmt.Fprintf(w, "%s (base %s, label %s)\n", untrusted.OneLine(res.Repo), untrusted.OneLine(res.Base), untrusted.OneLine(res.Label))
+	} else {
+		fmt.Fprintf(w, "clone %s (base %s)\n", untrusted.OneLine(res.Dir), untrusted.OneLine(res.Base))
+	}
 	for _, g := range []string{groupToFix, groupBranchExists, groupUnfixable, groupPosture} {
 		var in []scanItem
 		for _, it := range res.Items {
@@ -265,8 +314,15 @@ func printScan(w io.Writer, res *scanResult) {
 				fmt.Fprintf(w, "  %s\n", untrusted.OneLine(it.Why))
 				continue
 			}
-			fmt.Fprintf(w, "  %-16s %s\n  %-16s %s\n", it.Finding, untrusted.OneLine(it.Title), "", untrusted.OneLine(it.Why))
+			title := it.Title
+			if it.Tool != "" {
+				title = fmt.Sprintf("%s [%s %s, %s]", it.Title, orDash(it.FixType), orDash(it.Severity), it.Tool)
+			}
+			fmt.Fprintf(w, "  %-16s %s\n  %-16s %s\n", it.Finding, untrusted.OneLine(title), "", untrusted.OneLine(it.Why))
 		}
+	}
+	if res.Skipped > 0 {
+		fmt.Fprintf(w, "\n(%d scanner results are no findings: suppressed, passing or absent from the baseline)\n", res.Skipped)
 	}
 }
 

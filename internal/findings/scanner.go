@@ -134,11 +134,12 @@ func toolSlug(tool string) string {
 }
 
 // ScannerFindingID is the finding id of a scanner's result: the tool, then
-// 16 hex digits of a SHA-256 over the tool, the rule, the path, a hash of
-// the flagged lines' content with whitespace removed (not their line
-// numbers, so an edit above the finding does not change it) and the
-// occurrence of that content among the tool's results for the same rule
-// and file. Rerunning the scanner on the same tree gives the same ids.
+// 16 hex digits of a SHA-256 over the tool, the rule, the path, the
+// flagged lines' content with whitespace removed (not their line numbers,
+// so an edit above the finding does not change it; empty for a secret,
+// whose line holds the credential) and the occurrence of that content
+// among the tool's results for the same rule and file. Rerunning the
+// scanner on the same tree gives the same ids.
 func ScannerFindingID(tool, rule, path, content string, occurrence int) string {
 	h := sha256.New()
 	for _, s := range []string{tool, rule, path, content, fmt.Sprint(occurrence)} {
@@ -344,12 +345,12 @@ func (a *ScannerAlert) classify(root, configured string, occ map[string]int) (f 
 		if !ok {
 			perr = fmt.Errorf("line %d is past the end of %s (the log is of another tree)", a.Line, ev.Path)
 		}
-		if secret != "" {
-			// The id carries no function of the credential: its value is
-			// taken out of the hashed content.
-			c = strings.ReplaceAll(c, stripSpace(secret), "")
+		// The id carries no function of a credential: a secret alert's
+		// line holds one (masked in the log or not), so only its tool,
+		// rule, file and occurrence name it.
+		if typ != SecretFixType {
+			content = c
 		}
-		content = c
 	} else if a.Snippet != "" && typ != SecretFixType {
 		content = stripSpace(a.Snippet)
 	}

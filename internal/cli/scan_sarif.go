@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/pipeline"
+)
+
+// configuredFixType is the scanners: mapping of fixrail.yaml on the base,
+// as SARIF intake asks for it.
+func configuredFixType(cfg *config.Config) func(string) string {
+	return func(tool string) string {
+		if sc := cfg.ScannerFor(tool); sc != nil {
+			return sc.FixType
+		}
+		return ""
+	}
+}
+
+// readSARIFScan sorts a SARIF log against the clone setup opened: its
+// paths are checked against the work tree, and fixrail.yaml's scanners:
+// on the base map tools to fix types.
+func readSARIFScan(setup *pipeline.Setup, file string) (*findings.SARIFScan, error) {
+	return findings.ReadSARIF(file, findings.SARIFOptions{Root: setup.Repo.Top(), Configured: configuredFixType(setup.Config)})
+}
+
+// scanScanners adds what the scanners say to a scan: the SARIF log (the
+// clone in --dir) and, with --orca, the Orca alerts of the repository.
+func scanScanners(ctx context.Context, res *scanResult, o *scanOpts, inFlight func(string) string, progress io.Writer) error {
+	setup, err := pipeline.Prepare(ctx, o.dir, o.base)
+	if err != nil {
+		return err
+	}
+	defer setup.Close()
+	if res.Base == "" {
+		res.Base = setup.Base
+	}
+	res.Dir = o.dir
+	if o.sarif != "" {
+		if err := scanSARIF(ctx, setup, res, o, inFlight, progress); err != nil {
+			return err
+		}
+	}
+	if o.orca {
+		return scanOrca(ctx, setup, res, inFlight, progress)
+	}
+	return nil
+}
+
+// scanSARIF adds a SARIF log's results to a scan. A result whose branch
+// fixrail/<id> exists in the clone (or, with --repo, on GitHub: inFlight)
+// is work awaiting review.
+func scanSARIF(ctx context.Context, setup *pipeline.Setup, res *scanResult, o *scanOpts, inFlight func(string) string, progress io.Writer) error {
+	fmt.Fprintf(progress, "scan: the SARIF log %s\n", o.sarif)
+	scan, err := readSARIFScan(setup, o.sarif)
+	if err != nil {
+		return &codedError{code: exitUsage, msg: err.Error()}
+	}
+	res.Skipped += scan.Skipped
+	return addScannerItems(ctx, setup, res, "sarif", scan.Results, inFlight)
+}
+
+// addScannerItems adds a scanner's sorted results to a scan; one to fix
+// whose branch already exists is moved to branch-exists.
+func addScannerItems(ctx context.Context, setup *pipeline.Setup, res *scanResult, kind string, results []findings.ScannerResult, inFlight func(string) string) error {
+	for _, r := range results {
+		it := scannerItem(kind, r)
+		if it.Group == groupToFix {
+			why := ""
+			if inFlight != nil {
+				why = inFlight(r.ID)
+			}
+			if why == "" {
+				ok, err := setup.Repo.BranchExists(ctx, forge.BranchPrefix+r.ID)
+				if err != nil {
+					return err
+				}
+				if ok {
+					why = forge.BranchPrefix + r.ID + " is a branch of the clone: a run would HALT in-flight until it is merged or deleted"
+				}
+			}
+			if why != "" {
+				it.Group, it.Why = groupBranchExists, why
+			}
+		}
+		res.Items = append(res.Items, it)
+	}
+	return nil
+}
+
+// scannerItem is a scanner's result as a scan item.
+func scannerItem(kind string, r findings.ScannerResult) scanItem {
+	it := scanItem{Group: r.Group, Finding: r.ID, Kind: kind, Why: r.Why}
+	if r.Finding == nil {
+		if it.Finding == "" {
+			it.Kind = "scan"
+		}
+		return it
+	}
+	it.Title = r.Finding.Title
+	it.FixType = r.Finding.FixType
+	if e := r.Finding.Evidence; e != nil {
+		it.Tool, it.Rule, it.Path, it.Line, it.Severity = e.Tool, e.Rule, e.Path, e.Line, e.Severity
+	}
+	return it
+}
+
+func scanOrca(ctx context.Context, setup *pipeline.Setup, res *scanResult, inFlight func(string) string, progress io.Writer) error {
+	return usagef("--orca: not built yet")
+}
+
+// sarifFinding is run's finding from a SARIF log: the result whose id is
+// id, sorted as scan sorts it. One scan would not list as to-fix is
+// refused before any run starts (exit 2) with its reason.
+func sarifFinding(setup *pipeline.Setup, file, id string) (*findings.Finding, error) {
+	scan, err := readSARIFScan(setup, file)
+	if err != nil {
+		return nil, &codedError{code: exitUsage, msg: err.Error()}
+	}
+	for _, r := range scan.Results {
+		if r.ID != id {
+			continue
+		}
+		if r.Group != findings.GroupToFix {
+			return nil, &codedError{code: exitUsage, msg: fmt.Sprintf("refused: result %s of %s is %s: %s", id, file, r.Group, r.Why)}
+		}
+		return r.Finding, nil
+	}
+	return nil, &codedError{code: exitUsage, msg: fmt.Sprintf("%s has no result %s (%d results; fixrail scan --sarif %s lists them)", file, id, len(scan.Results), file)}
+}
