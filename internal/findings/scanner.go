@@ -294,10 +294,10 @@ type ScannerAlert struct {
 	// PathProblem, when set, is why Path is no repository path (the
 	// source could tell before any check: a URI scheme, say).
 	PathProblem string
-	Message       string
-	Description   string
-	Help          string
-	Snippet       string
+	Message     string
+	Description string
+	Help        string
+	Snippet     string
 	// Secret is a secret alert's value as the source gave it ("" or
 	// masked when it did not).
 	Secret string
