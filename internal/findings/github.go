@@ -257,10 +257,23 @@ type Event struct {
 	Label  string
 	// Snapshot is the issue as the payload carries it (issues events).
 	Snapshot *IssueData
-	// Alert is the Dependabot alert number of a dependabot_alert event
-	// (Number is then 0): the run reads the alert through the API, which
+	// Alert is the alert number of a dependabot_alert,
+	// code_scanning_alert or secret_scanning_alert event (Number is then
+	// 0), and AlertKind which ("dependabot", CodeScanningKind,
+	// SecretScanningKind): the run reads the alert through the API, which
 	// says its state now, not when the event fired.
-	Alert int
+	Alert     int
+	AlertKind string
+}
+
+// DependabotKind is the AlertKind of a dependabot_alert event.
+const DependabotKind = "dependabot"
+
+// ScanAlertActions are the code_scanning_alert and secret_scanning_alert
+// actions that start a run: the ones after which the alert is open.
+var ScanAlertActions = map[string][]string{
+	"code_scanning_alert":   {"created", "reopened", "reopened_by_user", "appeared_in_branch"},
+	"secret_scanning_alert": {"created", "reopened"},
 }
 
 // Trigger names the event for the run report.
@@ -363,7 +376,19 @@ func ParseEvent(name string, data []byte) (*Event, error) {
 		if p.Alert == nil || p.Alert.Number <= 0 || p.Alert.Number > 1<<31-1 {
 			return nil, fmt.Errorf("%w: dependabot_alert event without an alert number", ErrBadEvent)
 		}
-		ev.Alert = p.Alert.Number
+		ev.Alert, ev.AlertKind = p.Alert.Number, DependabotKind
+		return ev, nil
+	case "code_scanning_alert", "secret_scanning_alert":
+		if !slices.Contains(ScanAlertActions[name], p.Action) {
+			return nil, fmt.Errorf("%w: %s.%s does not start a run (%s do)", ErrBadEvent, name, p.Action, strings.Join(ScanAlertActions[name], ", "))
+		}
+		if p.Alert == nil || p.Alert.Number <= 0 || p.Alert.Number > 1<<31-1 {
+			return nil, fmt.Errorf("%w: %s event without an alert number", ErrBadEvent, name)
+		}
+		ev.Alert, ev.AlertKind = p.Alert.Number, CodeScanningKind
+		if name == "secret_scanning_alert" {
+			ev.AlertKind = SecretScanningKind
+		}
 		return ev, nil
 	case "workflow_dispatch":
 		n, err := dispatchNumber(p.Inputs)
@@ -372,7 +397,7 @@ func ParseEvent(name string, data []byte) (*Event, error) {
 		}
 		ev.Number = n
 	default:
-		return nil, fmt.Errorf("%w: event %q does not start a run (issues, issue_comment, workflow_dispatch, dependabot_alert do)", ErrBadEvent, name)
+		return nil, fmt.Errorf("%w: event %q does not start a run (issues, issue_comment, workflow_dispatch, dependabot_alert, code_scanning_alert, secret_scanning_alert do)", ErrBadEvent, name)
 	}
 	if p.Issue != nil {
 		ev.Number = p.Issue.Number

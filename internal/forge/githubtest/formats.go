@@ -347,3 +347,100 @@ func DependabotAlert(owner, repo string, a Alert) string {
 	}
 	return mustJSON(o)
 }
+
+// CSAlert describes a code-scanning alert for CodeScanningAlert.
+type CSAlert struct {
+	Number                     int
+	State, DismissedReason     string
+	Tool, RuleID, RuleSeverity string
+	SecuritySeverity           string
+	Message, Path              string
+	StartLine, EndLine         int
+	Help                       string
+	Tags                       []string
+}
+
+// CodeScanningAlert is GET /repos/{o}/{r}/code-scanning/alerts/{n}
+// (github-api.md §8): rule, tool, most_recent_instance with its message
+// and location, and the fields fixrail does not read.
+func CodeScanningAlert(owner, repo string, a CSAlert) string {
+	return mustJSON(csAlert(owner, repo, a))
+}
+
+// CodeScanningAlerts is GET /repos/{o}/{r}/code-scanning/alerts: a list.
+func CodeScanningAlerts(owner, repo string, as ...CSAlert) string {
+	list := []obj{}
+	for _, a := range as {
+		list = append(list, csAlert(owner, repo, a))
+	}
+	return mustJSON(list)
+}
+
+func csAlert(owner, repo string, a CSAlert) obj {
+	var sec any
+	if a.SecuritySeverity != "" {
+		sec = a.SecuritySeverity
+	}
+	var dismissed any
+	if a.DismissedReason != "" {
+		dismissed = a.DismissedReason
+	}
+	return obj{
+		"number": a.Number, "state": a.State, "created_at": "2026-11-30T10:00:00Z", "updated_at": "2026-11-30T10:00:00Z",
+		"url":           fmt.Sprintf("https://api.github.com/repos/%s/%s/code-scanning/alerts/%d", owner, repo, a.Number),
+		"html_url":      fmt.Sprintf("https://github.com/%s/%s/security/code-scanning/%d", owner, repo, a.Number),
+		"instances_url": fmt.Sprintf("https://api.github.com/repos/%s/%s/code-scanning/alerts/%d/instances", owner, repo, a.Number),
+		"dismissed_by":  nil, "dismissed_at": nil, "dismissed_reason": dismissed, "dismissed_comment": nil, "fixed_at": nil,
+		"rule": obj{"id": a.RuleID, "severity": a.RuleSeverity, "security_severity_level": sec, "tags": a.Tags,
+			"description": "Rule " + a.RuleID, "name": a.RuleID, "full_description": "The rule " + a.RuleID + " flags this.", "help": a.Help},
+		"tool": obj{"name": a.Tool, "guid": nil, "version": "2.0.0"},
+		"most_recent_instance": obj{"ref": "refs/heads/main", "analysis_key": ".github/workflows/codeql.yml:analyze", "environment": "{}",
+			"category": ".github/workflows/codeql.yml:analyze", "state": a.State, "commit_sha": "1111111111111111111111111111111111111111",
+			"message":         obj{"text": a.Message},
+			"location":        obj{"path": a.Path, "start_line": a.StartLine, "end_line": a.EndLine, "start_column": 1, "end_column": 10},
+			"classifications": []string{}},
+	}
+}
+
+// SSAlert describes a secret-scanning alert for SecretScanningAlert.
+type SSAlert struct {
+	Number             int
+	State, Resolution  string
+	SecretType, Secret string
+	Path               string
+	StartLine          int
+	MoreLocations      bool
+}
+
+// SecretScanningAlert is GET /repos/{o}/{r}/secret-scanning/alerts/{n}:
+// the secret's type and value, its first location detected, validity.
+func SecretScanningAlert(owner, repo string, a SSAlert) string {
+	return mustJSON(ssAlert(owner, repo, a))
+}
+
+// SecretScanningAlerts is GET /repos/{o}/{r}/secret-scanning/alerts: a list.
+func SecretScanningAlerts(owner, repo string, as ...SSAlert) string {
+	list := []obj{}
+	for _, a := range as {
+		list = append(list, ssAlert(owner, repo, a))
+	}
+	return mustJSON(list)
+}
+
+func ssAlert(owner, repo string, a SSAlert) obj {
+	var res any
+	if a.Resolution != "" {
+		res = a.Resolution
+	}
+	return obj{
+		"number": a.Number, "state": a.State, "resolution": res, "created_at": "2026-11-30T10:00:00Z", "updated_at": "2026-11-30T10:00:00Z",
+		"url":           fmt.Sprintf("https://api.github.com/repos/%s/%s/secret-scanning/alerts/%d", owner, repo, a.Number),
+		"html_url":      fmt.Sprintf("https://github.com/%s/%s/security/secret-scanning/%d", owner, repo, a.Number),
+		"locations_url": fmt.Sprintf("https://api.github.com/repos/%s/%s/secret-scanning/alerts/%d/locations", owner, repo, a.Number),
+		"secret_type":   a.SecretType, "secret_type_display_name": "Synthetic " + a.SecretType, "secret": a.Secret,
+		"validity": "unknown", "publicly_leaked": false, "multi_repo": false, "push_protection_bypassed": false,
+		"has_more_locations": a.MoreLocations,
+		"first_location_detected": obj{"path": a.Path, "start_line": a.StartLine, "end_line": a.StartLine, "start_column": 1, "end_column": 40,
+			"blob_sha": "2222222222222222222222222222222222222222", "commit_sha": "1111111111111111111111111111111111111111"},
+	}
+}

@@ -281,8 +281,8 @@ func (s *Server) Count(method, path string) int {
 
 // forbidden are the requests fixrail must never make, whatever a test
 // expects: merging, marking ready, moving or deleting refs, changing
-// protection or repository settings, deciding a Dependabot alert (a
-// human's call), and GraphQL (where
+// protection or repository settings, deciding a Dependabot, code-scanning
+// or secret-scanning alert (a human's call), and GraphQL (where
 // markPullRequestReadyForReview and mergePullRequest live).
 var forbidden = []struct {
 	method string
@@ -302,6 +302,10 @@ var forbidden = []struct {
 	{"", regexp.MustCompile(`^/repos/[^/]+/[^/]+/actions/permissions`), "changes Actions settings"},
 	{"POST", regexp.MustCompile(`^/graphql$`), "GraphQL (ready-for-review and merge mutations)"},
 	{"PATCH", regexp.MustCompile(`^/repos/[^/]+/[^/]+/dependabot/alerts/\d+$`), "dismisses or reopens a Dependabot alert"},
+	{"PATCH", regexp.MustCompile(`^/repos/[^/]+/[^/]+/code-scanning/alerts/\d+$`), "dismisses or reopens a code-scanning alert"},
+	{"", regexp.MustCompile(`^/repos/[^/]+/[^/]+/code-scanning/alerts/\d+/autofix`), "asks GitHub to autofix a code-scanning alert"},
+	{"PATCH", regexp.MustCompile(`^/repos/[^/]+/[^/]+/secret-scanning/alerts/\d+$`), "resolves or reopens a secret-scanning alert"},
+	{"POST", regexp.MustCompile(`^/repos/[^/]+/[^/]+/secret-scanning/push-protection-bypasses$`), "bypasses push protection"},
 }
 
 // Forbidden says why a call is one fixrail must never make, or "". A PATCH of
