@@ -27,6 +27,8 @@ type seams struct {
 	issues findings.IssueSource
 	// alerts reads the finding's Dependabot alert (the GitHub forge).
 	alerts findings.AlertSource
+	// scanAlerts reads code- and secret-scanning alerts (the GitHub forge).
+	scanAlerts findings.ScanAlertSource
 	// types are the fix types bound to what the CLI chose for them (the
 	// cve type to its advisory source).
 	types []*fixtype.Type
@@ -55,7 +57,7 @@ func compose(s *pipeline.Setup, repo string, vulns cve.Source) (seams, error) {
 		if err != nil {
 			return seams{}, fmt.Errorf("%w: %w", pipeline.ErrSetup, err)
 		}
-		out.forge, out.issues, out.alerts = f, f, f
+		out.forge, out.issues, out.alerts, out.scanAlerts = f, f, f, f
 	} else {
 		outbox, err := s.StateDir("outbox")
 		if err != nil {

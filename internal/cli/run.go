@@ -22,7 +22,7 @@ import (
 
 var cmdRun = &command{
 	Name:  "run",
-	Usage: "--report FILE [--repo DIR] | --sarif FILE --result ID [--repo DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--json]",
+	Usage: "--report FILE [--repo DIR] | --sarif FILE --result ID [--repo DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --code-scanning-alert N | --secret-scanning-alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--json]",
 	Short: "take one finding through the five phases to a terminal state",
 	Long: `
 Run takes one finding (a bug report, or with --vuln a vulnerable dependency)
@@ -81,7 +81,17 @@ read through the API (the token needs "Dependabot alerts: read"; in
 Actions, vulnerability-alerts: read) and worked as --vuln works one. An
 alert that is not open (dismissed, fixed, auto_dismissed) is refused
 before any run starts, exit 2, as a closed issue is: someone decided it,
-or it is resolved, and fixrail does not reopen that decision.`,
+or it is resolved, and fixrail does not reopen that decision.
+
+With --code-scanning-alert N or --secret-scanning-alert N (or a
+code_scanning_alert event: created, reopened, reopened_by_user,
+appeared_in_branch; a secret_scanning_alert event: created, reopened)
+the finding is that GitHub alert of --repo, read through the API (the
+token needs "Code scanning alerts: read", in Actions security-events:
+read; or "Secret scanning alerts: read") and sorted as scan sorts a
+SARIF result: its file must be in the clone (--dir), its fix type comes
+from its tool (a secret-scanning alert is a secret). The alert is never
+changed; one not open is refused (exit 2).`,
 	Flags: func() *flag.FlagSet { fs, _ := runFlags(); return fs },
 	Run:   runRun,
 }
@@ -91,6 +101,7 @@ type runOpts struct {
 	sarif, result                  string
 	dir, event                     string
 	issue, alert                   int
+	csAlert, ssAlert               int
 	json                           bool
 	vulns                          resolvecmd.Source
 }
@@ -108,6 +119,8 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs.StringVar(&o.mode, "mode", "", "autonomous or interactive (default: fixrail.yaml's mode)")
 	fs.IntVar(&o.issue, "issue", 0, "the finding: GitHub issue `number` (then --repo is owner/name)")
 	fs.IntVar(&o.alert, "alert", 0, "the finding: Dependabot alert `number` of the GitHub repository --repo names")
+	fs.IntVar(&o.csAlert, "code-scanning-alert", 0, "the finding: GitHub code-scanning alert `number` of the repository --repo names")
+	fs.IntVar(&o.ssAlert, "secret-scanning-alert", 0, "the finding: GitHub secret-scanning alert `number` of the repository --repo names")
 	fs.StringVar(&o.event, "event", "", "the finding: the issue or Dependabot alert an Actions event payload `file` names (default $GITHUB_EVENT_PATH under Actions)")
 	fs.StringVar(&o.dir, "dir", ".", "with --issue, --alert or --event: the clone to fix (a git work tree)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
@@ -136,7 +149,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		if fin, vulns, err = readRunFinding(o); err != nil {
 			return refuseClosedAlert(err)
 		}
-	} else if in.alert > 0 {
+	} else if in.alert > 0 && in.kind == findings.DependabotKind {
 		if vulns, err = o.vulns.Client(); err != nil {
 			return resolveUsage(err)
 		}
@@ -176,6 +189,10 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		Console:    console,
 	}
 	switch {
+	case in.alert > 0 && in.kind != findings.DependabotKind:
+		if err := in.readScanAlert(ctx, sm.scanAlerts, setup, &params); err != nil {
+			return err
+		}
 	case in.alert > 0:
 		if err := in.readAlert(ctx, sm.alerts, &params); err != nil {
 			return err

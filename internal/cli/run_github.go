@@ -21,8 +21,11 @@ type runIntake struct {
 	dir    string
 	github string // owner/name; "" for a report file
 	issue  int
-	alert  int // a Dependabot alert number instead of an issue
-	event  *findings.Event
+	alert  int // an alert number instead of an issue
+	// kind is the alert's: findings.DependabotKind, CodeScanningKind or
+	// SecretScanningKind.
+	kind  string
+	event *findings.Event
 }
 
 // intake resolves --repo's two meanings. With --report or --vuln it is the clone
@@ -32,6 +35,23 @@ type runIntake struct {
 func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (runIntake, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	// The three alert flags are one: an alert of a kind.
+	alertFlag, kind, number := "", "", 0
+	for _, a := range []struct {
+		flag, kind string
+		n          int
+	}{{"alert", findings.DependabotKind, o.alert}, {"code-scanning-alert", findings.CodeScanningKind, o.csAlert}, {"secret-scanning-alert", findings.SecretScanningKind, o.ssAlert}} {
+		if !set[a.flag] {
+			continue
+		}
+		if alertFlag != "" {
+			return runIntake{}, usagef("--%s and --%s name two findings; pass one", alertFlag, a.flag)
+		}
+		alertFlag, kind, number = a.flag, a.kind, a.n
+	}
+	if alertFlag != "" {
+		set["alert"] = true
+	}
 	env := func(k string) string { v, _ := lookup(k); return v }
 	if o.report != "" && o.vuln != "" {
 		return runIntake{}, usagef("--report and --vuln name two findings; pass one")
@@ -50,14 +70,14 @@ func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (
 		return runIntake{dir: o.repo}, nil
 	}
 	if set["alert"] && set["issue"] {
-		return runIntake{}, usagef("--issue and --alert name two findings; pass one")
+		return runIntake{}, usagef("--issue and --%s name two findings; pass one", alertFlag)
 	}
 	if o.report != "" || o.vuln != "" {
 		if set["issue"] || set["event"] {
 			return runIntake{}, usagef("--report and --issue/--event name two findings; pass one")
 		}
 		if set["alert"] {
-			return runIntake{}, usagef("--report/--vuln and --alert name two findings; pass one")
+			return runIntake{}, usagef("--report/--vuln and --%s name two findings; pass one", alertFlag)
 		}
 		if set["dir"] {
 			return runIntake{}, usagef("with --report the clone is --repo DIR; --dir goes with --issue")
@@ -69,22 +89,22 @@ func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (
 		event = env("GITHUB_EVENT_PATH")
 	}
 	if !set["issue"] && !set["alert"] && event == "" {
-		return runIntake{}, usagef("--report is required (or --vuln FILE, for a vulnerable dependency; or --issue N or --alert N with --repo owner/name)")
+		return runIntake{}, usagef("--report is required (or --vuln FILE, for a vulnerable dependency; --sarif FILE --result ID, for a scanner's result; or --issue N, --alert N, --code-scanning-alert N or --secret-scanning-alert N with --repo owner/name)")
 	}
 	if set["issue"] && o.issue <= 0 {
 		return runIntake{}, usagef("--issue must be a positive issue number, not %d", o.issue)
 	}
-	if set["alert"] && o.alert <= 0 {
-		return runIntake{}, usagef("--alert must be a positive Dependabot alert number, not %d", o.alert)
+	if set["alert"] && number <= 0 {
+		return runIntake{}, usagef("--%s must be a positive %s alert number, not %d", alertFlag, alertName(kind), number)
 	}
-	in := runIntake{dir: o.dir, github: o.repo, issue: o.issue, alert: o.alert}
+	in := runIntake{dir: o.dir, github: o.repo, issue: o.issue, alert: number, kind: kind}
 	if !set["repo"] {
 		in.github = env("GITHUB_REPOSITORY")
 	}
 	if _, _, err := github.ParseRepo(in.github); err != nil {
 		name := "--issue"
 		if set["alert"] {
-			name = "--alert"
+			name = "--" + alertFlag
 		}
 		return runIntake{}, usagef("with %s, --repo names the GitHub repository as owner/name (the clone is --dir): %v", name, err)
 	}
@@ -98,17 +118,17 @@ func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (
 			// not the payload's); the payload must be this repository's.
 			switch {
 			case set["issue"]:
-				return runIntake{}, usagef("--issue %d, but the event names Dependabot alert #%d", in.issue, ev.Alert)
-			case in.alert != 0 && ev.Alert != in.alert:
-				return runIntake{}, usagef("--alert %d, but the event names Dependabot alert #%d", in.alert, ev.Alert)
+				return runIntake{}, usagef("--issue %d, but the event names %s alert #%d", in.issue, alertName(ev.AlertKind), ev.Alert)
+			case in.alert != 0 && (ev.Alert != in.alert || ev.AlertKind != in.kind):
+				return runIntake{}, usagef("--%s %d, but the event names %s alert #%d", alertFlag, in.alert, alertName(ev.AlertKind), ev.Alert)
 			case !strings.EqualFold(ev.Repo, in.github):
 				return runIntake{}, usagef("the event is for %s, not %s", ev.Repo, in.github)
 			}
-			in.alert, in.event = ev.Alert, ev
+			in.alert, in.kind, in.event = ev.Alert, ev.AlertKind, ev
 			return in, nil
 		}
 		if in.alert != 0 {
-			return runIntake{}, usagef("--alert %d, but the event names issue #%d", in.alert, ev.Number)
+			return runIntake{}, usagef("--%s %d, but the event names issue #%d", alertFlag, in.alert, ev.Number)
 		}
 		if in.issue != 0 && ev.Number != in.issue {
 			return runIntake{}, usagef("--issue %d, but the event names issue #%d", in.issue, ev.Number)
@@ -118,11 +138,19 @@ func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (
 	return in, nil
 }
 
+// alertName names an alert kind in a message.
+func alertName(kind string) string {
+	if kind == findings.DependabotKind {
+		return "Dependabot"
+	}
+	return kind
+}
+
 // refuseClosedAlert makes a dismissed, fixed or auto-dismissed alert a
 // refusal before any run (exit 2, as a closed issue is): nothing is
 // written, locked or posted, and it says why.
 func refuseClosedAlert(err error) error {
-	if errors.Is(err, findings.ErrAlertNotOpen) {
+	if errors.Is(err, findings.ErrAlertNotOpen) || errors.Is(err, findings.ErrScanAlertNotOpen) {
 		return &codedError{code: exitUsage, msg: "refused: " + err.Error()}
 	}
 	return err
@@ -168,6 +196,35 @@ func (in runIntake) readAlert(ctx context.Context, src findings.AlertSource, p *
 	p.ForgeRepo = "github.com/" + strings.ToLower(in.github)
 	if in.event != nil && in.event.Sender != "" {
 		// Charged like a label-triggered run: to whoever the event names.
+		p.Actor = "github:" + in.event.Sender
+	}
+	return nil
+}
+
+// readScanAlert reads a code- or secret-scanning alert from the forge and
+// sorts it against the clone, as scan does; one scan would not list to fix
+// is a run that does not start, one not open a refusal.
+func (in runIntake) readScanAlert(ctx context.Context, src findings.ScanAlertSource, setup *pipeline.Setup, p *pipeline.Params) error {
+	if src == nil {
+		return fmt.Errorf("%w: the forge cannot read scanning alerts", pipeline.ErrSetup)
+	}
+	fin, err := findings.FromScanAlert(ctx, src, in.kind, in.github, in.alert, setup.Repo.Top(), configuredFixType(setup.Config))
+	if err != nil {
+		what := fmt.Sprintf("%s alert #%d of %s", in.kind, in.alert, in.github)
+		switch {
+		case errors.Is(err, findings.ErrScanAlertNotOpen):
+			return refuseClosedAlert(err)
+		case errors.Is(err, findings.ErrBadReport):
+			return fmt.Errorf("%w: %v", pipeline.ErrSetup, err)
+		}
+		if h := forgeHalt(err, what); h != nil {
+			return h
+		}
+		return fmt.Errorf("read %s: %w", what, err)
+	}
+	p.Finding = fin
+	p.ForgeRepo = "github.com/" + strings.ToLower(in.github)
+	if in.event != nil && in.event.Sender != "" {
 		p.Actor = "github:" + in.event.Sender
 	}
 	return nil

@@ -292,7 +292,51 @@ func scan(ctx context.Context, f *ghforge.Forge, o *scanOpts, progress io.Writer
 		}
 		res.Items = append(res.Items, it)
 	}
+	if err := scanGitHubScanning(ctx, f, res, inFlight, step, posture); err != nil {
+		return nil, nil, err
+	}
 	return res, inFlight, nil
+}
+
+// scanGitHubScanning lists the open code- and secret-scanning alerts,
+// sorted as a SARIF result is but without a clone: the path's shape is
+// checked here, its presence in the tree (and a secret's) by the run.
+// Alerts the token may not read are posture, as Dependabot's are.
+func scanGitHubScanning(ctx context.Context, f *ghforge.Forge, res *scanResult, inFlight func(string) string, step, posture func(string)) error {
+	halts := func(err error) bool { return errors.Is(err, forge.ErrRateLimited) || errors.Is(err, forge.ErrUnavailable) }
+	var sorted []findings.ScannerResult
+	step("open code-scanning alerts")
+	cs, err := f.OpenCodeScanningAlerts(ctx)
+	if halts(err) {
+		return err
+	}
+	if err != nil {
+		posture("code-scanning alerts not read: " + err.Error())
+	}
+	for _, a := range cs {
+		sorted = append(sorted, a.Sort("", "", res.Repo))
+	}
+	step("open secret-scanning alerts")
+	ss, err := f.OpenSecretScanningAlerts(ctx)
+	if halts(err) {
+		return err
+	}
+	if err != nil {
+		posture("secret-scanning alerts not read: " + err.Error())
+	}
+	for _, a := range ss {
+		sorted = append(sorted, a.Sort("", "", res.Repo))
+	}
+	for _, r := range sorted {
+		it := scannerItem("alert", r)
+		if it.Group == groupToFix {
+			if why := inFlight(r.ID); why != "" {
+				it.Group, it.Why = groupBranchExists, why
+			}
+		}
+		res.Items = append(res.Items, it)
+	}
+	return nil
 }
 
 func printScan(w io.Writer, res *scanResult) {
