@@ -303,7 +303,9 @@ func scan(ctx context.Context, f *ghforge.Forge, o *scanOpts, progress io.Writer
 // checked here, its presence in the tree (and a secret's) by the run.
 // Alerts the token may not read are posture, as Dependabot's are.
 func scanGitHubScanning(ctx context.Context, f *ghforge.Forge, res *scanResult, inFlight func(string) string, step, posture func(string)) error {
-	halts := func(err error) bool { return errors.Is(err, forge.ErrRateLimited) || errors.Is(err, forge.ErrUnavailable) }
+	halts := func(err error) bool {
+		return errors.Is(err, forge.ErrRateLimited) || errors.Is(err, forge.ErrUnavailable)
+	}
 	var sorted []findings.ScannerResult
 	step("open code-scanning alerts")
 	cs, err := f.OpenCodeScanningAlerts(ctx)

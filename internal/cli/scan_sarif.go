@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/orca"
 	"github.com/fixrail/fixrail/internal/pipeline"
 )
 
@@ -110,8 +112,27 @@ func scannerItem(kind string, r findings.ScannerResult) scanItem {
 	return it
 }
 
+// scanOrca adds the repository's open Orca alerts (orca: in fixrail.yaml
+// on the base; the token from ORCA_API_TOKEN), sorted against the clone.
 func scanOrca(ctx context.Context, setup *pipeline.Setup, res *scanResult, inFlight func(string) string, progress io.Writer) error {
-	return usagef("--orca: not built yet")
+	repo := setup.Config.Orca.Repository
+	if repo == "" {
+		return usagef("--orca: name the repository as Orca's inventory knows it (orca: {repository: owner/name}) in %s on %s", config.FileName, setup.Base)
+	}
+	c, err := orca.New(setup.Config.OrcaURL(), os.LookupEnv)
+	if err != nil {
+		return usagef("--orca: %v", err)
+	}
+	fmt.Fprintf(progress, "scan: the open Orca alerts of %s\n", repo)
+	as, err := c.Alerts(ctx, repo)
+	if err != nil {
+		return &errServiceUnavailable{err}
+	}
+	var sorted []findings.ScannerResult
+	for _, a := range as {
+		sorted = append(sorted, a.Sort(setup.Repo.Top(), repo))
+	}
+	return addScannerItems(ctx, setup, res, "orca", sorted, inFlight)
 }
 
 // sarifFinding is run's finding from a SARIF log: the result whose id is

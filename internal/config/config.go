@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
+	"net/url"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -63,7 +65,25 @@ type Config struct {
 	// and the map from a SARIF tool's name to the fix type its results
 	// take.
 	Scanners []Scanner `yaml:"scanners"`
+	// Orca is where fixrail reads Orca Security alerts (scan --orca).
+	Orca Orca `yaml:"orca"`
 }
+
+// Orca names the Orca serving-layer API and the repository as Orca's
+// inventory knows it. The token is never here: ORCA_API_TOKEN.
+type Orca struct {
+	// URL is the API's base, https://api.orcasecurity.io by default; a
+	// region's host is its own (Orca does not publish them: copy it from
+	// the console). Only https, or http to a loopback address (a test's
+	// stand-in).
+	URL string `yaml:"url"`
+	// Repository is the code repository's name in Orca's inventory
+	// (owner/name).
+	Repository string `yaml:"repository"`
+}
+
+// DefaultOrcaURL is Orca's API when orca.url names none.
+const DefaultOrcaURL = "https://api.orcasecurity.io"
 
 // Scanner is one scanner fixrail may run in the sandbox (no network, its
 // rule packs read-only) and whose SARIF it reads.
@@ -481,6 +501,9 @@ func (c *Config) validate() error {
 	if err := c.validateScanners(); err != nil {
 		return err
 	}
+	if err := c.validateOrca(); err != nil {
+		return err
+	}
 	if c.Forge.CIWait <= 0 {
 		return errors.New("forge.ci_wait must be a positive duration")
 	}
@@ -645,6 +668,41 @@ func (c *Config) validateScanners() error {
 		}
 	}
 	return nil
+}
+
+func (c *Config) validateOrca() error {
+	o := &c.Orca
+	if o.URL == "" {
+		return c.validateOrcaRepo()
+	}
+	u, err := url.Parse(o.URL)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || (u.Path != "" && u.Path != "/") {
+		return fmt.Errorf("orca.url: %q is not an API base URL (https://host)", o.URL)
+	}
+	loopback := u.Hostname() == "localhost" || net.ParseIP(u.Hostname()) != nil && net.ParseIP(u.Hostname()).IsLoopback()
+	if u.Scheme != "https" && !(u.Scheme == "http" && loopback) {
+		return fmt.Errorf("orca.url: %q: https only (the token goes with every request)", o.URL)
+	}
+	o.URL = strings.TrimSuffix(o.URL, "/")
+	return c.validateOrcaRepo()
+}
+
+func (c *Config) validateOrcaRepo() error {
+	if o := c.Orca; o.Repository != "" {
+		owner, name, ok := strings.Cut(o.Repository, "/")
+		if !ok || !pathguard.SafeName(owner) || !pathguard.SafeName(name) {
+			return fmt.Errorf("orca.repository: %q is not owner/name", o.Repository)
+		}
+	}
+	return nil
+}
+
+// OrcaURL is orca.url, or DefaultOrcaURL.
+func (c *Config) OrcaURL() string {
+	if c.Orca.URL == "" {
+		return DefaultOrcaURL
+	}
+	return c.Orca.URL
 }
 
 // ScannerFor returns the scanner that answers for a SARIF tool name

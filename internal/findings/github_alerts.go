@@ -109,7 +109,7 @@ func (a *CodeScanningAlert) Sort(root, configured, repo string) ScannerResult {
 	if sa.RuleName == "" {
 		sa.RuleName = a.RuleDescription
 	}
-	return githubResult(sa, CodeScanningID(a.Number), a.State, a.DismissedReason, root, configured, a.URL)
+	return SortAlert(sa, CodeScanningID(a.Number), a.State, a.DismissedReason, root, configured, a.URL)
 }
 
 // Sort decides a secret-scanning alert. A value only in history (the
@@ -129,7 +129,7 @@ func (a *SecretScanningAlert) Sort(root, configured, repo string) ScannerResult 
 	if configured == "" {
 		configured = SecretFixType
 	}
-	return githubResult(sa, SecretScanningID(a.Number), a.State, a.Resolution, root, configured, a.URL)
+	return SortAlert(sa, SecretScanningID(a.Number), a.State, a.Resolution, root, configured, a.URL)
 }
 
 func orUnknown(s string) string {
@@ -139,9 +139,10 @@ func orUnknown(s string) string {
 	return bound(s, 80)
 }
 
-// githubResult sorts an alert read from GitHub: one not open is refused
-// (ErrScanAlertNotOpen, by the run), the rest as any scanner's alert.
-func githubResult(sa *ScannerAlert, id, state, why, root, configured, url string) ScannerResult {
+// SortAlert sorts an alert a service keeps (GitHub, Orca) under its own
+// id: one not open is unfixable (and refused by a run), the rest sorted as
+// any scanner's alert; url, the alert's page, is added to the body.
+func SortAlert(sa *ScannerAlert, id, state, why, root, configured, url string) ScannerResult {
 	f, group, reason := sa.classify(root, configured, nil)
 	f.ID = id
 	f.Source = sa.Source
