@@ -180,25 +180,36 @@ func (in runIntake) readAlert(ctx context.Context, src findings.AlertSource, p *
 	}
 	v, err := findings.FromDependabot(ctx, src, in.github, in.alert)
 	if err != nil {
-		what := fmt.Sprintf("Dependabot alert #%d of %s", in.alert, in.github)
-		switch {
-		case errors.Is(err, findings.ErrAlertNotOpen):
-			return refuseClosedAlert(err)
-		case errors.Is(err, findings.ErrBadReport):
-			return fmt.Errorf("%w: %v", pipeline.ErrSetup, err)
-		}
-		if h := forgeHalt(err, what); h != nil {
-			return h
-		}
-		return fmt.Errorf("read %s: %w", what, err)
+		return alertReadError(err, fmt.Sprintf("Dependabot alert #%d of %s", in.alert, in.github))
 	}
-	p.Finding = v.Finding()
+	in.alertParams(p, v.Finding())
+	return nil
+}
+
+// alertReadError is how an alert that could not be read ends: not open, a
+// refusal (exit 2); malformed or unfixable, a run that does not start; a
+// rate limit or an outage, a HALT.
+func alertReadError(err error, what string) error {
+	switch {
+	case errors.Is(err, findings.ErrAlertNotOpen), errors.Is(err, findings.ErrScanAlertNotOpen):
+		return refuseClosedAlert(err)
+	case errors.Is(err, findings.ErrBadReport):
+		return fmt.Errorf("%w: %v", pipeline.ErrSetup, err)
+	}
+	if h := forgeHalt(err, what); h != nil {
+		return h
+	}
+	return fmt.Errorf("read %s: %w", what, err)
+}
+
+// alertParams sets an alert's finding on the run, charged like a
+// label-triggered run: to whoever the event names.
+func (in runIntake) alertParams(p *pipeline.Params, fin *findings.Finding) {
+	p.Finding = fin
 	p.ForgeRepo = "github.com/" + strings.ToLower(in.github)
 	if in.event != nil && in.event.Sender != "" {
-		// Charged like a label-triggered run: to whoever the event names.
 		p.Actor = "github:" + in.event.Sender
 	}
-	return nil
 }
 
 // readScanAlert reads a code- or secret-scanning alert from the forge and
@@ -210,23 +221,9 @@ func (in runIntake) readScanAlert(ctx context.Context, src findings.ScanAlertSou
 	}
 	fin, err := findings.FromScanAlert(ctx, src, in.kind, in.github, in.alert, setup.Repo.Top(), configuredFixType(setup.Config))
 	if err != nil {
-		what := fmt.Sprintf("%s alert #%d of %s", in.kind, in.alert, in.github)
-		switch {
-		case errors.Is(err, findings.ErrScanAlertNotOpen):
-			return refuseClosedAlert(err)
-		case errors.Is(err, findings.ErrBadReport):
-			return fmt.Errorf("%w: %v", pipeline.ErrSetup, err)
-		}
-		if h := forgeHalt(err, what); h != nil {
-			return h
-		}
-		return fmt.Errorf("read %s: %w", what, err)
+		return alertReadError(err, fmt.Sprintf("%s alert #%d of %s", in.kind, in.alert, in.github))
 	}
-	p.Finding = fin
-	p.ForgeRepo = "github.com/" + strings.ToLower(in.github)
-	if in.event != nil && in.event.Sender != "" {
-		p.Actor = "github:" + in.event.Sender
-	}
+	in.alertParams(p, fin)
 	return nil
 }
 

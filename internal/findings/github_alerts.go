@@ -20,9 +20,11 @@ import (
 // decision. The run is refused before it starts (exit 2).
 var ErrScanAlertNotOpen = errors.New("the alert is not open")
 
-// Finding ids of GitHub's scanning alerts: they name the branch
-// fixrail/code-scanning-N and fixrail/secret-scanning-N.
-func CodeScanningID(n int) string   { return "code-scanning-" + strconv.Itoa(n) }
+// CodeScanningID is the finding id of code-scanning alert n: it names the
+// branch fixrail/code-scanning-N.
+func CodeScanningID(n int) string { return "code-scanning-" + strconv.Itoa(n) }
+
+// SecretScanningID is the finding id of secret-scanning alert n.
 func SecretScanningID(n int) string { return "secret-scanning-" + strconv.Itoa(n) }
 
 // SecretScanningTool is the tool name a secret-scanning alert is filed
