@@ -16,11 +16,11 @@ type orcaFake struct {
 	srv *orcatest.Server
 }
 
-// orcafake start | on REPO START STATUS BODYFILE | verify
+// orcafake start | on REPO START STATUS BODYFILE | alert REPO ID STATUS BODYFILE | verify
 //
 // start runs the strict Orca stand-in (orcatest), sets ORCA_API_TOKEN and
 // writes its URL to $ORCA_URL for fixrail.yaml; on expects one alerts
-// query; verify fails the script on any unexpected query and any expected
+// query (the list, from START); alert one query for alert ID; verify fails the script on any unexpected query and any expected
 // one never made.
 func cmdOrcaFake(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
@@ -56,6 +56,13 @@ func cmdOrcaFake(ts *testscript.TestScript, neg bool, args []string) {
 		status, err := strconv.Atoi(args[3])
 		ts.Check(err)
 		f.srv.OnAlerts(args[1], start, status, strings.TrimSpace(ts.ReadFile(args[4])))
+	case "alert":
+		if len(args) != 5 {
+			ts.Fatalf("usage: orcafake alert REPO ID STATUS BODYFILE")
+		}
+		status, err := strconv.Atoi(args[3])
+		ts.Check(err)
+		f.srv.OnAlert(args[1], args[2], status, strings.TrimSpace(ts.ReadFile(args[4])))
 	case "verify":
 		for _, c := range f.tb.cleanups {
 			c()

@@ -22,7 +22,7 @@ import (
 
 var cmdRun = &command{
 	Name:  "run",
-	Usage: "--report FILE [--repo DIR] | --sarif FILE --result ID [--repo DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --code-scanning-alert N | --secret-scanning-alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--json]",
+	Usage: "--report FILE [--repo DIR] | (--sarif FILE --result ID | --orca-alert ID) [--repo DIR | --repo OWNER/NAME --dir DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --code-scanning-alert N | --secret-scanning-alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--json]",
 	Short: "take one finding through the five phases to a terminal state",
 	Long: `
 Run takes one finding (a bug report, or with --vuln a vulnerable dependency)
@@ -48,7 +48,11 @@ the tool, else the rule's tags, else the tool's name (gosec, Semgrep,
 CodeQL, ESLint: sast; gitleaks: secret; tfsec, checkov, KICS, Trivy
 misconfigurations: iac). A result scan sorts as unfixable or posture is
 refused with its reason (exit 2); a secret whose value the log masks is
-one.
+one. --orca-alert ID takes one open Orca alert of the repository orca:
+in fixrail.yaml names (the token from ORCA_API_TOKEN), sorted as scan
+--orca sorts it. Without --dir, --repo is the clone and the draft PR goes
+to the outbox; with --dir CLONE, --repo is the GitHub repository
+(owner/name) the draft PR is opened on, as for --issue.
 
 --vuln takes a vulnerable-dependency finding instead (fix type cve): fixrail's
 finding JSON {"id","ecosystem","package","version","advisories","manifest"},
@@ -98,7 +102,7 @@ changed; one not open is refused (exit 2).`,
 
 type runOpts struct {
 	repo, report, vuln, base, mode string
-	sarif, result                  string
+	sarif, result, orcaAlert       string
 	dir, event                     string
 	issue, alert                   int
 	csAlert, ssAlert               int
@@ -113,6 +117,7 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs.StringVar(&o.report, "report", "", "the finding: a JSON or Markdown report `file` (required)")
 	fs.StringVar(&o.vuln, "vuln", "", "the finding: a vulnerable-dependency `file` (fixrail's finding JSON, osv-scanner JSON or SARIF), instead of --report")
 	fs.StringVar(&o.sarif, "sarif", "", "the finding: a result of a scanner's SARIF 2.1.0 log `file` (with --result), instead of --report")
+	fs.StringVar(&o.orcaAlert, "orca-alert", "", "the finding: the Orca alert `id` (orca-<digits>) of the repository orca: in fixrail.yaml names; the token from ORCA_API_TOKEN")
 	fs.StringVar(&o.result, "result", "", "with --sarif: the finding `id` of the result to work (scan --sarif FILE lists them)")
 	o.vulns.Flags(fs)
 	fs.StringVar(&o.base, "base", "", "base `branch` (default: the repository's current branch)")
@@ -145,7 +150,8 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	var fin *findings.Finding
 	var vulns cve.Source
-	if in.github == "" && o.sarif == "" {
+	scanner := o.sarif != "" || o.orcaAlert != ""
+	if in.github == "" && !scanner {
 		if fin, vulns, err = readRunFinding(o); err != nil {
 			return refuseClosedAlert(err)
 		}
@@ -189,6 +195,10 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		Console:    console,
 	}
 	switch {
+	case scanner:
+		if err := in.readScanner(ctx, setup, o, &params); err != nil {
+			return err
+		}
 	case in.alert > 0 && in.kind != findings.DependabotKind:
 		if err := in.readScanAlert(ctx, sm.scanAlerts, setup, &params); err != nil {
 			return err
@@ -199,11 +209,6 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		}
 	case in.github != "":
 		if err := in.readIssue(ctx, sm.issues, &params); err != nil {
-			return err
-		}
-	}
-	if o.sarif != "" {
-		if params.Finding, err = sarifFinding(setup, o.sarif, o.result); err != nil {
 			return err
 		}
 	}

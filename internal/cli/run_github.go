@@ -56,18 +56,26 @@ func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (
 	if o.report != "" && o.vuln != "" {
 		return runIntake{}, usagef("--report and --vuln name two findings; pass one")
 	}
-	if o.sarif != "" || set["result"] {
+	if o.sarif != "" || set["result"] || set["orca-alert"] {
 		switch {
-		case o.report != "" || o.vuln != "" || set["issue"] || set["alert"] || set["event"]:
-			return runIntake{}, usagef("--sarif names a finding; pass no other (--report, --vuln, --issue, --alert, --event)")
-		case o.sarif == "":
+		case o.report != "" || o.vuln != "" || set["issue"] || set["alert"] || set["event"] || o.sarif != "" && set["orca-alert"]:
+			return runIntake{}, usagef("--sarif and --orca-alert each name a finding; pass one, and no other (--report, --vuln, --issue, --alert, --event)")
+		case set["orca-alert"] && o.orcaAlert == "":
+			return runIntake{}, usagef("--orca-alert needs an alert id (orca-<digits>; fixrail scan --orca lists them)")
+		case set["result"] && o.sarif == "":
 			return runIntake{}, usagef("--result goes with --sarif FILE")
-		case o.result == "":
+		case o.sarif != "" && o.result == "":
 			return runIntake{}, usagef("--sarif needs --result ID, the result to work (fixrail scan --sarif %s lists them)", o.sarif)
-		case set["dir"]:
-			return runIntake{}, usagef("with --sarif the clone is --repo DIR; --dir goes with --issue")
 		}
-		return runIntake{dir: o.repo}, nil
+		if !set["dir"] {
+			return runIntake{dir: o.repo}, nil
+		}
+		// With --dir, --repo is the GitHub repository the draft PR is
+		// opened on (a CI job: --repo "$GITHUB_REPOSITORY" --dir .).
+		if _, _, err := github.ParseRepo(o.repo); err != nil {
+			return runIntake{}, usagef("with --dir, --repo names the GitHub repository as owner/name (without --dir it is the clone): %v", err)
+		}
+		return runIntake{dir: o.dir, github: o.repo}, nil
 	}
 	if set["alert"] && set["issue"] {
 		return runIntake{}, usagef("--issue and --%s name two findings; pass one", alertFlag)

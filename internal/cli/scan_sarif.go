@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/findings"
@@ -133,6 +135,53 @@ func scanOrca(ctx context.Context, setup *pipeline.Setup, res *scanResult, inFli
 		sorted = append(sorted, a.Sort(setup.Repo.Top(), repo))
 	}
 	return addScannerItems(ctx, setup, res, "orca", sorted, inFlight)
+}
+
+// readScanner reads run's finding from a scanner: a SARIF log's result or
+// an Orca alert, sorted against the clone setup opened.
+func (in runIntake) readScanner(ctx context.Context, setup *pipeline.Setup, o *runOpts, p *pipeline.Params) error {
+	var err error
+	if o.sarif != "" {
+		p.Finding, err = sarifFinding(setup, o.sarif, o.result)
+	} else {
+		p.Finding, err = orcaFinding(ctx, setup, o.orcaAlert)
+	}
+	if err != nil {
+		return err
+	}
+	if in.github != "" {
+		p.ForgeRepo = "github.com/" + strings.ToLower(in.github)
+	}
+	return nil
+}
+
+// orcaFinding is run's finding from Orca: the open alert id of the
+// repository orca: names. One scan --orca would not list as to-fix, or
+// one Orca does not return as open, is refused before any run (exit 2).
+func orcaFinding(ctx context.Context, setup *pipeline.Setup, id string) (*findings.Finding, error) {
+	if !orca.ValidID(id) {
+		return nil, usagef("--orca-alert: %q is not an Orca alert id (orca-<digits>)", id)
+	}
+	repo := setup.Config.Orca.Repository
+	if repo == "" {
+		return nil, usagef("--orca-alert: name the repository as Orca's inventory knows it (orca: {repository: owner/name}) in %s on %s", config.FileName, setup.Base)
+	}
+	c, err := orca.New(setup.Config.OrcaURL(), os.LookupEnv)
+	if err != nil {
+		return nil, usagef("--orca-alert: %v", err)
+	}
+	a, err := c.Alert(ctx, repo, id)
+	if errors.Is(err, orca.ErrNotFound) {
+		return nil, &codedError{code: exitUsage, msg: "refused: " + err.Error()}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read Orca alert %s: %w", id, err)
+	}
+	r := a.Sort(setup.Repo.Top(), repo)
+	if r.Group != findings.GroupToFix {
+		return nil, &codedError{code: exitUsage, msg: fmt.Sprintf("refused: Orca alert %s is %s: %s", id, r.Group, r.Why)}
+	}
+	return r.Finding, nil
 }
 
 // sarifFinding is run's finding from a SARIF log: the result whose id is

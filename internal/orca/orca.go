@@ -87,17 +87,50 @@ type Clause struct {
 // Fields are the alert fields fixrail selects.
 var Fields = []string{"AlertId", "AlertType", "RiskLevel", "Category", "Source", "Status", "Description", "Recommendation", "RiskFindings", "Labels", "CveIds"}
 
-// AlertsQuery is the query for repo's open alerts, one page.
-func AlertsQuery(repo string, start int) Query {
+// AlertsQuery is the query for repo's open alerts, one page; with id, for
+// that alert only (still of repo, still open: an alert of another
+// repository, or a closed one, is not found).
+func AlertsQuery(repo, id string, start int) Query {
+	clauses := []any{
+		Clause{Type: "str", Key: "Status", Operator: "in", Values: []any{"open", "in_progress"}},
+		Clause{Type: "object_set", Models: []string{"Inventory"}, Keys: []string{"Inventories"}, Operator: "has",
+			With: &Clause{Type: "str", Key: "Name", Operator: "in", Values: []any{repo}}},
+	}
+	limit := PageSize
+	if id != "" {
+		clauses = append(clauses, Clause{Type: "str", Key: "AlertId", Operator: "in", Values: []any{id}})
+		limit = 1
+	}
 	return Query{
-		Query: QuerySet{Models: []string{"Alert"}, Type: "object_set", With: Clause{Type: "operation", Operator: "and", Values: []any{
-			Clause{Type: "str", Key: "Status", Operator: "in", Values: []any{"open", "in_progress"}},
-			Clause{Type: "object_set", Models: []string{"Inventory"}, Keys: []string{"Inventories"}, Operator: "has",
-				With: &Clause{Type: "str", Key: "Name", Operator: "in", Values: []any{repo}}},
-		}}},
-		Select: Fields, Limit: PageSize, StartAtIndex: start, OrderBy: []string{"-OrcaScore"},
+		Query:  QuerySet{Models: []string{"Alert"}, Type: "object_set", With: Clause{Type: "operation", Operator: "and", Values: clauses}},
+		Select: Fields, Limit: limit, StartAtIndex: start, OrderBy: []string{"-OrcaScore"},
 		FullGraphFetch: map[string]any{"enabled": true}, MaxTier: 2,
 	}
+}
+
+// ErrNotFound means the alert is not an open alert of the repository.
+var ErrNotFound = errors.New("orca: no such open alert")
+
+// Alert reads one open alert of repo by id (orca-<digits>).
+func (c *Client) Alert(ctx context.Context, repo, id string) (Alert, error) {
+	if !alertIDRE.MatchString(id) {
+		return Alert{}, fmt.Errorf("orca: %q is not an alert id (orca-<digits>)", bound(id, 40))
+	}
+	data, err := c.post(ctx, AlertsQuery(repo, id, 0))
+	if err != nil {
+		return Alert{}, err
+	}
+	as, err := ParseAlerts(data)
+	if err != nil {
+		return Alert{}, err
+	}
+	switch {
+	case len(as) == 0:
+		return Alert{}, fmt.Errorf("%w: %s is not an open alert of %s (closed, another repository's, or unknown)", ErrNotFound, id, repo)
+	case len(as) > 1 || as[0].ID != id:
+		return Alert{}, fmt.Errorf("%w: asked for %s, Orca answered %d alert(s), the first %s", ErrResponse, id, len(as), bound(as[0].ID, 40))
+	}
+	return as[0], nil
 }
 
 // Alert is one alert as the serving layer returns it, unwrapped.
@@ -120,7 +153,7 @@ func (c *Client) Alerts(ctx context.Context, repo string) ([]Alert, error) {
 		if page == maxPages {
 			return nil, fmt.Errorf("orca: more than %d open alerts for %s", maxPages*PageSize, repo)
 		}
-		data, err := c.post(ctx, AlertsQuery(repo, page*PageSize))
+		data, err := c.post(ctx, AlertsQuery(repo, "", page*PageSize))
 		if err != nil {
 			return nil, err
 		}
@@ -298,6 +331,9 @@ func snippet(raw json.RawMessage) (string, error) {
 }
 
 var alertIDRE = regexp.MustCompile(`^orca-[0-9]{1,18}$`)
+
+// ValidID reports whether id has Orca's alert id form, orca-<digits>.
+func ValidID(id string) bool { return alertIDRE.MatchString(id) }
 
 // featureTypes maps RiskFindings.feature_type to the fix type's tag.
 var featureTypes = map[string]string{"sast": findings.SASTFixType, "iac": findings.IaCFixType, "secret": findings.SecretFixType, "secret_detection": findings.SecretFixType}

@@ -1,6 +1,7 @@
 package orca
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,4 +139,25 @@ func FuzzParseAlerts(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestAlertByID(t *testing.T) {
+	srv := orcatest.New(t)
+	srv.OnAlert("o/r", "orca-7", 200, orcatest.Alerts(orcatest.A{ID: "orca-7", FeatureType: "iac", Source: "main.tf:1"}))
+	srv.OnAlert("o/r", "orca-8", 200, orcatest.Alerts())
+	srv.OnAlert("o/r", "orca-9", 200, orcatest.Alerts(orcatest.A{ID: "orca-1"}))
+	c := client(t, srv)
+	if a, err := c.Alert(t.Context(), "o/r", "orca-7"); err != nil || a.FeatureType != "iac" {
+		t.Fatalf("%+v, %v", a, err)
+	}
+	if _, err := c.Alert(t.Context(), "o/r", "orca-8"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("err = %v, want ErrNotFound", err)
+	}
+	if _, err := c.Alert(t.Context(), "o/r", "orca-9"); !errors.Is(err, ErrResponse) {
+		t.Errorf("err = %v, want ErrResponse (another alert answered)", err)
+	}
+	// Not an id: refused before any query (the stand-in fails any).
+	if _, err := c.Alert(t.Context(), "o/r", "../orca-1"); err == nil {
+		t.Error("a malformed id was queried")
+	}
 }

@@ -27,6 +27,7 @@ type Server struct {
 
 type expect struct {
 	repo   string
+	id     string // "" for the list of open alerts
 	start  int
 	status int
 	body   string
@@ -43,7 +44,7 @@ func New(t testing.TB) *Server {
 		defer s.mu.Unlock()
 		for _, e := range s.exp {
 			if !e.made {
-				t.Errorf("orcatest: expected the alerts query of %s from %d, never made", e.repo, e.start)
+				t.Errorf("orcatest: expected the alerts query of %s (alert %q) from %d, never made", e.repo, e.id, e.start)
 			}
 		}
 	})
@@ -58,6 +59,13 @@ func (s *Server) URL() string { return s.srv.URL }
 func (s *Server) OnAlerts(repo string, start, status int, body string) {
 	s.mu.Lock()
 	s.exp = append(s.exp, &expect{repo: repo, start: start, status: status, body: body})
+	s.mu.Unlock()
+}
+
+// OnAlert expects one query for alert id of repo.
+func (s *Server) OnAlert(repo, id string, status int, body string) {
+	s.mu.Lock()
+	s.exp = append(s.exp, &expect{repo: repo, id: id, status: status, body: body})
 	s.mu.Unlock()
 }
 
@@ -96,24 +104,40 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fail("not an alerts query: %s", body)
 		return
 	}
-	// The repository filter: an Inventories has-clause naming it.
-	repo := ""
+	// The repository filter, an Inventories has-clause naming it, and an
+	// AlertId clause for one alert; open status either way.
+	repo, id, open := "", "", false
 	for _, v := range q.Query.With.Values {
 		var c struct {
-			Keys []string `json:"keys"`
-			With *struct {
+			Type   string   `json:"type"`
+			Key    string   `json:"key"`
+			Values []string `json:"values"`
+			Keys   []string `json:"keys"`
+			With   *struct {
 				Key    string   `json:"key"`
 				Values []string `json:"values"`
 			} `json:"with"`
 		}
-		if json.Unmarshal(v, &c) == nil && len(c.Keys) == 1 && c.Keys[0] == "Inventories" && c.With != nil && c.With.Key == "Name" && len(c.With.Values) == 1 {
-			repo = c.With.Values[0]
+		if json.Unmarshal(v, &c) != nil {
+			continue
 		}
+		switch {
+		case len(c.Keys) == 1 && c.Keys[0] == "Inventories" && c.With != nil && c.With.Key == "Name" && len(c.With.Values) == 1:
+			repo = c.With.Values[0]
+		case c.Key == "AlertId" && c.Type == "str" && len(c.Values) == 1:
+			id = c.Values[0]
+		case c.Key == "Status":
+			open = true
+		}
+	}
+	if q.Query.With.Operator != "and" || !open {
+		fail("a query that is not for open alerts: %s", body)
+		return
 	}
 	s.mu.Lock()
 	var e *expect
 	for _, x := range s.exp {
-		if !x.made && x.repo == repo && x.start == *q.StartAtIndex {
+		if !x.made && x.repo == repo && x.id == id && x.start == *q.StartAtIndex {
 			e = x
 			break
 		}
@@ -123,7 +147,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if e == nil {
-		fail("unexpected alerts query of %q from %d", repo, *q.StartAtIndex)
+		fail("unexpected alerts query of %q (alert %q) from %d", repo, id, *q.StartAtIndex)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
