@@ -181,6 +181,8 @@ func TestParseEvent(t *testing.T) {
 		name, event, data string
 		number            int
 		err               string
+		alert             int
+		kind              string
 	}{
 		{name: "comment", event: "issue_comment", data: `{"action":"created","issue":{"number":7,"title":"t"},"comment":{"id":1,"body":"/fixrail"},"sender":{"login":"m"},"repository":{"full_name":"o/r"}}`, number: 7},
 		{name: "comment on a PR", event: "issue_comment", data: `{"action":"created","issue":{"number":7,"pull_request":{"url":"x"}},"sender":{"login":"m"},"repository":{"full_name":"o/r"}}`, err: "pull request"},
@@ -196,6 +198,14 @@ func TestParseEvent(t *testing.T) {
 		{name: "no repo", event: "issues", data: `{"action":"opened","issue":{"number":1}}`, err: "repository"},
 		{name: "trailing", event: "issues", data: `{"action":"opened","issue":{"number":1},"repository":{"full_name":"o/r"}} {}`, err: "trailing"},
 		{name: "not json", event: "issues", data: `nope`, err: "bad event"},
+		{name: "code scanning created", event: "code_scanning_alert", data: `{"action":"created","alert":{"number":12,"state":"open"},"ref":"refs/heads/main","repository":{"full_name":"o/r"},"sender":{"login":"github"}}`, alert: 12, kind: CodeScanningKind},
+		{name: "code scanning in a branch", event: "code_scanning_alert", data: `{"action":"appeared_in_branch","alert":{"number":12},"repository":{"full_name":"o/r"}}`, alert: 12, kind: CodeScanningKind},
+		{name: "code scanning fixed", event: "code_scanning_alert", data: `{"action":"fixed","alert":{"number":12},"repository":{"full_name":"o/r"}}`, err: "code_scanning_alert.fixed does not start a run"},
+		{name: "code scanning closed by a user", event: "code_scanning_alert", data: `{"action":"closed_by_user","alert":{"number":12},"repository":{"full_name":"o/r"}}`, err: "does not start"},
+		{name: "code scanning without a number", event: "code_scanning_alert", data: `{"action":"created","alert":{"number":0},"repository":{"full_name":"o/r"}}`, err: "without an alert number"},
+		{name: "secret scanning created", event: "secret_scanning_alert", data: `{"action":"created","alert":{"number":3,"secret_type":"t"},"repository":{"full_name":"o/r"}}`, alert: 3, kind: SecretScanningKind},
+		{name: "secret scanning resolved", event: "secret_scanning_alert", data: `{"action":"resolved","alert":{"number":3},"repository":{"full_name":"o/r"}}`, err: "does not start"},
+		{name: "dependabot", event: "dependabot_alert", data: `{"action":"created","alert":{"number":4},"repository":{"full_name":"o/r"}}`, alert: 4, kind: DependabotKind},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev, err := ParseEvent(tc.event, []byte(tc.data))
@@ -208,8 +218,8 @@ func TestParseEvent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ev.Number != tc.number {
-				t.Errorf("number = %d, want %d", ev.Number, tc.number)
+			if ev.Number != tc.number || ev.Alert != tc.alert || ev.AlertKind != tc.kind {
+				t.Errorf("number %d alert %d %q, want %d %d %q", ev.Number, ev.Alert, ev.AlertKind, tc.number, tc.alert, tc.kind)
 			}
 		})
 	}
@@ -255,6 +265,8 @@ func FuzzParseEvent(f *testing.F) {
 	f.Add("issue_comment", []byte(`{"action":"created","issue":{"number":7},"repository":{"full_name":"o/r"}}`))
 	f.Add("workflow_dispatch", []byte(`{"inputs":{"issue-number":"12"},"repository":{"full_name":"o/r"}}`))
 	f.Add("dependabot_alert", []byte(`{"action":"reopened","alert":{"number":4,"state":"open"},"repository":{"full_name":"o/r"}}`))
+	f.Add("code_scanning_alert", []byte(`{"action":"created","alert":{"number":12},"repository":{"full_name":"o/r"}}`))
+	f.Add("secret_scanning_alert", []byte(`{"action":"reopened","alert":{"number":3},"repository":{"full_name":"o/r"}}`))
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		ev, err := ParseEvent(name, data)
 		if err != nil {
@@ -267,7 +279,8 @@ func FuzzParseEvent(f *testing.F) {
 			t.Fatalf("accepted an event without exactly one of an issue and an alert, or with no repository: %+v", ev)
 		}
 		if ev.Alert > 0 {
-			if ev.Name != "dependabot_alert" || !PathSafeID(AlertID(ev.Alert)) {
+			kinds := map[string]string{"dependabot_alert": DependabotKind, "code_scanning_alert": CodeScanningKind, "secret_scanning_alert": SecretScanningKind}
+			if kinds[ev.Name] == "" || kinds[ev.Name] != ev.AlertKind || !PathSafeID(AlertID(ev.Alert)) || !PathSafeID(CodeScanningID(ev.Alert)) || !PathSafeID(SecretScanningID(ev.Alert)) {
 				t.Fatalf("alert event %+v", ev)
 			}
 			return
