@@ -227,7 +227,7 @@ func (in runIntake) readScanAlert(ctx context.Context, src findings.ScanAlertSou
 	if src == nil {
 		return fmt.Errorf("%w: the forge cannot read scanning alerts", pipeline.ErrSetup)
 	}
-	fin, err := findings.FromScanAlert(ctx, src, in.kind, in.github, in.alert, setup.Repo.Top(), configuredFixType(setup.Config))
+	fin, err := findings.FromScanAlert(ctx, src, in.kind, in.github, in.alert, newBaseTree(ctx, setup), configuredFixType(setup.Config))
 	if err != nil {
 		return alertReadError(err, fmt.Sprintf("%s alert #%d of %s", in.kind, in.alert, in.github))
 	}

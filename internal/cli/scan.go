@@ -316,7 +316,7 @@ func scanGitHubScanning(ctx context.Context, f *ghforge.Forge, res *scanResult, 
 		posture("code-scanning alerts not read: " + err.Error())
 	}
 	for _, a := range cs {
-		sorted = append(sorted, a.Sort("", "", res.Repo))
+		sorted = append(sorted, a.Sort(nil, "", res.Repo))
 	}
 	step("open secret-scanning alerts")
 	ss, err := f.OpenSecretScanningAlerts(ctx)
@@ -327,7 +327,7 @@ func scanGitHubScanning(ctx context.Context, f *ghforge.Forge, res *scanResult, 
 		posture("secret-scanning alerts not read: " + err.Error())
 	}
 	for _, a := range ss {
-		sorted = append(sorted, a.Sort("", "", res.Repo))
+		sorted = append(sorted, a.Sort(nil, "", res.Repo))
 	}
 	for _, r := range sorted {
 		it := scannerItem("alert", r)

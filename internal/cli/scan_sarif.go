@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -26,11 +27,54 @@ func configuredFixType(cfg *config.Config) func(string) string {
 	}
 }
 
+// baseTree is the base commit a run works, as the findings.Tree an alert's
+// file is read from: through git, never the working tree (which a
+// checked-out PR or a build may have changed), one read per path.
+type baseTree struct {
+	ctx   context.Context
+	setup *pipeline.Setup
+	seen  map[string]baseFile
+}
+
+type baseFile struct {
+	data []byte
+	err  error
+}
+
+func newBaseTree(ctx context.Context, setup *pipeline.Setup) *baseTree {
+	return &baseTree{ctx: ctx, setup: setup, seen: map[string]baseFile{}}
+}
+
+// ReadFile implements findings.Tree: a regular blob (mode 100644 or
+// 100755) of the base; a symbolic link, a submodule or a directory is no
+// file to edit.
+func (t *baseTree) ReadFile(p string) ([]byte, error) {
+	if f, ok := t.seen[p]; ok {
+		return f.data, f.err
+	}
+	e, err := t.setup.Repo.TreeEntry(t.ctx, t.setup.BaseSHA, p, findings.MaxSourceBytes)
+	var f baseFile
+	switch {
+	case err != nil:
+		f.err = err
+	case e.Mode == "":
+		f.err = fmt.Errorf("the base %s has no file %s: %w", t.setup.Base, p, fs.ErrNotExist)
+	case e.Mode == "120000":
+		f.err = fmt.Errorf("it is a symbolic link on the base (name the file it resolves to)")
+	case e.Mode != "100644" && e.Mode != "100755":
+		f.err = fmt.Errorf("it is not a regular file on the base (mode %s)", e.Mode)
+	default:
+		f.data = e.Data
+	}
+	t.seen[p] = f
+	return f.data, f.err
+}
+
 // readSARIFScan sorts a SARIF log against the clone setup opened: its
 // paths are checked against the work tree, and fixrail.yaml's scanners:
 // on the base map tools to fix types.
-func readSARIFScan(setup *pipeline.Setup, file string) (*findings.SARIFScan, error) {
-	return findings.ReadSARIF(file, findings.SARIFOptions{Root: setup.Repo.Top(), Configured: configuredFixType(setup.Config)})
+func readSARIFScan(ctx context.Context, setup *pipeline.Setup, file string) (*findings.SARIFScan, error) {
+	return findings.ReadSARIF(file, findings.SARIFOptions{Root: setup.Repo.Top(), Tree: newBaseTree(ctx, setup), Configured: configuredFixType(setup.Config)})
 }
 
 // scanScanners adds what the scanners say to a scan: the SARIF log (the
@@ -61,7 +105,7 @@ func scanScanners(ctx context.Context, res *scanResult, o *scanOpts, inFlight fu
 // is work awaiting review.
 func scanSARIF(ctx context.Context, setup *pipeline.Setup, res *scanResult, o *scanOpts, inFlight func(string) string, progress io.Writer) error {
 	fmt.Fprintf(progress, "scan: the SARIF log %s\n", o.sarif)
-	scan, err := readSARIFScan(setup, o.sarif)
+	scan, err := readSARIFScan(ctx, setup, o.sarif)
 	if err != nil {
 		return &codedError{code: exitUsage, msg: err.Error()}
 	}
@@ -131,8 +175,9 @@ func scanOrca(ctx context.Context, setup *pipeline.Setup, res *scanResult, inFli
 		return &errServiceUnavailable{err}
 	}
 	var sorted []findings.ScannerResult
+	tree := newBaseTree(ctx, setup)
 	for _, a := range as {
-		sorted = append(sorted, a.Sort(setup.Repo.Top(), repo))
+		sorted = append(sorted, a.Sort(tree, repo))
 	}
 	return addScannerItems(ctx, setup, res, "orca", sorted, inFlight)
 }
@@ -142,7 +187,7 @@ func scanOrca(ctx context.Context, setup *pipeline.Setup, res *scanResult, inFli
 func (in runIntake) readScanner(ctx context.Context, setup *pipeline.Setup, o *runOpts, p *pipeline.Params) error {
 	var err error
 	if o.sarif != "" {
-		p.Finding, err = sarifFinding(setup, o.sarif, o.result)
+		p.Finding, err = sarifFinding(ctx, setup, o.sarif, o.result)
 	} else {
 		p.Finding, err = orcaFinding(ctx, setup, o.orcaAlert)
 	}
@@ -177,7 +222,7 @@ func orcaFinding(ctx context.Context, setup *pipeline.Setup, id string) (*findin
 	if err != nil {
 		return nil, fmt.Errorf("read Orca alert %s: %w", id, err)
 	}
-	r := a.Sort(setup.Repo.Top(), repo)
+	r := a.Sort(newBaseTree(ctx, setup), repo)
 	if r.Group != findings.GroupToFix {
 		return nil, &codedError{code: exitUsage, msg: fmt.Sprintf("refused: Orca alert %s is %s: %s", id, r.Group, r.Why)}
 	}
@@ -187,8 +232,8 @@ func orcaFinding(ctx context.Context, setup *pipeline.Setup, id string) (*findin
 // sarifFinding is run's finding from a SARIF log: the result whose id is
 // id, sorted as scan sorts it. One scan would not list as to-fix is
 // refused before any run starts (exit 2) with its reason.
-func sarifFinding(setup *pipeline.Setup, file, id string) (*findings.Finding, error) {
-	scan, err := readSARIFScan(setup, file)
+func sarifFinding(ctx context.Context, setup *pipeline.Setup, file, id string) (*findings.Finding, error) {
+	scan, err := readSARIFScan(ctx, setup, file)
 	if err != nil {
 		return nil, &codedError{code: exitUsage, msg: err.Error()}
 	}

@@ -95,9 +95,9 @@ func codeScanningSeverity(security, rule string) string {
 }
 
 // Sort decides a code-scanning alert: to-fix with its finding, or why not.
-// root is the clone the alert's file must be in; configured is the
+// tree holds the alert's file (the base commit); configured is the
 // scanners: mapping's fix type for its tool ("" for none).
-func (a *CodeScanningAlert) Sort(root, configured, repo string) ScannerResult {
+func (a *CodeScanningAlert) Sort(tree Tree, configured, repo string) ScannerResult {
 	sa := &ScannerAlert{
 		Tool: a.Tool, Rule: a.RuleID, RuleName: a.RuleName, Tags: a.Tags,
 		Severity: codeScanningSeverity(a.SecuritySeverity, a.RuleSeverity),
@@ -111,12 +111,12 @@ func (a *CodeScanningAlert) Sort(root, configured, repo string) ScannerResult {
 	if sa.RuleName == "" {
 		sa.RuleName = a.RuleDescription
 	}
-	return SortAlert(sa, CodeScanningID(a.Number), a.State, a.DismissedReason, root, configured, a.URL)
+	return SortAlert(sa, CodeScanningID(a.Number), a.State, a.DismissedReason, tree, configured, a.URL)
 }
 
 // Sort decides a secret-scanning alert. A value only in history (the
 // file no longer holds it) is unfixable: no edit of the tree removes it.
-func (a *SecretScanningAlert) Sort(root, configured, repo string) ScannerResult {
+func (a *SecretScanningAlert) Sort(tree Tree, configured, repo string) ScannerResult {
 	sa := &ScannerAlert{
 		Tool: SecretScanningTool, Rule: a.SecretType, RuleName: a.SecretTypeName,
 		Severity: "high",
@@ -131,7 +131,7 @@ func (a *SecretScanningAlert) Sort(root, configured, repo string) ScannerResult 
 	if configured == "" {
 		configured = SecretFixType
 	}
-	return SortAlert(sa, SecretScanningID(a.Number), a.State, a.Resolution, root, configured, a.URL)
+	return SortAlert(sa, SecretScanningID(a.Number), a.State, a.Resolution, tree, configured, a.URL)
 }
 
 func orUnknown(s string) string {
@@ -144,8 +144,8 @@ func orUnknown(s string) string {
 // SortAlert sorts an alert a service keeps (GitHub, Orca) under its own
 // id: one not open is unfixable (and refused by a run), the rest sorted as
 // any scanner's alert; url, the alert's page, is added to the body.
-func SortAlert(sa *ScannerAlert, id, state, why, root, configured, url string) ScannerResult {
-	f, group, reason := sa.classify(root, configured, nil)
+func SortAlert(sa *ScannerAlert, id, state, why string, tree Tree, configured, url string) ScannerResult {
+	f, group, reason := sa.classify(tree, configured, nil)
 	f.ID = id
 	f.Source = sa.Source
 	if url != "" {
@@ -168,11 +168,11 @@ const (
 )
 
 // FromScanAlert reads code-scanning or secret-scanning (kind) alert
-// number through src and sorts it against the clone in root; configured
+// number through src and sorts it against tree; configured
 // is the scanners: mapping (tool → fix type, "" for none). An alert that
 // is not open is ErrScanAlertNotOpen; one scan would not list as to-fix
 // is ErrBadReport with the reason.
-func FromScanAlert(ctx context.Context, src ScanAlertSource, kind, repo string, number int, root string, configured func(string) string) (*Finding, error) {
+func FromScanAlert(ctx context.Context, src ScanAlertSource, kind, repo string, number int, tree Tree, configured func(string) string) (*Finding, error) {
 	if number <= 0 || number > 1<<31-1 {
 		return nil, fmt.Errorf("%w: %s alert number %d: must be positive", ErrBadReport, kind, number)
 	}
@@ -187,7 +187,7 @@ func FromScanAlert(ctx context.Context, src ScanAlertSource, kind, repo string, 
 		if a.Number != number {
 			return nil, fmt.Errorf("%w: asked for code-scanning alert #%d, GitHub answered #%d", ErrBadReport, number, a.Number)
 		}
-		r, state = a.Sort(root, configured(a.Tool), repo), a.State
+		r, state = a.Sort(tree, configured(a.Tool), repo), a.State
 	case SecretScanningKind:
 		a, err := src.SecretScanningAlert(ctx, number)
 		if err != nil {
@@ -196,7 +196,7 @@ func FromScanAlert(ctx context.Context, src ScanAlertSource, kind, repo string, 
 		if a.Number != number {
 			return nil, fmt.Errorf("%w: asked for secret-scanning alert #%d, GitHub answered #%d", ErrBadReport, number, a.Number)
 		}
-		r, state = a.Sort(root, configured(SecretScanningTool), repo), a.State
+		r, state = a.Sort(tree, configured(SecretScanningTool), repo), a.State
 	default:
 		return nil, fmt.Errorf("%w: no alert kind %q", ErrBadReport, kind)
 	}

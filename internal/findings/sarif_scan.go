@@ -42,8 +42,11 @@ type SARIFScan struct {
 
 // SARIFOptions are what sorting a log needs besides the log.
 type SARIFOptions struct {
-	// Root is the repository work tree the log is of: every path must lie
-	// inside it, and the flagged lines are read from it for the id.
+	// Tree is where a result's file must be (the base commit a run
+	// works): the flagged lines are read from it for the id.
+	Tree Tree
+	// Root is the checkout the scanner ran in: a file:// URI beneath it
+	// is made relative to it (as GitHub strips the checkout path).
 	Root string
 	// Configured is the fix type fixrail.yaml's scanners: give a tool's
 	// results, "" when no entry answers for it (config.ScannerFor).
@@ -100,7 +103,7 @@ func ParseSARIF(data []byte, opt SARIFOptions) (*SARIFScan, error) {
 				continue
 			}
 			a := sarifAlert(run, res, opt)
-			f, group, why := a.classify(opt.Root, configured, occ)
+			f, group, why := a.classify(opt.Tree, configured, occ)
 			out.Results = append(out.Results, ScannerResult{ID: f.ID, Group: group, Why: why, Finding: f})
 		}
 	}

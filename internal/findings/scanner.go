@@ -148,10 +148,40 @@ func ScannerFindingID(tool, rule, path, content string, occurrence int) string {
 	return toolSlug(tool) + "-" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
+// Tree is where an alert's file is read: the base commit a run works (the
+// CLI reads it through git), or a directory (DirTree). ReadFile returns a
+// regular file's bytes, at most MaxSourceBytes; an error wrapping
+// fs.ErrNotExist when the tree has no file at path; another error (a
+// symbolic link, a directory, a submodule, too large) says why it is no
+// file to edit.
+type Tree interface {
+	ReadFile(path string) ([]byte, error)
+}
+
+// MaxSourceBytes bounds a file an alert names.
+const MaxSourceBytes = maxSourceBytes
+
+// DirTree reads files of a directory: inside it (symlinks resolved, and a
+// path through any symbolic link refused: an alert names the file itself)
+// and regular.
+type DirTree string
+
+// ReadFile implements Tree.
+func (d DirTree) ReadFile(p string) ([]byte, error) {
+	full, err := pathguard.ResolveWithin(string(d), p)
+	if err != nil {
+		return nil, err
+	}
+	if full != filepath.Join(evalOr(string(d)), filepath.FromSlash(p)) {
+		return nil, errors.New("it runs through a symbolic link (name the file it resolves to)")
+	}
+	return pathguard.ReadRegular(full, maxSourceBytes)
+}
+
 // alertPath validates a path an alert names: relative, clean, printable,
-// inside root (symlinks resolved) and a regular file. It returns the clean
-// path and the file's bytes (at most maxSourceBytes), or why not.
-func alertPath(root, p string) (string, []byte, error) {
+// and a regular file of tree. It returns the clean path and the file's
+// bytes, or why not; with no tree only the path's form is checked.
+func alertPath(tree Tree, p string) (string, []byte, error) {
 	if len(p) > maxPathBytes {
 		return "", nil, fmt.Errorf("its path is %d bytes (limit %d)", len(p), maxPathBytes)
 	}
@@ -159,19 +189,17 @@ func alertPath(root, p string) (string, []byte, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("its path is not a repository path: %s", bound(err.Error(), 200))
 	}
-	if root == "" {
+	if tree == nil {
 		return c, nil, nil
 	}
-	full, err := pathguard.ResolveWithin(root, c)
-	if err != nil {
-		return "", nil, fmt.Errorf("%s is not inside the repository: %s", bound(c, 200), bound(err.Error(), 200))
-	}
-	data, err := pathguard.ReadRegular(full, maxSourceBytes)
+	data, err := tree.ReadFile(c)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", nil, fmt.Errorf("%s is not in the repository's tree (the log is of another tree, or names an image or a package)", bound(c, 200))
+		return "", nil, fmt.Errorf("%s is not in the repository's tree (the alert is of another tree, or names an image or a package)", bound(c, 200))
+	case errors.Is(err, pathguard.ErrEscape):
+		return "", nil, fmt.Errorf("%s is not inside the repository: %s", bound(c, 200), bound(err.Error(), 200))
 	case err != nil:
-		return "", nil, fmt.Errorf("%s cannot be read as a regular file: %s", bound(c, 200), bound(err.Error(), 200))
+		return "", nil, fmt.Errorf("%s is no file to edit: %s", bound(c, 200), bound(err.Error(), 200))
 	}
 	return c, data, nil
 }
@@ -305,11 +333,11 @@ type ScannerAlert struct {
 }
 
 // classify is the one judgement every scanner source shares: the fix
-// type, the path (validated and read from root), the secret's value, and
+// type, the path (validated and read from tree), the secret's value, and
 // the finding id. It returns the finding and, when it cannot be worked,
 // the group (unfixable or posture) and why. occ counts the content keys
 // seen so far in one log, for the id's occurrence; nil means 0.
-func (a *ScannerAlert) classify(root, configured string, occ map[string]int) (f *Finding, group, why string) {
+func (a *ScannerAlert) classify(tree Tree, configured string, occ map[string]int) (f *Finding, group, why string) {
 	typ, how := ScannerFixType(a.Tool, a.Tags, configured)
 	if len(a.Rule) > maxRuleBytes {
 		return nil, GroupUnfixable, fmt.Sprintf("its rule id is %d bytes (limit %d)", len(a.Rule), maxRuleBytes)
@@ -325,7 +353,7 @@ func (a *ScannerAlert) classify(root, configured string, occ map[string]int) (f 
 	case a.PathProblem != "":
 		perr = errors.New(a.PathProblem)
 	case a.Path != "":
-		ev.Path, data, perr = alertPath(root, a.Path)
+		ev.Path, data, perr = alertPath(tree, a.Path)
 		if perr != nil {
 			ev.Path = "" // an unvalidated path reaches no finding
 		}
@@ -374,7 +402,7 @@ func (a *ScannerAlert) classify(root, configured string, occ map[string]int) (f 
 	if typ != SecretFixType {
 		ev.Snippet = alertText(a.Snippet)
 	}
-	ev.Rule = scrubSecret(ev.Rule, raw)
+	ev.Rule, ev.Tool = scrubSecret(ev.Rule, raw), scrubSecret(ev.Tool, raw)
 
 	switch {
 	case typ == "":

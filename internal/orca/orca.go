@@ -338,10 +338,10 @@ func ValidID(id string) bool { return alertIDRE.MatchString(id) }
 // featureTypes maps RiskFindings.feature_type to the fix type's tag.
 var featureTypes = map[string]string{"sast": findings.SASTFixType, "iac": findings.IaCFixType, "secret": findings.SecretFixType, "secret_detection": findings.SecretFixType}
 
-// Sort decides an Orca alert against the clone in root: to-fix, posture
+// Sort decides an Orca alert against tree (the base commit): to-fix, posture
 // (scm_posture), unfixable (a cloud asset, a package CVE, no file, an id
 // that is not Orca's). The finding id is the alert id (orca-<digits>).
-func (a *Alert) Sort(root, repo string) findings.ScannerResult {
+func (a *Alert) Sort(tree findings.Tree, repo string) findings.ScannerResult {
 	if !alertIDRE.MatchString(a.ID) || !pathguard.SafeName(a.ID) {
 		return findings.ScannerResult{Group: findings.GroupUnfixable, Why: fmt.Sprintf("AlertId %q is not Orca's orca-<digits>", bound(a.ID, 40))}
 	}
@@ -358,20 +358,20 @@ func (a *Alert) Sort(root, repo string) findings.ScannerResult {
 	configured := featureTypes[strings.ToLower(a.FeatureType)]
 	switch ft := strings.ToLower(a.FeatureType); {
 	case ft == "scm_posture":
-		r := findings.SortAlert(sa, a.ID, "open", "", "", findings.SASTFixType, "")
+		r := findings.SortAlert(sa, a.ID, "open", "", nil, findings.SASTFixType, "")
 		r.Group, r.Why = findings.GroupPosture, "scm_posture: the repository's settings, not its files; a person changes them"
 		return r
 	case configured == "" && (ft == "" && strings.EqualFold(a.Category, "Vulnerabilities") || len(a.CVEs) > 0):
-		r := findings.SortAlert(sa, a.ID, "open", "", "", findings.VulnFixType, "")
+		r := findings.SortAlert(sa, a.ID, "open", "", nil, findings.VulnFixType, "")
 		r.Why = "a package CVE: fixrail works one as run --vuln FILE or --alert N (Dependabot), which name its package and version"
 		return r
 	case configured == "":
-		r := findings.SortAlert(sa, a.ID, "open", "", "", findings.SASTFixType, "")
+		r := findings.SortAlert(sa, a.ID, "open", "", nil, findings.SASTFixType, "")
 		r.Group, r.Why = findings.GroupUnfixable, fmt.Sprintf("feature_type %q (category %q) is no code fix fixrail makes: a cloud asset or a kind it has no fix type for", bound(a.FeatureType, 40), bound(a.Category, 60))
 		r.Finding.FixType = ""
 		return r
 	}
-	return findings.SortAlert(sa, a.ID, "open", "", root, configured, "")
+	return findings.SortAlert(sa, a.ID, "open", "", tree, configured, "")
 }
 
 var blobRE = regexp.MustCompile(`^https://[^/]+/([^/]+/[^/]+)/blob/[^/]+/([^#?]+)(?:#L([0-9]+))?$`)

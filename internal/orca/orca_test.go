@@ -64,7 +64,7 @@ func TestAlertsSorted(t *testing.T) {
 		t.Fatalf("%d alerts", len(as))
 	}
 	for i, w := range want {
-		r := as[i].Sort(root, "o/r")
+		r := as[i].Sort(findings.DirTree(root), "o/r")
 		if r.ID != w.id || r.Group != w.group || !strings.Contains(r.Why, w.why) {
 			t.Errorf("alert %d: %q %q %q; want %+v", i, r.ID, r.Group, r.Why, w)
 		}
@@ -72,7 +72,7 @@ func TestAlertsSorted(t *testing.T) {
 			t.Errorf("alert %d: fix type %q, want %q", i, r.Finding.FixType, w.typ)
 		}
 	}
-	f := as[0].Sort(root, "o/r").Finding
+	f := as[0].Sort(findings.DirTree(root), "o/r").Finding
 	if f.Evidence.Path != "src/a.js" || f.Evidence.Line != 3 || f.Evidence.Severity != "high" || !strings.Contains(f.Body, steer) || strings.Contains(f.Title, "curl") {
 		t.Errorf("finding %+v %+v", f, f.Evidence)
 	}
@@ -130,7 +130,7 @@ func FuzzParseAlerts(f *testing.F) {
 			return
 		}
 		for _, a := range as {
-			r := a.Sort(root, "o/r")
+			r := a.Sort(findings.DirTree(root), "o/r")
 			if r.ID != "" && !alertIDRE.MatchString(r.ID) {
 				t.Fatalf("id %q", r.ID)
 			}

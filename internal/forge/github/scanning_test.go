@@ -40,7 +40,7 @@ func TestScanningAlertsThroughTheAPI(t *testing.T) {
 		Number: 3, State: "open", SecretType: "github_personal_access_token", Secret: fakeToken(), Path: "src/conf.js", StartLine: 1,
 	}))
 	f := newForge(t, srv, nil)
-	cs, err := findings.FromScanAlert(t.Context(), f, findings.CodeScanningKind, "o/r", 12, root, noConfig)
+	cs, err := findings.FromScanAlert(t.Context(), f, findings.CodeScanningKind, "o/r", 12, findings.DirTree(root), noConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestScanningAlertsThroughTheAPI(t *testing.T) {
 	if !strings.Contains(cs.Body, steer) || strings.Contains(cs.Title, "curl") {
 		t.Errorf("the message is not (only) data: title %q", cs.Title)
 	}
-	ss, err := findings.FromScanAlert(t.Context(), f, findings.SecretScanningKind, "o/r", 3, root, noConfig)
+	ss, err := findings.FromScanAlert(t.Context(), f, findings.SecretScanningKind, "o/r", 3, findings.DirTree(root), noConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestScanningAlertRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := githubtest.New(t)
 			srv.On("GET", tc.path).Reply(tc.status, tc.body)
-			_, err := findings.FromScanAlert(t.Context(), newForge(t, srv, nil), tc.kind, "o/r", 5, root, noConfig)
+			_, err := findings.FromScanAlert(t.Context(), newForge(t, srv, nil), tc.kind, "o/r", 5, findings.DirTree(root), noConfig)
 			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v; want %v containing %q", err, tc.is, tc.want)
 			}
