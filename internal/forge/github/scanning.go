@@ -85,55 +85,42 @@ func secretScanningData(a *gh.SecretScanningAlert) findings.SecretScanningAlert 
 // OpenCodeScanningAlerts lists the repository's open code-scanning alerts
 // (at most maxPages pages of 100).
 func (f *Forge) OpenCodeScanningAlerts(ctx context.Context) ([]findings.CodeScanningAlert, error) {
-	var out []findings.CodeScanningAlert
-	for page, n := 1, 0; page > 0; n++ {
-		if n == maxPages {
-			return nil, fmt.Errorf("more than %d open code-scanning alerts", maxPages*100)
-		}
-		var as []*gh.Alert
-		var resp *gh.Response
-		err := f.call(ctx, "list open code-scanning alerts", true, func(ctx context.Context) (*gh.Response, error) {
-			var err error
-			as, resp, err = f.c.CodeScanning.ListAlertsForRepo(ctx, f.cfg.Owner, f.cfg.Repo, &gh.AlertListOptions{State: "open", ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
-			return resp, err
-		})
-		if s := status(err); s == 403 || s == 404 {
-			return nil, fmt.Errorf("%w: the token needs the repository permission %s, and code scanning set up", err, CodeScanningPermission)
-		}
-		if err != nil {
-			return nil, halting(err)
-		}
-		for _, a := range as {
-			out = append(out, codeScanningData(a))
-		}
-		page = resp.NextPage
-	}
-	return out, nil
+	return listOpen(ctx, f, "code-scanning", CodeScanningPermission+", and code scanning set up", func(ctx context.Context, page int) ([]*gh.Alert, *gh.Response, error) {
+		return f.c.CodeScanning.ListAlertsForRepo(ctx, f.cfg.Owner, f.cfg.Repo, &gh.AlertListOptions{State: "open", ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
+	}, codeScanningData)
 }
 
 // OpenSecretScanningAlerts lists the repository's open secret-scanning
 // alerts (at most maxPages pages of 100).
 func (f *Forge) OpenSecretScanningAlerts(ctx context.Context) ([]findings.SecretScanningAlert, error) {
-	var out []findings.SecretScanningAlert
+	return listOpen(ctx, f, "secret-scanning", SecretScanningPermission+", and secret scanning turned on", func(ctx context.Context, page int) ([]*gh.SecretScanningAlert, *gh.Response, error) {
+		return f.c.SecretScanning.ListAlertsForRepo(ctx, f.cfg.Owner, f.cfg.Repo, &gh.SecretScanningAlertListOptions{State: "open", ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
+	}, secretScanningData)
+}
+
+// listOpen reads every page of an alert list (page-number pagination), at
+// most maxPages; a refusal (403, 404) names the permission the token needs.
+func listOpen[A, D any](ctx context.Context, f *Forge, kind, need string, list func(context.Context, int) ([]A, *gh.Response, error), data func(A) D) ([]D, error) {
+	var out []D
 	for page, n := 1, 0; page > 0; n++ {
 		if n == maxPages {
-			return nil, fmt.Errorf("more than %d open secret-scanning alerts", maxPages*100)
+			return nil, fmt.Errorf("more than %d open %s alerts", maxPages*100, kind)
 		}
-		var as []*gh.SecretScanningAlert
+		var as []A
 		var resp *gh.Response
-		err := f.call(ctx, "list open secret-scanning alerts", true, func(ctx context.Context) (*gh.Response, error) {
+		err := f.call(ctx, "list open "+kind+" alerts", true, func(ctx context.Context) (*gh.Response, error) {
 			var err error
-			as, resp, err = f.c.SecretScanning.ListAlertsForRepo(ctx, f.cfg.Owner, f.cfg.Repo, &gh.SecretScanningAlertListOptions{State: "open", ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
+			as, resp, err = list(ctx, page)
 			return resp, err
 		})
 		if s := status(err); s == 403 || s == 404 {
-			return nil, fmt.Errorf("%w: the token needs the repository permission %s, and secret scanning turned on", err, SecretScanningPermission)
+			return nil, fmt.Errorf("%w: the token needs the repository permission %s", err, need)
 		}
 		if err != nil {
 			return nil, halting(err)
 		}
 		for _, a := range as {
-			out = append(out, secretScanningData(a))
+			out = append(out, data(a))
 		}
 		page = resp.NextPage
 	}
