@@ -19,6 +19,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/cli/resolvecmd"
 	"github.com/fixrail/fixrail/internal/ledger/pgtest"
+	"github.com/fixrail/fixrail/internal/scanner/scannertest"
 )
 
 var update = flag.Bool("update", false, "rewrite testscript files whose cmp fails")
@@ -80,6 +81,7 @@ func TestScript(t *testing.T) {
 			"gitserve":     cmdGitServe,
 			"npmregistry":  cmdNPMRegistry,
 			"nocontrol":    cmdNoControl,
+			"scanner":      cmdScanner,
 		},
 	})
 }
@@ -162,6 +164,22 @@ func cmdInitRepo(ts *testscript.TestScript, neg bool, args []string) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			ts.Fatalf("git %v: %v\n%s", argv, err, out)
 		}
+	}
+}
+
+// scanner NAME...: put the pinned scanners' directory first on PATH, or
+// fail naming the install command: a scenario whose oracle is a scanner
+// proves nothing without it, so it never skips.
+func cmdScanner(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: scanner NAME...")
+	}
+	for _, name := range args {
+		p, err := scannertest.Find(name)
+		if err != nil {
+			ts.Fatalf("%v", err)
+		}
+		ts.Setenv("PATH", filepath.Dir(p)+string(os.PathListSeparator)+ts.Getenv("PATH"))
 	}
 }
 
