@@ -21,6 +21,7 @@ import (
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/markdown"
+	"github.com/fixrail/fixrail/internal/scanner"
 	"github.com/fixrail/fixrail/internal/verdict"
 )
 
@@ -64,7 +65,12 @@ const minSecretLen = 8
 // secretPlanDetail is the secret type's Plan.Detail. The value lives here
 // and in Plan.Values and Withhold only.
 type secretPlanDetail struct {
-	value  string
+	// scanner is the configured scanner for the finding's tool, if any:
+	// it must find no new secret in the changed files (a key swapped for
+	// another hard-coded key is still a committed key).
+	scanner *config.Scanner
+	scanRed *scanner.Report
+	value   string
 	digest string // the first 12 hex digits, for what is published
 	path   string
 	line   int
@@ -85,7 +91,7 @@ func secretOf(p *Plan) *secretPlanDetail { return p.Detail.(*secretPlanDetail) }
 
 var hexDigest = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-func secretPlan(_ context.Context, _ *Env, dir string, f *findings.Finding) (*Plan, error) {
+func secretPlan(_ context.Context, e *Env, dir string, f *findings.Finding) (*Plan, error) {
 	ev := f.Evidence
 	if ev == nil || ev.Path == "" {
 		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNoLocation, Err: errors.New("the finding names no file holding the credential")}
@@ -126,7 +132,7 @@ func secretPlan(_ context.Context, _ *Env, dir string, f *findings.Finding) (*Pl
 	if len(files) > maxSecretFiles {
 		return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonDiffBudget, Err: fmt.Errorf("the credential is in %d tracked files, over %d: too many for one fix", len(files), maxSecretFiles)}
 	}
-	d := &secretPlanDetail{value: value, digest: digestOf(value)[:12], path: p, line: ev.Line, files: files, builds: BuildChecks(dir, files)}
+	d := &secretPlanDetail{scanner: e.Config.ScannerFor(ev.Tool), value: value, digest: digestOf(value)[:12], path: p, line: ev.Line, files: files, builds: BuildChecks(dir, files)}
 	return &Plan{
 		Summary:  fmt.Sprintf("the credential (sha256 %s…) is in %d tracked file(s) of the base: %s", d.digest, len(files), strings.Join(files, ", ")),
 		Files:    files,
@@ -336,14 +342,64 @@ func secretRed(e *Env, p *Plan) *gates.Gate {
 			if len(files) == 0 {
 				return gates.Verdict{Detail: "the credential is in no tracked file of the base: only history may hold it — rotate it"}, nil
 			}
-			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("the credential (sha256 %s…) is in %d tracked file(s) of the base: %s", d.digest, len(files), markdown.Code(strings.Join(files, ", ")))}, nil
+			detail := fmt.Sprintf("the credential (sha256 %s…) is in %d tracked file(s) of the base: %s", d.digest, len(files), markdown.Code(strings.Join(files, ", ")))
+			if d.scanner == nil {
+				return gates.Verdict{Pass: true, Detail: detail}, nil
+			}
+			// What the scanner says of these files on the base, for green
+			// to compare with.
+			rep, err := scan(ctx, e, "secret-scan-red", c.Commit, d.scanner, p.Files)
+			if err != nil {
+				return gates.Verdict{}, err
+			}
+			d.scanRed = rep
+			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("%s; %s reports %d result(s) in them", detail, d.scanner.Name, len(rep.Results)), Output: scannerOutput(rep, "the base")}, nil
 		},
 	}
 }
 
 func secretGates(e *Env, p *Plan) []*gates.Gate {
 	d := secretOf(p)
-	return []*gates.Gate{noSuppression(), secretAbsent(e, d), buildCheckGate(e, func() []BuildCheck { return d.builds })}
+	gs := []*gates.Gate{noSuppression(), secretAbsent(e, d)}
+	if d.scanner != nil {
+		gs = append(gs, secretScanGreen(e, p, d))
+	}
+	return append(gs, buildCheckGate(e, func() []BuildCheck { return d.builds }))
+}
+
+// secretScanGreen runs the finding's secret scanner on the changed files
+// of the candidate: a result it did not report on the base (another key
+// put in the removed one's place) fails the fix.
+func secretScanGreen(e *Env, p *Plan, d *secretPlanDetail) *gates.Gate {
+	return &gates.Gate{
+		Name:   "secret-scan-green",
+		Doc:    "the configured secret scanner reports nothing new in the files the fix changed",
+		Reason: verdict.ReasonNewScannerResult,
+		Run: func(ctx context.Context, c *gates.Change) (gates.Verdict, error) {
+			var paths []string
+			for _, f := range c.Changed {
+				if en, ok := c.Files[f]; ok && !en.Deleted() {
+					paths = append(paths, f)
+				}
+			}
+			if len(paths) == 0 {
+				return gates.Verdict{Pass: true, Detail: "the fix only deletes files"}, nil
+			}
+			rep, err := scan(ctx, e, "secret-scan-green", c.Commit, d.scanner, paths)
+			if err != nil {
+				return gates.Verdict{}, err
+			}
+			var base []scanner.Result
+			if d.scanRed != nil {
+				base = d.scanRed.Results
+			}
+			out := scannerOutput(rep, "the candidate")
+			if n := scanner.New(base, rep.Results, "note"); len(n) > 0 {
+				return gates.Verdict{Detail: fmt.Sprintf("%s reports a secret the base did not have: %s", d.scanner.Name, markdown.Code(scanner.Describe(n, 5))), Output: out}, nil
+			}
+			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("%s reports nothing new in %d changed file(s)", d.scanner.Name, len(paths)), Output: out}, nil
+		},
+	}
 }
 
 // secretAbsent is the secret type's green: the value in no tracked file

@@ -9,6 +9,8 @@ package scanner
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +55,9 @@ type Result struct {
 	Line     int    `json:"line,omitempty"`
 	EndLine  int    `json:"end_line,omitempty"`
 	Severity string `json:"severity"`
+	// text is a digest of the flagged line as the checkout held it
+	// (blanks trimmed): what New tells a moved result from a new one by.
+	text string
 }
 
 // String is "rule at path:line (severity)".
@@ -153,7 +158,7 @@ func Run(ctx context.Context, sc *config.Scanner, paths []string, exec Exec) (*R
 		rep.Argv, _ = Argv(sc.Command, paths, "{sarif}")
 		return argv
 	}, RulePacks(sc.Command), sc.Timeout, func(dir, out string) error {
-		rep.Results, readErr = readLog(filepath.Join(out, sarifName), dir)
+		rep.Results, readErr = readLog(filepath.Join(out, sarifName), dir, dirsOf(paths))
 		return nil
 	})
 	rep.Took = time.Since(t0)
@@ -172,7 +177,7 @@ func Run(ctx context.Context, sc *config.Scanner, paths []string, exec Exec) (*R
 }
 
 // readLog reads the log at p (a regular file, bounded) and reduces it.
-func readLog(p, dir string) ([]Result, error) {
+func readLog(p, dir string, bases []string) ([]Result, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoLog, errors.Unwrap(err))
@@ -185,14 +190,28 @@ func readLog(p, dir string) ([]Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoLog, err)
 	}
-	return Reduce(l, dir)
+	return Reduce(l, dir, bases...)
+}
+
+// dirsOf lists the directories of paths, each once.
+func dirsOf(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if d := path.Dir(p); !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Reduce turns a log into results: suppressed and passing results
 // dropped, paths made relative to dir (the checkout the scanner ran in),
-// severity normalised. A result whose file is outside dir is an error:
-// the scanner read something it was not given.
-func Reduce(l *sarif.Log, dir string) ([]Result, error) {
+// severity normalised. A relative URI names a file of the checkout, or —
+// as gosec writes them, relative to the one directory it was given — of
+// one of bases; one that names no file in either is an error, as is a
+// file outside dir: a result the oracle cannot place must not read as
+// absent.
+func Reduce(l *sarif.Log, dir string, bases ...string) ([]Result, error) {
 	roots := []string{filepath.Clean(dir)}
 	if real, err := filepath.EvalSymlinks(dir); err == nil && real != roots[0] {
 		roots = append(roots, real)
@@ -217,7 +236,9 @@ func Reduce(l *sarif.Log, dir string) ([]Result, error) {
 					if err != nil {
 						return nil, err
 					}
-					res.Path = p
+					if res.Path, err = place(dir, p, bases); err != nil {
+						return nil, err
+					}
 				}
 				if pl.Region != nil {
 					res.Line, res.EndLine = pl.Region.StartLine, pl.Region.EndLine
@@ -229,7 +250,37 @@ func Reduce(l *sarif.Log, dir string) ([]Result, error) {
 			out = append(out, res)
 		}
 	}
+	lineTexts(out, dir)
 	return out, nil
+}
+
+// maxSourceFile bounds a file read for its flagged lines.
+const maxSourceFile = 8 << 20
+
+// lineTexts fills each result's line digest from the checkout.
+func lineTexts(rs []Result, dir string) {
+	files := map[string][]string{}
+	for i := range rs {
+		r := &rs[i]
+		if r.Path == "" || r.Line <= 0 {
+			continue
+		}
+		lines, ok := files[r.Path]
+		if !ok {
+			if f, err := os.OpenFile(filepath.Join(dir, filepath.FromSlash(r.Path)), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0); err == nil {
+				if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+					data, _ := io.ReadAll(io.LimitReader(f, maxSourceFile))
+					lines = strings.Split(string(data), "\n")
+				}
+				f.Close()
+			}
+			files[r.Path] = lines
+		}
+		if r.Line <= len(lines) {
+			sum := sha256.Sum256([]byte(strings.TrimSpace(lines[r.Line-1])))
+			r.text = hex.EncodeToString(sum[:8])
+		}
+	}
 }
 
 func ruleOf(run sarif.Run, r sarif.Result) *sarif.ReportingDescriptor {
@@ -245,8 +296,8 @@ func ruleOf(run sarif.Run, r sarif.Result) *sarif.ReportingDescriptor {
 	return nil
 }
 
-// severity is the rule's security-severity bucketed as GitHub does, else
-// the result's (or the rule's default) level.
+// severity is the security-severity bucketed as GitHub does, else a
+// severity tag, else the result's (or the rule's default) level.
 func severity(r sarif.Result, rule *sarif.ReportingDescriptor) string {
 	for _, p := range []*sarif.PropertyBag{r.Properties, propsOf(rule)} {
 		if p == nil || p.SecuritySeverity == "" {
@@ -254,6 +305,18 @@ func severity(r sarif.Result, rule *sarif.ReportingDescriptor) string {
 		}
 		if f, err := strconv.ParseFloat(p.SecuritySeverity, 64); err == nil {
 			return Bucket(f)
+		}
+	}
+	// gosec and Trivy name the severity as a tag (HIGH, MEDIUM, …) and set
+	// every level to error.
+	for _, p := range []*sarif.PropertyBag{r.Properties, propsOf(rule)} {
+		if p == nil {
+			continue
+		}
+		for _, tag := range p.Tags {
+			if s := strings.ToLower(tag); tag == strings.ToUpper(tag) && slices.Contains(Severities, s) && s != "note" {
+				return s
+			}
 		}
 	}
 	level := r.Level
@@ -327,6 +390,28 @@ func repoPath(uri string, roots []string) (string, error) {
 	return c, nil
 }
 
+// place finds the file a result names: p in the checkout, else p under
+// exactly one of bases.
+func place(dir, p string, bases []string) (string, error) {
+	exists := func(rel string) bool {
+		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
+		return err == nil && fi.Mode().IsRegular()
+	}
+	if exists(p) {
+		return p, nil
+	}
+	var found []string
+	for _, b := range bases {
+		if q := path.Join(b, p); b != "." && exists(q) && !slices.Contains(found, q) {
+			found = append(found, q)
+		}
+	}
+	if len(found) == 1 {
+		return found[0], nil
+	}
+	return "", fmt.Errorf("scanner: a result names %q, which is no single file of the checkout", p)
+}
+
 // Of filters results to those of rule in path.
 func Of(rs []Result, rule, path string) []Result {
 	var out []Result
@@ -351,19 +436,20 @@ func (r Result) At(line, end int) bool {
 	return r.Line <= end && rEnd >= line
 }
 
-// New lists the results of cand that base does not have, comparing the
-// count of each (rule, path) pair — lines shift with any edit, so a result
-// is new when its file holds more of its rule than before — at or above
-// floor.
+// New lists the results of cand that base does not have, at or above
+// floor. Lines shift with any edit, so a result is matched by its rule,
+// its file and the text of its line (blanks trimmed), counted: the same
+// finding moved down by an added import is not new; the same rule on a
+// line the fix wrote is.
 func New(base, cand []Result, floor string) []Result {
-	type key struct{ rule, path string }
+	type key struct{ rule, path, text string }
 	seen := map[key]int{}
 	for _, r := range base {
-		seen[key{r.Rule, r.Path}]++
+		seen[key{r.Rule, r.Path, r.text}]++
 	}
 	var out []Result
 	for _, r := range cand {
-		k := key{r.Rule, r.Path}
+		k := key{r.Rule, r.Path, r.text}
 		if seen[k] > 0 {
 			seen[k]--
 			continue

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/sandbox"
@@ -64,12 +65,27 @@ func TestRulePacks(t *testing.T) {
 
 func intp(i int) *int { return &i }
 
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, data := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestReduce(t *testing.T) {
 	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"db/q.go": "package db\n", "cfg.go": "package x\n", "svc/users.go": "package svc\n"})
 	l := &sarif.Log{Version: sarif.Version, Runs: []sarif.Run{{
 		Tool: sarif.Tool{Driver: sarif.Driver{Name: "gosec", Rules: []sarif.ReportingDescriptor{
 			{ID: "G201", DefaultConfiguration: &sarif.Configuration{Level: "warning"}},
 			{ID: "G101", Properties: &sarif.PropertyBag{SecuritySeverity: "9.1"}},
+			{ID: "G701", Properties: &sarif.PropertyBag{Tags: []string{"security", "MEDIUM"}}},
 		}}},
 		Results: []sarif.Result{
 			// Absolute path under the checkout, level from the result.
@@ -78,11 +94,14 @@ func TestReduce(t *testing.T) {
 			{RuleID: "G201", RuleIndex: intp(0), Locations: loc("db/q.go", 20, 22)},
 			// security-severity wins over level.
 			{RuleID: "G101", Level: "note", Locations: loc("./cfg.go", 3, 0)},
+			// gosec's: relative to the one directory it was given, and
+			// its severity only in the rule's tags.
+			{RuleID: "G701", RuleIndex: intp(2), Level: "error", Locations: loc("users.go", 1, 0)},
 			// Passing results are not results.
 			{RuleID: "G201", Kind: "pass", Locations: loc("db/q.go", 1, 0)},
 		},
 	}}}
-	got, err := Reduce(l, dir)
+	got, err := Reduce(l, dir, "svc")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,11 +109,13 @@ func TestReduce(t *testing.T) {
 		{Rule: "G201", Path: "db/q.go", Line: 12, EndLine: 12, Severity: "high"},
 		{Rule: "G201", Path: "db/q.go", Line: 20, EndLine: 22, Severity: "medium"},
 		{Rule: "G101", Path: "cfg.go", Line: 3, EndLine: 3, Severity: "critical"},
+		{Rule: "G701", Path: "svc/users.go", Line: 1, EndLine: 1, Severity: "medium"},
 	}
-	if d := cmp.Diff(want, got); d != "" {
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(Result{}), cmpopts.IgnoreFields(Result{}, "text")); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
-	for _, uri := range []string{"/etc/passwd", "file:///etc/passwd", "../x.go", "https://example.com/a.go"} {
+	// A file the checkout does not hold is no place: never read as absent.
+	for _, uri := range []string{"/etc/passwd", "file:///etc/passwd", "../x.go", "https://example.com/a.go", "missing.go"} {
 		l.Runs[0].Results = []sarif.Result{{RuleID: "G201", Locations: loc(uri, 1, 0)}}
 		if _, err := Reduce(l, dir); err == nil {
 			t.Errorf("Reduce accepted a result at %q, outside the checkout", uri)
@@ -107,15 +128,18 @@ func loc(uri string, line, end int) []sarif.Location {
 }
 
 func TestNew(t *testing.T) {
-	base := []Result{{Rule: "G201", Path: "a.go", Line: 3, Severity: "high"}, {Rule: "G104", Path: "a.go", Line: 9, Severity: "low"}}
+	base := []Result{{Rule: "G201", Path: "a.go", Line: 3, Severity: "high", text: "q"}, {Rule: "G104", Path: "a.go", Line: 9, Severity: "low", text: "w"}}
 	for _, tc := range []struct {
 		name  string
 		cand  []Result
 		floor string
 		want  int
 	}{
-		{"unchanged, lines moved", []Result{{Rule: "G201", Path: "a.go", Line: 30, Severity: "high"}, {Rule: "G104", Path: "a.go", Line: 1, Severity: "low"}}, "high", 0},
-		{"one more of the same rule", []Result{{Rule: "G201", Path: "a.go", Line: 3, Severity: "high"}, {Rule: "G201", Path: "a.go", Line: 8, Severity: "high"}}, "high", 1},
+		{"unchanged, lines moved", []Result{{Rule: "G201", Path: "a.go", Line: 30, Severity: "high", text: "q"}, {Rule: "G104", Path: "a.go", Line: 1, Severity: "low", text: "w"}}, "high", 0},
+		{"one more of the same rule", []Result{{Rule: "G201", Path: "a.go", Line: 3, Severity: "high", text: "q"}, {Rule: "G201", Path: "a.go", Line: 8, Severity: "high", text: "q2"}}, "high", 1},
+		// A key swapped for another on the same line: same rule, same
+		// file, another text.
+		{"the same rule on a rewritten line", []Result{{Rule: "G201", Path: "a.go", Line: 3, Severity: "high", text: "other"}}, "high", 1},
 		{"a new rule below the floor", []Result{{Rule: "G104", Path: "a.go", Severity: "low"}, {Rule: "G104", Path: "a.go", Severity: "low"}}, "high", 0},
 		{"a new critical", []Result{{Rule: "G101", Path: "b.go", Severity: "critical"}}, "medium", 1},
 		{"an ungraded severity counts as high", []Result{{Rule: "X", Path: "b.go", Severity: "bogus"}}, "high", 1},
@@ -166,6 +190,7 @@ func TestRun(t *testing.T) {
 			var ran []string
 			exec := func(ctx context.Context, argv func(dir, out string) []string, ro []string, timeout time.Duration, read func(dir, out string) error) (sandbox.Result, error) {
 				dir, out := t.TempDir(), t.TempDir()
+				writeFiles(t, dir, map[string]string{"a.go": "package a\n"})
 				ran = argv(dir, out)
 				if err := tc.write(out); err != nil {
 					t.Fatal(err)
