@@ -71,11 +71,11 @@ type secretPlanDetail struct {
 	scanner *config.Scanner
 	scanRed *scanner.Report
 	value   string
-	digest string // the first 12 hex digits, for what is published
-	path   string
-	line   int
-	files  []string
-	builds []BuildCheck
+	digest  string // the first 12 hex digits, for what is published
+	path    string
+	line    int
+	files   []string
+	builds  []BuildCheck
 }
 
 // SecretPlanRef is what the run report keeps: never the value, and only a
@@ -134,7 +134,7 @@ func secretPlan(_ context.Context, e *Env, dir string, f *findings.Finding) (*Pl
 	}
 	d := &secretPlanDetail{scanner: e.Config.ScannerFor(ev.Tool), value: value, digest: digestOf(value)[:12], path: p, line: ev.Line, files: files, builds: BuildChecks(dir, files)}
 	return &Plan{
-		Summary:  fmt.Sprintf("the credential (sha256 %s…) is in %d tracked file(s) of the base: %s", d.digest, len(files), strings.Join(files, ", ")),
+		Summary:  fmt.Sprintf("the alerted value (sha256 %s…) is in %d tracked file(s) of the base: %s", d.digest, len(files), strings.Join(files, ", ")),
 		Files:    files,
 		Values:   fmt.Sprintf("files holding the credential: %s\nalerted at: %s:%d\nthe credential's value (remove it; never write it, any part or any encoding of it, anywhere): %s", strings.Join(files, ", "), p, ev.Line, value),
 		Report:   &SecretPlanRef{Path: p, Line: ev.Line, SHA256: d.digest, Files: files},

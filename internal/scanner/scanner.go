@@ -171,7 +171,9 @@ func Run(ctx context.Context, sc *config.Scanner, paths []string, exec Exec) (*R
 	case res.TimedOut:
 		return nil, fmt.Errorf("scanner %s: timed out after %s", sc.Name, sc.Timeout)
 	case readErr != nil:
-		return nil, fmt.Errorf("scanner %s (%s): %w", sc.Name, res.Describe(), readErr)
+		// The scanner's last words say why: it is the base's or the
+		// candidate's code it read, and the pipeline redacts what it records.
+		return nil, fmt.Errorf("scanner %s (%s): %w; its output ends: %s", sc.Name, res.Describe(), readErr, strings.TrimSpace(res.Tail(8)))
 	}
 	return rep, nil
 }
