@@ -130,7 +130,7 @@ func secretPlan(_ context.Context, e *Env, dir string, f *findings.Finding) (*Pl
 		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonGreenOnBase, Err: fmt.Errorf("the credential is not in %s on the base: rotate it; history still holds it", p)}
 	}
 	if len(files) > maxSecretFiles {
-		return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonDiffBudget, Err: fmt.Errorf("the credential is in %d tracked files, over %d: too many for one fix", len(files), maxSecretFiles)}
+		return nil, &StopError{Terminal: verdict.Halt, Reason: verdict.ReasonDiffBudget, Err: fmt.Errorf("the credential is in %d tracked files, over %d: too many for one fix", len(files), maxSecretFiles)}
 	}
 	d := &secretPlanDetail{scanner: e.Config.ScannerFor(ev.Tool), value: value, digest: digestOf(value)[:12], path: p, line: ev.Line, files: files, builds: BuildChecks(dir, files)}
 	return &Plan{

@@ -36,7 +36,7 @@ import (
 // once the command has ended, before they are discarded.
 type Exec func(ctx context.Context, argv func(dir, out string) []string, ro []string, timeout time.Duration, read func(dir, out string) error) (sandbox.Result, error)
 
-// Severities, lowest first. Rank orders them.
+// Severities are the normalised severities, lowest first; Rank orders them.
 var Severities = []string{"note", "low", "medium", "high", "critical"}
 
 // Rank is the severity's place in Severities; an unknown one ranks as
