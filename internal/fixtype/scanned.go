@@ -344,7 +344,7 @@ func scannedSection(e *Env, p *Plan, commit string) string {
 		fmt.Fprintf(&b, "Nothing was reproduced: %s The finding names %s in %s.\n\n", sp.unjudged()+".", markdown.Code(sp.Rule), markdown.Code(sp.loc()))
 		return b.String()
 	}
-	fmt.Fprintf(&b, "The harness ran the scanner %s (%s), in the sandbox with no network, on %s of a fresh checkout of %s (%s): it reported %s at the finding's location. ",
+	fmt.Fprintf(&b, "The harness ran the scanner %s (%s) on %s of a fresh checkout of %s (%s): it reported %s at the finding's location. ",
 		markdown.Code(sp.Scanner.Name), markdown.Code(strings.Join(sp.redArgv(), " ")), markdown.Code(sp.Path), markdown.Code(e.Base), short(e.BaseSHA), markdown.Code(sp.Rule))
 	fmt.Fprintf(&b, "On a fresh checkout of commit %s, the same scanner, run on every file the fix changed, reports no %s in %s and nothing new of %s severity or worse.\n\n",
 		short(commit), markdown.Code(sp.Rule), markdown.Code(sp.Path), markdown.Code(orNone(sp.Severity)))
