@@ -106,4 +106,3 @@ func TestScannedBodyGolden(t *testing.T) {
 		})
 	}
 }
-
