@@ -17,7 +17,6 @@ import (
 	"github.com/fixrail/fixrail/examples"
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/gitx"
-	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
 // demoScanned lays out examples/scanned under root — a Go service with a
@@ -42,22 +41,15 @@ func demoScanned(ctx context.Context, stdio Stdio, root string, o *demoOpts) err
 	agent := filepath.Join(root, "agent", "scripted_agent.py")
 	gosec, gosecErr := exec.LookPath("gosec")
 	repoDir := filepath.Join(root, "repo")
-	for _, f := range ar.Files {
-		rel, err := pathguard.CleanRel(f.Name)
-		if err != nil {
-			return fmt.Errorf("repo.txtar: %w", err)
-		}
-		data := strings.ReplaceAll(strings.ReplaceAll(string(f.Data), "@KEY@", key), "@AGENT@", agent)
+	err = writeTxtar(ar, repoDir, func(rel string, b []byte) []byte {
+		data := strings.ReplaceAll(strings.ReplaceAll(string(b), "@KEY@", key), "@AGENT@", agent)
 		if rel == "fixrail.yaml" && gosecErr == nil {
 			data += fmt.Sprintf("scanners:\n  - name: gosec\n    command: [%q, \"-no-fail\", \"-fmt\", \"sarif\", \"-out\", \"{sarif}\", \"{dirs}\"]\n    tools: [\"gosec\"]\n    fix_type: sast\n    timeout: 5m\n", gosec)
 		}
-		p := filepath.Join(repoDir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			return err
-		}
+		return []byte(data)
+	})
+	if err != nil {
+		return err
 	}
 	if _, err := gitx.Init(ctx, repoDir, "main", gitx.Identity{Name: "fixrail demo", Email: "demo@localhost"}, "shop: initial import"); err != nil {
 		return fmt.Errorf("demo repository: %w", err)
