@@ -24,14 +24,7 @@ import (
 // and runs the alert through the pipeline with the cache as the only
 // advisory source.
 func demoCVE(ctx context.Context, stdio Stdio, root string, o *demoOpts) error {
-	sub, err := fs.Sub(examples.FS, "cve-go")
-	if err != nil {
-		return err
-	}
-	if err := os.CopyFS(root, sub); err != nil {
-		return fmt.Errorf("copy example: %w", err)
-	}
-	ar, err := txtar.ParseFile(filepath.Join(root, "repo.txtar"))
+	ar, err := copyExample(root, "cve-go")
 	if err != nil {
 		return err
 	}
@@ -99,4 +92,17 @@ func writeTxtar(ar *txtar.Archive, dir string, fill func(rel string, data []byte
 		}
 	}
 	return nil
+}
+
+// copyExample copies the bundled example name under root and reads its
+// repository archive, root/repo.txtar.
+func copyExample(root, name string) (*txtar.Archive, error) {
+	sub, err := fs.Sub(examples.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.CopyFS(root, sub); err != nil {
+		return nil, fmt.Errorf("copy example: %w", err)
+	}
+	return txtar.ParseFile(filepath.Join(root, "repo.txtar"))
 }

@@ -6,15 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
-	"github.com/fixrail/fixrail/examples"
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/gitx"
 )
@@ -26,14 +21,7 @@ import (
 // is the sast oracle (named by its absolute path, bound read-only in the
 // sandbox); without it the sast demo shows the needs-review path.
 func demoScanned(ctx context.Context, stdio Stdio, root string, o *demoOpts) error {
-	sub, err := fs.Sub(examples.FS, "scanned")
-	if err != nil {
-		return err
-	}
-	if err := os.CopyFS(root, sub); err != nil {
-		return fmt.Errorf("copy example: %w", err)
-	}
-	ar, err := txtar.ParseFile(filepath.Join(root, "repo.txtar"))
+	ar, err := copyExample(root, "scanned")
 	if err != nil {
 		return err
 	}
