@@ -10,7 +10,9 @@ import "embed"
 // FS holds textfmt/: repo/ (the project, with fixrail.yaml), report.json and
 // agent/scripted_agent.py.
 //
-// cve-go/ holds repo.txtar, goproxy/, cache/ and finding.json.
+// cve-go/ holds repo.txtar, goproxy/, cache/ and finding.json; scanned/
+// holds repo.txtar, sast.json and agent/scripted_agent.py (demo --sast,
+// --secret).
 //
-//go:embed all:textfmt all:cve-go
+//go:embed all:textfmt all:cve-go all:scanned
 var FS embed.FS

@@ -19,7 +19,7 @@ import (
 
 var cmdDemo = &command{
 	Name:  "demo",
-	Usage: "[--cve] [--dir DIR] [--json]",
+	Usage: "[--cve | --sast | --secret] [--dir DIR] [--json]",
 	Short: "run the whole pipeline on a bundled example, offline",
 	Long: `
 Demo copies the bundled example — a small Python library with a real bug, a
@@ -39,14 +39,25 @@ advisory answers as fixrail's cache. No agent and no model: the harness
 finds the package in go.mod, decides the lowest version that clears every
 advisory (v1.0.2: v1.0.1 clears the alerted one but not another), bumps it,
 runs go mod tidy offline in the sandbox, judges the result and builds it.
-Needs git and go; the module cache it fills is DIR/gomodcache.`,
+Needs git and go; the module cache it fills is DIR/gomodcache.
+
+With --sast or --secret it runs the bundled scanned-findings example: a Go
+service with a SQL query built from a request (a gosec G201 finding) and a
+committed API key (generated for the run, named by the finding only by its
+SHA-256). The harness plans from the finding; the scripted agent makes the
+one edit. --sast: gosec, when on PATH, is the oracle — it reports G201 on
+the base and not on the fix; without it the draft is labelled
+needs-review. --secret: the harness recovers the key from the tree by its
+digest, and the draft's body opens with "rotate first"; the key is in no
+published text. Needs git, go and python3.`,
 	Flags: func() *flag.FlagSet { fs, _ := demoFlags(); return fs },
 	Run:   runDemo,
 }
 
 type demoOpts struct {
-	dir       string
-	json, cve bool
+	dir          string
+	json, cve    bool
+	sast, secret bool
 }
 
 func demoFlags() (*flag.FlagSet, *demoOpts) {
@@ -55,6 +66,8 @@ func demoFlags() (*flag.FlagSet, *demoOpts) {
 	fs.StringVar(&o.dir, "dir", "", "where to create the demo repository (default: a new temporary directory, kept)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
 	fs.BoolVar(&o.cve, "cve", false, "run the vulnerable-dependency example (Go, built-in bump) instead")
+	fs.BoolVar(&o.sast, "sast", false, "run the static-analysis example (a gosec finding; gosec, when installed, is the oracle)")
+	fs.BoolVar(&o.secret, "secret", false, "run the committed-secret example (the key recovered by its digest; rotate first)")
 	return fs, o
 }
 
@@ -65,6 +78,9 @@ func runDemo(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	if fsys.NArg() > 0 {
 		return usagef("unexpected argument %q", fsys.Arg(0))
+	}
+	if n := btoi(o.cve) + btoi(o.sast) + btoi(o.secret); n > 1 {
+		return usagef("--cve, --sast and --secret each name one example; pass one")
 	}
 	root := o.dir
 	if root == "" {
@@ -81,6 +97,9 @@ func runDemo(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	if o.cve {
 		return demoCVE(ctx, stdio, root, o)
+	}
+	if o.sast || o.secret {
+		return demoScanned(ctx, stdio, root, o)
 	}
 	sub, err := fs.Sub(examples.FS, "textfmt")
 	if err != nil {
@@ -150,4 +169,11 @@ func demoRun(ctx context.Context, stdio Stdio, repoDir string, fin *findings.Fin
 		fmt.Fprintf(stdio.Stdout, "\nThe draft PR is in %s:\n  pr.json    title, base, head, labels, draft: true\n  body.md    what was reproduced, how it was proved, every gate\n  fix.patch  the change\n", rep.PR)
 	}
 	return &terminalError{rep.Terminal}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -24,30 +24,13 @@ import (
 // and runs the alert through the pipeline with the cache as the only
 // advisory source.
 func demoCVE(ctx context.Context, stdio Stdio, root string, o *demoOpts) error {
-	sub, err := fs.Sub(examples.FS, "cve-go")
-	if err != nil {
-		return err
-	}
-	if err := os.CopyFS(root, sub); err != nil {
-		return fmt.Errorf("copy example: %w", err)
-	}
-	ar, err := txtar.ParseFile(filepath.Join(root, "repo.txtar"))
+	ar, err := copyExample(root, "cve-go")
 	if err != nil {
 		return err
 	}
 	repoDir := filepath.Join(root, "repo")
-	for _, f := range ar.Files {
-		rel, err := pathguard.CleanRel(f.Name)
-		if err != nil {
-			return fmt.Errorf("repo.txtar: %w", err)
-		}
-		p := filepath.Join(repoDir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			return err
-		}
+	if err := writeTxtar(ar, repoDir, nil); err != nil {
+		return err
 	}
 	if _, err := gitx.Init(ctx, repoDir, "main", gitx.Identity{Name: "fixrail demo", Email: "demo@localhost"}, "cvedemo: initial import"); err != nil {
 		return fmt.Errorf("demo repository: %w", err)
@@ -86,4 +69,40 @@ func demoCVE(ctx context.Context, stdio Stdio, root string, o *demoOpts) error {
 	client := vulndata.NewClient(vulndata.NewCache(filepath.Join(root, "cache")))
 	client.Offline = true
 	return demoRun(ctx, stdio, repoDir, vs[0].Finding(), client, o)
+}
+
+// writeTxtar lays ar's files out under dir, each through fill (nil: as
+// they are), refusing a name that is not a clean relative path.
+func writeTxtar(ar *txtar.Archive, dir string, fill func(rel string, data []byte) []byte) error {
+	for _, f := range ar.Files {
+		rel, err := pathguard.CleanRel(f.Name)
+		if err != nil {
+			return fmt.Errorf("repo.txtar: %w", err)
+		}
+		data := f.Data
+		if fill != nil {
+			data = fill(rel, data)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyExample copies the bundled example name under root and reads its
+// repository archive, root/repo.txtar.
+func copyExample(root, name string) (*txtar.Archive, error) {
+	sub, err := fs.Sub(examples.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.CopyFS(root, sub); err != nil {
+		return nil, fmt.Errorf("copy example: %w", err)
+	}
+	return txtar.ParseFile(filepath.Join(root, "repo.txtar"))
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/cli/resolvecmd"
 	"github.com/fixrail/fixrail/internal/ledger/pgtest"
+	"github.com/fixrail/fixrail/internal/scanner/scannertest"
 )
 
 var update = flag.Bool("update", false, "rewrite testscript files whose cmp fails")
@@ -81,6 +82,7 @@ func TestScript(t *testing.T) {
 			"gitserve":     cmdGitServe,
 			"npmregistry":  cmdNPMRegistry,
 			"nocontrol":    cmdNoControl,
+			"scanner":      cmdScanner,
 		},
 	})
 }
@@ -162,6 +164,35 @@ func cmdInitRepo(ts *testscript.TestScript, neg bool, args []string) {
 		cmd.Env = append(os.Environ(), "HOME="+ts.Getenv("HOME"))
 		if out, err := cmd.CombinedOutput(); err != nil {
 			ts.Fatalf("git %v: %v\n%s", argv, err, out)
+		}
+	}
+}
+
+// scanner NAME...: put the pinned scanners' directory first on PATH, or
+// fail naming the install command: a scenario whose oracle is a scanner
+// proves nothing without it, so it never skips.
+func cmdScanner(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: scanner NAME...")
+	}
+	for _, name := range args {
+		p, err := scannertest.Find(name)
+		if err != nil {
+			ts.Fatalf("%v", err)
+		}
+		// The cache is under the operator's home, which the sandbox never
+		// mounts (nor a PATH entry inside it): the scenario gets its own
+		// copy, on a PATH entry outside it.
+		bin := ts.MkAbs("scanners-bin")
+		ts.Check(os.MkdirAll(bin, 0o755))
+		dst := filepath.Join(bin, name)
+		if err := os.Link(p, dst); err != nil {
+			data, err := os.ReadFile(p)
+			ts.Check(err)
+			ts.Check(os.WriteFile(dst, data, 0o755))
+		}
+		if !strings.HasPrefix(ts.Getenv("PATH"), bin+string(os.PathListSeparator)) {
+			ts.Setenv("PATH", bin+string(os.PathListSeparator)+ts.Getenv("PATH"))
 		}
 	}
 }

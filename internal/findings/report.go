@@ -219,6 +219,7 @@ func parseJSON(name string, data []byte) (*Finding, error) {
 		Labels   []string        `json:"labels"`
 		Comments []string        `json:"comments"`
 		FixType  string          `json:"fix_type"`
+		Evidence *Evidence       `json:"evidence"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -239,7 +240,45 @@ func parseJSON(name string, data []byte) (*Finding, error) {
 	if raw.FixType != "" && !pathguard.SafeName(raw.FixType) {
 		return nil, fmt.Errorf("%w: %s: fix_type %q is not a fix type's name", ErrBadReport, name, raw.FixType)
 	}
-	return &Finding{ID: id, Title: raw.Title, Body: raw.Body, Labels: raw.Labels, Comments: raw.Comments, FixType: raw.FixType}, nil
+	if raw.Evidence != nil {
+		if err := checkEvidence(raw.Evidence); err != nil {
+			return nil, fmt.Errorf("%w: %s: evidence: %v", ErrBadReport, name, err)
+		}
+	}
+	return &Finding{ID: id, Title: raw.Title, Body: raw.Body, Labels: raw.Labels, Comments: raw.Comments, FixType: raw.FixType, Evidence: raw.Evidence}, nil
+}
+
+// Severities are Evidence.Severity's values.
+var Severities = []string{"critical", "high", "medium", "low", "note"}
+
+// checkEvidence holds a report's evidence to what a fix type can check:
+// a clean repository path, sane lines, a known severity, a digest of 64
+// hex digits. A secret is named by its digest only; a snippet beside one
+// is dropped, since a scanner's snippet of a secret is the secret.
+func checkEvidence(e *Evidence) error {
+	if e.Path != "" {
+		c, err := pathguard.CleanRel(e.Path)
+		if err != nil {
+			return fmt.Errorf("path: %v", err)
+		}
+		e.Path = c
+	}
+	switch {
+	case e.Line < 0 || e.EndLine < 0:
+		return errors.New("line and end_line must not be negative")
+	case e.EndLine > 0 && e.EndLine < e.Line:
+		return errors.New("end_line is before line")
+	case e.Severity != "" && !slices.Contains(Severities, e.Severity):
+		return fmt.Errorf("severity %q is none of %s", e.Severity, strings.Join(Severities, ", "))
+	}
+	if e.SecretSHA256 != "" {
+		if len(e.SecretSHA256) != 64 || strings.Trim(strings.ToLower(e.SecretSHA256), "0123456789abcdef") != "" {
+			return errors.New("secret_sha256 is not a SHA-256 in hex (64 digits)")
+		}
+		e.SecretSHA256 = strings.ToLower(e.SecretSHA256)
+		e.Snippet = ""
+	}
+	return nil
 }
 
 func parseMarkdown(name string, data []byte) (*Finding, error) {

@@ -33,6 +33,22 @@ func TestParse(t *testing.T) {
 			data: "intro line\n\n## Crash on empty input\n\nsteps\n# second heading stays\n",
 			want: &Finding{ID: "issue-9", Title: "Crash on empty input", Body: "intro line\n\n\nsteps\n# second heading stays"},
 		},
+		{
+			name: "evidence", file: "r.json",
+			data: `{"id": "g1", "title": "t", "fix_type": "sast", "evidence": {"path": "./db/q.go", "line": 12, "end_line": 13, "rule": "G201", "tool": "gosec", "severity": "high", "snippet": "db.Query(q)"}}`,
+			want: &Finding{ID: "g1", Title: "t", FixType: "sast", Evidence: &Evidence{Path: "db/q.go", Line: 12, EndLine: 13, Rule: "G201", Tool: "gosec", Severity: "high", Snippet: "db.Query(q)"}},
+		},
+		{
+			// A secret is named by its digest; its snippet (the secret) is dropped.
+			name: "secret evidence", file: "r.json",
+			data: `{"id": "k1", "title": "t", "fix_type": "secret", "evidence": {"path": "cfg.go", "line": 3, "secret_sha256": "` + strings.Repeat("AB", 32) + `", "snippet": "the value"}}`,
+			want: &Finding{ID: "k1", Title: "t", FixType: "secret", Evidence: &Evidence{Path: "cfg.go", Line: 3, SecretSHA256: strings.Repeat("ab", 32)}},
+		},
+		{name: "evidence unknown key", file: "r.json", data: `{"id": "1", "title": "t", "evidence": {"path": "a", "secret": "x"}}`, err: `unknown field "secret"`},
+		{name: "evidence escaping path", file: "r.json", data: `{"id": "1", "title": "t", "evidence": {"path": "../etc/passwd"}}`, err: "evidence: path"},
+		{name: "evidence bad severity", file: "r.json", data: `{"id": "1", "title": "t", "evidence": {"path": "a", "severity": "urgent"}}`, err: "severity"},
+		{name: "evidence end before line", file: "r.json", data: `{"id": "1", "title": "t", "evidence": {"path": "a", "line": 5, "end_line": 2}}`, err: "end_line"},
+		{name: "evidence bad digest", file: "r.json", data: `{"id": "1", "title": "t", "evidence": {"path": "a", "secret_sha256": "abc"}}`, err: "secret_sha256"},
 		{name: "unknown json key", file: "r.json", data: `{"id": "1", "title": "t", "assignee": "x"}`, err: `unknown field "assignee"`},
 		{name: "no id", file: "r.json", data: `{"title": "t"}`, err: "no id"},
 		{name: "traversal id", file: "r.json", data: `{"id": "../../x", "title": "t"}`, err: "not a safe name"},

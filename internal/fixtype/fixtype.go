@@ -87,6 +87,10 @@ type Type struct {
 	// Section is the type's part of the PR body: what was proved, and how.
 	// Every value an agent or a report chose goes in a code span.
 	Section func(e *Env, p *Plan, commit string) string
+	// Warning, when set, is what a reviewer must read before anything
+	// else: the PR body opens with it (a secret's "rotate first").
+	// Optional.
+	Warning func(e *Env, p *Plan) string
 }
 
 // Budget is what a type caps beyond the configuration.
@@ -125,6 +129,11 @@ type Env struct {
 	// in), discarded after it: how a type's oracle judges a candidate's
 	// files with its own code.
 	Read func(ctx context.Context, label, rev string, fn func(dir string) error) error
+	// Scan runs a configured scanner in a fresh checkout of rev, sandboxed
+	// like Exec, with a fresh empty output directory outside the checkout
+	// (out) writable too and ro (its rule packs) bound read-only; read sees
+	// the checkout and out after the command, before both are discarded.
+	Scan func(ctx context.Context, label, rev string, argv func(dir, out string) []string, ro []string, timeout time.Duration, read func(dir, out string) error) (sandbox.Result, error)
 }
 
 // Plan is what the investigate phase decided, in the terms the pipeline
@@ -148,6 +157,13 @@ type Plan struct {
 	Report any
 	// Detail is the type's own.
 	Detail any
+	// Withhold are values no record or publication of the run may carry
+	// (a secret finding's credential, recovered from the tree). The
+	// pipeline adds them to the run's redactor as soon as the plan is
+	// read, and replaces them in the published patch, where only a deleted
+	// line can still hold one. Values — the fix prompt — may show them.
+	// Only a harness plan (Plan) sets it.
+	Withhold []string
 	// Conclusion, when set, is the investigation's answer that there is
 	// nothing to fix, instead of a reproduction: Files and Evidence are
 	// empty, and the run ends in the conclusion's terminal (Conclusions).
@@ -205,7 +221,7 @@ func (e *StopError) Unwrap() error { return e.Err }
 var ErrUnknown = errors.New("unknown fix type")
 
 // registry is the one list of types, in the order doctor shows them.
-var registry = []*Type{Bug, CVE}
+var registry = []*Type{Bug, CVE, SAST, Secret, IaC}
 
 // Register adds t to the registry; a test registers a throwaway type with
 // it. It panics on a type that lacks a part or reuses a name, as a

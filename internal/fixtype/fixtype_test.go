@@ -32,10 +32,10 @@ func TestRegisteredTypesAreWhole(t *testing.T) {
 // (cve) needs no Investigate or ReadPlan, one without Plan needs both,
 // and no type has both ways of planning.
 func TestValidateNamesEachMissingPart(t *testing.T) {
-	optional := map[string]bool{"Edit": true}
+	optional := map[string]bool{"Edit": true, "Warning": true}
 	alternative := map[string]string{"Plan": "Investigate", "Investigate": "Plan", "ReadPlan": "Plan"}
 	rt := reflect.TypeOf(Type{})
-	for _, whole := range []*Type{Bug, CVE} {
+	for _, whole := range []*Type{Bug, CVE, SAST, Secret, IaC} {
 		for i := range rt.NumField() {
 			f := rt.Field(i)
 			if f.Type.Kind() != reflect.Func && f.Type.Kind() != reflect.String {

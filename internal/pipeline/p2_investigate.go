@@ -81,6 +81,11 @@ func (r *run) harnessPlan(ctx context.Context) (*investigation, *Outcome) {
 			if err != nil {
 				return gates.Verdict{}, err
 			}
+			if len(p.Withhold) > 0 {
+				if err := r.withhold(p.Withhold...); err != nil {
+					return gates.Verdict{}, fmt.Errorf("the plan's secret cannot be withheld: %w", err)
+				}
+			}
 			inv.plan = p
 			r.rep.Plan = p.Report
 			return pass(fmt.Sprintf("planned by the harness: %d file(s): %s", len(p.Files), codeList(p.Files)))

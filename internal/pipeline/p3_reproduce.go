@@ -133,7 +133,7 @@ func (r *run) execIn(ctx context.Context, dir string, argv, env []string, timeou
 	if rel, err := filepath.Rel(r.wt.Dir, dir); err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
 		return sandbox.Result{}, fmt.Errorf("%s is not in the agent's tree", dir)
 	}
-	return r.execEnv(ctx, dir, argv, env, timeout)
+	return r.execEnv(ctx, dir, argv, env, timeout, nil, nil)
 }
 
 // exec runs a harness-owned command in dir: the build environment (no
@@ -141,10 +141,30 @@ func (r *run) execIn(ctx context.Context, dir string, argv, env []string, timeou
 // it. It holds the clone's gate shared while repository code runs and
 // checks the git config and the clone's state afterwards.
 func (r *run) exec(ctx context.Context, dir string, argv []string, timeout time.Duration) (sandbox.Result, error) {
-	return r.execEnv(ctx, dir, argv, nil, timeout)
+	return r.execEnv(ctx, dir, argv, nil, timeout, nil, nil)
 }
 
-func (r *run) execEnv(ctx context.Context, dir string, argv, extra []string, timeout time.Duration) (sandbox.Result, error) {
+// scanFresh runs a harness-chosen command (a configured scanner) in a
+// fresh checkout of rev like execFresh, with one more writable directory,
+// out: fresh, empty and outside the checkout, so what the command writes
+// there (its SARIF log) cannot be a file the tree planted. ro (its rule
+// packs) is bound read-only. read sees both before they are retired.
+func (r *run) scanFresh(ctx context.Context, label, rev string, argv func(dir, out string) []string, ro []string, timeout time.Duration, read func(dir, out string) error) (res sandbox.Result, err error) {
+	err = r.readFresh(ctx, label, rev, func(dir string) error {
+		out, err := os.MkdirTemp(r.dir, label+"-out-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(out)
+		if res, err = r.execEnv(ctx, dir, argv(dir, out), nil, timeout, []string{out}, ro); err != nil {
+			return err
+		}
+		return read(dir, out)
+	})
+	return res, err
+}
+
+func (r *run) execEnv(ctx context.Context, dir string, argv, extra []string, timeout time.Duration, rw, ro []string) (sandbox.Result, error) {
 	tc, err := r.toolchain(ctx, dir)
 	if err != nil {
 		return sandbox.Result{}, err
@@ -176,7 +196,7 @@ func (r *run) execEnv(ctx context.Context, dir string, argv, extra []string, tim
 		Dir:     dir,
 		Env:     env,
 		Timeout: timeout,
-		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, RO: tc.RO(), Tmp: tmp, Hide: r.hide(), GoCache: r.goStd},
+		Sandbox: &sandbox.Spec{Mode: mode, RW: append([]string{dir}, rw...), RO: append(tc.RO(), ro...), Tmp: tmp, Hide: r.hide(), GoCache: r.goStd},
 	})
 	endStep()
 	release()

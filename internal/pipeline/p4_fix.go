@@ -225,7 +225,11 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 	if n := r.typ.Budget.MaxDiffLines; n > 0 && n < maxLines {
 		maxLines = n
 	}
-	cand := &candidate{commit: commit, diff: diff, paths: diff.Files, result: res, message: msg}
+	// What ships (the patch, its leak scan, the confirmation) is the diff
+	// as published; the gates read it as committed.
+	shipped := diff
+	shipped.Text, shipped.Patch = r.published(diff.Text), r.published(diff.Patch)
+	cand := &candidate{commit: commit, diff: shipped, paths: diff.Files, result: res, message: msg}
 	return cand, &gates.Change{
 		Commit:       commit,
 		Changed:      diff.Files,

@@ -128,6 +128,10 @@ func (r *run) prTitle() string {
 func (r *run) prBody(inv *investigation, c *candidate) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Draft fix for finding %s\n\n", r.fin.ID)
+	if r.typ.Warning != nil {
+		b.WriteString(r.typ.Warning(r.env, inv.plan))
+		b.WriteString("\n")
+	}
 	// Who made the change: an agent, or fixrail's own code alone (a type
 	// that plans and edits itself, as the cve bumper does).
 	if inv.planned && c.edited {

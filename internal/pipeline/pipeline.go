@@ -303,6 +303,36 @@ type run struct {
 	agentUnconfined bool     // an agent invocation ran outside the sandbox (mode auto)
 	needsReview     []string // why the PR must be read with care: unconfirmed gates
 	labels          []string // labels gates asked for
+	withheld        []string // values no record or publication carries (withhold)
+}
+
+// withheldMarker replaces a withheld value in the published patch.
+const withheldMarker = "[REDACTED by fixrail: the alerted credential]"
+
+// withhold makes vals — a credential the finding carried, or one its
+// plan recovered from the tree — known to the run's redactor from here
+// on, so every record and every publication redacts them; the shipped
+// patch has them replaced (published). Only the fix prompt shows them.
+func (r *run) withhold(vals ...string) error {
+	sc, err := r.s.Scrub.With(vals...)
+	if err != nil {
+		return err
+	}
+	s := *r.s // the setup is shared by runs; this run's redactor is its own
+	s.Scrub = sc
+	r.s = &s
+	r.withheld = append(r.withheld, vals...)
+	return nil
+}
+
+// published is text as the run publishes it: every withheld value
+// replaced. Only a deleted line of the patch can still hold one (the
+// oracle proved the candidate free of it), so that is what this redacts.
+func (r *run) published(text string) string {
+	for _, v := range r.withheld {
+		text = strings.ReplaceAll(text, v, withheldMarker)
+	}
+	return text
 }
 
 // investigation is what P2 makes: the plan, and the evidence as the
@@ -335,6 +365,12 @@ type candidate struct {
 // no run report could be produced at all (the state directory is unusable).
 func Run(ctx context.Context, s *Setup, p Params) (rep *Report, err error) {
 	r := &run{s: s, p: p, cfg: s.Config, fin: p.Finding, parent: ctx, branch: forge.BranchPrefix + p.Finding.ID}
+	if p.Finding.Secret != "" {
+		// Before anything is recorded: no record may carry it.
+		if err := r.withhold(p.Finding.Secret); err != nil {
+			return nil, fmt.Errorf("the finding's secret cannot be withheld: %w", err)
+		}
+	}
 	if err := r.open(); err != nil {
 		return nil, err
 	}
@@ -450,7 +486,7 @@ func (r *run) open() error {
 	if r.pol, err = sensitive.New(r.cfg.Paths.Fixable, r.cfg.Paths.Sensitive, typ.Scope(r.cfg)...); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrSetup, config.FileName, err)
 	}
-	r.env = &fixtype.Env{Config: r.cfg, Base: r.s.Base, BaseSHA: r.s.BaseSHA, Exec: r.execFresh, ExecIn: r.execIn, Read: r.readFresh}
+	r.env = &fixtype.Env{Config: r.cfg, Base: r.s.Base, BaseSHA: r.s.BaseSHA, Exec: r.execFresh, ExecIn: r.execIn, Read: r.readFresh, Scan: r.scanFresh}
 	runs, err := r.s.StateDir("runs")
 	if err != nil {
 		return err

@@ -116,6 +116,10 @@ var reasonCases = map[string]reasonCase{
 
 	"package-not-in-manifest": {scenario: "run_cve_not_in_manifest.txtar"},
 	"no-safe-version":         {scenario: "run_cve_no_safe_version.txtar"},
+	"no-location":             {scenario: "run_sast_suppressed.txtar"},
+	"scanner-suppressed":      {scenario: "run_sast_suppressed.txtar"},
+	"new-scanner-result":      {scenario: "run_sast_new_high.txtar"},
+	"build-check-failed":      {scenario: "run_sast_build_fails.txtar"},
 	"lockfile-regen-failed":   {scenario: "run_cve_npm_regen_fails.txtar"},
 	"no-advisory-data":        {scenario: "run_cve_no_advisory_data.txtar"},
 	"unbumpable-declaration":  {scenario: "run_cve_requirements_markers.txtar"},

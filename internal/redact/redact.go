@@ -159,6 +159,7 @@ type Engine struct {
 	maxInput int
 	budget   *Budget
 	exact    *acMatcher // nil when there are no known values or customer IDs
+	pats     []acPattern
 }
 
 // New returns an Engine for o.
@@ -195,9 +196,24 @@ func New(o Options) (*Engine, error) {
 		pats = append(pats, acPattern{text: n, rule: RuleCustomerID})
 	}
 	if len(pats) > 0 {
+		e.pats = pats
 		e.exact = newACMatcher(pats)
 	}
 	return e, nil
+}
+
+// With returns an engine that also knows the values known (each held as
+// Options.Known is): a run adds a secret it learnt after it started.
+func (e *Engine) With(known ...string) (*Engine, error) {
+	add, err := New(Options{Known: known, MaxInput: e.maxInput})
+	if err != nil {
+		return nil, err
+	}
+	n := &Engine{maxInput: e.maxInput, budget: e.budget, pats: append(append([]acPattern{}, e.pats...), add.pats...)}
+	if len(n.pats) > 0 {
+		n.exact = newACMatcher(n.pats)
+	}
+	return n, nil
 }
 
 // ErrBudget is returned when a call runs out of work budget. The caller must

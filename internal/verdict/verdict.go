@@ -115,6 +115,15 @@ const (
 	// edit beside others it does): a bump would not change what the build
 	// uses, so a human decides.
 	ReasonUnbumpable = "unbumpable-declaration"
+	// The scanned and secret fix types': the finding names no file, rule
+	// or value the harness can check at a location of the base (NOT-REPRO);
+	// the fix brings a new scanner result as severe as the finding, or
+	// adds a marker that makes a scanner ignore one; the language build
+	// check of a changed file fails (each ESCALATE).
+	ReasonNoLocation        = "no-location"
+	ReasonNewScannerResult  = "new-scanner-result"
+	ReasonScannerSuppressed = "scanner-suppressed"
+	ReasonBuildCheck        = "build-check-failed"
 	// The forge's.
 	ReasonForgeRateLimited   = "forge-rate-limited"
 	ReasonForgeUnavailable   = "forge-unavailable"

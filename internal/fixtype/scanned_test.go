@@ -1,0 +1,152 @@
+package fixtype
+
+import (
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/fixrail/fixrail/internal/gates"
+	"github.com/fixrail/fixrail/internal/gitx"
+)
+
+// fakeKey is a synthetic credential, assembled at run time so no
+// credential-shaped literal sits in the source.
+var fakeKey = "sk_" + "live_" + strings.Repeat("Zq7x", 6)
+
+func TestRecoverSecret(t *testing.T) {
+	sum := digestOf(fakeKey)
+	for _, tc := range []struct {
+		name      string
+		text      string
+		line, end int
+		ok        bool
+	}{
+		{"quoted", "package x\n\nconst key = \"" + fakeKey + "\"\n", 3, 0, true},
+		{"env style", "A=1\nSTRIPE_KEY=" + fakeKey + "\n", 2, 2, true},
+		{"in a URL", "url: https://user:" + fakeKey + "@host/x\n", 1, 0, true},
+		{"yaml", "stripe:\n  key: " + fakeKey + "   \n", 2, 0, true},
+		{"anywhere when no line", "x\ny\nz = '" + fakeKey + "'\n", 0, 0, true},
+		{"another line", "key = '" + fakeKey + "'\nother\n", 2, 0, false},
+		{"a prefix only", "key = '" + fakeKey[:20] + "'\n", 1, 0, false},
+		{"glued to other text", "key = x" + fakeKey + "\n", 1, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := RecoverSecret([]byte(tc.text), tc.line, tc.end, sum)
+			if ok != tc.ok || (ok && got != fakeKey) {
+				t.Errorf("RecoverSecret = %v (value match %v), want %v", ok, got == fakeKey, tc.ok)
+			}
+		})
+	}
+}
+
+func TestFilesHolding(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p string, data []byte) {
+		t.Helper()
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.go", []byte("k := \""+fakeKey+"\""))
+	write("clean.go", []byte("package x"))
+	write("deep/b64.txt", []byte("blob: "+base64.StdEncoding.EncodeToString([]byte(fakeKey))))
+	// A value straddling the 1 MiB read boundary is still found.
+	big := make([]byte, 1<<20-5)
+	for i := range big {
+		big[i] = 'a'
+	}
+	write("big.bin", append(big, []byte(fakeKey)...))
+	write(".git/config", []byte(fakeKey))
+	if err := os.Symlink(filepath.Join(dir, "a.go"), filepath.Join(dir, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := filesHolding(dir, [][]byte{[]byte(fakeKey)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"a.go", "big.bin"}, raw); d != "" {
+		t.Errorf("raw (-want +got):\n%s", d)
+	}
+	enc, err := filesHolding(dir, encodings(fakeKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"a.go", "big.bin", "deep/b64.txt"}, enc); d != "" {
+		t.Errorf("encoded (-want +got):\n%s", d)
+	}
+}
+
+func TestBuildChecks(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"go.mod", "svc/api/go.mod", "web/package.json", "infra/main.tf"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := BuildChecks(dir, []string{"svc/api/db/q.go", "cmd/main.go", "web/src/app.ts", "tools/gen.py", "infra/main.tf", "Dockerfile", "svc/api/x.go"})
+	want := []BuildCheck{
+		{Lang: "go", Root: "svc/api", Tool: "go", Argv: []string{"go", "-C", "svc/api", "build", "./..."}},
+		{Lang: "go", Root: ".", Tool: "go", Argv: []string{"go", "-C", ".", "build", "./..."}},
+		{Lang: "javascript", Root: "web", Tool: "npm", Argv: []string{"npm", "--prefix", "web", "run", "build", "--if-present"}},
+		{Lang: "python", Root: "tools", Tool: "python3", Argv: []string{"python3", "-m", "py_compile", "tools/gen.py"}},
+		{Lang: "terraform", Root: "infra", Tool: "terraform", Argv: []string{"terraform", "-chdir=infra", "validate", "-no-color"}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestBuildCheckMissingToolchain: a toolchain that is not installed
+// skips its check with the needs-review label, never a silent pass.
+func TestBuildCheckMissingToolchain(t *testing.T) {
+	defer func(f func(string) (string, error)) { lookPath = f }(lookPath)
+	lookPath = func(string) (string, error) { return "", os.ErrNotExist }
+	g := buildCheckGate(&Env{}, func() []BuildCheck {
+		return []BuildCheck{{Lang: "go", Root: ".", Tool: "go", Argv: []string{"go", "build", "./..."}}}
+	})
+	v, err := g.Run(context.Background(), &gates.Change{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Pass || !v.Unconfirmed || v.Label != gates.LabelNeedsReview || !strings.Contains(v.Detail, "go is not installed") {
+		t.Errorf("verdict = %+v, want an unconfirmed pass labelled %s naming the toolchain", v, gates.LabelNeedsReview)
+	}
+}
+
+func TestNoSuppression(t *testing.T) {
+	for _, tc := range []struct {
+		name, added string
+		pass        bool
+	}{
+		{"a real fix", "rows, err := db.Query(\"SELECT * FROM u WHERE id = ?\", id)", true},
+		{"gosec nosec", "rows, err := db.Query(q) // #nosec G201", false},
+		{"nolint", "rows, err := db.Query(q) //nolint:gosec", false},
+		{"semgrep", "x = run(cmd)  # nosemgrep", false},
+		{"checkov", "# checkov:skip=CKV_AWS_20: fine", false},
+		{"gitleaks", "key = load() // gitleaks:allow", false},
+		{"tfsec", "#tfsec:ignore:aws-s3-enable-bucket-encryption", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			diff := gitx.TreeDiff{Text: "diff --git a/q.go b/q.go\n--- a/q.go\n+++ b/q.go\n@@ -1 +1 @@\n-old\n+" + tc.added + "\n"}
+			v, err := noSuppression().Run(context.Background(), &gates.Change{Diff: diff})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Pass != tc.pass {
+				t.Errorf("pass = %v, want %v (%s)", v.Pass, tc.pass, v.Detail)
+			}
+		})
+	}
+}

@@ -1,0 +1,455 @@
+package fixtype
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/gates"
+	"github.com/fixrail/fixrail/internal/markdown"
+	"github.com/fixrail/fixrail/internal/scanner"
+	"github.com/fixrail/fixrail/internal/verdict"
+)
+
+// Secret is the secret fix type: a credential committed to the tree. The
+// harness recovers the value from the base at the finding's location by
+// its SHA-256 (a report need carry no plaintext), plans every tracked file
+// holding it, and judges: red, the value is in the base's tree; green, it
+// is in no tracked file of the candidate, raw or base64/hex encoded. The
+// value is withheld from every record and publication of the run; only
+// the fix prompt shows it. The PR body says first that rotation comes
+// before merge and that history still holds the value.
+var Secret = &Type{
+	Name:    "secret",
+	Doc:     "a committed credential: its value (matched by SHA-256, never printed) is in the base's tree and in no tracked file of the candidate; rotation stays the reviewer's first step",
+	Subject: "committed-secret alert",
+	Budget:  Budget{MaxDiffLines: 50},
+	Implied: []string{"secret", "credential", "leak"},
+	Check:   func(*config.Config) error { return nil },
+	Scope:   func(*config.Config) []string { return nil },
+	Plan:    secretPlan,
+	Fix:     secretFix,
+	Red:     secretRed,
+	Gates:   secretGates,
+	CommitNote: func(*Env, *Plan) string {
+		return "Removes a committed credential from the tree; it stays in history and must be rotated.\n"
+	},
+	Warning: func(*Env, *Plan) string { return RotationWarning },
+	Section: secretSection,
+}
+
+// RotationWarning opens a secret fix's PR body.
+const RotationWarning = "> **Rotate the credential before merging this.** This change removes it from the tree, but it is still in the repository's git history and still valid until it is revoked at its provider: merging remediates nothing by itself. Rotate it first, then merge, then consider rewriting history.\n"
+
+// maxSecretFiles bounds the files a plan may list as holding the value.
+const maxSecretFiles = 20
+
+// minSecretLen is the shortest value the type takes: shorter ones cannot
+// be redacted reliably (redact's floor), nor told apart from code.
+const minSecretLen = 8
+
+// secretPlanDetail is the secret type's Plan.Detail. The value lives here
+// and in Plan.Values and Withhold only.
+type secretPlanDetail struct {
+	// scanner is the configured scanner for the finding's tool, if any:
+	// it must find no new secret in the changed files (a key swapped for
+	// another hard-coded key is still a committed key).
+	scanner *config.Scanner
+	scanRed *scanner.Report
+	value   string
+	digest  string // the first 12 hex digits, for what is published
+	path    string
+	line    int
+	files   []string
+	builds  []BuildCheck
+}
+
+// SecretPlanRef is what the run report keeps: never the value, and only a
+// prefix of its digest.
+type SecretPlanRef struct {
+	Path   string   `json:"path"`
+	Line   int      `json:"line,omitempty"`
+	SHA256 string   `json:"sha256_prefix"`
+	Files  []string `json:"files"`
+}
+
+func secretOf(p *Plan) *secretPlanDetail { return p.Detail.(*secretPlanDetail) }
+
+var hexDigest = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+func secretPlan(_ context.Context, e *Env, dir string, f *findings.Finding) (*Plan, error) {
+	ev := f.Evidence
+	if ev == nil || ev.Path == "" {
+		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNoLocation, Err: errors.New("the finding names no file holding the credential")}
+	}
+	sum := strings.ToLower(ev.SecretSHA256)
+	if f.Secret == "" && !hexDigest.MatchString(sum) {
+		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNoLocation, Err: errors.New("the finding carries neither the credential nor its SHA-256 (64 hex digits)")}
+	}
+	p, err := evidenceFile(dir, ev)
+	if err != nil {
+		return nil, err
+	}
+	value := f.Secret
+	switch {
+	case value != "" && sum != "" && digestOf(value) != sum:
+		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNoLocation, Err: errors.New("the alert's value and its SHA-256 disagree")}
+	case value == "":
+		data, err := readBounded(filepath.Join(dir, filepath.FromSlash(p)), maxEvidenceFile)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		v, ok := RecoverSecret(data, ev.Line, ev.EndLine, sum)
+		if !ok {
+			return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonGreenOnBase, Err: fmt.Errorf("no value with the finding's SHA-256 is at %s:%d of the base: it may be only in history, which no tree edit changes — rotate it", p, ev.Line)}
+		}
+		value = v
+	}
+	if len(strings.TrimSpace(value)) < minSecretLen || strings.ContainsAny(value, "\n\r") {
+		return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLeak, Err: fmt.Errorf("the credential is shorter than %d bytes or spans lines: too short to withhold reliably from what the run publishes", minSecretLen)}
+	}
+	files, err := filesHolding(dir, [][]byte{[]byte(value)})
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(files, p) {
+		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonGreenOnBase, Err: fmt.Errorf("the credential is not in %s on the base: rotate it; history still holds it", p)}
+	}
+	if len(files) > maxSecretFiles {
+		return nil, &StopError{Terminal: verdict.Halt, Reason: verdict.ReasonDiffBudget, Err: fmt.Errorf("the credential is in %d tracked files, over %d: too many for one fix", len(files), maxSecretFiles)}
+	}
+	d := &secretPlanDetail{scanner: e.Config.ScannerFor(ev.Tool), value: value, digest: digestOf(value)[:12], path: p, line: ev.Line, files: files, builds: BuildChecks(dir, files)}
+	return &Plan{
+		Summary:  fmt.Sprintf("the alerted value (sha256 %s…) is in %d tracked file(s) of the base: %s", d.digest, len(files), strings.Join(files, ", ")),
+		Files:    files,
+		Values:   fmt.Sprintf("files holding the credential: %s\nalerted at: %s:%d\nthe credential's value (remove it; never write it, any part or any encoding of it, anywhere): %s", strings.Join(files, ", "), p, ev.Line, value),
+		Report:   &SecretPlanRef{Path: p, Line: ev.Line, SHA256: d.digest, Files: files},
+		Detail:   d,
+		Withhold: []string{value},
+	}, nil
+}
+
+func digestOf(v string) string {
+	s := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(s[:])
+}
+
+// maxEvidenceFile bounds the alerted file the value is recovered from.
+const maxEvidenceFile = 4 << 20
+
+func readBounded(p string, n int64) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, n+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > n {
+		return nil, fmt.Errorf("over %d bytes", n)
+	}
+	return data, nil
+}
+
+// secretDelims split a line into the places a credential can start or end.
+const secretDelims = " \t\"'`=:,;()[]{}<>@/?&#"
+
+// RecoverSecret finds, in lines line..end of data (every line when line
+// is 0), the substring whose SHA-256 is sum: every span between two
+// delimiter boundaries (quotes, spaces, = : , ; brackets) of 8 to 1024
+// bytes is tried, so a quoted value, an unquoted KEY=value, a token in a
+// URL and a whole line are all found. Lines over 4096 bytes are skipped.
+func RecoverSecret(data []byte, line, end int, sum string) (string, bool) {
+	if end < line {
+		end = line
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		n := i + 1
+		if line > 0 && (n < line || n > end) {
+			continue
+		}
+		l = strings.TrimSuffix(l, "\r")
+		if len(l) > 4096 {
+			continue
+		}
+		bounds := []int{0}
+		for j := 0; j < len(l); j++ {
+			if strings.IndexByte(secretDelims, l[j]) >= 0 {
+				bounds = append(bounds, j, j+1)
+			}
+		}
+		bounds = append(bounds, len(l))
+		slices.Sort(bounds)
+		bounds = slices.Compact(bounds)
+		if len(bounds) > 400 {
+			continue
+		}
+		for a := 0; a < len(bounds); a++ {
+			for b := a + 1; b < len(bounds); b++ {
+				s := l[bounds[a]:bounds[b]]
+				if len(s) < minSecretLen {
+					continue
+				}
+				if len(s) > 1024 {
+					break
+				}
+				if digestOf(s) == sum {
+					return s, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// encodings are the forms of the value green looks for besides the raw
+// bytes: a fix that base64- or hex-encodes the credential still ships it.
+func encodings(v string) [][]byte {
+	b := []byte(v)
+	forms := []string{v, base64.StdEncoding.EncodeToString(b), base64.RawStdEncoding.EncodeToString(b), base64.URLEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b), hex.EncodeToString(b), strings.ToUpper(hex.EncodeToString(b))}
+	slices.Sort(forms)
+	var out [][]byte
+	for _, f := range slices.Compact(forms) {
+		out = append(out, []byte(f))
+	}
+	return out
+}
+
+// filesHolding lists the regular files under dir (a checkout: every file
+// in it is tracked; .git is skipped) that contain any of needles,
+// streamed so a file of any size is searched whole.
+func filesHolding(dir string, needles [][]byte) ([]string, error) {
+	longest := 0
+	for _, n := range needles {
+		longest = max(longest, len(n))
+	}
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" && p != dir {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		hit, err := holds(p, needles, longest)
+		if err != nil {
+			return err
+		}
+		if hit {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return out, err
+}
+
+func countFiles(dir string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" && p != dir {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+func holds(p string, needles [][]byte, longest int) (bool, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	buf := make([]byte, 0, 2<<20)
+	chunk := make([]byte, 1<<20)
+	for {
+		n, err := r.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		for _, nd := range needles {
+			if bytes.Contains(buf, nd) {
+				return true, nil
+			}
+		}
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		// Keep the tail a needle could straddle.
+		if keep := longest - 1; len(buf) > keep {
+			buf = append(buf[:0], buf[len(buf)-keep:]...)
+		}
+	}
+}
+
+func secretFix(b Brief, _ *Plan) string {
+	var s strings.Builder
+	s.WriteString("The harness found a committed credential in the tracked files the plan below lists. Its value is in the plan, shown to you here and nowhere else, so you can find it; a human rotates it — your change only stops the code from carrying it. Now:\n")
+	s.WriteString("- in every planned file, replace the literal value with a read from the environment or the project's existing configuration (os.Getenv(\"NAME\"), process.env.NAME, os.environ[\"NAME\"], …), keeping the surrounding names and behaviour; in an example or fixture, use an obvious placeholder;\n")
+	s.WriteString("- never write the value, any part of it, or any encoding of it (base64, hex, a string split in pieces) anywhere, and never repeat it in your summary: the harness searches every tracked file of your result for it;\n")
+	s.WriteString("- add no marker that makes a scanner ignore the line (gitleaks:allow, nosec, …);\n")
+	s.WriteString("- change only the planned files: you can read and edit files, and you have no shell;\n")
+	fmt.Fprintf(&s, "- write the result to %s (also in $FIXRAIL_RESULT): {\"summary\": \"…\", \"files_changed\": [every file you changed]}.\n", b.ResultPath)
+	return s.String()
+}
+
+func secretRed(e *Env, p *Plan) *gates.Gate {
+	d := secretOf(p)
+	return &gates.Gate{
+		Name:   "secret-red",
+		Doc:    "the credential's value is in the base's tree (matched by its bytes; never printed)",
+		Reason: verdict.ReasonGreenOnBase,
+		Fails:  verdict.NotRepro,
+		Run: func(ctx context.Context, c *gates.Change) (gates.Verdict, error) {
+			var files []string
+			if err := e.Read(ctx, "secret-red", c.Commit, func(dir string) (err error) {
+				files, err = filesHolding(dir, [][]byte{[]byte(d.value)})
+				return err
+			}); err != nil {
+				return gates.Verdict{}, fmt.Errorf("secret-red: %w", err)
+			}
+			if len(files) == 0 {
+				return gates.Verdict{Detail: "the credential is in no tracked file of the base: only history may hold it — rotate it"}, nil
+			}
+			detail := fmt.Sprintf("the credential (sha256 %s…) is in %d tracked file(s) of the base: %s", d.digest, len(files), markdown.Code(strings.Join(files, ", ")))
+			if d.scanner == nil {
+				return gates.Verdict{Pass: true, Detail: detail}, nil
+			}
+			// What the scanner says of these files on the base, for green
+			// to compare with.
+			rep, err := scan(ctx, e, "secret-scan-red", c.Commit, d.scanner, p.Files)
+			if err != nil {
+				return gates.Verdict{}, err
+			}
+			d.scanRed = rep
+			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("%s; %s reports %d result(s) in them", detail, d.scanner.Name, len(rep.Results)), Output: scannerOutput(rep, "the base")}, nil
+		},
+	}
+}
+
+func secretGates(e *Env, p *Plan) []*gates.Gate {
+	d := secretOf(p)
+	gs := []*gates.Gate{noSuppression(), secretAbsent(e, d)}
+	if d.scanner != nil {
+		gs = append(gs, secretScanGreen(e, p, d))
+	}
+	return append(gs, buildCheckGate(e, func() []BuildCheck { return d.builds }))
+}
+
+// secretScanGreen runs the finding's secret scanner on the changed files
+// of the candidate: a result it did not report on the base (another key
+// put in the removed one's place) fails the fix.
+func secretScanGreen(e *Env, p *Plan, d *secretPlanDetail) *gates.Gate {
+	return &gates.Gate{
+		Name:   "secret-scan-green",
+		Doc:    "the configured secret scanner reports nothing new in the files the fix changed",
+		Reason: verdict.ReasonNewScannerResult,
+		Run: func(ctx context.Context, c *gates.Change) (gates.Verdict, error) {
+			var paths []string
+			for _, f := range c.Changed {
+				if en, ok := c.Files[f]; ok && !en.Deleted() {
+					paths = append(paths, f)
+				}
+			}
+			if len(paths) == 0 {
+				return gates.Verdict{Pass: true, Detail: "the fix only deletes files"}, nil
+			}
+			rep, err := scan(ctx, e, "secret-scan-green", c.Commit, d.scanner, paths)
+			if err != nil {
+				return gates.Verdict{}, err
+			}
+			var base []scanner.Result
+			if d.scanRed != nil {
+				base = d.scanRed.Results
+			}
+			out := scannerOutput(rep, "the candidate")
+			if n := scanner.New(base, rep.Results, "note"); len(n) > 0 {
+				return gates.Verdict{Detail: fmt.Sprintf("%s reports a secret the base did not have: %s", d.scanner.Name, markdown.Code(scanner.Describe(n, 5))), Output: out}, nil
+			}
+			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("%s reports nothing new in %d changed file(s)", d.scanner.Name, len(paths)), Output: out}, nil
+		},
+	}
+}
+
+// secretAbsent is the secret type's green: the value in no tracked file
+// of the candidate, raw or encoded; and no binary file that held it is
+// changed (its patch would carry the value encoded where the published
+// patch's redaction cannot see it).
+func secretAbsent(e *Env, d *secretPlanDetail) *gates.Gate {
+	return &gates.Gate{
+		Name:   "secret-absent",
+		Doc:    "the credential is in no tracked file of the candidate, raw, base64 or hex encoded",
+		Reason: verdict.ReasonOracleStillRed,
+		Run: func(ctx context.Context, c *gates.Change) (gates.Verdict, error) {
+			for _, path := range c.Changed {
+				b, err := c.Base(ctx, path)
+				if err != nil {
+					return gates.Verdict{}, err
+				}
+				if !b.Deleted() && bytes.IndexByte(b.Data, 0) >= 0 && bytes.Contains(b.Data, []byte(d.value)) {
+					return gates.Verdict{Detail: fmt.Sprintf("the fix changes %s, a binary file holding the credential: its patch would carry the value encoded", markdown.Code(path))}, nil
+				}
+			}
+			var files []string
+			n := 0
+			if err := e.Read(ctx, "secret-green", c.Commit, func(dir string) (err error) {
+				if n, err = countFiles(dir); err != nil {
+					return err
+				}
+				files, err = filesHolding(dir, encodings(d.value))
+				return err
+			}); err != nil {
+				return gates.Verdict{}, fmt.Errorf("secret-absent: %w", err)
+			}
+			if len(files) > 0 {
+				return gates.Verdict{Detail: fmt.Sprintf("the credential is still in %d tracked file(s) of the candidate: %s", len(files), markdown.Code(strings.Join(files, ", ")))}, nil
+			}
+			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("the credential is in none of the candidate's %d tracked files, raw, base64 or hex encoded", n)}, nil
+		},
+	}
+}
+
+func secretSection(e *Env, p *Plan, commit string) string {
+	d := secretOf(p)
+	var b strings.Builder
+	b.WriteString("### What was reproduced\n\n")
+	fmt.Fprintf(&b, "The harness recovered the alerted credential from %s of a fresh checkout of %s (%s) by its SHA-256 (it starts %s; the value is never printed) and found it in %d tracked file(s): %s. ",
+		markdown.Code(fmt.Sprintf("%s:%d", d.path, d.line)), markdown.Code(e.Base), short(e.BaseSHA), markdown.Code(d.digest), len(d.files), markdown.Code(strings.Join(d.files, ", ")))
+	fmt.Fprintf(&b, "On a fresh checkout of commit %s it is in no tracked file, raw, base64 or hex encoded.\n\n", short(commit))
+	b.WriteString("### What this does not do\n\n")
+	b.WriteString("- It does not revoke the credential: whoever can read this repository's history, forks and clones can still use it until it is rotated.\n")
+	b.WriteString("- The deleted lines in the published patch are redacted; the branch's own diff on the forge shows them, as the history already does.\n")
+	b.WriteString("- The new code reads the value from configuration the deployment must now provide.\n")
+	return b.String()
+}
