@@ -33,8 +33,9 @@ func (f *Forge) OpenWork(ctx context.Context, s forge.Subject) (forge.Work, erro
 	}
 	if s.ID != "" && !slices.ContainsFunc(w.Fixes, func(x forge.OpenFix) bool { return x.ID == s.ID }) {
 		branch := forge.BranchPrefix + s.ID
+		owner, name := f.headRepo()
 		err := f.call(ctx, "get branch "+branch, true, func(ctx context.Context) (*gh.Response, error) {
-			req, err := f.c.NewRequest(ctx, "GET", fmt.Sprintf("repos/%v/%v/branches/%v", f.cfg.Owner, f.cfg.Repo, url.PathEscape(branch)), nil)
+			req, err := f.c.NewRequest(ctx, "GET", fmt.Sprintf("repos/%v/%v/branches/%v", owner, name, url.PathEscape(branch)), nil)
 			if err != nil {
 				return nil, err
 			}
@@ -70,8 +71,8 @@ func (f *Forge) OpenWork(ctx context.Context, s forge.Subject) (forge.Work, erro
 }
 
 // openFixes lists fixrail's open PRs on this repository: head fixrail/* in
-// this repository, never a fork's (anyone can name a fork branch
-// fixrail/x).
+// the repository fixrail pushes to (this one, or forge.push_to's fork),
+// never another fork's (anyone can name a fork branch fixrail/x).
 func (f *Forge) openFixes(ctx context.Context) ([]forge.OpenFix, error) {
 	var fixes []forge.OpenFix
 	for page := 1; page > 0 && page <= maxPages; {
@@ -88,7 +89,7 @@ func (f *Forge) openFixes(ctx context.Context) ([]forge.OpenFix, error) {
 		for _, p := range prs {
 			ref := p.GetHead().GetRef()
 			id, ok := strings.CutPrefix(ref, forge.BranchPrefix)
-			if !ok || p.GetHead().GetRepo() == nil || !strings.EqualFold(p.GetHead().GetRepo().GetFullName(), f.Repo()) {
+			if !ok || p.GetHead().GetRepo() == nil || !strings.EqualFold(p.GetHead().GetRepo().GetFullName(), f.HeadRepo()) {
 				continue
 			}
 			fixes = append(fixes, forge.OpenFix{ID: id, Branch: ref, Number: p.GetNumber(), Location: p.GetHTMLURL(), HeadSHA: p.GetHead().GetSHA()})
