@@ -30,6 +30,7 @@ func TestPostgresLeastPrivilegeRole(t *testing.T) {
 		"GRANT SELECT, INSERT, UPDATE ON fixrail_run TO " + role,
 		"GRANT SELECT, INSERT, DELETE ON fixrail_path TO " + role,
 		"GRANT SELECT, INSERT ON fixrail_rails TO " + role,
+		"GRANT SELECT, INSERT ON fixrail_retry TO " + role,
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -56,10 +57,13 @@ func TestPostgresLeastPrivilegeRole(t *testing.T) {
 	if _, err := res.RecordRails(context.Background(), "abc", []byte(`{}`), t0); err != nil {
 		t.Fatalf("rail records as the least-privilege role: %v", err)
 	}
+	if _, err := res.ReserveRetry(context.Background(), "recheck", 1, t0); err != nil {
+		t.Fatalf("a retry as the least-privilege role: %v", err)
+	}
 	if _, err := res.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.5, CostKnown: true, Turns: 2, TurnsKnown: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("DROP TABLE fixrail_rails, fixrail_path, fixrail_run"); err != nil {
+	if _, err := db.Exec("DROP TABLE fixrail_retry, fixrail_rails, fixrail_path, fixrail_run"); err != nil {
 		t.Fatal(err)
 	}
 	// With the table gone, that role cannot create it: unreadable.
