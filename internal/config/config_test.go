@@ -219,8 +219,8 @@ func FuzzParse(f *testing.F) {
 func TestRecheckKeys(t *testing.T) {
 	for _, tc := range []struct {
 		yaml, err string
-		retries  int
-		ending   string
+		retries   int
+		ending    string
 	}{
 		{yaml: "", retries: 1, ending: RecheckEscalate},
 		{yaml: "recheck: {checks: [CodeQL], max_retries: 0, on_failure: label}", retries: 0, ending: RecheckLabel},

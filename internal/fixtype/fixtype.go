@@ -74,6 +74,11 @@ type Type struct {
 	// invocation (the Fix brief); a *StopError ends the run in its
 	// terminal; any other error escalates.
 	Edit func(ctx context.Context, e *Env, p *Plan, dir string) (*Result, error)
+	// Retry, when set, is what the type adds to a recheck's follow-up fix
+	// (attempt n, 1-based): words are fixrail's, said outside every fence;
+	// values are data (version strings from a registry), fenced. The cve
+	// type names the decision's next safe candidate. Optional.
+	Retry func(e *Env, p *Plan, n int) (words, values string)
 	// Red is the oracle before the fix. The pipeline runs it on the base
 	// plus exactly the evidence; a failure is NOT-REPRO.
 	Red func(e *Env, p *Plan) *gates.Gate

@@ -37,7 +37,7 @@ func v1(t *testing.T, schema, paths, rails, retries, newIndex, oldIndex string) 
 func TestMigrateV1(t *testing.T) {
 	for _, c := range []struct {
 		name, driver, schema, paths, rails, retries, newIndex, oldIndex string
-		url                                                    func(t *testing.T) (raw, ledger string)
+		url                                                             func(t *testing.T) (raw, ledger string)
 	}{{
 		name: "sqlite", driver: "sqlite", schema: sqliteSchema, paths: sqlitePaths, rails: sqliteRails, retries: sqliteRetries,
 		newIndex: "run_one_held_per_repo_finding ON fixrail_run(repo, finding)",

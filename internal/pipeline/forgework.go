@@ -77,8 +77,12 @@ func (r *run) ciGate(ctx context.Context, pub forge.Published) *Outcome {
 	case forge.CINone:
 		// The local outbox, or a repository with no CI: nothing to record.
 	default:
+		// Pending at the deadline, or required checks that never came:
+		// the draft is unverified, and says so — the label, and a
+		// sentence in fixrail's section of the body.
 		r.gate("P5", "ci", verdict.Unconfirmed, string(res.State)+": "+res.Detail)
 		r.rep.Warnings = append(r.rep.Warnings, "CI "+string(res.State)+" on the draft PR: "+res.Detail)
+		r.postReview(ctx, fmt.Sprintf("CI had not finished on %s when fixrail stopped waiting (%s, forge.ci_wait %s): %s. Nothing here says the checks pass.", short(res.HeadSHA), res.State, r.cfg.Forge.CIWait, res.Detail))
 	}
 	return nil
 }
@@ -104,9 +108,13 @@ func (r *run) notify() {
 		n.Terminal = forge.Escalate
 	}
 	n.Labels = []string{forge.NoticeLabel(n.Terminal)}
-	if r.rep.Reason == verdict.ReasonCIFailed && r.pub != nil && r.pub.Number != 0 {
+	if t == Escalate && r.pub != nil && r.pub.Number != 0 {
+		// An escalation after the draft exists (red CI, a recheck that
+		// stayed red, a follow-up a gate refused) is told on the PR.
 		n.Number = r.pub.Number
-		n.Labels = append(n.Labels, forge.LabelCIFailed)
+		if r.rep.Reason == verdict.ReasonCIFailed {
+			n.Labels = append(n.Labels, forge.LabelCIFailed)
+		}
 	}
 	if n.Number == 0 {
 		return

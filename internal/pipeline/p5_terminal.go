@@ -105,11 +105,12 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 	r.rep.Branch = r.branch
 	r.rep.PR = pub.Location
 	r.pub = &pub
-	if o := r.ciGate(ctx, pub); o != nil {
+	r.reviewFrom, r.labelFrom, r.sentLabels = len(r.needsReview), len(r.labels), pr.Labels
+	if o := r.afterPR(ctx, inv, c); o != nil {
 		return o
 	}
 	detail := "reproduced red on " + r.s.Base + ", green after the fix; every gate passed"
-	if len(r.needsReview) > 0 || r.unsandboxed || r.agentUnconfined {
+	if len(r.needsReview) > 0 || len(r.postReasons) > 0 || r.unsandboxed || r.agentUnconfined {
 		detail = "reproduced red on " + r.s.Base + ", green after the fix; labelled needs-review (see the PR body)"
 	}
 	return stop(DraftPR, ReasonFixed, detail)

@@ -303,6 +303,12 @@ type run struct {
 	agentUnconfined bool     // an agent invocation ran outside the sandbox (mode auto)
 	needsReview     []string // why the PR must be read with care: unconfirmed gates
 	labels          []string // labels gates asked for
+
+	// After the PR: where the post-PR gates, reasons and labels start, and
+	// the reasons found then (recheck.go).
+	postFrom, reviewFrom, labelFrom int
+	postReasons                     []string
+	sentLabels                      []string // the labels the draft was opened with
 }
 
 // investigation is what P2 makes: the plan, and the evidence as the
@@ -329,6 +335,18 @@ type candidate struct {
 	// their diff (evidence.go).
 	tests     []string
 	testsDiff string
+	// fixes are the entries the harness wrote on the red tree (evidence
+	// aside), tree the commit's tree: what a follow-up builds on.
+	fixes []gitx.Entry
+	tree  string
+}
+
+// fixesOrNil is c's fixes; none for no candidate.
+func (c *candidate) fixesOrNil() []gitx.Entry {
+	if c == nil {
+		return nil
+	}
+	return c.fixes
 }
 
 // Run takes one finding to a terminal state. The error is non-nil only when

@@ -62,7 +62,7 @@ type Report struct {
 	Retries []Retry `json:"retries,omitempty"`
 	// FollowUps are the commits pushed onto the draft's branch after it
 	// was opened, oldest first.
-	FollowUps []string `json:"follow_ups,omitempty"`
+	FollowUps []string `json:"follow_up_commits,omitempty"`
 }
 
 // Retry is one repeated attempt.
