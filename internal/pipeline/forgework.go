@@ -70,7 +70,7 @@ func (r *run) ciGate(ctx context.Context, pub forge.Published) *Outcome {
 	}
 	switch res.State {
 	case forge.CIGreen:
-		r.gate("P5", "ci", verdict.Pass, "every check passed on "+res.HeadSHA)
+		r.gate("P5", "ci", verdict.Pass, "every check passed on "+short(res.HeadSHA))
 	case forge.CIRed:
 		r.gate("P5", "ci", verdict.Fail, res.Detail)
 		return stop(Escalate, verdict.ReasonCIFailed, "CI is red on the draft PR "+pub.Location+": "+res.Detail)
