@@ -77,6 +77,7 @@ func TestScript(t *testing.T) {
 			"noleftovers":  cmdNoLeftovers,
 			"pgstart":      cmdPgStart,
 			"ghfake":       cmdGHFake,
+			"pgrole":       cmdPgRole,
 			"gitserve":     cmdGitServe,
 			"npmregistry":  cmdNPMRegistry,
 			"nocontrol":    cmdNoControl,
