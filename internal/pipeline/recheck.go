@@ -299,6 +299,11 @@ func (r *run) writeSection(ctx context.Context) {
 	if !ok || r.pub == nil || r.pub.Number == 0 || r.postFrom >= len(r.rep.Gates) {
 		return
 	}
+	// A draft whose CI simply passed, with no recheck configured, says
+	// nothing the forge does not show already: its body stays as sent.
+	if len(r.cfg.Recheck.Checks) == 0 && len(r.postReasons) == 0 && len(r.needsReview) == r.reviewFrom && len(r.rep.FollowUps) == 0 {
+		return
+	}
 	var b strings.Builder
 	b.WriteString("### After the PR\n\nfixrail kept watching this draft after opening it; this section is fixrail's and is rewritten by it.\n\n")
 	for _, why := range append(append([]string{}, r.needsReview[r.reviewFrom:]...), r.postReasons...) {
