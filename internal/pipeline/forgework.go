@@ -87,6 +87,22 @@ func (r *run) ciGate(ctx context.Context, pub forge.Published) *Outcome {
 	return nil
 }
 
+// sendable is a best-effort text (a notice, the body's section) as it may
+// leave: escaped, then redacted, then leak-scanned — escaped first, so
+// what is scanned is what is sent. Any finding, even a review-tier one,
+// withholds it: there is no body to say why here.
+func (r *run) sendable(what, text string) (string, error) {
+	out, _, err := r.s.Scrub.Redact(untrusted.Printable(text))
+	if err != nil {
+		return "", err
+	}
+	reviews, err := r.checkOutbound([2]string{what, out})
+	if err == nil && len(reviews) > 0 {
+		err = &leakError{what: what, rules: reviews}
+	}
+	return out, err
+}
+
 // notifyTimeout bounds the best-effort notice.
 const notifyTimeout = time.Minute
 
@@ -134,14 +150,7 @@ func (r *run) notify() {
 		body = fmt.Sprintf("fixrail did nothing for finding %s: this issue already carries an open escalation, and a human has not cleared it yet. Remove the `%s` label to let fixrail try again.\n\nRun `%s`.\n",
 			r.fin.ID, forge.LabelEscalated, r.rep.RunID)
 	}
-	// Escaped before the scan, so what is scanned is what is sent.
-	body, _, err := r.s.Scrub.Redact(untrusted.Printable(body))
-	if err == nil {
-		var reviews []string
-		if reviews, err = r.checkOutbound([2]string{"notice", body}); err == nil && len(reviews) > 0 {
-			err = &leakError{what: "notice", rules: reviews}
-		}
-	}
+	body, err := r.sendable("notice", body)
 	if err != nil {
 		r.rep.Warnings = append(r.rep.Warnings, "notice not sent: "+err.Error())
 		return

@@ -320,13 +320,7 @@ func (r *run) writeSection(ctx context.Context) {
 	for _, g := range r.rep.Gates[r.postFrom:] {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.Phase, g.Name, g.Verdict, markdown.Cell(g.Detail))
 	}
-	text, _, err := r.s.Scrub.Redact(untrusted.Printable(b.String()))
-	if err == nil {
-		var reviews []string
-		if reviews, err = r.checkOutbound([2]string{"PR body section", text}); err == nil && len(reviews) > 0 {
-			err = &leakError{what: "PR body section", rules: reviews}
-		}
-	}
+	text, err := r.sendable("PR body section", b.String())
 	if err != nil {
 		r.rep.Warnings = append(r.rep.Warnings, "the PR body's after-PR section was not written: "+err.Error())
 		return

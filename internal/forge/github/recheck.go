@@ -52,12 +52,8 @@ func (f *Forge) Recheck(ctx context.Context, pub forge.Published, deadline time.
 			}
 			return res, nil
 		}
-		t := time.NewTimer(f.cfg.PollEvery)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return res, ctx.Err()
-		case <-t.C:
+		if err := f.pause(ctx); err != nil {
+			return res, err
 		}
 	}
 }
@@ -69,40 +65,28 @@ func (f *Forge) watched(ctx context.Context, sha string, watch []string) (forge.
 	var red []*gh.CheckRun
 	seen := map[string]bool{}
 	var running []string
-	for page := 1; page > 0 && page <= maxPages; {
-		var runs *gh.ListCheckRunsResults
-		var resp *gh.Response
-		err := f.call(ctx, "list check runs of "+short(sha), true, func(ctx context.Context) (*gh.Response, error) {
-			var err error
-			runs, resp, err = f.c.Checks.ListCheckRunsForRef(ctx, f.cfg.Owner, f.cfg.Repo, sha, &gh.ListCheckRunsOptions{Filter: new("latest"), ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
-			return resp, err
-		})
-		if err != nil {
-			return res, nil, err
+	runs, err := f.checkRuns(ctx, sha)
+	if err != nil {
+		return res, nil, err
+	}
+	for _, r := range runs {
+		if !slices.Contains(watch, r.GetName()) {
+			continue
 		}
-		for _, r := range runs.CheckRuns {
-			if !slices.Contains(watch, r.GetName()) {
-				continue
-			}
-			if sha := r.GetHeadSHA(); sha != "" && sha != res.HeadSHA {
-				// A run of another commit answers nothing about this one.
-				continue
-			}
-			seen[r.GetName()] = true
-			state := r.GetStatus()
-			if state == "completed" {
-				state = r.GetConclusion()
-			}
-			res.Checks = append(res.Checks, forge.Check{Name: r.GetName(), Kind: "check-run", State: state, URL: r.GetDetailsURL()})
-			switch state {
-			case "success", "neutral", "skipped":
-			case "failure", "timed_out", "cancelled", "action_required", "startup_failure", "stale":
-				red = append(red, r)
-			default:
-				running = append(running, r.GetName())
-			}
+		if sha := r.GetHeadSHA(); sha != "" && sha != res.HeadSHA {
+			// A run of another commit answers nothing about this one.
+			continue
 		}
-		page = resp.NextPage
+		seen[r.GetName()] = true
+		state := runState(r)
+		res.Checks = append(res.Checks, forge.Check{Name: r.GetName(), Kind: "check-run", State: state, URL: r.GetDetailsURL()})
+		switch state {
+		case "success", "neutral", "skipped":
+		case "failure", "timed_out", "cancelled", "action_required", "startup_failure", "stale":
+			red = append(red, r)
+		default:
+			running = append(running, r.GetName())
+		}
 	}
 	for _, w := range watch {
 		if !seen[w] {
