@@ -279,6 +279,10 @@ func (r *run) confirmQuestion(c *candidate) string {
 		}
 	}
 	ask := fmt.Sprintf("Open a draft PR for finding %s from %s (%d file(s), +%d -%d)?", r.fin.ID, r.branch, len(c.paths), c.diff.Added, c.diff.Deleted)
+	if r.pub != nil {
+		// A recheck's follow-up: the draft exists; this is one more push.
+		ask = fmt.Sprintf("Push this follow-up commit onto %s, the branch of the open draft %s (the whole change: %d file(s), +%d -%d)?", r.branch, r.pub.Location, len(c.paths), c.diff.Added, c.diff.Deleted)
+	}
 	// Redacted as the PR text will be: a secret the agent wrote is not
 	// shown on a terminal (or a CI log) either.
 	shown, err := r.scrubInbound(b.String())

@@ -256,6 +256,13 @@ func levelWord(l string) string {
 // fast-forward of the published head, never a force), then the local
 // branch by compare-and-swap from the published head.
 func (r *run) pushFollowUp(ctx context.Context, rc rechecker, prev, next *candidate) *Outcome {
+	// In interactive mode the operator says yes to this push too: it is a
+	// new change leaving the machine, which the first confirm never showed.
+	if config.Mode(r.rep.Mode) == config.Interactive {
+		if o := r.check(ctx, "P5", r.confirmGate(next), nil); o != nil {
+			return o
+		}
+	}
 	wctx := context.WithoutCancel(ctx)
 	pub, err := rc.PushFollowUp(wctx, *r.pub, next.commit)
 	if err != nil {
