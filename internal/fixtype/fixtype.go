@@ -29,8 +29,8 @@ import (
 	"github.com/fixrail/fixrail/internal/verdict"
 )
 
-// Type is one kind of fix. Every field is required except the optional
-// harness parts (Plan, Edit) and what they replace: a type either briefs
+// Type is one kind of fix. Every field is required except Retry and the
+// optional harness parts (Plan, Edit) and what they replace: a type either briefs
 // an investigate agent (Investigate, ReadPlan) or plans itself (Plan).
 // Validate says which is missing; the pipeline calls them in this order.
 type Type struct {
