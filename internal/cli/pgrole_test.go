@@ -2,20 +2,15 @@ package cli
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
-	"net/url"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/fixrail/fixrail/internal/ledger"
+	"github.com/fixrail/fixrail/internal/ledger/pgtest"
 )
-
-var pgRoles atomic.Int64
 
 // pgrole FILE...: after pgstart, opens the ledger at $PGURL once (so its
 // tables exist), makes a login role with every right a run needs except
@@ -35,36 +30,15 @@ func cmdPgRole(ts *testscript.TestScript, neg bool, args []string) {
 	lg, err := ledger.Open(ctx, admin, ts.MkAbs("."), ledger.Limits{Global: c, Repo: c, Actor: c, ConcurrentGlobal: 4, ConcurrentRepo: 4, Lease: time.Hour})
 	ts.Check(err)
 	ts.Check(lg.Close())
-	db, err := sql.Open("pgx", admin)
+	roleURL, drop, err := pgtest.Role(admin, "fixrail_noretry",
+		"SELECT, INSERT, UPDATE ON fixrail_run", "SELECT, INSERT, DELETE ON fixrail_path",
+		"SELECT, INSERT ON fixrail_rails", "SELECT ON fixrail_retry")
 	ts.Check(err)
-	defer db.Close()
-	role := fmt.Sprintf("fixrail_noretry_%d_%d", os.Getpid(), pgRoles.Add(1))
-	for _, q := range []string{
-		"CREATE ROLE " + role + " LOGIN",
-		"REVOKE CREATE ON SCHEMA public FROM PUBLIC",
-		"GRANT SELECT, INSERT, UPDATE ON fixrail_run TO " + role,
-		"GRANT SELECT, INSERT, DELETE ON fixrail_path TO " + role,
-		"GRANT SELECT, INSERT ON fixrail_rails TO " + role,
-		"GRANT SELECT ON fixrail_retry TO " + role,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			ts.Fatalf("%s: %v", q, err)
-		}
-	}
-	ts.Defer(func() {
-		if db, err := sql.Open("pgx", admin); err == nil {
-			db.Exec("DROP OWNED BY " + role)
-			db.Exec("DROP ROLE " + role)
-			db.Close()
-		}
-	})
-	u, err := url.Parse(admin)
-	ts.Check(err)
-	u.User = url.User(role)
+	ts.Defer(drop)
 	for _, f := range args {
 		p := ts.MkAbs(f)
 		data, err := os.ReadFile(p)
 		ts.Check(err)
-		ts.Check(os.WriteFile(p, []byte(strings.ReplaceAll(string(data), "@PGROLEURL@", u.String())), 0o644))
+		ts.Check(os.WriteFile(p, []byte(strings.ReplaceAll(string(data), "@PGROLEURL@", roleURL)), 0o644))
 	}
 }
