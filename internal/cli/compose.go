@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/cve"
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/fixtype"
@@ -56,6 +57,11 @@ func compose(s *pipeline.Setup, repo string, vulns cve.Source) (seams, error) {
 		f, err := github.FromEnv(os.LookupEnv, repo, s.Repo)
 		if err != nil {
 			return seams{}, fmt.Errorf("%w: %w", pipeline.ErrSetup, err)
+		}
+		// forge.push_to: the branch goes to the fork and the draft is
+		// opened from it, so the PR's workflows run without secrets.
+		if err := f.SetPushTo(cfg.Forge.PushTo); err != nil {
+			return seams{}, fmt.Errorf("%w: %s: %w", pipeline.ErrSetup, config.FileName, err)
 		}
 		out.forge, out.issues, out.alerts, out.scanAlerts = f, f, f, f
 	} else {

@@ -157,6 +157,9 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 			repoKey = "github.com/" + strings.ToLower(ghOwner+"/"+ghName)
 		}
 		checks = append(checks, railsCheck(ctx, setup, repoKey))
+		if onGitHub {
+			checks = append(checks, prSecretsCheck(ctx, setup))
+		}
 	}
 	if onGitHub {
 		checks = append(checks, githubChecks(ctx, ghOwner, ghName, os.LookupEnv)...)

@@ -272,11 +272,15 @@ func heartbeat(lookup func(string) (string, bool)) (time.Duration, error) {
 // confirmer asks on the terminal in interactive mode. Anything but an
 // explicit yes — including end of input — is a no.
 func confirmer(stdio Stdio) func(context.Context, string) (bool, error) {
+	// One reader for every question of the run (the draft, then each
+	// recheck follow-up): a reader per question would swallow the next
+	// answer in its buffer.
+	in := bufio.NewReader(stdio.Stdin)
 	return func(ctx context.Context, q string) (bool, error) {
 		// The question quotes the agent's diff and gate details: escaped
 		// here too, at the terminal.
 		fmt.Fprintf(stdio.Stderr, "%s [y/N] ", untrusted.Printable(q))
-		line, err := bufio.NewReader(stdio.Stdin).ReadString('\n')
+		line, err := in.ReadString('\n')
 		if err != nil && err != io.EOF {
 			return false, err
 		}

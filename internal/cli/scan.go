@@ -45,8 +45,10 @@ finding into one of four groups:
                  require a pull request (every run would HALT
                  no-branch-protection), alerts the token cannot read,
                  and with --dir a fixrail.yaml on the base that loosened
-                 the rails since the runs the ledger recorded; a scanner
-                 run that did not complete; a posture alert (Orca's
+                 the rails since the runs the ledger recorded, or that
+                 pushes fixrail's branches to the repository itself while a
+                 workflow on the base runs on pull_request with secrets; a
+                 scanner run that did not complete; a posture alert (Orca's
                  scm_posture)
 
 A scanner's result is named by a finding id, <tool>-<16 hex>: a hash of
@@ -384,6 +386,10 @@ func scanRails(ctx context.Context, res *scanResult, o *scanOpts, progress io.Wr
 	defer setup.Close()
 	c := railsCheck(ctx, setup, "github.com/"+strings.ToLower(o.repo))
 	if c.Status != "ok" {
+		res.Items = append(res.Items, scanItem{Group: groupPosture, Kind: "repository", Why: c.Detail})
+	}
+	// Where fixrail's branches go, against what the PR's CI gives them.
+	if c := prSecretsCheck(ctx, setup); c.Status != "ok" {
 		res.Items = append(res.Items, scanItem{Group: groupPosture, Kind: "repository", Why: c.Detail})
 	}
 	return nil

@@ -79,6 +79,7 @@ func TestScript(t *testing.T) {
 			"pgstart":      cmdPgStart,
 			"ghfake":       cmdGHFake,
 			"orcafake":     cmdOrcaFake,
+			"pgrole":       cmdPgRole,
 			"gitserve":     cmdGitServe,
 			"npmregistry":  cmdNPMRegistry,
 			"nocontrol":    cmdNoControl,

@@ -41,6 +41,7 @@ type Config struct {
 	Redact    Redact    `yaml:"redact"`
 	Git       Git       `yaml:"git"`
 	Forge     Forge     `yaml:"forge"`
+	Recheck   Recheck   `yaml:"recheck"`
 	// Model is the single-shot model the LLM validation gate and the impact
 	// analysis ask; with none, both record "unconfirmed" and every PR is
 	// labelled needs-review.
@@ -230,6 +231,55 @@ type Forge struct {
 	// RequiredChecks must be required by the base branch's protection and
 	// must pass on the PR.
 	RequiredChecks []string `yaml:"required_checks"`
+	// PushTo is "owner/name" of a fork the branch is pushed to and the
+	// draft opened from, so the PR's workflows run as a fork's do (no
+	// repository secrets, a read-only token); empty pushes to the
+	// repository itself.
+	PushTo string `yaml:"push_to"`
+}
+
+// Recheck is the scanner re-check after the draft PR exists: the named
+// check runs on the PR's head are watched, and findings they annotate go
+// back to the fix phase as evidence for a follow-up commit on the same
+// branch. Optional: with no checks named there is no recheck.
+type Recheck struct {
+	// Checks are check-run names to watch (a code-scanning tool's, or any
+	// check's), matched exactly.
+	Checks []string `yaml:"checks"`
+	// Wait bounds each wait for the watched checks (default forge.ci_wait).
+	Wait time.Duration `yaml:"wait"`
+	// MaxRetries is how many follow-up fixes a run may make (default 1);
+	// each is reserved in the ledger before it starts. 0 makes none.
+	MaxRetries *int `yaml:"max_retries"`
+	// OnFailure is what a run does when the checks still report findings
+	// after the retries: escalate (ESCALATE recheck-failed, exit 5) or
+	// label (the draft stays, labelled needs-review, exit 0).
+	OnFailure string `yaml:"on_failure"`
+}
+
+// The endings recheck.on_failure names.
+const (
+	RecheckEscalate = "escalate"
+	RecheckLabel    = "label"
+)
+
+// DefaultRecheckRetries is recheck.max_retries' default.
+const DefaultRecheckRetries = 1
+
+// WaitOr is recheck.wait, or ciWait (forge.ci_wait) when unset.
+func (r Recheck) WaitOr(ciWait time.Duration) time.Duration {
+	if r.Wait > 0 {
+		return r.Wait
+	}
+	return ciWait
+}
+
+// Retries is recheck.max_retries, or its default.
+func (r Recheck) Retries() int {
+	if r.MaxRetries == nil {
+		return DefaultRecheckRetries
+	}
+	return *r.MaxRetries
 }
 
 // DefaultCIWait is forge.ci_wait's default.
@@ -344,10 +394,11 @@ const (
 // touch: paths.fixable has no default, so an unconfigured project escalates.
 func defaults() Config {
 	return Config{
-		Runner: Runner{Kind: "command", Timeout: 10 * time.Minute, MaxTurns: 40},
-		Test:   Test{Timeout: 5 * time.Minute},
-		Suite:  Suite{Timeout: 15 * time.Minute},
-		Forge:  Forge{CIWait: DefaultCIWait},
+		Runner:  Runner{Kind: "command", Timeout: 10 * time.Minute, MaxTurns: 40},
+		Test:    Test{Timeout: 5 * time.Minute},
+		Suite:   Suite{Timeout: 15 * time.Minute},
+		Forge:   Forge{CIWait: DefaultCIWait},
+		Recheck: Recheck{OnFailure: RecheckEscalate},
 		// The day caps let a team try fixrail for a day: 20 runs an actor,
 		// 50 a repository and the whole ledger. Each dollar and turn cap is
 		// its run cap times the run's ($5, 40 turns), so a scope fills at
@@ -511,6 +562,9 @@ func (c *Config) validate() error {
 		if strings.TrimSpace(n) == "" || len(n) > 255 {
 			return fmt.Errorf("forge.required_checks: %q is not a check name", n)
 		}
+	}
+	if err := c.validateRecheck(); err != nil {
+		return err
 	}
 	switch c.Runner.Kind {
 	case "command":
@@ -782,6 +836,33 @@ func checkLedgerURL(u string) error {
 	p := strings.TrimPrefix(u, "sqlite://")
 	if p == "" || strings.ContainsAny(p, "?#") || slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") || filepath.Clean(p) != p {
 		return fmt.Errorf("%q: want a clean path without \"..\", ? or #", u)
+	}
+	return nil
+}
+
+func (c *Config) validateRecheck() error {
+	if p := c.Forge.PushTo; p != "" {
+		owner, name, ok := strings.Cut(p, "/")
+		if !ok || owner == "" || name == "" || strings.ContainsAny(name, "/ ") || strings.ContainsAny(owner, " ") {
+			return fmt.Errorf("forge.push_to: %q is not owner/name", p)
+		}
+	}
+	rc := &c.Recheck
+	for _, n := range rc.Checks {
+		if strings.TrimSpace(n) == "" || len(n) > 255 {
+			return fmt.Errorf("recheck.checks: %q is not a check name", n)
+		}
+	}
+	if rc.Wait < 0 {
+		return errors.New("recheck.wait must be a positive duration")
+	}
+	if n := rc.Retries(); n < 0 || n > 5 {
+		return fmt.Errorf("recheck.max_retries: %d is not between 0 and 5", n)
+	}
+	switch rc.OnFailure {
+	case RecheckEscalate, RecheckLabel:
+	default:
+		return fmt.Errorf("recheck.on_failure: %q is not escalate or label", rc.OnFailure)
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ func TestParseValid(t *testing.T) {
 		Budget:    defaults().Budget,
 		Untrusted: Untrusted{FieldCap: 4096},
 		Forge:     Forge{CIWait: DefaultCIWait},
+		Recheck:   Recheck{OnFailure: RecheckEscalate},
 		Sandbox:   "auto",
 		Mode:      Autonomous,
 	}
@@ -213,4 +214,43 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestRecheckKeys(t *testing.T) {
+	for _, tc := range []struct {
+		yaml, err string
+		retries   int
+		ending    string
+	}{
+		{yaml: "", retries: 1, ending: RecheckEscalate},
+		{yaml: "recheck: {checks: [CodeQL], max_retries: 0, on_failure: label}", retries: 0, ending: RecheckLabel},
+		{yaml: "recheck: {checks: [CodeQL], max_retries: 2}", retries: 2, ending: RecheckEscalate},
+		{yaml: "recheck: {max_retries: -1}", err: "recheck.max_retries"},
+		{yaml: "recheck: {max_retries: 9}", err: "recheck.max_retries"},
+		{yaml: "recheck: {on_failure: retry}", err: "recheck.on_failure"},
+		{yaml: "recheck: {checks: [\"\"]}", err: "recheck.checks"},
+		{yaml: "recheck: {wait: -1m}", err: "recheck.wait"},
+		{yaml: "recheck: {bogus: 1}", err: "bogus"},
+		{yaml: "forge: {push_to: someone/fork}", retries: 1, ending: RecheckEscalate},
+		{yaml: "forge: {push_to: fork}", err: "forge.push_to"},
+		{yaml: "forge: {push_to: a/b/c}", err: "forge.push_to"},
+	} {
+		c, err := Parse("fixrail.yaml", []byte(valid+tc.yaml+"\n"))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: err %v, want one naming %s", tc.yaml, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.yaml, err)
+			continue
+		}
+		if c.Recheck.Retries() != tc.retries || c.Recheck.OnFailure != tc.ending {
+			t.Errorf("%q: retries %d ending %q, want %d %q", tc.yaml, c.Recheck.Retries(), c.Recheck.OnFailure, tc.retries, tc.ending)
+		}
+		if c.Recheck.WaitOr(c.Forge.CIWait) != DefaultCIWait {
+			t.Errorf("%q: wait %s", tc.yaml, c.Recheck.WaitOr(c.Forge.CIWait))
+		}
+	}
 }

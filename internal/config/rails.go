@@ -44,6 +44,7 @@ func (c *Config) Rails() Rails {
 			"budget.concurrent.global":  float64(b.Concurrent.Global),
 			"budget.concurrent.repo":    float64(b.Concurrent.Repo),
 			"runner.max_turns":          float64(c.Runner.MaxTurns),
+			"recheck.max_retries":       float64(c.Recheck.Retries()),
 		},
 	}
 }

@@ -89,7 +89,16 @@ type Decision struct {
 	Published int           `json:"published"`
 	Data      vulndata.Meta `json:"osv_data"`
 	Versions  vulndata.Meta `json:"version_data"`
+	// Next are the safe candidates above Target, lowest first (at most
+	// maxNext): where a retry goes when the target itself is refused after
+	// the PR (a scanner's finding on it), so a second attempt advances
+	// through the list instead of guessing. Not part of the printed
+	// decision, which stands on Target.
+	Next []string `json:"-"`
 }
+
+// maxNext bounds Decision.Next.
+const maxNext = 3
 
 // maxPassed bounds PassedOver: a package with hundreds of affected releases
 // would otherwise make the PR body a release history.
@@ -202,7 +211,7 @@ func DecideFrom(eco vulndata.Ecosystem, name string, cur vulndata.Version, vulns
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].v.Compare(cands[j].v) < 0 })
 
 	var lastHits []*vulndata.Vuln
-	for _, c := range cands {
+	for i, c := range cands {
 		if c.skip != "" {
 			d.pass(Passed{Version: c.p.Version, Reason: c.skip})
 			continue
@@ -225,6 +234,14 @@ func DecideFrom(eco vulndata.Ecosystem, name string, cur vulndata.Version, vulns
 		n := len(d.PassedOver) + d.PassedOverOmitted
 		d.Rationale = fmt.Sprintf("%s is the lowest published version above %s that none of the %d advisories for the package affects; it clears the %d that affect %s (%s bump, %d major(s) crossed); %d candidate(s) between the two were passed over",
 			c.p.Version, cur.Raw, len(relevant), len(installedHits), cur.Raw, b.Class, b.MajorsCrossed, n)
+		for _, later := range cands[i+1:] {
+			if len(d.Next) == maxNext {
+				break
+			}
+			if later.skip == "" && len(affecting(later.v)) == 0 {
+				d.Next = append(d.Next, later.p.Version)
+			}
+		}
 		return d
 	}
 	d.Outcome = NoSafeVersion

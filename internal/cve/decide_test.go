@@ -267,3 +267,43 @@ func TestAlreadySafe(t *testing.T) {
 	}
 	srv.Check(t)
 }
+
+// Next is where a retry goes after the target was refused on the PR: the
+// safe candidates above the target, in order, skipping every one an
+// advisory affects or the policy passes over (a pre-release, a deprecated
+// release).
+func TestDecideNext(t *testing.T) {
+	for _, tc := range []struct {
+		scenario, name, installed string
+		eco                       vulndata.Ecosystem
+		target                    string
+		next                      []string
+	}{
+		{scenario: "pypi_jinja2", eco: vulndata.PyPI, name: "Jinja2", installed: "2.7.2", target: "2.8.1", next: []string{"2.9"}},
+		{scenario: "npm_scoped", eco: vulndata.NPM, name: "@fixrail-demo/left-pad", installed: "1.1.0", target: "1.2.3", next: []string{"2.0.0"}},
+	} {
+		d := scenarioDecision(t, tc.scenario, tc.eco, tc.name, tc.installed)
+		if d.Target != tc.target {
+			t.Fatalf("%s %s: target %q, want %q", tc.name, tc.installed, d.Target, tc.target)
+		}
+		for i, v := range d.Next {
+			pv, _ := tc.eco.Parse(v)
+			tv, _ := tc.eco.Parse(d.Target)
+			if pv.Compare(tv) <= 0 || (i > 0 && v == d.Next[i-1]) {
+				t.Errorf("%s: next %v is not above the target %s in order", tc.name, d.Next, d.Target)
+			}
+			again := scenarioDecision(t, tc.scenario, tc.eco, tc.name, v)
+			if again.Outcome != AlreadySafe {
+				t.Errorf("%s: next candidate %s is not safe: %s", tc.name, v, again.Rationale)
+			}
+			for _, p := range d.PassedOver {
+				if p.Version == v {
+					t.Errorf("%s: next candidate %s was passed over (%s)", tc.name, v, p.Reason)
+				}
+			}
+		}
+		if !cmp.Equal(d.Next, tc.next) {
+			t.Errorf("%s %s: next %v, want %v", tc.name, tc.installed, d.Next, tc.next)
+		}
+	}
+}

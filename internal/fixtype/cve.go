@@ -60,6 +60,7 @@ func NewCVE(src cve.Source) *Type {
 		Plan:  t.plan,
 		Fix:   cveFix,
 		Edit:  t.edit,
+		Retry: cveRetry,
 		Red:   cveRed,
 		Gates: func(e *Env, p *Plan) []*gates.Gate { return []*gates.Gate{t.green(e, p)} },
 		CommitNote: func(e *Env, p *Plan) string {
@@ -251,6 +252,20 @@ func cveFix(b Brief, p *Plan) string {
 	s.WriteString("- if the plan names a lockfile regeneration, run exactly that command in that directory: it is the only command you may run;\n")
 	fmt.Fprintf(&s, "- write the result to %s (also in $FIXRAIL_RESULT): {\"summary\": \"…\", \"files_changed\": [every file you changed]}.\n", b.ResultPath)
 	return s.String()
+}
+
+// cveRetry names, for follow-up n after the PR's checks refused the
+// target, the decision's n-th safe candidate above it: a second attempt
+// advances through the candidates instead of guessing. The version string
+// is the registry's, so it goes in the fenced values; the words are ours.
+func cveRetry(_ *Env, p *Plan, n int) (words, values string) {
+	cp := cveOf(p)
+	d := cp.plan.Decision
+	if d == nil || n < 1 || n > len(d.Next) {
+		return "The version decision has no further safe candidate above its target: change the manifest only if a finding below shows how, without a version the decision did not name.", "next safe candidate: (none)"
+	}
+	return "The version decision's next safe candidate above its target is in the values below: move the manifest (and, with the planned command, the lockfile) to exactly that version, and change nothing else.",
+		fmt.Sprintf("package: %s\ntarget the checks refused: %s\nnext safe candidate: %s", cp.plan.Dep.Name, d.Target, d.Next[n-1])
 }
 
 // cveRed is the oracle before the fix, as Prepare judged it on the base's

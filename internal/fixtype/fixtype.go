@@ -29,8 +29,8 @@ import (
 	"github.com/fixrail/fixrail/internal/verdict"
 )
 
-// Type is one kind of fix. Every field is required except the optional
-// harness parts (Plan, Edit) and what they replace: a type either briefs
+// Type is one kind of fix. Every field is required except Retry and the
+// optional harness parts (Plan, Edit) and what they replace: a type either briefs
 // an investigate agent (Investigate, ReadPlan) or plans itself (Plan).
 // Validate says which is missing; the pipeline calls them in this order.
 type Type struct {
@@ -74,6 +74,11 @@ type Type struct {
 	// invocation (the Fix brief); a *StopError ends the run in its
 	// terminal; any other error escalates.
 	Edit func(ctx context.Context, e *Env, p *Plan, dir string) (*Result, error)
+	// Retry, when set, is what the type adds to a recheck's follow-up fix
+	// (attempt n, 1-based): words are fixrail's, said outside every fence;
+	// values are data (version strings from a registry), fenced. The cve
+	// type names the decision's next safe candidate. Optional.
+	Retry func(e *Env, p *Plan, n int) (words, values string)
 	// Red is the oracle before the fix. The pipeline runs it on the base
 	// plus exactly the evidence; a failure is NOT-REPRO.
 	Red func(e *Env, p *Plan) *gates.Gate

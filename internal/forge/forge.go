@@ -143,6 +143,8 @@ const (
 	LabelEscalated = "fixrail:escalated"
 	LabelNotRepro  = "fixrail:not-repro"
 	LabelCIFailed  = "ci-failed"
+	// LabelNeedsReview marks a PR whose checks could not confirm it.
+	LabelNeedsReview = "needs-review"
 )
 
 // NoticeLabel is the label a notice for t carries.
@@ -231,6 +233,60 @@ type Check struct {
 	// State is the finished conclusion, or the status while running.
 	State string `json:"state"`
 	URL   string `json:"url,omitempty"`
+}
+
+// Annotation is one place a check run flagged on a PR's head. Path,
+// Title and Message are the check's text — a scanner's message can quote
+// the code under test — so they are untrusted: fenced before any prompt,
+// escaped before any reader.
+type Annotation struct {
+	Check     string `json:"check"`
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	// Level is GitHub's annotation_level: notice, warning or failure.
+	Level   string `json:"level"`
+	Title   string `json:"title,omitempty"`
+	Message string `json:"message"`
+}
+
+// RecheckResult is what the watched checks said of one head: green when
+// every one finished clean, red when one reported findings (its
+// Annotations), pending when one was still running at the deadline,
+// never-appeared when one never reported.
+type RecheckResult struct {
+	State       CIState      `json:"state"`
+	HeadSHA     string       `json:"head_sha"`
+	Checks      []Check      `json:"checks,omitempty"`
+	Annotations []Annotation `json:"annotations,omitempty"`
+	// Truncated: more annotations were reported than were read.
+	Truncated bool     `json:"truncated,omitempty"`
+	Missing   []string `json:"missing,omitempty"`
+	Detail    string   `json:"detail"`
+}
+
+// SectionStart and SectionEnd mark the part of a PR body fixrail edits
+// after the PR exists; nothing outside them is changed.
+const (
+	SectionStart = "<!-- fixrail:after-pr:start -->"
+	SectionEnd   = "<!-- fixrail:after-pr:end -->"
+)
+
+// ReplaceSection puts section between the markers in body, replacing what
+// they held, or appends the marked section when body has none. Everything
+// outside the markers is kept byte for byte.
+func ReplaceSection(body, section string) string {
+	marked := SectionStart + "\n" + section + "\n" + SectionEnd
+	i := strings.Index(body, SectionStart)
+	if i >= 0 {
+		if j := strings.Index(body[i:], SectionEnd); j >= 0 {
+			return body[:i] + marked + body[i+j+len(SectionEnd):]
+		}
+	}
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	return body + "\n" + marked + "\n"
 }
 
 // CIResult is what WaitChecks saw last.

@@ -98,6 +98,35 @@ var contract = []struct {
 	name string
 	run  func(t *testing.T, url string)
 }{
+	{"retries are reserved one by one up to their cap, per run and kind, and none once the run is settled", func(t *testing.T, url string) {
+		ctx := context.Background()
+		l := open(t, url, roomy())
+		res := mustReserve(t, l, req("a"))
+		if n, err := res.ReserveRetry(ctx, "recheck", 2, t0); err != nil || n != 1 {
+			t.Fatalf("first retry: %d, %v", n, err)
+		}
+		if n, err := res.ReserveRetry(ctx, "recheck", 2, t0); err != nil || n != 2 {
+			t.Fatalf("second retry: %d, %v", n, err)
+		}
+		_, err := res.ReserveRetry(ctx, "recheck", 2, t0)
+		var ee *ExhaustedError
+		if !errors.As(err, &ee) || ee.Measure != "retries:recheck" || ee.Used != 2 || Reason(err) != ReasonExhausted {
+			t.Fatalf("third retry: %v, want retries:recheck exhausted at 2", err)
+		}
+		// Another kind has its own count; a cap of 0 refuses the first.
+		if _, err := res.ReserveRetry(ctx, "other", 0, t0); !errors.Is(err, ErrBudgetExhausted) {
+			t.Fatalf("max 0: %v", err)
+		}
+		// Another run of another finding starts from none.
+		res2 := mustReserve(t, l, req("b"))
+		if n, err := res2.ReserveRetry(ctx, "recheck", 2, t0); err != nil || n != 1 {
+			t.Fatalf("another run's first retry: %d, %v", n, err)
+		}
+		res.Settle(ctx, Outcome{Terminal: "HALT", Now: t0})
+		if _, err := res.ReserveRetry(ctx, "recheck", 5, t0); !errors.Is(err, ErrLeaseLost) {
+			t.Fatalf("a settled run's retry: %v, want lease lost", err)
+		}
+	}},
 	{"reserve then settle replaces the reservation with the actual cost", func(t *testing.T, url string) {
 		l := open(t, url, roomy())
 		res := mustReserve(t, l, req("a"))

@@ -41,6 +41,7 @@ type Ledger interface {
 	renew(ctx context.Context, runID, holder string, now time.Time) (time.Time, error)
 	holdPaths(ctx context.Context, runID, holder string, paths []string, now time.Time) error
 	recordRails(ctx context.Context, runID, holder, sha256 string, rails []byte, now time.Time) (*RailsRecord, error)
+	reserveRetry(ctx context.Context, runID, holder, kind string, max int, now time.Time) (int, error)
 }
 
 // Request names a run to admit. RunCostUSD and RunTurns are the run's own

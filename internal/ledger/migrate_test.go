@@ -15,13 +15,14 @@ import (
 // v1 is a schema as the first version made it: the held-finding index
 // keyed by the finding id alone, which refused the same id (gh-12) in two
 // repositories.
-func v1(t *testing.T, schema, paths, rails, newIndex, oldIndex string) string {
+func v1(t *testing.T, schema, paths, rails, retries, newIndex, oldIndex string) string {
 	t.Helper()
 	old := strings.Replace(schema, newIndex, oldIndex, 1)
 	old = strings.Replace(old, paths, "", 1)
 	old = strings.Replace(old, rails, "", 1)
-	old = strings.Replace(old, "PRAGMA user_version = 4;", "PRAGMA user_version = 1;", 1)
-	if strings.Contains(old, "fixrail_path") || strings.Contains(old, "fixrail_rails") {
+	old = strings.Replace(old, retries, "", 1)
+	old = strings.Replace(old, "PRAGMA user_version = 5;", "PRAGMA user_version = 1;", 1)
+	if strings.Contains(old, "fixrail_path") || strings.Contains(old, "fixrail_rails") || strings.Contains(old, "fixrail_retry") {
 		t.Fatal("the v1 schema still has the path holds or the rail records")
 	}
 	if old == schema {
@@ -35,10 +36,10 @@ func v1(t *testing.T, schema, paths, rails, newIndex, oldIndex string) string {
 // repository is admitted, and the same finding again is still in flight.
 func TestMigrateV1(t *testing.T) {
 	for _, c := range []struct {
-		name, driver, schema, paths, rails, newIndex, oldIndex string
-		url                                                    func(t *testing.T) (raw, ledger string)
+		name, driver, schema, paths, rails, retries, newIndex, oldIndex string
+		url                                                             func(t *testing.T) (raw, ledger string)
 	}{{
-		name: "sqlite", driver: "sqlite", schema: sqliteSchema, paths: sqlitePaths, rails: sqliteRails,
+		name: "sqlite", driver: "sqlite", schema: sqliteSchema, paths: sqlitePaths, rails: sqliteRails, retries: sqliteRetries,
 		newIndex: "run_one_held_per_repo_finding ON fixrail_run(repo, finding)",
 		oldIndex: "run_one_held_per_finding ON fixrail_run(finding)",
 		url: func(t *testing.T) (string, string) {
@@ -46,7 +47,7 @@ func TestMigrateV1(t *testing.T) {
 			return p + "?_pragma=journal_mode(WAL)", p
 		},
 	}, {
-		name: "postgres", driver: "pgx", schema: pgSchema, paths: pgPaths, rails: pgRails,
+		name: "postgres", driver: "pgx", schema: pgSchema, paths: pgPaths, rails: pgRails, retries: pgRetries,
 		newIndex: "fixrail_ledger_one_held_per_repo_finding ON fixrail_run(repo, finding)",
 		oldIndex: "fixrail_ledger_one_held_per_finding ON fixrail_run(finding)",
 		url: func(t *testing.T) (string, string) {
@@ -61,7 +62,7 @@ func TestMigrateV1(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			if _, err := db.ExecContext(ctx, v1(t, c.schema, c.paths, c.rails, c.newIndex, c.oldIndex)); err != nil {
+			if _, err := db.ExecContext(ctx, v1(t, c.schema, c.paths, c.rails, c.retries, c.newIndex, c.oldIndex)); err != nil {
 				t.Fatal(err)
 			}
 			r := req("gh-12")
@@ -85,6 +86,10 @@ func TestMigrateV1(t *testing.T) {
 			// And the rail records (version 4).
 			if _, err := res.RecordRails(ctx, "abc", []byte(`{}`), t0); err != nil {
 				t.Fatalf("rail records after the upgrade: %v", err)
+			}
+			// And the retry reservations (version 5).
+			if _, err := res.ReserveRetry(ctx, "recheck", 1, t0); err != nil {
+				t.Fatalf("retry reservations after the upgrade: %v", err)
 			}
 		})
 	}

@@ -3,9 +3,6 @@ package ledger
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"net/url"
-	"os"
 	"testing"
 	"time"
 
@@ -23,32 +20,14 @@ func TestPostgresLeastPrivilegeRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	role := fmt.Sprintf("fixrail_job_%d", os.Getpid())
-	for _, q := range []string{
-		"CREATE ROLE " + role + " LOGIN",
-		"REVOKE CREATE ON SCHEMA public FROM PUBLIC",
-		"GRANT SELECT, INSERT, UPDATE ON fixrail_run TO " + role,
-		"GRANT SELECT, INSERT, DELETE ON fixrail_path TO " + role,
-		"GRANT SELECT, INSERT ON fixrail_rails TO " + role,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	t.Cleanup(func() {
-		db, err := sql.Open("pgx", admin)
-		if err == nil {
-			db.Exec("DROP OWNED BY " + role)
-			db.Exec("DROP ROLE " + role)
-			db.Close()
-		}
-	})
-	u, err := url.Parse(admin)
+	roleURL, drop, err := pgtest.Role(admin, "fixrail_job",
+		"SELECT, INSERT, UPDATE ON fixrail_run", "SELECT, INSERT, DELETE ON fixrail_path",
+		"SELECT, INSERT ON fixrail_rails", "SELECT, INSERT ON fixrail_retry")
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.User = url.User(role)
-	l := open(t, u.String(), roomy())
+	t.Cleanup(drop)
+	l := open(t, roleURL, roomy())
 	res := mustReserve(t, l, req("a"))
 	if err := res.HoldPaths(context.Background(), []string{"src/a.py"}, t0); err != nil {
 		t.Fatalf("path holds as the least-privilege role: %v", err)
@@ -56,14 +35,17 @@ func TestPostgresLeastPrivilegeRole(t *testing.T) {
 	if _, err := res.RecordRails(context.Background(), "abc", []byte(`{}`), t0); err != nil {
 		t.Fatalf("rail records as the least-privilege role: %v", err)
 	}
+	if _, err := res.ReserveRetry(context.Background(), "recheck", 1, t0); err != nil {
+		t.Fatalf("a retry as the least-privilege role: %v", err)
+	}
 	if _, err := res.Settle(context.Background(), Outcome{Terminal: "DRAFT-PR", CostUSD: 0.5, CostKnown: true, Turns: 2, TurnsKnown: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec("DROP TABLE fixrail_rails, fixrail_path, fixrail_run"); err != nil {
+	if _, err := db.Exec("DROP TABLE fixrail_retry, fixrail_rails, fixrail_path, fixrail_run"); err != nil {
 		t.Fatal(err)
 	}
 	// With the table gone, that role cannot create it: unreadable.
-	_, err = Open(context.Background(), u.String(), t.TempDir(), roomy())
+	_, err = Open(context.Background(), roleURL, t.TempDir(), roomy())
 	wantUnreadable(t, err)
 }
 

@@ -69,8 +69,8 @@ func OpenPostgres(ctx context.Context, rawURL string, lim Limits) (Ledger, error
 	if err := s.tx(ctx, false, func(tx *sql.Tx) error {
 		// Only create what is missing: a role with no CREATE right (the
 		// usual one, after the first run) must still open the ledger.
-		var table, index, paths, rails bool
-		if err := tx.QueryRowContext(ctx, `SELECT to_regclass('fixrail_run') IS NOT NULL, to_regclass('fixrail_ledger_one_held_per_repo_finding') IS NOT NULL, to_regclass('fixrail_path') IS NOT NULL, to_regclass('fixrail_rails') IS NOT NULL`).Scan(&table, &index, &paths, &rails); err != nil {
+		var table, index, paths, rails, retries bool
+		if err := tx.QueryRowContext(ctx, `SELECT to_regclass('fixrail_run') IS NOT NULL, to_regclass('fixrail_ledger_one_held_per_repo_finding') IS NOT NULL, to_regclass('fixrail_path') IS NOT NULL, to_regclass('fixrail_rails') IS NOT NULL, to_regclass('fixrail_retry') IS NOT NULL`).Scan(&table, &index, &paths, &rails, &retries); err != nil {
 			return err
 		}
 		if !table {
@@ -96,6 +96,13 @@ func OpenPostgres(ctx context.Context, rawURL string, lim Limits) (Ledger, error
 			// run started with).
 			if _, err := tx.ExecContext(ctx, pgRails); err != nil {
 				return fmt.Errorf("ledger schema upgrade (the rail records table fixrail_rails) needs a role that may create tables, once: %w", err)
+			}
+		}
+		if !retries {
+			// A ledger made before retry reservations (the recheck's
+			// follow-up fixes).
+			if _, err := tx.ExecContext(ctx, pgRetries); err != nil {
+				return fmt.Errorf("ledger schema upgrade (the retry reservations table fixrail_retry) needs a role that may create tables, once: %w", err)
 			}
 		}
 		return nil
@@ -130,7 +137,18 @@ CREATE INDEX IF NOT EXISTS fixrail_run_day_repo ON fixrail_run(day, repo);
 CREATE INDEX IF NOT EXISTS fixrail_run_day_actor ON fixrail_run(day, actor);
 CREATE INDEX IF NOT EXISTS fixrail_run_held ON fixrail_run(state) WHERE state = 'held';
 CREATE UNIQUE INDEX IF NOT EXISTS fixrail_ledger_one_held_per_repo_finding ON fixrail_run(repo, finding) WHERE state = 'held';
-` + pgPaths + pgRails
+` + pgPaths + pgRails + pgRetries
+
+// pgRetries reserves a run's further attempts (retries.go).
+const pgRetries = `
+CREATE TABLE IF NOT EXISTS fixrail_retry (
+	run_id      text NOT NULL REFERENCES fixrail_run(run_id),
+	kind        text NOT NULL,
+	n           bigint NOT NULL CHECK (n > 0),
+	reserved_ms bigint NOT NULL,
+	PRIMARY KEY (run_id, kind, n)
+);
+`
 
 // pgRails keeps the configuration each run started with (rails.go).
 const pgRails = `

@@ -119,8 +119,24 @@ CREATE INDEX run_day_repo ON fixrail_run(day, repo);
 CREATE INDEX run_day_actor ON fixrail_run(day, actor);
 CREATE INDEX run_held ON fixrail_run(state) WHERE state = 'held';
 CREATE UNIQUE INDEX run_one_held_per_repo_finding ON fixrail_run(repo, finding) WHERE state = 'held';
-` + sqlitePaths + sqliteRails + `
-PRAGMA user_version = 4;
+` + sqlitePaths + sqliteRails + sqliteRetries + `
+PRAGMA user_version = 5;
+`
+
+// sqliteRetries reserves a run's further attempts (retries.go).
+const sqliteRetries = `
+CREATE TABLE IF NOT EXISTS fixrail_retry (
+	run_id      TEXT NOT NULL REFERENCES fixrail_run(run_id),
+	kind        TEXT NOT NULL,
+	n           INTEGER NOT NULL CHECK (n > 0),
+	reserved_ms INTEGER NOT NULL,
+	PRIMARY KEY (run_id, kind, n)
+) STRICT;
+`
+
+// sqliteV4toV5 adds the retry reservations.
+const sqliteV4toV5 = sqliteRetries + `
+PRAGMA user_version = 5;
 `
 
 // sqlitePaths holds the files a live run's plan touches (paths.go).
@@ -182,14 +198,16 @@ func (s *store) migrateSQLite(ctx context.Context) error {
 		case 0:
 			steps = []string{sqliteSchema}
 		case 1:
-			steps = []string{sqliteV1toV2, sqliteV2toV3, sqliteV3toV4}
+			steps = []string{sqliteV1toV2, sqliteV2toV3, sqliteV3toV4, sqliteV4toV5}
 		case 2:
-			steps = []string{sqliteV2toV3, sqliteV3toV4}
+			steps = []string{sqliteV2toV3, sqliteV3toV4, sqliteV4toV5}
 		case 3:
-			steps = []string{sqliteV3toV4}
+			steps = []string{sqliteV3toV4, sqliteV4toV5}
 		case 4:
+			steps = []string{sqliteV4toV5}
+		case 5:
 		default:
-			return fmt.Errorf("ledger schema version %d is newer than this fixrail (4)", v)
+			return fmt.Errorf("ledger schema version %d is newer than this fixrail (5)", v)
 		}
 		for _, step := range steps {
 			if _, err := tx.ExecContext(ctx, step); err != nil {

@@ -70,17 +70,37 @@ func (r *run) ciGate(ctx context.Context, pub forge.Published) *Outcome {
 	}
 	switch res.State {
 	case forge.CIGreen:
-		r.gate("P5", "ci", verdict.Pass, "every check passed on "+res.HeadSHA)
+		r.gate("P5", "ci", verdict.Pass, "every check passed on "+short(res.HeadSHA))
 	case forge.CIRed:
 		r.gate("P5", "ci", verdict.Fail, res.Detail)
 		return stop(Escalate, verdict.ReasonCIFailed, "CI is red on the draft PR "+pub.Location+": "+res.Detail)
 	case forge.CINone:
 		// The local outbox, or a repository with no CI: nothing to record.
 	default:
+		// Pending at the deadline, or required checks that never came:
+		// the draft is unverified, and says so — the label, and a
+		// sentence in fixrail's section of the body.
 		r.gate("P5", "ci", verdict.Unconfirmed, string(res.State)+": "+res.Detail)
 		r.rep.Warnings = append(r.rep.Warnings, "CI "+string(res.State)+" on the draft PR: "+res.Detail)
+		r.postReview(ctx, fmt.Sprintf("CI had not finished on %s when fixrail stopped waiting (%s, forge.ci_wait %s): %s. Nothing here says the checks pass.", short(res.HeadSHA), res.State, r.cfg.Forge.CIWait, res.Detail))
 	}
 	return nil
+}
+
+// sendable is a best-effort text (a notice, the body's section) as it may
+// leave: escaped, then redacted, then leak-scanned — escaped first, so
+// what is scanned is what is sent. Any finding, even a review-tier one,
+// withholds it: there is no body to say why here.
+func (r *run) sendable(what, text string) (string, error) {
+	out, _, err := r.s.Scrub.Redact(untrusted.Printable(text))
+	if err != nil {
+		return "", err
+	}
+	reviews, err := r.checkOutbound([2]string{what, out})
+	if err == nil && len(reviews) > 0 {
+		err = &leakError{what: what, rules: reviews}
+	}
+	return out, err
 }
 
 // notifyTimeout bounds the best-effort notice.
@@ -104,9 +124,13 @@ func (r *run) notify() {
 		n.Terminal = forge.Escalate
 	}
 	n.Labels = []string{forge.NoticeLabel(n.Terminal)}
-	if r.rep.Reason == verdict.ReasonCIFailed && r.pub != nil && r.pub.Number != 0 {
+	if t == Escalate && r.pub != nil && r.pub.Number != 0 {
+		// An escalation after the draft exists (red CI, a recheck that
+		// stayed red, a follow-up a gate refused) is told on the PR.
 		n.Number = r.pub.Number
-		n.Labels = append(n.Labels, forge.LabelCIFailed)
+		if r.rep.Reason == verdict.ReasonCIFailed {
+			n.Labels = append(n.Labels, forge.LabelCIFailed)
+		}
 	}
 	if n.Number == 0 {
 		return
@@ -126,14 +150,7 @@ func (r *run) notify() {
 		body = fmt.Sprintf("fixrail did nothing for finding %s: this issue already carries an open escalation, and a human has not cleared it yet. Remove the `%s` label to let fixrail try again.\n\nRun `%s`.\n",
 			r.fin.ID, forge.LabelEscalated, r.rep.RunID)
 	}
-	// Escaped before the scan, so what is scanned is what is sent.
-	body, _, err := r.s.Scrub.Redact(untrusted.Printable(body))
-	if err == nil {
-		var reviews []string
-		if reviews, err = r.checkOutbound([2]string{"notice", body}); err == nil && len(reviews) > 0 {
-			err = &leakError{what: "notice", rules: reviews}
-		}
-	}
+	body, err := r.sendable("notice", body)
 	if err != nil {
 		r.rep.Warnings = append(r.rep.Warnings, "notice not sent: "+err.Error())
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/fixrail/fixrail/internal/events"
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/gitx"
@@ -277,10 +279,7 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 	if phase == runner.Fix {
 		bash = r.typ.Budget.BashRules
 	}
-	release := r.s.Repo.Shared()
-	endStep := r.step("the agent (" + string(phase) + ")")
-	defer endStep() // an adapter that panics ends it too
-	res, err := r.p.Runner.Run(ctx, runner.Invocation{
+	inv := runner.Invocation{
 		Phase:      phase,
 		Worktree:   r.wt.Dir,
 		Prompt:     prompt(fence),
@@ -293,7 +292,71 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 		BashRules:  bash,
 		Sandbox:    &sandbox.Spec{Mode: r.sandboxMode(), RW: []string{r.handoff}, Hide: r.hide()},
 		TempDir:    r.dir,
-	})
+	}
+	for attempt := 1; ; attempt++ {
+		err := r.invokeOnce(ctx, phase, inv)
+		if err == nil {
+			return nil
+		}
+		var oe *outcomeError
+		if errors.As(err, &oe) {
+			return oe.o
+		}
+		if o := r.stopped(ctx); o != nil {
+			return o
+		}
+		why := runner.TransportFailure(err)
+		if why == "" || attempt > maxTransportRetries {
+			// An answer (an exit code, a cap, a refusal, a deadline) is
+			// never repeated by running the same prompt again.
+			return runnerOutcome(phaseLabel(phase), err, r.containmentOutcome)
+		}
+		// The channel failed, not the agent's answer: the same invocation
+		// once more, on what is left of the run's caps. What the failed
+		// attempt left in the hand-off file is no answer and goes first;
+		// what it left in the tree is judged with the rest by every gate.
+		out := r.planPath()
+		if phase == runner.Fix {
+			out = r.resultPath()
+		}
+		if rerr := os.Remove(out); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return stop(Halt, ReasonCheckError, "clear the failed attempt's hand-off: "+rerr.Error())
+		}
+		r.retried(Retry{Kind: RetryTransport, Phase: phaseLabel(phase), Attempt: attempt + 1, Why: why})
+		inv.MaxTurns = r.cfg.Runner.MaxTurns - r.rep.Agent.Turns
+		inv.MaxCostUSD = r.cfg.Budget.RunCostUSD - r.rep.Agent.CostUSD
+		if inv.MaxTurns <= 0 || inv.MaxCostUSD <= 0 {
+			return stop(Halt, ReasonBudgetExhausted, fmt.Sprintf("no retry of the failed invocation: the run's caps are spent: %d of %d turns, $%.4f of $%g", r.rep.Agent.Turns, r.cfg.Runner.MaxTurns, r.rep.Agent.CostUSD, r.cfg.Budget.RunCostUSD))
+		}
+	}
+}
+
+// maxTransportRetries is how many times one invocation is repeated after a
+// transport failure: once. A second failure of the channel is the
+// runner's (HALT), not bad luck.
+const maxTransportRetries = 1
+
+// outcomeError carries an outcome decided inside one attempt (a
+// containment breach found by the drift check) out of invokeOnce.
+type outcomeError struct{ o *Outcome }
+
+func (e *outcomeError) Error() string { return e.o.Detail }
+
+// retried records a repeated attempt: the report, the event log and so
+// the console.
+func (r *run) retried(t Retry) {
+	r.rep.Retries = append(r.rep.Retries, t)
+	r.log.Emit(events.Event{Type: "retry", Phase: t.Phase, Name: t.Kind, Detail: fmt.Sprintf("attempt %d: %s", t.Attempt, t.Why)})
+}
+
+// invokeOnce is one invocation of the agent: the runner, the account of
+// what it spent, and the drift check that must pass before git is trusted
+// again. The error is the runner's, or an *outcomeError.
+func (r *run) invokeOnce(ctx context.Context, phase runner.Phase, inv runner.Invocation) error {
+	release := r.s.Repo.Shared()
+	endStep := r.step("the agent (" + string(phase) + ")")
+	defer endStep() // an adapter that panics ends it too
+	res, err := r.p.Runner.Run(ctx, inv)
 	endStep()
 	release()
 	if err == nil && !res.Sandboxed && r.sandboxMode() != sandbox.Off {
@@ -307,17 +370,11 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 	// it was at baseline before git is trusted with it again.
 	if derr := r.s.Repo.CheckDrift(ctx); derr != nil {
 		if o := r.containmentOutcome(phaseLabel(phase), derr); o != nil {
-			return o
+			return &outcomeError{o}
 		}
-		return stop(Escalate, ReasonCheckError, "git config check: "+derr.Error())
+		return &outcomeError{stop(Escalate, ReasonCheckError, "git config check: "+derr.Error())}
 	}
-	if err == nil {
-		return nil
-	}
-	if o := r.stopped(ctx); o != nil {
-		return o
-	}
-	return runnerOutcome(phaseLabel(phase), err, r.containmentOutcome)
+	return err
 }
 
 // runnerOutcome maps a failed invocation: containment first (no sandbox,

@@ -14,6 +14,7 @@ import (
 	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/untrusted"
+	"github.com/fixrail/fixrail/internal/verdict"
 )
 
 // identity is who the harness commits as: the harness, not the agent and not
@@ -40,30 +41,40 @@ func (r *run) fix(ctx context.Context, inv *investigation) (*candidate, *Outcome
 			return nil, o
 		}
 	}
-	cand, c, o := r.candidate(ctx, inv, res)
+	cand, c, o := r.candidate(ctx, "P4", inv, res, nil)
 	if o != nil {
 		return nil, o
 	}
 	cand.edited = edited
-	// The catalogue's structural gates and the added packages' advisory
-	// check (before any of the fix's code runs), then the fix type's own
-	// (its oracle), then the suite; the LLM validation runs last: only a
-	// change every mechanical gate accepted is worth a model's opinion.
+	if o := r.judge(ctx, "P4", inv, cand, c); o != nil {
+		return nil, o
+	}
+	return cand, nil
+}
+
+// judge runs every fix gate on a candidate: the catalogue's structural
+// gates and the added packages' advisory check (before any of the fix's
+// code runs), then the fix type's own (its oracle), then the suite; the
+// LLM validation runs last: only a change every mechanical gate accepted
+// is worth a model's opinion. Then the leak scan of what the commit
+// ships. A recheck's follow-up is judged by exactly these, on the whole
+// change from the base.
+func (r *run) judge(ctx context.Context, phase string, inv *investigation, cand *candidate, c *gates.Change) *Outcome {
 	validate := gates.LLMValidate(gates.Validation{Model: r.p.Model, Finding: r.findingText(), Redact: r.scrubInbound})
 	added := gates.AddedPackages(r.p.Advisories)
 	all := slices.Concat(gates.Fix, []*gates.Gate{added}, r.typ.Gates(r.env, inv.plan), gates.Last, []*gates.Gate{validate})
-	if o := r.checks(ctx, "P4", all, c); o != nil {
-		return nil, o
+	if o := r.checks(ctx, phase, all, c); o != nil {
+		return o
 	}
 	// The whole shipped patch, context lines included, and the message.
-	if o := r.check(ctx, "P4", r.patchLeakGate(cand), nil); o != nil {
-		return nil, o
+	if o := r.check(ctx, phase, r.patchLeakGate(cand), nil); o != nil {
+		return o
 	}
 	if err := r.changedTests(ctx, inv, cand); err != nil {
-		return nil, stop(Escalate, ReasonCheckError, "changed tests: "+err.Error())
+		return stop(Escalate, ReasonCheckError, "changed tests: "+err.Error())
 	}
 	r.rep.Commit = cand.commit
-	return cand, nil
+	return nil
 }
 
 // harnessEdit lets a type that edits itself make the fix in the agent's
@@ -135,10 +146,14 @@ func (r *run) patchLeakGate(c *candidate) *gates.Gate {
 
 // candidate reads every path the fix phase may have changed, once, writes
 // the changed ones as blobs on top of the red tree, and commits that tree
-// on the base. From here on nothing reads the agent's tree again.
-func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Result) (*candidate, *gates.Change, *Outcome) {
+// on the base. From here on nothing reads the agent's tree again. With on
+// set (a recheck's follow-up), the agent's tree was a checkout of on's
+// commit: the changes are read against it, added to on's, and the commit
+// is made on on's, so the branch moves by a fast-forward; the gates still
+// judge the whole change from the base.
+func (r *run) candidate(ctx context.Context, phase string, inv *investigation, res *fixtype.Result, on *candidate) (*candidate, *gates.Change, *Outcome) {
 	changed, err := r.wt.Changed(ctx)
-	if o := r.treeOutcome("P4", err); o != nil {
+	if o := r.treeOutcome(phase, err); o != nil {
 		return nil, nil, o
 	}
 	ev := map[string]gitx.Entry{}
@@ -153,17 +168,28 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 	// then every read is bounded by what is left of maxCandidateBytes.
 	adm, o, why := admit(r.wt.Dir, changed, allowed)
 	if o != nil {
-		r.gate("P4", "candidate", "fail", why)
+		r.gate(phase, "candidate", "fail", why)
 		return nil, nil, o
+	}
+	// What the tree held before the fix phase, per path: on's fixes for a
+	// follow-up (its tree was on's commit), else the evidence and the base.
+	prior := map[string]gitx.Entry{}
+	var fixes []gitx.Entry
+	parent := r.s.BaseSHA
+	if on != nil {
+		parent = on.commit
+		for _, e := range on.fixes {
+			prior[e.Path] = e
+		}
 	}
 	left := int64(maxCandidateBytes)
 	limit := func() int64 { return max(0, min(maxEvidenceBytes, left)) }
-	var fixes []gitx.Entry
 	base := map[string]gitx.Entry{}
+	var fresh []gitx.Entry
 	for _, p := range adm.paths {
 		e, err := gitx.ReadEntry(r.wt.Dir, p, limit())
 		if err != nil {
-			r.gate("P4", "candidate", "fail", err.Error())
+			r.gate(phase, "candidate", "fail", err.Error())
 			return nil, nil, stop(Escalate, ReasonUnsafePath, "the fix left a path the harness will not ship: "+err.Error())
 		}
 		left -= int64(len(e.Data))
@@ -175,6 +201,9 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 			left -= int64(len(prev.Data))
 			base[p] = prev
 		}
+		if had, ok := prior[p]; ok {
+			prev = had
+		}
 		if e.Same(prev) {
 			continue // touched, not changed
 		}
@@ -183,12 +212,26 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 			if e.Mode != "120000" {
 				what = "git metadata"
 			}
-			r.gate("P4", "candidate", "fail", p+" is "+what)
+			r.gate(phase, "candidate", "fail", p+" is "+what)
 			return nil, nil, stop(Escalate, ReasonUnsafePath, "the fix writes "+p+", which is "+what+": never shipped by the harness")
 		}
-		fixes = append(fixes, e)
+		fresh = append(fresh, e)
 	}
+	if on != nil && len(fresh) == 0 {
+		r.gate(phase, "candidate", "fail", "the follow-up changed nothing on "+short(on.commit))
+		return nil, nil, stop(Escalate, verdict.ReasonEmptyDiff, "the follow-up fix changed nothing: the recheck's findings stand on "+short(on.commit))
+	}
+	// A follow-up's entries replace on's for the same path.
+	for _, e := range on.fixesOrNil() {
+		if !slices.ContainsFunc(fresh, func(f gitx.Entry) bool { return f.Path == e.Path }) {
+			fixes = append(fixes, e)
+		}
+	}
+	fixes = append(fixes, fresh...)
 	msg := r.commitMessage(inv)
+	if on != nil {
+		msg = r.followUpMessage(inv, on)
+	}
 	if err := r.s.Repo.WriteBlobs(ctx, fixes); err != nil {
 		return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
 	}
@@ -196,7 +239,7 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 	if err != nil {
 		return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
 	}
-	commit, err := r.s.Repo.CommitTree(ctx, tree, r.s.BaseSHA, msg, identity)
+	commit, err := r.s.Repo.CommitTree(ctx, tree, parent, msg, identity)
 	if err != nil {
 		return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
 	}
@@ -220,7 +263,11 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 			return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+p+" changed without an entry")
 		}
 	}
-	r.gate("P4", "candidate", "pass", fmt.Sprintf("commit %s built from %d blob(s) before any gate", short(commit), len(inv.evidence)+len(fixes)))
+	if on != nil {
+		r.gate(phase, "candidate", "pass", fmt.Sprintf("commit %s on %s built from %d new blob(s) before any gate", short(commit), short(on.commit), len(fresh)))
+	} else {
+		r.gate(phase, "candidate", "pass", fmt.Sprintf("commit %s built from %d blob(s) before any gate", short(commit), len(inv.evidence)+len(fixes)))
+	}
 	maxLines := r.cfg.Budget.MaxDiffLines
 	if n := r.typ.Budget.MaxDiffLines; n > 0 && n < maxLines {
 		maxLines = n
@@ -229,7 +276,7 @@ func (r *run) candidate(ctx context.Context, inv *investigation, res *fixtype.Re
 	// as published; the gates read it as committed.
 	shipped := diff
 	shipped.Text, shipped.Patch = r.published(diff.Text), r.published(diff.Patch)
-	cand := &candidate{commit: commit, diff: shipped, paths: diff.Files, result: res, message: msg}
+	cand := &candidate{commit: commit, diff: shipped, paths: diff.Files, result: res, message: msg, fixes: fixes, tree: tree}
 	return cand, &gates.Change{
 		Commit:       commit,
 		Changed:      diff.Files,
@@ -272,6 +319,13 @@ func (r *run) gateVerdict(phase, name, verdict string, v gates.Verdict) {
 func (r *run) commitMessage(inv *investigation) string {
 	return fmt.Sprintf("fixrail: fix finding %s\n\n%sOpened by fixrail run %s as a draft for human review.\n",
 		r.fin.ID, r.typ.CommitNote(r.env, inv.plan), r.rep.RunID)
+}
+
+// followUpMessage is a recheck follow-up's commit message: harness words
+// and validated values only, like the first commit's.
+func (r *run) followUpMessage(inv *investigation, on *candidate) string {
+	return fmt.Sprintf("fixrail: follow-up fix for finding %s\n\n%sThe checks fixrail watches on the draft reported findings on %s; this commit is the fix phase's answer to them, judged by every fix gate on the whole change.\nOpened by fixrail run %s as a draft for human review.\n",
+		r.fin.ID, r.typ.CommitNote(r.env, inv.plan), short(on.commit), r.rep.RunID)
 }
 
 func short(sha string) string {

@@ -105,11 +105,12 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 	r.rep.Branch = r.branch
 	r.rep.PR = pub.Location
 	r.pub = &pub
-	if o := r.ciGate(ctx, pub); o != nil {
+	r.reviewFrom, r.labelFrom, r.sentLabels = len(r.needsReview), len(r.labels), pr.Labels
+	if o := r.afterPR(ctx, inv, c); o != nil {
 		return o
 	}
 	detail := "reproduced red on " + r.s.Base + ", green after the fix; every gate passed"
-	if len(r.needsReview) > 0 || r.unsandboxed || r.agentUnconfined {
+	if len(r.needsReview) > 0 || len(r.postReasons) > 0 || r.unsandboxed || r.agentUnconfined {
 		detail = "reproduced red on " + r.s.Base + ", green after the fix; labelled needs-review (see the PR body)"
 	}
 	return stop(DraftPR, ReasonFixed, detail)
@@ -282,6 +283,10 @@ func (r *run) confirmQuestion(c *candidate) string {
 		}
 	}
 	ask := fmt.Sprintf("Open a draft PR for finding %s from %s (%d file(s), +%d -%d)?", r.fin.ID, r.branch, len(c.paths), c.diff.Added, c.diff.Deleted)
+	if r.pub != nil {
+		// A recheck's follow-up: the draft exists; this is one more push.
+		ask = fmt.Sprintf("Push this follow-up commit onto %s, the branch of the open draft %s (the whole change: %d file(s), +%d -%d)?", r.branch, r.pub.Location, len(c.paths), c.diff.Added, c.diff.Deleted)
+	}
 	// Redacted as the PR text will be: a secret the agent wrote is not
 	// shown on a terminal (or a CI log) either.
 	shown, err := r.scrubInbound(b.String())

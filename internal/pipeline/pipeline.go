@@ -304,6 +304,12 @@ type run struct {
 	needsReview     []string // why the PR must be read with care: unconfirmed gates
 	labels          []string // labels gates asked for
 	withheld        []string // values no record or publication carries (withhold)
+
+	// After the PR: where the post-PR gates, reasons and labels start, and
+	// the reasons found then (recheck.go).
+	postFrom, reviewFrom, labelFrom int
+	postReasons                     []string
+	sentLabels                      []string // the labels the draft was opened with
 }
 
 // withheldMarker replaces a withheld value in the published patch.
@@ -359,6 +365,18 @@ type candidate struct {
 	// their diff (evidence.go).
 	tests     []string
 	testsDiff string
+	// fixes are the entries the harness wrote on the red tree (evidence
+	// aside), tree the commit's tree: what a follow-up builds on.
+	fixes []gitx.Entry
+	tree  string
+}
+
+// fixesOrNil is c's fixes; none for no candidate.
+func (c *candidate) fixesOrNil() []gitx.Entry {
+	if c == nil {
+		return nil
+	}
+	return c.fixes
 }
 
 // Run takes one finding to a terminal state. The error is non-nil only when

@@ -56,7 +56,31 @@ type Report struct {
 	// Charged is what the ledger charged the run; absent when the ledger
 	// admitted no run (budget-exhausted, budget-unreadable, in-flight).
 	Charged *Charge `json:"charged,omitempty"`
+	// Retries are the attempts the run repeated, each with why: an agent
+	// invocation whose channel failed (transport), or a follow-up fix after
+	// the recheck's findings (recheck).
+	Retries []Retry `json:"retries,omitempty"`
+	// FollowUps are the commits pushed onto the draft's branch after it
+	// was opened, oldest first.
+	FollowUps []string `json:"follow_up_commits,omitempty"`
 }
+
+// Retry is one repeated attempt.
+type Retry struct {
+	// Kind is transport (the same invocation again: its output was
+	// unreadable or its process died before answering) or recheck (a new
+	// fix, with the watched checks' findings as evidence).
+	Kind    string `json:"kind"`
+	Phase   string `json:"phase"`
+	Attempt int    `json:"attempt"`
+	Why     string `json:"why"`
+}
+
+// The kinds of retry.
+const (
+	RetryTransport = "transport"
+	RetryRecheck   = "recheck"
+)
 
 // FindingRef identifies the finding in the report.
 type FindingRef struct {

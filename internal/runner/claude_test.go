@@ -409,6 +409,12 @@ func TestStreamOutcome(t *testing.T) {
 			if kind != tc.wantKind {
 				t.Errorf("kind = %q, want %q (err %v)", kind, tc.wantKind, err)
 			}
+			// Only a stream with no answer in it, or a process that died
+			// before giving one, is the channel's failure: retried once.
+			transport := map[string]bool{"no result": true, "empty output": true, "garbage lines": true, "crashed": true}[tc.name]
+			if got := TransportFailure(err) != ""; got != transport {
+				t.Errorf("transport failure = %v (%q), want %v", got, TransportFailure(err), transport)
+			}
 			var got [3]float64
 			if r := s.result; r != nil {
 				got = [3]float64{r.TotalCostUSD, float64(r.NumTurns), float64(len(r.PermissionDenials))}

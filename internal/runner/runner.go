@@ -118,6 +118,21 @@ type Error struct {
 	Detail string
 	// Err is the cause, when there is one (a sandbox that cannot be had).
 	Err error
+	// Transport, when set, says why the failure is the channel's and not
+	// the agent's answer: its output could not be read, or its process
+	// died before it answered. Such an invocation is worth repeating once;
+	// any other failure (an exit code, a cap, a refusal, a deadline) is
+	// an answer, and the same prompt again would only repeat it.
+	Transport string
+}
+
+// TransportFailure reports why err is a transport failure of an
+// invocation (Error.Transport), or "" when it is not one.
+func TransportFailure(err error) string {
+	if e, ok := AsError(err); ok {
+		return e.Transport
+	}
+	return ""
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Kind, e.Detail) }
@@ -237,10 +252,10 @@ func classify(ctx context.Context, res sandbox.Result) error {
 	case res.TimedOut:
 		return &Error{Kind: TimedOut, Detail: fmt.Sprintf("no result after %s", res.Duration.Round(time.Millisecond))}
 	case res.Signal != "":
-		return &Error{Kind: Crashed, Detail: "agent was " + res.Signal}
+		return &Error{Kind: Crashed, Detail: "agent was " + res.Signal, Transport: "the agent's process died (" + res.Signal + ") before it answered"}
 	case res.Sandboxed && res.ExitCode > 128 && res.ExitCode <= 128+64:
 		// bwrap reports a command a signal ended as 128+n.
-		return &Error{Kind: Crashed, Detail: fmt.Sprintf("agent was ended by signal %d", res.ExitCode-128)}
+		return &Error{Kind: Crashed, Detail: fmt.Sprintf("agent was ended by signal %d", res.ExitCode-128), Transport: fmt.Sprintf("the agent's process died (signal %d) before it answered", res.ExitCode-128)}
 	case res.ExitCode != 0:
 		return &Error{Kind: Failed, Detail: fmt.Sprintf("agent exited %d", res.ExitCode)}
 	}

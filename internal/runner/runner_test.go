@@ -252,6 +252,11 @@ func TestRunErrors(t *testing.T) {
 			if want := string(e.Kind) + ": " + e.Detail; err.Error() != want {
 				t.Errorf("Error() = %q, want %q", err.Error(), want)
 			}
+			// A process that died before answering is a transport
+			// failure; an exit code, a deadline or a refusal is an answer.
+			if got, want := runner.TransportFailure(err) != "", e.Kind == runner.Crashed; got != want {
+				t.Errorf("transport failure = %v (%q), want %v", got, runner.TransportFailure(err), want)
+			}
 			if _, err := os.Stat(filepath.Join(inv.Worktree, "ran.txt")); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("the agent ran although the run was already stopped")
 			}

@@ -216,7 +216,9 @@ func (s *stream) outcome(ctx context.Context, res sandbox.Result, tools []string
 		if t := strings.TrimSpace(tail(res.Stderr, 300)); t != "" {
 			detail += ": " + t
 		}
-		return &Error{Kind: Failed, Detail: detail}
+		// No answer could be read from the stream at all: the channel
+		// failed, not the agent's work.
+		return &Error{Kind: Failed, Detail: detail, Transport: "unreadable output: the stream held no result event"}
 	}
 	text := ""
 	if r.Result != nil {

@@ -139,4 +139,8 @@ const (
 	ReasonEscalationOpen = "escalation-open"
 	// The draft PR's checks came back red; the PR stays open.
 	ReasonCIFailed = "ci-failed"
+	// The watched checks (recheck.checks) still reported findings on the
+	// draft's head after recheck.max_retries follow-up fixes, and
+	// recheck.on_failure is escalate; the PR stays open.
+	ReasonRecheckFailed = "recheck-failed"
 )

@@ -11,7 +11,10 @@ script can describe an agent's behaviour as files:
   agent/investigate/plan.json   copied to $FIXRAIL_PLAN
   agent/fix/result.json         copied to $FIXRAIL_RESULT
   agent/<phase>/stdout, agent/<phase>/stderr   printed on that stream
-  agent/<phase>/action      one of: "kill" (SIGKILL itself), "sleep N",
+  agent/<phase>/action      one of: "kill" (SIGKILL itself), "kill-once"
+                            (SIGKILL itself before doing anything, the
+                            first time only: agent/<phase>.killed marks it),
+                            "sleep N",
                             "exit N" (exit with status N),
                             "block" (write agent/started, wait for agent/release),
                             or attacks on the clone at $WORK/repo, each tried
@@ -37,6 +40,11 @@ script can describe an agent's behaviour as files:
 
 It records the prompt it got in agent/<phase>.prompt and the environment
 it saw in agent/<phase>.env for the script to assert on.
+
+A phase's later invocations (a recheck's follow-up fix) take
+agent/<phase>.<n>/ instead of agent/<phase>/ when it exists (n = 2, 3, …:
+the invocation's number in that phase, counted in agent/<phase>.count),
+and also record agent/<phase>.<n>.prompt.
 """
 import os
 import shutil
@@ -51,12 +59,27 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def main():
     phase = os.environ.get("FIXRAIL_PHASE", "")
     base = os.path.join(HERE, "agent")
+    d = os.path.join(base, phase)
+    action = os.path.join(d, "action")
+    if os.path.exists(action) and open(action).read().split()[:1] == ["kill-once"]:
+        marker = os.path.join(base, phase + ".killed")
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            os.kill(os.getpid(), signal.SIGKILL)
+    counter = os.path.join(base, phase + ".count")
+    n = int(open(counter).read()) + 1 if os.path.exists(counter) else 1
+    open(counter, "w").write(str(n))
+    prompt = sys.stdin.read()
     with open(os.path.join(base, phase + ".prompt"), "w") as f:
-        f.write(sys.stdin.read())
+        f.write(prompt)
+    if n > 1:
+        with open(os.path.join(base, "%s.%d.prompt" % (phase, n)), "w") as f:
+            f.write(prompt)
+        if os.path.isdir(os.path.join(base, "%s.%d" % (phase, n))):
+            d = os.path.join(base, "%s.%d" % (phase, n))
     with open(os.path.join(base, phase + ".env"), "w") as f:
         for k in sorted(os.environ):
             f.write(k + "\n")
-    d = os.path.join(base, phase)
     files = os.path.join(d, "files")
     if os.path.isdir(files):
         shutil.copytree(files, ".", dirs_exist_ok=True)
@@ -90,6 +113,8 @@ def main():
                 attack(words, base)
         elif words[0] == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
+        elif words[0] == "kill-once":
+            pass
         elif words[0] == "exit":
             sys.exit(int(words[1]))
         elif words[0] == "sparse":

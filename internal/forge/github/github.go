@@ -108,6 +108,9 @@ type Config struct {
 	UserAgent string
 	// Remote pushes the branch; needed by Publish only.
 	Remote Pusher
+	// PushTo is "owner/name" of the fork the branch is pushed to and the
+	// draft opened from (forge.push_to); empty is the repository itself.
+	PushTo string
 	// RequestTimeout bounds each attempt of each request.
 	RequestTimeout time.Duration
 	// Retries is how many times a 5xx or connection error is retried.
@@ -191,6 +194,40 @@ func New(cfg Config) (*Forge, error) {
 
 // Repo is "owner/name".
 func (f *Forge) Repo() string { return f.cfg.Owner + "/" + f.cfg.Repo }
+
+// SetPushTo makes the forge push to the fork repo ("owner/name") and open
+// its drafts from there; "" pushes to the repository itself.
+func (f *Forge) SetPushTo(repo string) error {
+	if repo == "" {
+		f.cfg.PushTo = ""
+		return nil
+	}
+	owner, name, err := ParseRepo(repo)
+	if err != nil {
+		return fmt.Errorf("forge.push_to: %w", err)
+	}
+	if strings.EqualFold(owner+"/"+name, f.Repo()) {
+		return fmt.Errorf("forge.push_to: %s is the repository itself, not a fork", repo)
+	}
+	f.cfg.PushTo = owner + "/" + name
+	return nil
+}
+
+// headRepo is the repository fixrail's branches live in: the fork, or
+// this one.
+func (f *Forge) headRepo() (owner, name string) {
+	if f.cfg.PushTo != "" {
+		o, n, _ := strings.Cut(f.cfg.PushTo, "/")
+		return o, n
+	}
+	return f.cfg.Owner, f.cfg.Repo
+}
+
+// HeadRepo is "owner/name" of the repository fixrail pushes to.
+func (f *Forge) HeadRepo() string {
+	o, n := f.headRepo()
+	return o + "/" + n
+}
 
 // call runs one request with a deadline per attempt. Requests that are safe
 // to repeat (retry) are retried on 5xx and connection errors with doubling

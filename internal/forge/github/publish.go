@@ -28,19 +28,23 @@ func (f *Forge) Publish(ctx context.Context, pr forge.PR) (forge.Published, erro
 	if err := forge.CheckHead(pr); err != nil {
 		return forge.Published{}, err
 	}
-	if f.cfg.Remote == nil {
-		return forge.Published{}, errors.New("github: Publish needs the repository's push (Config.Remote)")
-	}
-	if err := f.checkPushURL(f.cfg.Remote.PushURL()); err != nil {
+	pusher, err := f.pusher()
+	if err != nil {
 		return forge.Published{}, err
 	}
 	pub := forge.Published{Branch: pr.Head, Commit: pr.Commit}
-	if err := f.cfg.Remote.Push(ctx, pr.Commit+":refs/heads/"+pr.Head); err != nil {
+	if err := pusher.Push(ctx, pr.Commit+":refs/heads/"+pr.Head); err != nil {
 		return pub, fmt.Errorf("github: push %s: %w", pr.Head, err)
+	}
+	head := pr.Head
+	if f.cfg.PushTo != "" {
+		// Across repositories GitHub names the head owner:branch.
+		owner, _ := f.headRepo()
+		head = owner + ":" + pr.Head
 	}
 	req := gh.CreatePullRequest{
 		Title:               new(pr.Title),
-		Head:                pr.Head,
+		Head:                head,
 		Base:                pr.Base,
 		Body:                new(truncate(pr.Body)),
 		Draft:               new(true),
@@ -49,7 +53,7 @@ func (f *Forge) Publish(ctx context.Context, pr forge.PR) (forge.Published, erro
 	var got *gh.PullRequest
 	// Not retried blindly: a create that reached GitHub before the 5xx would
 	// be made twice. An outage is followed by one lookup of the head instead.
-	err := f.call(ctx, "open draft PR", false, func(ctx context.Context) (*gh.Response, error) {
+	err = f.call(ctx, "open draft PR", false, func(ctx context.Context) (*gh.Response, error) {
 		p, resp, err := f.c.PullRequests.Create(ctx, f.cfg.Owner, f.cfg.Repo, req)
 		got = p
 		return resp, err
@@ -66,6 +70,9 @@ func (f *Forge) Publish(ctx context.Context, pr forge.PR) (forge.Published, erro
 	if !got.GetDraft() {
 		return pub, fmt.Errorf("%w: PR #%d came back as ready for review; fixrail cannot turn it back into a draft", forge.ErrNotDraft, got.GetNumber())
 	}
+	if hr := got.GetHead().GetRepo().GetFullName(); hr != "" && !strings.EqualFold(hr, f.HeadRepo()) {
+		return pub, fmt.Errorf("github: PR #%d's head is in %s, not %s, where fixrail pushed", got.GetNumber(), hr, f.HeadRepo())
+	}
 	if sha := got.GetHead().GetSHA(); sha != "" && sha != pr.Commit {
 		return pub, fmt.Errorf("github: PR #%d's head is %s, not the pushed %s: the branch moved", got.GetNumber(), sha, pr.Commit)
 	}
@@ -81,7 +88,8 @@ func (f *Forge) Publish(ctx context.Context, pr forge.PR) (forge.Published, erro
 func (f *Forge) openPRFor(ctx context.Context, branch string) (*gh.PullRequest, error) {
 	var prs []*gh.PullRequest
 	err := f.call(ctx, "look up PR for "+branch, true, func(ctx context.Context) (*gh.Response, error) {
-		p, resp, err := f.c.PullRequests.List(ctx, f.cfg.Owner, f.cfg.Repo, &gh.PullRequestListOptions{State: "open", Head: f.cfg.Owner + ":" + branch})
+		owner, _ := f.headRepo()
+		p, resp, err := f.c.PullRequests.List(ctx, f.cfg.Owner, f.cfg.Repo, &gh.PullRequestListOptions{State: "open", Head: owner + ":" + branch})
 		prs = p
 		return resp, err
 	})
@@ -153,17 +161,35 @@ func truncate(s string) string {
 	return string(r[:maxBody-utf8.RuneCountInString(marker)]) + marker
 }
 
-// checkPushURL refuses to open a PR on this repository after pushing to
-// another: a push URL on a forge host must name owner/name. A local path
-// (a mirror, the tests' bare remote) has no owner to compare.
+// pusher is the containment layer's push, once its recorded URL is shown
+// to name the repository fixrail pushes to.
+func (f *Forge) pusher() (Pusher, error) {
+	if f.cfg.Remote == nil {
+		return nil, errors.New("github: a push needs the repository's push (Config.Remote)")
+	}
+	if err := f.checkPushURL(f.cfg.Remote.PushURL()); err != nil {
+		return nil, err
+	}
+	return f.cfg.Remote, nil
+}
+
+// checkPushURL refuses to open a PR after pushing anywhere but the
+// repository fixrail pushes to: a push URL on a forge host must name
+// owner/name — with forge.push_to, the fork's, so a configured fork never
+// silently becomes a push to the base. A local path (a mirror, the tests'
+// bare remote) has no owner to compare.
 func (f *Forge) checkPushURL(raw string) error {
 	host, path := splitRemote(raw)
 	if host == "" {
 		return nil
 	}
 	path = strings.TrimSuffix(strings.Trim(path, "/"), ".git")
-	if !strings.EqualFold(path, f.Repo()) {
-		return fmt.Errorf("%w: the push URL names %q, not %s", forge.ErrBadHead, path, f.Repo())
+	if !strings.EqualFold(path, f.HeadRepo()) {
+		what := f.HeadRepo()
+		if f.cfg.PushTo != "" {
+			what += " (forge.push_to; set the clone's push URL to the fork: git remote set-url --push origin <fork URL>)"
+		}
+		return fmt.Errorf("%w: the push URL names %q, not %s", forge.ErrBadHead, path, what)
 	}
 	return nil
 }

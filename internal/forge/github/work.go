@@ -33,8 +33,9 @@ func (f *Forge) OpenWork(ctx context.Context, s forge.Subject) (forge.Work, erro
 	}
 	if s.ID != "" && !slices.ContainsFunc(w.Fixes, func(x forge.OpenFix) bool { return x.ID == s.ID }) {
 		branch := forge.BranchPrefix + s.ID
+		owner, name := f.headRepo()
 		err := f.call(ctx, "get branch "+branch, true, func(ctx context.Context) (*gh.Response, error) {
-			req, err := f.c.NewRequest(ctx, "GET", fmt.Sprintf("repos/%v/%v/branches/%v", f.cfg.Owner, f.cfg.Repo, url.PathEscape(branch)), nil)
+			req, err := f.c.NewRequest(ctx, "GET", fmt.Sprintf("repos/%v/%v/branches/%v", owner, name, url.PathEscape(branch)), nil)
 			if err != nil {
 				return nil, err
 			}
@@ -70,8 +71,8 @@ func (f *Forge) OpenWork(ctx context.Context, s forge.Subject) (forge.Work, erro
 }
 
 // openFixes lists fixrail's open PRs on this repository: head fixrail/* in
-// this repository, never a fork's (anyone can name a fork branch
-// fixrail/x).
+// the repository fixrail pushes to (this one, or forge.push_to's fork),
+// never another fork's (anyone can name a fork branch fixrail/x).
 func (f *Forge) openFixes(ctx context.Context) ([]forge.OpenFix, error) {
 	var fixes []forge.OpenFix
 	for page := 1; page > 0 && page <= maxPages; {
@@ -88,7 +89,7 @@ func (f *Forge) openFixes(ctx context.Context) ([]forge.OpenFix, error) {
 		for _, p := range prs {
 			ref := p.GetHead().GetRef()
 			id, ok := strings.CutPrefix(ref, forge.BranchPrefix)
-			if !ok || p.GetHead().GetRepo() == nil || !strings.EqualFold(p.GetHead().GetRepo().GetFullName(), f.Repo()) {
+			if !ok || p.GetHead().GetRepo() == nil || !strings.EqualFold(p.GetHead().GetRepo().GetFullName(), f.HeadRepo()) {
 				continue
 			}
 			fixes = append(fixes, forge.OpenFix{ID: id, Branch: ref, Number: p.GetNumber(), Location: p.GetHTMLURL(), HeadSHA: p.GetHead().GetSHA()})
@@ -177,12 +178,8 @@ func (f *Forge) WaitChecks(ctx context.Context, pub forge.Published, deadline ti
 			}
 			return res, nil
 		}
-		t := time.NewTimer(f.cfg.PollEvery)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return res, ctx.Err()
-		case <-t.C:
+		if err := f.pause(ctx); err != nil {
+			return res, err
 		}
 	}
 }
@@ -190,28 +187,15 @@ func (f *Forge) WaitChecks(ctx context.Context, pub forge.Published, deadline ti
 // ciState reads sha's check runs and combined status once.
 func (f *Forge) ciState(ctx context.Context, sha string, required []string) (forge.CIResult, error) {
 	res := forge.CIResult{HeadSHA: sha}
-	for page := 1; page > 0 && page <= maxPages; {
-		var runs *gh.ListCheckRunsResults
-		var resp *gh.Response
-		err := f.call(ctx, "list check runs of "+short(sha), true, func(ctx context.Context) (*gh.Response, error) {
-			var err error
-			runs, resp, err = f.c.Checks.ListCheckRunsForRef(ctx, f.cfg.Owner, f.cfg.Repo, sha, &gh.ListCheckRunsOptions{Filter: new("latest"), ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
-			return resp, err
-		})
-		if err != nil {
-			return res, err
-		}
-		for _, r := range runs.CheckRuns {
-			state := r.GetStatus()
-			if state == "completed" {
-				state = r.GetConclusion()
-			}
-			res.Checks = append(res.Checks, forge.Check{Name: r.GetName(), Kind: "check-run", State: state, URL: r.GetDetailsURL()})
-		}
-		page = resp.NextPage
+	runs, err := f.checkRuns(ctx, sha)
+	if err != nil {
+		return res, err
+	}
+	for _, r := range runs {
+		res.Checks = append(res.Checks, forge.Check{Name: r.GetName(), Kind: "check-run", State: runState(r), URL: r.GetDetailsURL()})
 	}
 	var cs *gh.CombinedStatus
-	err := f.call(ctx, "get combined status of "+short(sha), true, func(ctx context.Context) (*gh.Response, error) {
+	err = f.call(ctx, "get combined status of "+short(sha), true, func(ctx context.Context) (*gh.Response, error) {
 		var resp *gh.Response
 		var err error
 		cs, resp, err = f.c.Repositories.GetCombinedStatus(ctx, f.cfg.Owner, f.cfg.Repo, sha, &gh.ListOptions{PerPage: 100})
@@ -250,6 +234,46 @@ func (f *Forge) ciState(ctx context.Context, sha string, required []string) (for
 		res.State, res.Detail = forge.CIGreen, fmt.Sprintf("%d check(s) passed", len(res.Checks))
 	}
 	return res, nil
+}
+
+// pause waits one poll interval, or until ctx ends.
+func (f *Forge) pause(ctx context.Context) error {
+	t := time.NewTimer(f.cfg.PollEvery)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// checkRuns lists sha's latest check runs, every page up to maxPages.
+func (f *Forge) checkRuns(ctx context.Context, sha string) ([]*gh.CheckRun, error) {
+	var all []*gh.CheckRun
+	for page := 1; page > 0 && page <= maxPages; {
+		var runs *gh.ListCheckRunsResults
+		var resp *gh.Response
+		err := f.call(ctx, "list check runs of "+short(sha), true, func(ctx context.Context) (*gh.Response, error) {
+			var err error
+			runs, resp, err = f.c.Checks.ListCheckRunsForRef(ctx, f.cfg.Owner, f.cfg.Repo, sha, &gh.ListCheckRunsOptions{Filter: new("latest"), ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
+			return resp, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, runs.CheckRuns...)
+		page = resp.NextPage
+	}
+	return all, nil
+}
+
+// runState is a check run's conclusion once completed, else its status.
+func runState(r *gh.CheckRun) string {
+	if r.GetStatus() == "completed" {
+		return r.GetConclusion()
+	}
+	return r.GetStatus()
 }
 
 func short(sha string) string {

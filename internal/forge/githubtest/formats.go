@@ -213,23 +213,56 @@ func ClassicProtection(reviews int, contexts ...string) string {
 	return mustJSON(p)
 }
 
-// Run is one check run for CheckRuns.
+// Run is one check run for CheckRuns. ID defaults to its place in the
+// list (1-based); Annotations is output.annotations_count.
 type Run struct {
 	Name, Status, Conclusion string // status queued|in_progress|completed
+	ID                       int64
+	Annotations              int
 }
 
-// CheckRuns is GET /repos/{o}/{r}/commits/{ref}/check-runs.
+// CheckRuns is GET /repos/{o}/{r}/commits/{ref}/check-runs, each run with
+// the output object GitHub documents (title, summary, annotations_count,
+// annotations_url).
 func CheckRuns(sha string, runs ...Run) string {
 	list := []obj{}
 	for i, r := range runs {
-		o := obj{"id": i + 1, "name": r.Name, "head_sha": sha, "status": r.Status, "conclusion": nil,
-			"details_url": fmt.Sprintf("https://github.com/o/r/actions/runs/%d", i+1), "app": obj{"slug": "github-actions"}}
+		id := r.ID
+		if id == 0 {
+			id = int64(i + 1)
+		}
+		o := obj{"id": id, "name": r.Name, "head_sha": sha, "status": r.Status, "conclusion": nil,
+			"details_url": fmt.Sprintf("https://github.com/o/r/actions/runs/%d", id), "app": obj{"slug": "github-actions"},
+			"output": obj{"title": r.Name, "summary": "", "text": nil, "annotations_count": r.Annotations,
+				"annotations_url": fmt.Sprintf("https://api.github.com/repos/o/r/check-runs/%d/annotations", id)}}
 		if r.Conclusion != "" {
 			o["conclusion"] = r.Conclusion
 		}
 		list = append(list, o)
 	}
 	return mustJSON(obj{"total_count": len(runs), "check_runs": list})
+}
+
+// Note is one check-run annotation for Annotations. Level is notice,
+// warning or failure.
+type Note struct {
+	Path                  string
+	Start, End            int
+	Level, Title, Message string
+}
+
+// Annotations is GET /repos/{o}/{r}/check-runs/{id}/annotations: a list
+// of annotation objects, with the columns, raw_details and blob_href
+// fixrail does not read.
+func Annotations(notes ...Note) string {
+	list := []obj{}
+	for _, n := range notes {
+		list = append(list, obj{"path": n.Path, "start_line": n.Start, "end_line": n.End,
+			"start_column": nil, "end_column": nil, "annotation_level": n.Level,
+			"title": n.Title, "message": n.Message, "raw_details": "",
+			"blob_href": "https://github.com/o/r/blob/" + "0000000000000000000000000000000000000000/" + n.Path})
+	}
+	return mustJSON(list)
 }
 
 // Status is one commit status for CombinedStatus.

@@ -255,3 +255,41 @@ func tail(b []byte) string {
 	}
 	return s
 }
+
+// Role makes a login role on the database at admin with only the given
+// table grants ("SELECT, INSERT ON fixrail_rails", …), after revoking
+// CREATE on the public schema from everyone, and returns its URL and a
+// func that drops it: a least-privilege ledger user.
+func Role(admin, prefix string, grants ...string) (string, func(), error) {
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		return "", nil, err
+	}
+	defer db.Close()
+	role := fmt.Sprintf("%s_%d_%d", prefix, os.Getpid(), roles.Add(1))
+	qs := []string{"CREATE ROLE " + role + " LOGIN", "REVOKE CREATE ON SCHEMA public FROM PUBLIC"}
+	for _, g := range grants {
+		qs = append(qs, "GRANT "+g+" TO "+role)
+	}
+	for _, q := range qs {
+		if _, err := db.Exec(q); err != nil {
+			return "", nil, fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	drop := func() {
+		if db, err := sql.Open("pgx", admin); err == nil {
+			db.Exec("DROP OWNED BY " + role)
+			db.Exec("DROP ROLE " + role)
+			db.Close()
+		}
+	}
+	u, err := url.Parse(admin)
+	if err != nil {
+		drop()
+		return "", nil, err
+	}
+	u.User = url.User(role)
+	return u.String(), drop, nil
+}
+
+var roles atomic.Int64

@@ -1,0 +1,190 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v93/github"
+
+	"github.com/fixrail/fixrail/internal/forge"
+)
+
+// After the draft exists: the watched checks and their annotations, a
+// follow-up commit on the same branch, and fixrail's own section of the
+// PR body. None of it can merge, mark ready, move the base or force: the
+// push is the containment layer's (an explicit <sha>:refs/heads/fixrail/…
+// refspec, never --force, so git refuses anything but a fast-forward), and
+// the body edit sends the body alone.
+
+// maxAnnotations bounds what one recheck reads of a check's annotations:
+// enough to fix from, bounded for a check that reports thousands.
+const maxAnnotations = 50
+
+// Recheck polls the check runs of pub's head commit (the SHA, never the
+// branch) until every watched check has finished, or the deadline. A
+// watched check that concluded anything but success, neutral or skipped
+// is red, and its annotations are read (at most maxAnnotations in all).
+// At the deadline a watched check that never reported is never-appeared,
+// one still running pending.
+func (f *Forge) Recheck(ctx context.Context, pub forge.Published, deadline time.Time, watch []string) (forge.RecheckResult, error) {
+	for {
+		res, runs, err := f.watched(ctx, pub.Commit, watch)
+		if err != nil {
+			return res, err
+		}
+		if res.State == forge.CIRed {
+			return res, f.annotate(ctx, &res, runs)
+		}
+		if res.State == forge.CIGreen {
+			return res, nil
+		}
+		if time.Now().Add(f.cfg.PollEvery).After(deadline) {
+			if len(res.Missing) == len(watch) {
+				res.State = forge.CINeverAppeared
+				res.Detail = "the watched checks never reported on " + short(pub.Commit) + ": " + strings.Join(res.Missing, ", ")
+			} else {
+				res.State = forge.CIPending
+				res.Detail = "the watched checks had not finished on " + short(pub.Commit) + " at the deadline: " + res.Detail
+			}
+			return res, nil
+		}
+		if err := f.pause(ctx); err != nil {
+			return res, err
+		}
+	}
+}
+
+// watched reads sha's check runs once and sums up the watched ones; the
+// red ones are returned for their annotations.
+func (f *Forge) watched(ctx context.Context, sha string, watch []string) (forge.RecheckResult, []*gh.CheckRun, error) {
+	res := forge.RecheckResult{HeadSHA: sha}
+	var red []*gh.CheckRun
+	seen := map[string]bool{}
+	var running []string
+	runs, err := f.checkRuns(ctx, sha)
+	if err != nil {
+		return res, nil, err
+	}
+	for _, r := range runs {
+		if !slices.Contains(watch, r.GetName()) {
+			continue
+		}
+		if sha := r.GetHeadSHA(); sha != "" && sha != res.HeadSHA {
+			// A run of another commit answers nothing about this one.
+			continue
+		}
+		seen[r.GetName()] = true
+		state := runState(r)
+		res.Checks = append(res.Checks, forge.Check{Name: r.GetName(), Kind: "check-run", State: state, URL: r.GetDetailsURL()})
+		switch state {
+		case "success", "neutral", "skipped":
+		case "failure", "timed_out", "cancelled", "action_required", "startup_failure", "stale":
+			red = append(red, r)
+		default:
+			running = append(running, r.GetName())
+		}
+	}
+	for _, w := range watch {
+		if !seen[w] {
+			res.Missing = append(res.Missing, w)
+		}
+	}
+	switch {
+	case len(red) > 0:
+		var names []string
+		for _, r := range red {
+			names = append(names, r.GetName()+" ("+r.GetConclusion()+")")
+		}
+		res.State, res.Detail = forge.CIRed, "reported on "+short(sha)+": "+strings.Join(names, ", ")
+	case len(running) > 0 || len(res.Missing) > 0:
+		res.State, res.Detail = forge.CIPending, fmt.Sprintf("%d running, %d not reported", len(running), len(res.Missing))
+	default:
+		res.State, res.Detail = forge.CIGreen, fmt.Sprintf("%d watched check(s) passed on %s", len(res.Checks), short(sha))
+	}
+	return res, red, nil
+}
+
+// annotate reads the red runs' annotations, at most maxAnnotations in all.
+func (f *Forge) annotate(ctx context.Context, res *forge.RecheckResult, red []*gh.CheckRun) error {
+	for _, r := range red {
+		for page := 1; page > 0 && page <= maxPages; {
+			var list []*gh.CheckRunAnnotation
+			var resp *gh.Response
+			err := f.call(ctx, fmt.Sprintf("list annotations of check run %d", r.GetID()), true, func(ctx context.Context) (*gh.Response, error) {
+				var err error
+				list, resp, err = f.c.Checks.ListCheckRunAnnotations(ctx, f.cfg.Owner, f.cfg.Repo, r.GetID(), &gh.ListOptions{PerPage: 50, Page: page})
+				return resp, err
+			})
+			if err != nil {
+				return err
+			}
+			for _, a := range list {
+				if len(res.Annotations) == maxAnnotations {
+					res.Truncated = true
+					return nil
+				}
+				res.Annotations = append(res.Annotations, forge.Annotation{
+					Check: r.GetName(), Path: a.GetPath(), StartLine: a.GetStartLine(), EndLine: a.GetEndLine(),
+					Level: a.GetAnnotationLevel(), Title: a.GetTitle(), Message: a.GetMessage(),
+				})
+			}
+			page = resp.NextPage
+		}
+	}
+	return nil
+}
+
+// PushFollowUp pushes commit to pub's branch: the same containment-layer
+// push as Publish, to the same repository (the fork, with forge.push_to).
+// The refspec carries no "+" and git gets no --force, so the remote takes
+// it only as a fast-forward of the branch; the caller builds commit on
+// pub.Commit.
+func (f *Forge) PushFollowUp(ctx context.Context, pub forge.Published, commit string) (forge.Published, error) {
+	if err := forge.CheckHead(forge.PR{Head: pub.Branch, Base: "", Draft: true, Commit: commit}); err != nil {
+		return pub, err
+	}
+	pusher, err := f.pusher()
+	if err != nil {
+		return pub, err
+	}
+	if err := pusher.Push(ctx, commit+":refs/heads/"+pub.Branch); err != nil {
+		return pub, fmt.Errorf("github: push the follow-up commit to %s: %w", pub.Branch, err)
+	}
+	pub.Commit = commit
+	return pub, nil
+}
+
+// EditSection replaces fixrail's marked section of the PR's body (or
+// appends it), keeping every byte a person wrote outside the markers. The
+// PATCH sends the body and nothing else.
+func (f *Forge) EditSection(ctx context.Context, pub forge.Published, section string) error {
+	if pub.Number == 0 {
+		return errors.New("github: no PR to edit")
+	}
+	var got *gh.PullRequest
+	err := f.call(ctx, fmt.Sprintf("get PR #%d", pub.Number), true, func(ctx context.Context) (*gh.Response, error) {
+		p, resp, err := f.c.PullRequests.Get(ctx, f.cfg.Owner, f.cfg.Repo, pub.Number)
+		got = p
+		return resp, err
+	})
+	if err != nil {
+		return err
+	}
+	body := truncate(forge.ReplaceSection(got.GetBody(), section))
+	return f.call(ctx, fmt.Sprintf("edit fixrail's section of PR #%d", pub.Number), false, func(ctx context.Context) (*gh.Response, error) {
+		_, resp, err := f.c.PullRequests.Edit(ctx, f.cfg.Owner, f.cfg.Repo, pub.Number, &gh.PullRequest{Body: new(body)})
+		return resp, err
+	})
+}
+
+// AddLabels labels the PR (creating fixrail's labels on first use).
+func (f *Forge) AddLabels(ctx context.Context, pub forge.Published, labels []string) error {
+	if pub.Number == 0 {
+		return errors.New("github: no PR to label")
+	}
+	return f.label(ctx, pub.Number, labels)
+}
