@@ -113,6 +113,7 @@ var reasonCases = map[string]reasonCase{
 	"token-lacks-permission": {scenario: "run_gh_token_cannot_push.txtar"},
 	"escalation-open":        {scenario: "forgework_test.go"},
 	"ci-failed":              {scenario: "forgework_test.go"},
+	"dry-run":                {scenario: "dryrun_test.go"},
 
 	"package-not-in-manifest": {scenario: "run_cve_not_in_manifest.txtar"},
 	"no-safe-version":         {scenario: "run_cve_no_safe_version.txtar"},

@@ -56,6 +56,9 @@ type Report struct {
 	// Charged is what the ledger charged the run; absent when the ledger
 	// admitted no run (budget-exhausted, budget-unreadable, in-flight).
 	Charged *Charge `json:"charged,omitempty"`
+
+	// DryRun is set on a dry run's report (run --dry-run).
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // FindingRef identifies the finding in the report.

@@ -130,4 +130,8 @@ const (
 	ReasonEscalationOpen = "escalation-open"
 	// The draft PR's checks came back red; the PR stays open.
 	ReasonCIFailed = "ci-failed"
+	// A dry run (run --dry-run) stopped where it was asked to: after the
+	// plan was reproduced and Stage A passed, before any fix was asked
+	// for. The detail says what the run would have fixed.
+	ReasonDryRun = "dry-run"
 )
