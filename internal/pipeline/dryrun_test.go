@@ -115,4 +115,3 @@ func TestDryRunForgeRefuses(t *testing.T) {
 	}
 	noBranch(t, dir)
 }
-
