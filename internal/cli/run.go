@@ -83,6 +83,7 @@ type runOpts struct {
 	issue, alert                   int
 	json                           bool
 	vulns                          resolvecmd.Source
+	x                              runMoreOpts // --batch, --parallel, --dry-run (batch.go)
 }
 
 func runFlags() (*flag.FlagSet, *runOpts) {
@@ -99,6 +100,7 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs.StringVar(&o.event, "event", "", "the finding: the issue or Dependabot alert an Actions event payload `file` names (default $GITHUB_EVENT_PATH under Actions)")
 	fs.StringVar(&o.dir, "dir", ".", "with --issue, --alert or --event: the clone to fix (a git work tree)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
+	o.x.flags(fs)
 	return fs, o
 }
 
@@ -109,6 +111,12 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if o.x.batch != "" {
+		return runBatch(ctx, stdio, fs, o)
+	}
+	if fs.Lookup("parallel").Value.String() != "0" {
+		return usagef("--parallel goes with --batch")
 	}
 	in, err := o.intake(fs, os.LookupEnv)
 	if err != nil {
@@ -133,6 +141,11 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	sink, err := o.x.webhook()
+	if err != nil {
+		return err
+	}
+	defer sink.close(stdio.Stderr)
 	if err := hideEnvironment(); err != nil {
 		return fmt.Errorf("make fixrail non-dumpable: %w", err)
 	}
@@ -163,6 +176,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		Confirm:    confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console}),
 		Console:    console,
 	}
+	o.x.apply(&params, sink)
 	switch {
 	case in.alert > 0:
 		if err := in.readAlert(ctx, sm.alerts, &params); err != nil {
@@ -175,6 +189,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	rep, err := pipeline.Run(ctx, setup, params)
 	done()
+	sink.close(stdio.Stderr)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,10 @@ script can describe an agent's behaviour as files:
                             "sparse N SIZE DIR" (N sparse files of SIZE
                             bytes, DIR/blobNNN.bin: large, and nothing on disk)
 
+With agent/route ("text<TAB>dir" lines) the first text found in the
+prompt picks $WORK/dir as the agent directory: one scenario, several
+findings (a batch), each its own agent.
+
 It records the prompt it got in agent/<phase>.prompt and the environment
 it saw in agent/<phase>.env for the script to assert on.
 """
@@ -51,8 +55,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def main():
     phase = os.environ.get("FIXRAIL_PHASE", "")
     base = os.path.join(HERE, "agent")
+    prompt = sys.stdin.read()
+    # Several findings in one scenario (a batch): agent/route holds lines
+    # "text<TAB>dir"; the first text the prompt holds makes $WORK/dir the
+    # agent directory instead of agent/.
+    route = os.path.join(base, "route")
+    if os.path.exists(route):
+        for line in open(route).read().splitlines():
+            if "\t" in line:
+                text, d = line.split("\t", 1)
+                if text in prompt:
+                    base = os.path.join(HERE, d)
+                    break
     with open(os.path.join(base, phase + ".prompt"), "w") as f:
-        f.write(sys.stdin.read())
+        f.write(prompt)
     with open(os.path.join(base, phase + ".env"), "w") as f:
         for k in sorted(os.environ):
             f.write(k + "\n")
