@@ -80,6 +80,7 @@ func TestScript(t *testing.T) {
 			"gitserve":     cmdGitServe,
 			"npmregistry":  cmdNPMRegistry,
 			"nocontrol":    cmdNoControl,
+			"webhookrecv":  cmdWebhookRecv,
 		},
 	})
 }

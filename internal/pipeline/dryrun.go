@@ -2,12 +2,18 @@ package pipeline
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/fixrail/fixrail/internal/untrusted"
 
 	"github.com/fixrail/fixrail/internal/verdict"
 )
 
 // ReasonDryRun: the run stopped after its plan because it was a dry run.
 const ReasonDryRun = verdict.ReasonDryRun
+
+// maxDryRunSummary caps the plan summary a dry run's detail quotes.
+const maxDryRunSummary = 300
 
 // dryRunStop ends a dry run after P3: the plan was reproduced red and
 // passed Stage A and the path locks, and nothing was asked of a fix. The
@@ -21,8 +27,15 @@ func (r *run) dryRunStop(inv *investigation) *Outcome {
 	if len(inv.plan.Evidence) > 0 {
 		detail += fmt.Sprintf(", proven by %s (red on the base)", codeList(inv.plan.Evidence))
 	}
-	if inv.summary != "" {
-		detail += "; plan: " + inv.summary
+	// The plan's summary is the agent's words: redacted, one line, capped,
+	// and said to be its own.
+	if sum, err := r.scrubInbound(inv.plan.Summary); err != nil {
+		detail += "; the plan's summary is withheld (its redaction failed)"
+	} else if sum = untrusted.OneLine(sum); sum != "" {
+		if len(sum) > maxDryRunSummary {
+			sum = strings.ToValidUTF8(sum[:maxDryRunSummary], "") + "..."
+		}
+		detail += "; the plan says (unverified): " + sum
 	}
 	return stop(Halt, ReasonDryRun, detail)
 }
