@@ -22,8 +22,8 @@ import (
 
 var cmdRun = &command{
 	Name:  "run",
-	Usage: "--report FILE [--repo DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--json]",
-	Short: "take one finding through the five phases to a terminal state",
+	Usage: "--batch SOURCE [--parallel N] [--repo DIR] | --report FILE [--repo DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--dry-run] [--json]",
+	Short: "take one finding, or a batch of them, through the five phases to a terminal state",
 	Long: `
 Run takes one finding (a bug report, or with --vuln a vulnerable dependency)
 through intake, investigate, reproduce, fix and terminal, and ends it in
@@ -72,7 +72,28 @@ read through the API (the token needs "Dependabot alerts: read"; in
 Actions, vulnerability-alerts: read) and worked as --vuln works one. An
 alert that is not open (dismissed, fixed, auto_dismissed) is refused
 before any run starts, exit 2, as a closed issue is: someone decided it,
-or it is resolved, and fixrail does not reopen that decision.`,
+or it is resolved, and fixrail does not reopen that decision.
+
+With --batch SOURCE every finding of the source runs to its terminal state,
+each in a fixrail run process of its own (its own lock, ledger admission,
+containment and report). SOURCE is a file scan can read — fixrail scan
+--json, a vulnerable-dependency list (fixrail's, osv-scanner's JSON or
+SARIF), a report — or a directory of them. At most --parallel run at once
+(default: the smaller of budget.concurrent.repo and .global); findings that
+name the same file, manifest or package run one after another (S7). A line
+per finding on stderr, a table (or --json) on stdout, logs under
+.fixrail/batches/; the exit code is the most severe of the runs (ESCALATE
+over HALT over NOT-REPRO over DRAFT-PR; a run with no terminal state above
+all). Every other flag is passed to each run.
+
+--dry-run plans and publishes nothing, three ways at once: the fix phase's
+agent gets read tools only, the run stops after P3 (HALT dry-run, saying
+what the fix would change) and the forge refuses every write.
+
+FIXRAIL_WEBHOOK_URL (never fixrail.yaml) sends each run's terminal event —
+with FIXRAIL_WEBHOOK_EVENTS=all every transition — as JSON signed with
+HMAC-SHA256 under FIXRAIL_WEBHOOK_SECRET (header X-Fixrail-Signature-256),
+after redaction; a receiver that is down never changes a run's outcome.`,
 	Flags: func() *flag.FlagSet { fs, _ := runFlags(); return fs },
 	Run:   runRun,
 }
