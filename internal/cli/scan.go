@@ -21,7 +21,7 @@ import (
 
 var cmdScan = &command{
 	Name:  "scan",
-	Usage: "--repo OWNER/NAME [--label NAME] [--base BRANCH] [--dir CLONE] [--json]",
+	Usage: "--repo OWNER/NAME | --repos OWNER/A,OWNER/B|@FILE; [--label NAME] [--base BRANCH] [--dir CLONE] [--json | --matrix]",
 	Short: "what is open on a GitHub repository, partitioned: to-fix, branch-exists, posture, unfixable",
 	Long: `
 Scan reads, never writes: the open issues carrying the label (default
@@ -53,6 +53,13 @@ base is --base, else the repository's default branch. Titles and package
 names are untrusted: --json escapes them, the text output replaces control
 characters.
 
+--repos owner/a,owner/b (or @FILE, one a line) scans each in turn; --json
+prints an array of the results, which run --batch reads. --matrix prints
+the to-fix findings of every repository scanned as a GitHub Actions
+matrix on one line, {"include": [{"repo", "finding", "kind", "number"}]}
+(at most 256: the rest waits for the next sweep), and exits 0 when it
+could look — the input of fixrail init --sweep's fan-out job.
+
 Exit codes (lint's and resolve-version's contract):
   0  nothing to do: no finding to fix, no posture problem
   5  found something: a finding to fix, or a posture problem
@@ -67,6 +74,7 @@ Exit codes (lint's and resolve-version's contract):
 type scanOpts struct {
 	repo, label, base, dir string
 	json                   bool
+	x                      scanMoreOpts // --repos, --matrix (scan_repos.go)
 }
 
 func scanFlags() (*flag.FlagSet, *scanOpts) {
@@ -77,6 +85,7 @@ func scanFlags() (*flag.FlagSet, *scanOpts) {
 	fs.StringVar(&o.base, "base", "", "the base branch whose protection is checked (default: the repository's default branch)")
 	fs.StringVar(&o.dir, "dir", "", "also compare this clone's fixrail.yaml on the base with the rails the ledger recorded (posture)")
 	fs.BoolVar(&o.json, "json", false, "print the scan as JSON")
+	o.x.flags(fs)
 	return fs, o
 }
 
@@ -114,11 +123,16 @@ func runScan(ctx context.Context, stdio Stdio, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if _, _, err := ghforge.ParseRepo(o.repo); err != nil {
-		return usagef("--repo: %v", err)
-	}
 	if o.label == "" {
 		return usagef("--label must not be empty")
+	}
+	if o.x.repos != "" || o.x.matrix {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		defer cancel()
+		return scanMany(ctx, stdio, o)
+	}
+	if _, _, err := ghforge.ParseRepo(o.repo); err != nil {
+		return usagef("--repo: %v", err)
 	}
 	f, err := ghforge.FromEnv(os.LookupEnv, o.repo, nil)
 	if err != nil {
