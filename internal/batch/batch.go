@@ -83,8 +83,7 @@ func Chains(items []Item) [][]int {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
@@ -203,7 +202,6 @@ func progressLine(r Result) string {
 const (
 	exitOK       = 0
 	exitInternal = 1
-	exitUsage    = 2
 )
 
 // Severity orders results for the batch's exit code: the four terminal

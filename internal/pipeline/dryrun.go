@@ -9,7 +9,7 @@ import (
 	"github.com/fixrail/fixrail/internal/verdict"
 )
 
-// ReasonDryRun: the run stopped after its plan because it was a dry run.
+// ReasonDryRun is a dry run stopped after its plan (run --dry-run).
 const ReasonDryRun = verdict.ReasonDryRun
 
 // maxDryRunSummary caps the plan summary a dry run's detail quotes.
