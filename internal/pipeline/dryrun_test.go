@@ -22,14 +22,7 @@ import (
 // (the third guard); the agent sees every invocation.
 func dryRun(t *testing.T, d pipeline.DryRun, forgeOf func(*forgetest.Fake) pipeline.Forge, expect func(*forgetest.Fake), agent func(runner.Invocation) (runner.Result, error)) (*pipeline.Report, string) {
 	t.Helper()
-	dir := gittest.NewRepo(t, map[string]string{"fixrail.yaml": reasonsYAML, "src/README": "source\n", "tests/.keep": ""})
-	s, err := pipeline.Prepare(t.Context(), dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	f := forgetest.New(t)
-	expect(f)
+	s, f, dir := forgeSetup(t, expect)
 	rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 		Finding: &findings.Finding{ID: "gh-7", Title: "broken", Body: "it is BROKEN"},
 		Runner:  funcAgent(agent),
