@@ -81,7 +81,11 @@ func (s *Summary) Print(w io.Writer) {
 	if s.DryRun {
 		mode = ", dry run"
 	}
-	fmt.Fprintf(w, "%d finding(s)%s: %s; %s, %d at a time; exit %d\n", len(s.Runs), mode, strings.Join(parts, ", "), s.Duration, s.Parallel, s.Exit)
+	par := fmt.Sprintf("%d at a time", s.Parallel)
+	if s.Parallel == 0 {
+		par = "each repository at its own caps' width"
+	}
+	fmt.Fprintf(w, "%d finding(s)%s: %s; %s, %s; exit %d\n", len(s.Runs), mode, strings.Join(parts, ", "), s.Duration, par, s.Exit)
 }
 
 // StepSummary writes the terminal table as GitHub-flavoured Markdown, for

@@ -28,14 +28,16 @@ import (
 // runMoreOpts are run's batch, dry-run and notification flags: kept here,
 // beside the code that reads them, so run.go only hands them on.
 type runMoreOpts struct {
-	batch    string
-	parallel int
-	dryRun   bool
+	batch         string
+	parallel      int
+	reposParallel int
+	dryRun        bool
 }
 
 func (x *runMoreOpts) flags(fs *flag.FlagSet) {
 	fs.StringVar(&x.batch, "batch", "", "run every finding of a batch `source`: a scan's JSON, a vulnerable-dependency list, a report file, or a directory of them")
 	fs.IntVar(&x.parallel, "parallel", 0, "with --batch: at most `N` runs at once (default: the ledger's budget.concurrent caps; the ledger still admits each run)")
+	fs.IntVar(&x.reposParallel, "repos-parallel", 0, "with --batch over a many-repository scan: at most `N` repositories cloned and worked at once (default 3)")
 	fs.BoolVar(&x.dryRun, "dry-run", false, "plan only: the fix phase's agent gets read tools only, the run stops after P3 (HALT dry-run) and the forge publishes nothing")
 }
 
@@ -88,7 +90,7 @@ var _ pipeline.Forge = dryRunForge{}
 
 // batchOnly are run's flags a batch reads itself; every other flag given
 // is passed on to each finding's run unchanged.
-var batchOnly = map[string]bool{"batch": true, "parallel": true, "json": true, "repo": true, "dir": true,
+var batchOnly = map[string]bool{"batch": true, "parallel": true, "repos-parallel": true, "json": true, "repo": true, "dir": true,
 	"report": true, "vuln": true, "issue": true, "alert": true, "event": true}
 
 // runBatch runs every finding of the source, each in a `fixrail run`
@@ -117,6 +119,20 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	local := o.repo
 	if set["dir"] {
 		local = o.dir
+	}
+	if !set["dir"] {
+		// A scan's listing names its repositories: each is cloned into a
+		// directory of its own (batch_clone.go). Read it without a state
+		// directory: it splits nothing.
+		items, err := batch.ReadSource(o.x.batch, func(string, []byte) (string, error) {
+			return "", fmt.Errorf("not a scan's listing")
+		})
+		if err == nil && len(items) > 0 && items[0].Repo != "" {
+			return runBatchClones(ctx, stdio, o, items, pass)
+		}
+	}
+	if set["repos-parallel"] {
+		return usagef("--repos-parallel goes with a batch over a scan's listing of several repositories")
 	}
 	// The repository's committed config decides the default width; the
 	// runs read it again, each on its own.
@@ -165,7 +181,13 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	}
 	t0 := time.Now()
 	results := batch.Run(ctx, items, run, batch.Options{Parallel: parallel, Progress: stdio.Stderr})
-	sum := batch.Summarise(o.x.batch, o.x.dryRun, parallel, time.Since(t0), results)
+	return finishBatch(stdio, o, results, parallel, time.Since(t0))
+}
+
+// finishBatch prints a batch's summary (and the job summary under
+// Actions) and returns its exit.
+func finishBatch(stdio Stdio, o *runOpts, results []batch.Result, parallel int, took time.Duration) error {
+	sum := batch.Summarise(o.x.batch, o.x.dryRun, parallel, took, results)
 	if err := stepSummary(os.LookupEnv, sum); err != nil {
 		fmt.Fprintf(stdio.Stderr, "fixrail: warning: the job summary: %v\n", err)
 	}

@@ -81,6 +81,7 @@ func TestScript(t *testing.T) {
 			"npmregistry":  cmdNPMRegistry,
 			"nocontrol":    cmdNoControl,
 			"webhookrecv":  cmdWebhookRecv,
+			"gitserverurl": cmdGitServerURL,
 		},
 	})
 }

@@ -61,3 +61,16 @@ func cmdWebhookRecv(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(srv.Close)
 	ts.Setenv(events.WebhookURLEnv, srv.URL+"/hook")
 }
+
+// gitserverurl: set GITHUB_SERVER_URL to the server gitserve started (its
+// $GITURL without the owner/name path), as Actions sets it for a clone.
+func cmdGitServerURL(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: gitserverurl")
+	}
+	u := ts.Getenv("GITURL")
+	for range 2 {
+		u = u[:strings.LastIndex(u, "/")]
+	}
+	ts.Setenv("GITHUB_SERVER_URL", u)
+}
