@@ -134,26 +134,9 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	if set["repos-parallel"] {
 		return usagef("--repos-parallel goes with a batch over a scan's listing of several repositories")
 	}
-	// The repository's committed config decides the default width; the
-	// runs read it again, each on its own.
-	setup, err := pipeline.Prepare(ctx, local, o.base)
+	parallel, dir, err := batchSetup(ctx, local, o.base, o.x.parallel)
 	if err != nil {
 		return err
-	}
-	parallel := o.x.parallel
-	if parallel == 0 {
-		c := setup.Config.Budget.Concurrent
-		parallel = max(1, min(c.Repo, c.Global))
-	}
-	batches, err := setup.StateDir("batches")
-	setup.Close()
-	if err != nil {
-		return err
-	}
-	id := time.Now().UTC().Format("20060102T150405Z") + "-" + strconv.Itoa(os.Getpid())
-	dir := filepath.Join(batches, id)
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return fmt.Errorf("batch directory: %w", err)
 	}
 	split := func(fid string, data []byte) (string, error) {
 		if !pathguard.SafeName(fid) {
@@ -202,6 +185,31 @@ func finishBatch(stdio Stdio, o *runOpts, results []batch.Result, parallel int, 
 		return nil
 	}
 	return &codedError{msg: "batch", code: sum.Exit, shown: true}
+}
+
+// batchSetup reads a repository's committed config for a batch: the
+// default width (the smaller concurrency cap; the runs read the config
+// again, each on its own), and a fresh directory for the batch's logs
+// under its state directory.
+func batchSetup(ctx context.Context, repo, base string, parallel int) (int, string, error) {
+	setup, err := pipeline.Prepare(ctx, repo, base)
+	if err != nil {
+		return 0, "", err
+	}
+	if parallel == 0 {
+		c := setup.Config.Budget.Concurrent
+		parallel = max(1, min(c.Repo, c.Global))
+	}
+	batches, err := setup.StateDir("batches")
+	setup.Close()
+	if err != nil {
+		return 0, "", err
+	}
+	dir := filepath.Join(batches, time.Now().UTC().Format("20060102T150405Z")+"-"+strconv.Itoa(os.Getpid()))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return 0, "", fmt.Errorf("batch directory: %w", err)
+	}
+	return parallel, dir, nil
 }
 
 // childArgs is one finding's `fixrail run` command line. A GitHub item

@@ -16,7 +16,6 @@ import (
 
 	"github.com/fixrail/fixrail/internal/batch"
 	ghforge "github.com/fixrail/fixrail/internal/forge/github"
-	"github.com/fixrail/fixrail/internal/pipeline"
 )
 
 // defaultReposParallel is how many repositories a batch clones and works
@@ -145,17 +144,7 @@ func runOneRepo(ctx context.Context, stdio Stdio, o *runOpts, exe, server, dir, 
 	if err := cloneRepo(ctx, server, repo, dir, os.LookupEnv); err != nil {
 		return fail(err)
 	}
-	setup, err := pipeline.Prepare(ctx, dir, o.base)
-	if err != nil {
-		return fail(err)
-	}
-	parallel := o.x.parallel
-	if parallel == 0 {
-		c := setup.Config.Budget.Concurrent
-		parallel = max(1, min(c.Repo, c.Global))
-	}
-	logs, err := setup.StateDir("batches")
-	setup.Close()
+	parallel, logs, err := batchSetup(ctx, dir, o.base, o.x.parallel)
 	if err != nil {
 		return fail(err)
 	}
