@@ -41,7 +41,8 @@ func serverURL(lookup func(string) (string, bool)) (string, error) {
 
 // cloneRepo clones owner/name from server into dir. The token, when there
 // is one, travels in a one-off header from the environment (never argv,
-// never .git/config); no hook, no submodule, no transport but the
+// never .git/config), to that server only (no redirect is followed with
+// it); no hook, no submodule, no transport but the
 // server's own scheme; nothing asks on a terminal.
 func cloneRepo(ctx context.Context, server, repo, dir string, lookup func(string) (string, bool)) error {
 	ctx, cancel := context.WithTimeout(ctx, cloneTimeout)
@@ -49,7 +50,7 @@ func cloneRepo(ctx context.Context, server, repo, dir string, lookup func(string
 	scheme := strings.SplitN(server, ":", 2)[0]
 	cmd := exec.CommandContext(ctx, "git",
 		"-c", "core.hooksPath=/dev/null", "-c", "protocol.allow=never", "-c", "protocol."+scheme+".allow=always",
-		"-c", "credential.helper=", "-c", "core.askPass=",
+		"-c", "credential.helper=", "-c", "core.askPass=", "-c", "http.followRedirects=false",
 		"clone", "--quiet", "--no-recurse-submodules", "--", server+"/"+repo+".git", dir)
 	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=")
 	for _, name := range ghforge.TokenEnv {
