@@ -138,8 +138,8 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if o.x.batch != "" {
 		return runBatch(ctx, stdio, fs, o)
 	}
-	if fs.Lookup("parallel").Value.String() != "0" {
-		return usagef("--parallel goes with --batch")
+	if fs.Lookup("parallel").Value.String() != "0" || fs.Lookup("repos-parallel").Value.String() != "0" {
+		return usagef("--parallel and --repos-parallel go with --batch")
 	}
 	in, err := o.intake(fs, os.LookupEnv)
 	if err != nil {
