@@ -247,6 +247,28 @@ func (cp *claudePipeline) runDry(t *testing.T, dry DryRun, script func(inv runne
 	return rep, agent
 }
 
+// s1Turns is the S1 agent: a reproducing test and the plan, then the
+// one-line fix and its result.
+func s1Turns(inv runner.Invocation) []fakemodel.Turn {
+	src := filepath.Join(inv.Worktree, "src/app/format.py")
+	switch inv.Phase {
+	case runner.Investigate:
+		return []fakemodel.Turn{
+			step("Read", map[string]any{"file_path": src}),
+			step("Write", map[string]any{"file_path": filepath.Join(inv.Worktree, "tests/test_none.py"), "content": s1Test}),
+			step("Write", map[string]any{"file_path": inv.PlanPath, "content": s1Plan}),
+			{Text: "The test reproduces the bug; PLAN.json is written."},
+		}
+	default:
+		return []fakemodel.Turn{
+			step("Read", map[string]any{"file_path": src}),
+			step("Edit", map[string]any{"file_path": src, "old_string": `return text.upper() + "!"`, "new_string": `return (text or "").upper() + "!"`}),
+			step("Write", map[string]any{"file_path": inv.ResultPath, "content": `{"summary": "treat None as empty", "files_changed": ["src/app/format.py"]}`}),
+			{Text: "Fixed."},
+		}
+	}
+}
+
 // TestClaudePipeline runs the whole pipeline with the real CLI as the agent
 // and fixrail's phase hook deciding every tool call.
 func TestClaudePipeline(t *testing.T) {
@@ -255,25 +277,7 @@ func TestClaudePipeline(t *testing.T) {
 	t.Run("S1 reproduced and fixed: DRAFT-PR", func(t *testing.T) {
 		t.Parallel()
 		cp := newClaudePipeline(t, fixrail)
-		rep, agent := cp.run(t, func(inv runner.Invocation) []fakemodel.Turn {
-			src := filepath.Join(inv.Worktree, "src/app/format.py")
-			switch inv.Phase {
-			case runner.Investigate:
-				return []fakemodel.Turn{
-					step("Read", map[string]any{"file_path": src}),
-					step("Write", map[string]any{"file_path": filepath.Join(inv.Worktree, "tests/test_none.py"), "content": s1Test}),
-					step("Write", map[string]any{"file_path": inv.PlanPath, "content": s1Plan}),
-					{Text: "The test reproduces the bug; PLAN.json is written."},
-				}
-			default:
-				return []fakemodel.Turn{
-					step("Read", map[string]any{"file_path": src}),
-					step("Edit", map[string]any{"file_path": src, "old_string": `return text.upper() + "!"`, "new_string": `return (text or "").upper() + "!"`}),
-					step("Write", map[string]any{"file_path": inv.ResultPath, "content": `{"summary": "treat None as empty", "files_changed": ["src/app/format.py"]}`}),
-					{Text: "Fixed."},
-				}
-			}
-		})
+		rep, agent := cp.run(t, s1Turns)
 		// The pipeline passes each phase its write scope (invoke sets
 		// Invocation.Allow); without it the adapter lets the agent write
 		// nothing and the run cannot reproduce.
@@ -395,24 +399,7 @@ func TestClaudePipeline(t *testing.T) {
 func TestClaudeDryRunReadOnly(t *testing.T) {
 	fixrail := buildFixrail(t)
 	cp := newClaudePipeline(t, fixrail)
-	rep, agent := cp.runDry(t, DryRun{ReadOnlyAgent: true}, func(inv runner.Invocation) []fakemodel.Turn {
-		src := filepath.Join(inv.Worktree, "src/app/format.py")
-		switch inv.Phase {
-		case runner.Investigate:
-			return []fakemodel.Turn{
-				step("Write", map[string]any{"file_path": filepath.Join(inv.Worktree, "tests/test_none.py"), "content": s1Test}),
-				step("Write", map[string]any{"file_path": inv.PlanPath, "content": s1Plan}),
-				{Text: "Planned."},
-			}
-		default:
-			return []fakemodel.Turn{
-				step("Read", map[string]any{"file_path": src}),
-				step("Edit", map[string]any{"file_path": src, "old_string": `return text.upper() + "!"`, "new_string": `return (text or "").upper() + "!"`}),
-				step("Write", map[string]any{"file_path": inv.ResultPath, "content": `{"summary": "treat None as empty", "files_changed": ["src/app/format.py"]}`}),
-				{Text: "Fixed."},
-			}
-		}
-	})
+	rep, agent := cp.runDry(t, DryRun{ReadOnlyAgent: true}, s1Turns)
 	fix := agent.run(runner.Fix)
 	if fix == nil || !fix.inv.ReadOnly || len(fix.inv.Allow) != 0 {
 		t.Fatalf("fix phase %+v: want a read-only invocation", fix)
