@@ -95,6 +95,9 @@ func (s *Summary) Print(w io.Writer) {
 func (s *Summary) StepSummary(w io.Writer) error {
 	var b strings.Builder
 	title := "fixrail batch"
+	if len(s.Runs) == 1 {
+		title = "fixrail run"
+	}
 	if s.DryRun {
 		title += " (dry run: nothing published)"
 	}

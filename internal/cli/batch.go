@@ -319,6 +319,17 @@ func lastLine(s string) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
+// runStepSummary is one run's row for the job summary under Actions (the
+// sweep's jobs run one finding each); a failure is a warning.
+func runStepSummary(stderr io.Writer, rep *pipeline.Report) {
+	r := batch.Result{Item: batch.Item{ID: rep.Finding.ID}, Terminal: rep.Terminal, Reason: rep.Reason,
+		Detail: rep.Detail, PR: rep.PR, Exit: terminalExit(rep.Terminal)}
+	sum := batch.Summarise(rep.Finding.ID, rep.DryRun, 1, 0, []batch.Result{r})
+	if err := stepSummary(os.LookupEnv, sum); err != nil {
+		fmt.Fprintf(stderr, "fixrail: warning: the job summary: %v\n", err)
+	}
+}
+
 // stepSummary appends the terminal table to $GITHUB_STEP_SUMMARY under
 // GitHub Actions (the job's summary page); elsewhere it does nothing.
 func stepSummary(lookup func(string) (string, bool), sum *batch.Summary) error {

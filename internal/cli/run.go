@@ -219,6 +219,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if err := printReport(stdio.Stdout, rep, o.json); err != nil {
 		return err
 	}
+	runStepSummary(stdio.Stderr, rep)
 	return &terminalError{rep.Terminal}
 }
 
