@@ -25,7 +25,7 @@ import (
 
 var cmdInit = &command{
 	Name:  "init",
-	Usage: "[--dir DIR] [--force]",
+	Usage: "[--dir DIR] [--force] [--sweep]",
 	Short: "write fixrail.yaml (with the deny-list manifest) and the reference CI workflow",
 	Long: `
 Init writes three files into the repository at --dir (default: the current
@@ -53,7 +53,13 @@ fixrail.yaml on the base branch: a run reads it from there, never from the
 working tree. Init prints the CODEOWNERS lines that put the rails under
 their owners' review; it does not write CODEOWNERS.
 
-Both workflows pass fixrail lint with zero findings. Existing files are
+With --sweep, init writes only .github/workflows/fixrail-sweep.yml: on a
+schedule, a scan job (fixrail scan --matrix) and a fix job that runs one
+finding per matrix entry (max-parallel 4, each in the finding's own
+concurrency group, the budget precheck and run of fixrail-alerts.yml, the
+ledger's Postgres password from the FIXRAIL_LEDGER_PASSWORD secret).
+
+Every workflow init writes passes fixrail lint with zero findings. Existing files are
 never overwritten without --force; nothing is written unless every file
 can be.`,
 	Flags: func() *flag.FlagSet { fs, _ := initFlags(); return fs },
@@ -66,6 +72,7 @@ var initConfigTemplate string
 type initOpts struct {
 	dir   string
 	force bool
+	sweep bool
 }
 
 func initFlags() (*flag.FlagSet, *initOpts) {
@@ -73,6 +80,7 @@ func initFlags() (*flag.FlagSet, *initOpts) {
 	fs := flag.NewFlagSet("init", flag.ContinueOnError)
 	fs.StringVar(&o.dir, "dir", ".", "the repository `root` to write into")
 	fs.BoolVar(&o.force, "force", false, "overwrite files that exist")
+	fs.BoolVar(&o.sweep, "sweep", false, "write only .github/workflows/fixrail-sweep.yml: a scheduled scan fanning out one job per finding")
 	return fs, o
 }
 
@@ -177,6 +185,13 @@ func runInit(ctx context.Context, stdio Stdio, args []string) error {
 		{config.FileName, []byte(cfg)},
 		{filepath.Join(".github", "workflows", "fixrail.yml"), pinWorkflow(conformance.ReferenceWorkflow, pin)},
 		{filepath.Join(".github", "workflows", "fixrail-alerts.yml"), pinWorkflow(conformance.AlertsWorkflow, pin)},
+	}
+	if o.sweep {
+		files = files[:0]
+		files = append(files, struct {
+			rel  string
+			data []byte
+		}{filepath.Join(".github", "workflows", "fixrail-sweep.yml"), pinWorkflow(conformance.SweepWorkflow, pin)})
 	}
 	// A directory on the way that is a symbolic link (a committed
 	// .github/workflows -> ../../elsewhere) would put the files wherever it

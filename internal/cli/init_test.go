@@ -148,7 +148,7 @@ func TestDetectLayout(t *testing.T) {
 
 // TestInitWorkflowIsClean keeps both reference workflows at zero findings.
 func TestInitWorkflowIsClean(t *testing.T) {
-	for name, wf := range map[string][]byte{"fixrail.yml": conformance.ReferenceWorkflow, "fixrail-alerts.yml": conformance.AlertsWorkflow} {
+	for name, wf := range map[string][]byte{"fixrail.yml": conformance.ReferenceWorkflow, "fixrail-alerts.yml": conformance.AlertsWorkflow, "fixrail-sweep.yml": conformance.SweepWorkflow} {
 		if fs := conformance.Lint(name, wf, conformance.Options{NoIgnores: true}); len(fs) > 0 {
 			t.Errorf("the reference workflow %s has findings: %+v", name, fs)
 		}
@@ -219,7 +219,7 @@ func TestInitPinsItself(t *testing.T) {
 			if pin != tc.pin || dirty != tc.wantDirty {
 				t.Fatalf("selfPin = %q, %v; want %q, %v", pin, dirty, tc.pin, tc.wantDirty)
 			}
-			for name, wf := range map[string][]byte{"fixrail.yml": conformance.ReferenceWorkflow, "fixrail-alerts.yml": conformance.AlertsWorkflow} {
+			for name, wf := range map[string][]byte{"fixrail.yml": conformance.ReferenceWorkflow, "fixrail-alerts.yml": conformance.AlertsWorkflow, "fixrail-sweep.yml": conformance.SweepWorkflow} {
 				out := string(pinWorkflow(wf, pin))
 				if want := "FIXRAIL_VERSION: \"" + tc.pin + "\"\n"; !strings.Contains(out, want) || strings.Contains(out, pinPlaceholder) {
 					t.Errorf("%s: want %q and no placeholder", name, want)

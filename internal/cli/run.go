@@ -22,8 +22,8 @@ import (
 
 var cmdRun = &command{
 	Name:  "run",
-	Usage: "--report FILE [--repo DIR] | (--sarif FILE --result ID | --orca-alert ID) [--repo DIR | --repo OWNER/NAME --dir DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --code-scanning-alert N | --secret-scanning-alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--json]",
-	Short: "take one finding through the five phases to a terminal state",
+	Usage: "--batch SOURCE [--parallel N] [--repo DIR] | --report FILE [--repo DIR] | (--sarif FILE --result ID | --orca-alert ID) [--repo DIR | --repo OWNER/NAME --dir DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --code-scanning-alert N | --secret-scanning-alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--dry-run] [--json]",
+	Short: "take one finding, or a batch of them, through the five phases to a terminal state",
 	Long: `
 Run takes one finding (a bug report, or with --vuln a vulnerable dependency)
 through intake, investigate, reproduce, fix and terminal, and ends it in
@@ -95,7 +95,30 @@ token needs "Code scanning alerts: read", in Actions security-events:
 read; or "Secret scanning alerts: read") and sorted as scan sorts a
 SARIF result: its file must be in the clone (--dir), its fix type comes
 from its tool (a secret-scanning alert is a secret). The alert is never
-changed; one not open is refused (exit 2).`,
+changed; one not open is refused (exit 2).
+
+With --batch SOURCE every finding of the source runs to its terminal state,
+each in a fixrail run process of its own (its own lock, ledger admission,
+containment and report). SOURCE is a file scan can read — fixrail scan
+--json, a vulnerable-dependency list (fixrail's, osv-scanner's JSON or
+SARIF), a report — or a directory of them. At most --parallel run at once
+(default: the smaller of budget.concurrent.repo and .global); findings that
+name the same file, manifest or package run one after another (S7). A line
+per finding on stderr, a table (or --json) on stdout, logs under
+.fixrail/batches/; the exit code is the most severe of the runs (ESCALATE
+over HALT over NOT-REPRO over DRAFT-PR; a run with no terminal state above
+all). Every other flag is passed to each run. A scan's listing without
+--dir clones each repository it names from $GITHUB_SERVER_URL into a
+directory of its own, --repos-parallel (default 3) at a time.
+
+--dry-run plans and publishes nothing, three ways at once: the fix phase's
+agent gets read tools only, the run stops after P3 (HALT dry-run, saying
+what the fix would change) and the forge refuses every write.
+
+FIXRAIL_WEBHOOK_URL (never fixrail.yaml) sends each run's terminal event —
+with FIXRAIL_WEBHOOK_EVENTS=all every transition — as JSON signed with
+HMAC-SHA256 under FIXRAIL_WEBHOOK_SECRET (header X-Fixrail-Signature-256),
+after redaction; a receiver that is down never changes a run's outcome.`,
 	Flags: func() *flag.FlagSet { fs, _ := runFlags(); return fs },
 	Run:   runRun,
 }
@@ -108,6 +131,7 @@ type runOpts struct {
 	csAlert, ssAlert               int
 	json                           bool
 	vulns                          resolvecmd.Source
+	x                              runMoreOpts // --batch, --parallel, --dry-run (batch.go)
 }
 
 func runFlags() (*flag.FlagSet, *runOpts) {
@@ -129,6 +153,7 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs.StringVar(&o.event, "event", "", "the finding: the issue or Dependabot alert an Actions event payload `file` names (default $GITHUB_EVENT_PATH under Actions)")
 	fs.StringVar(&o.dir, "dir", ".", "with --issue, --alert or --event: the clone to fix (a git work tree)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
+	o.x.flags(fs)
 	return fs, o
 }
 
@@ -139,6 +164,12 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if o.x.batch != "" {
+		return runBatch(ctx, stdio, fs, o)
+	}
+	if fs.Lookup("parallel").Value.String() != "0" || fs.Lookup("repos-parallel").Value.String() != "0" {
+		return usagef("--parallel and --repos-parallel go with --batch")
 	}
 	in, err := o.intake(fs, os.LookupEnv)
 	if err != nil {
@@ -164,6 +195,11 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	sink, err := o.x.webhook()
+	if err != nil {
+		return err
+	}
+	defer sink.close(stdio.Stderr)
 	if err := hideEnvironment(); err != nil {
 		return fmt.Errorf("make fixrail non-dumpable: %w", err)
 	}
@@ -194,6 +230,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		Confirm:    confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console}),
 		Console:    console,
 	}
+	o.x.apply(&params, sink)
 	switch {
 	case scanner:
 		if err := in.readScanner(ctx, setup, o, &params); err != nil {
@@ -214,12 +251,14 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	rep, err := pipeline.Run(ctx, setup, params)
 	done()
+	sink.close(stdio.Stderr)
 	if err != nil {
 		return err
 	}
 	if err := printReport(stdio.Stdout, rep, o.json); err != nil {
 		return err
 	}
+	runStepSummary(stdio.Stderr, rep)
 	return &terminalError{rep.Terminal}
 }
 

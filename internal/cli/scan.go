@@ -21,8 +21,8 @@ import (
 
 var cmdScan = &command{
 	Name:  "scan",
-	Usage: "--repo OWNER/NAME [--label NAME] [--base BRANCH] [--dir CLONE] [--sarif FILE] [--orca] [--json] | --sarif FILE [--dir CLONE] [--base BRANCH] [--orca] [--json]",
-	Short: "what is open on a GitHub repository, in a scanner's SARIF log or on Orca, partitioned: to-fix, branch-exists, posture, unfixable",
+	Usage: "--repo OWNER/NAME | --repos OWNER/A,OWNER/B|@FILE; [--label NAME] [--base BRANCH] [--dir CLONE] [--sarif FILE] [--orca] [--json | --matrix] | --sarif FILE [--dir CLONE] [--base BRANCH] [--orca] [--json]",
+	Short: "what is open on GitHub repositories, in a scanner's SARIF log or on Orca, partitioned: to-fix, branch-exists, posture, unfixable",
 	Long: `
 Scan reads, never writes: the open issues carrying the label (default
 fixrail, the reference workflow's trigger), the open Dependabot,
@@ -71,6 +71,13 @@ base is --base, else the repository's default branch. Titles and package
 names are untrusted: --json escapes them, the text output replaces control
 characters.
 
+--repos owner/a,owner/b (or @FILE, one a line) scans each in turn; --json
+prints an array of the results, which run --batch reads. --matrix prints
+the to-fix findings of every repository scanned as a GitHub Actions
+matrix on one line, {"include": [{"repo", "finding", "kind", "number"}]}
+(at most 256: the rest waits for the next sweep), and exits 0 when it
+could look — the input of fixrail init --sweep's fan-out job.
+
 Exit codes (lint's and resolve-version's contract):
   0  nothing to do: no finding to fix, no posture problem
   5  found something: a finding to fix, or a posture problem
@@ -87,6 +94,7 @@ type scanOpts struct {
 	sarif                  string
 	orca                   bool
 	json                   bool
+	x                      scanMoreOpts // --repos, --matrix (scan_repos.go)
 }
 
 func scanFlags() (*flag.FlagSet, *scanOpts) {
@@ -99,6 +107,7 @@ func scanFlags() (*flag.FlagSet, *scanOpts) {
 	fs.StringVar(&o.sarif, "sarif", "", "also sort the results of a scanner's SARIF 2.1.0 log `file` (the clone is --dir, default .)")
 	fs.BoolVar(&o.orca, "orca", false, "also sort the repository's open Orca alerts (orca: in fixrail.yaml; the token from ORCA_API_TOKEN)")
 	fs.BoolVar(&o.json, "json", false, "print the scan as JSON")
+	o.x.flags(fs)
 	return fs, o
 }
 
@@ -147,11 +156,16 @@ func runScan(ctx context.Context, stdio Stdio, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if o.repo == "" && o.sarif == "" && !o.orca {
-		return usagef("--repo OWNER/NAME is required (or --sarif FILE, or --orca)")
-	}
 	if o.label == "" {
 		return usagef("--label must not be empty")
+	}
+	if o.x.repos != "" || o.x.matrix {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		defer cancel()
+		return scanMany(ctx, stdio, o)
+	}
+	if o.repo == "" && o.sarif == "" && !o.orca {
+		return usagef("--repo OWNER/NAME is required (or --repos, --sarif FILE, or --orca)")
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()

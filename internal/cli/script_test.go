@@ -84,6 +84,8 @@ func TestScript(t *testing.T) {
 			"npmregistry":  cmdNPMRegistry,
 			"nocontrol":    cmdNoControl,
 			"scanner":      cmdScanner,
+			"webhookrecv":  cmdWebhookRecv,
+			"gitserverurl": cmdGitServerURL,
 		},
 	})
 }

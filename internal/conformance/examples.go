@@ -18,6 +18,13 @@ var ReferenceWorkflow []byte
 //go:embed reference/fixrail-alerts.yml
 var AlertsWorkflow []byte
 
+// SweepWorkflow is the workflow fixrail init --sweep writes: a scheduled
+// scan whose matrix fans out one job per finding, in the envelope of
+// AlertsWorkflow. It passes every rule as well.
+//
+//go:embed reference/fixrail-sweep.yml
+var SweepWorkflow []byte
+
 // goodAgent calls an agent directly and conforms: budget first, a random
 // nonce, the issue fenced, gates named, two staged allowlists.
 const goodAgent = `on:

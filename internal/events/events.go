@@ -42,6 +42,7 @@ type Log struct {
 	err     error
 	hit     bool
 	phase   string // the phase under way, for a heartbeat's line
+	sinks   []Sink // webhooks: each event after the chokepoint
 }
 
 // Open creates the NDJSON log at path (0600, must not exist) and echoes
@@ -79,6 +80,9 @@ func (l *Log) Emit(e Event) {
 		l.err = fmt.Errorf("event log: %w", err)
 	}
 	l.writeConsole(e)
+	for _, s := range l.sinks {
+		s.Send(e) // scrubbed above: a sink sees what the log holds
+	}
 }
 
 // scrubFields passes every text field of e through the chokepoint.

@@ -8,6 +8,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(loopEnv) != "" {
+		os.Exit(loopChild())
+	}
 	if os.Getenv(childEnv) != "" {
 		os.Exit(child())
 	}

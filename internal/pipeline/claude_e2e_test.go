@@ -207,6 +207,12 @@ budget: {max_diff_lines: 200, wall_clock: 3m}
 // runner.Open builds from the repository's fixrail.yaml.
 func (cp *claudePipeline) run(t *testing.T, script func(inv runner.Invocation) []fakemodel.Turn) (*Report, *scripted) {
 	t.Helper()
+	return cp.runDry(t, DryRun{}, script)
+}
+
+// runDry is run with a dry run's pipeline guards as given.
+func (cp *claudePipeline) runDry(t *testing.T, dry DryRun, script func(inv runner.Invocation) []fakemodel.Turn) (*Report, *scripted) {
+	t.Helper()
 	ctx := context.Background()
 	s, err := Prepare(ctx, cp.repo, "")
 	if err != nil {
@@ -229,6 +235,7 @@ func (cp *claudePipeline) run(t *testing.T, script func(inv runner.Invocation) [
 		Runner:  agent,
 		Forge:   &forge.Local{Dir: filepath.Join(cp.repo, ".fixrail", "outbox")},
 		TempDir: cp.tmp,
+		DryRun:  dry,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -240,6 +247,28 @@ func (cp *claudePipeline) run(t *testing.T, script func(inv runner.Invocation) [
 	return rep, agent
 }
 
+// s1Turns is the S1 agent: a reproducing test and the plan, then the
+// one-line fix and its result.
+func s1Turns(inv runner.Invocation) []fakemodel.Turn {
+	src := filepath.Join(inv.Worktree, "src/app/format.py")
+	switch inv.Phase {
+	case runner.Investigate:
+		return []fakemodel.Turn{
+			step("Read", map[string]any{"file_path": src}),
+			step("Write", map[string]any{"file_path": filepath.Join(inv.Worktree, "tests/test_none.py"), "content": s1Test}),
+			step("Write", map[string]any{"file_path": inv.PlanPath, "content": s1Plan}),
+			{Text: "The test reproduces the bug; PLAN.json is written."},
+		}
+	default:
+		return []fakemodel.Turn{
+			step("Read", map[string]any{"file_path": src}),
+			step("Edit", map[string]any{"file_path": src, "old_string": `return text.upper() + "!"`, "new_string": `return (text or "").upper() + "!"`}),
+			step("Write", map[string]any{"file_path": inv.ResultPath, "content": `{"summary": "treat None as empty", "files_changed": ["src/app/format.py"]}`}),
+			{Text: "Fixed."},
+		}
+	}
+}
+
 // TestClaudePipeline runs the whole pipeline with the real CLI as the agent
 // and fixrail's phase hook deciding every tool call.
 func TestClaudePipeline(t *testing.T) {
@@ -248,25 +277,7 @@ func TestClaudePipeline(t *testing.T) {
 	t.Run("S1 reproduced and fixed: DRAFT-PR", func(t *testing.T) {
 		t.Parallel()
 		cp := newClaudePipeline(t, fixrail)
-		rep, agent := cp.run(t, func(inv runner.Invocation) []fakemodel.Turn {
-			src := filepath.Join(inv.Worktree, "src/app/format.py")
-			switch inv.Phase {
-			case runner.Investigate:
-				return []fakemodel.Turn{
-					step("Read", map[string]any{"file_path": src}),
-					step("Write", map[string]any{"file_path": filepath.Join(inv.Worktree, "tests/test_none.py"), "content": s1Test}),
-					step("Write", map[string]any{"file_path": inv.PlanPath, "content": s1Plan}),
-					{Text: "The test reproduces the bug; PLAN.json is written."},
-				}
-			default:
-				return []fakemodel.Turn{
-					step("Read", map[string]any{"file_path": src}),
-					step("Edit", map[string]any{"file_path": src, "old_string": `return text.upper() + "!"`, "new_string": `return (text or "").upper() + "!"`}),
-					step("Write", map[string]any{"file_path": inv.ResultPath, "content": `{"summary": "treat None as empty", "files_changed": ["src/app/format.py"]}`}),
-					{Text: "Fixed."},
-				}
-			}
-		})
+		rep, agent := cp.run(t, s1Turns)
 		// The pipeline passes each phase its write scope (invoke sets
 		// Invocation.Allow); without it the adapter lets the agent write
 		// nothing and the run cannot reproduce.
@@ -377,6 +388,31 @@ func TestClaudePipeline(t *testing.T) {
 			t.Errorf("a branch was created: %s", out)
 		}
 	})
+}
+
+// TestClaudeDryRunReadOnly is a dry run's first guard alone, with the real
+// CLI: the pipeline does not stop after the plan and the forge would
+// publish, but the fix phase's agent has read tools only. The model asks
+// to edit the planned file and write its result exactly as in S1; the CLI
+// has no such tools, nothing is written, and no PR exists. Without the
+// guard (ReadOnlyAgent false) this is S1's DRAFT-PR.
+func TestClaudeDryRunReadOnly(t *testing.T) {
+	fixrail := buildFixrail(t)
+	cp := newClaudePipeline(t, fixrail)
+	rep, agent := cp.runDry(t, DryRun{ReadOnlyAgent: true}, s1Turns)
+	fix := agent.run(runner.Fix)
+	if fix == nil || !fix.inv.ReadOnly || len(fix.inv.Allow) != 0 {
+		t.Fatalf("fix phase %+v: want a read-only invocation", fix)
+	}
+	if rep.Terminal == DraftPR {
+		t.Fatalf("a read-only fix phase ended DRAFT-PR: %s", rep.Detail)
+	}
+	if out, err := gittest.Run(t, cp.repo, "rev-parse", "--verify", "-q", "refs/heads/fixrail/s1"); err == nil {
+		t.Errorf("a branch was created: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(cp.repo, ".fixrail", "outbox", "s1")); err == nil {
+		t.Error("an outbox bundle was written")
+	}
 }
 
 // checkFenced asserts that every occurrence of needle in the first user

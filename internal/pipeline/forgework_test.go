@@ -25,17 +25,25 @@ func forgeRun(t *testing.T, expect func(f *forgetest.Fake)) (*pipeline.Report, i
 	return rep, calls
 }
 
-// forgeRunRepo is forgeRun that also returns the repository it ran in.
-func forgeRunRepo(t *testing.T, expect func(f *forgetest.Fake)) (*pipeline.Report, int32, string) {
+// forgeSetup is a repository for issue #7's runs, prepared (closed when
+// the test ends), and the recording fake with expect's expectations.
+func forgeSetup(t *testing.T, expect func(f *forgetest.Fake)) (*pipeline.Setup, *forgetest.Fake, string) {
 	t.Helper()
 	dir := gittest.NewRepo(t, map[string]string{"fixrail.yaml": reasonsYAML, "src/README": "source\n", "tests/.keep": ""})
 	s, err := pipeline.Prepare(t.Context(), dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
 	f := forgetest.New(t)
 	expect(f)
+	return s, f, dir
+}
+
+// forgeRunRepo is forgeRun that also returns the repository it ran in.
+func forgeRunRepo(t *testing.T, expect func(f *forgetest.Fake)) (*pipeline.Report, int32, string) {
+	t.Helper()
+	s, f, dir := forgeSetup(t, expect)
 	var calls atomic.Int32
 	rep, err := pipeline.Run(t.Context(), s, pipeline.Params{
 		Finding: &findings.Finding{ID: "gh-7", Title: "broken", Body: "it is BROKEN", Issue: 7},

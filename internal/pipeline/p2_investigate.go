@@ -279,6 +279,12 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 	if phase == runner.Fix {
 		bash = r.typ.Budget.BashRules
 	}
+	// A dry run's first guard: the fix phase's agent gets read tools
+	// only, whatever the plan says it would change.
+	readOnly := phase == runner.Fix && r.p.DryRun.ReadOnlyAgent
+	if readOnly {
+		allow, bash = nil, nil
+	}
 	inv := runner.Invocation{
 		Phase:      phase,
 		Worktree:   r.wt.Dir,
@@ -290,6 +296,7 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 		MaxCostUSD: costLeft,
 		Allow:      allow,
 		BashRules:  bash,
+		ReadOnly:   readOnly,
 		Sandbox:    &sandbox.Spec{Mode: r.sandboxMode(), RW: []string{r.handoff}, Hide: r.hide()},
 		TempDir:    r.dir,
 	}

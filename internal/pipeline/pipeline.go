@@ -261,6 +261,24 @@ type Params struct {
 	// Access is what the reporter may do in the repository, for risk
 	// routing; empty is a local operator's report.
 	Access risk.Access
+	// DryRun is two of a dry run's three guards (the third is the forge
+	// the CLI hands in, which refuses to publish). The CLI sets both;
+	// each holds on its own, and each is tested alone.
+	DryRun DryRun
+	// Sink receives every event after the redaction chokepoint (a
+	// webhook); nil: none.
+	Sink events.Sink
+}
+
+// DryRun is what a dry run asks of the pipeline.
+type DryRun struct {
+	// ReadOnlyAgent gives the fix phase's agent read tools only: no
+	// planned file to write, no shell rule.
+	ReadOnlyAgent bool
+	// StopAfterPlan ends the run after P3 (the plan reproduced red, Stage
+	// A and the path locks passed): HALT dry-run, naming what the fix
+	// would touch. P4 and P5 do not run.
+	StopAfterPlan bool
 }
 
 // run holds one run's resources and handles; what the phases make they
@@ -429,6 +447,9 @@ func (r *run) pipeline(ctx context.Context) *Outcome {
 	if o := r.phase(ctx, "P3 reproduce", func(ctx context.Context) *Outcome { return r.reproduce(ctx, inv) }); o != nil {
 		return o
 	}
+	if r.p.DryRun.StopAfterPlan {
+		return r.dryRunStop(inv)
+	}
 	var c *candidate
 	if o := r.phase(ctx, "P4 fix", func(ctx context.Context) (o *Outcome) {
 		c, o = r.fix(ctx, inv)
@@ -525,6 +546,7 @@ func (r *run) open() error {
 		mode = r.p.Mode
 	}
 	r.rep = &Report{
+		DryRun:  r.p.DryRun.StopAfterPlan || r.p.DryRun.ReadOnlyAgent,
 		RunID:   id,
 		Mode:    string(mode),
 		FixType: typ.Name,
@@ -538,6 +560,9 @@ func (r *run) open() error {
 	r.log, err = events.Open(r.rep.Log, id, r.p.Console, r.scrubEvent)
 	if err != nil {
 		return err
+	}
+	if r.p.Sink != nil {
+		r.log.AddSink(r.p.Sink)
 	}
 	r.log.Emit(events.Event{Type: "run-start", Detail: fmt.Sprintf("finding %s (%s), base %s, %s mode", r.fin.ID, typ.Name, r.s.Base, mode)})
 	return nil

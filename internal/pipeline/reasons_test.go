@@ -114,6 +114,7 @@ var reasonCases = map[string]reasonCase{
 	"escalation-open":        {scenario: "forgework_test.go"},
 	"ci-failed":              {scenario: "forgework_test.go"},
 	"recheck-failed":         {scenario: "run_gh_recheck_still_red.txtar"},
+	"dry-run":                {scenario: "dryrun_test.go"},
 
 	"package-not-in-manifest": {scenario: "run_cve_not_in_manifest.txtar"},
 	"no-safe-version":         {scenario: "run_cve_no_safe_version.txtar"},

@@ -63,6 +63,9 @@ type Report struct {
 	// FollowUps are the commits pushed onto the draft's branch after it
 	// was opened, oldest first.
 	FollowUps []string `json:"follow_up_commits,omitempty"`
+
+	// DryRun is set on a dry run's report (run --dry-run).
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // Retry is one repeated attempt.

@@ -342,6 +342,9 @@ func (c *Claude) plan(inv Invocation) (*claudePlan, error) {
 			return refuse("allow %q: %s", g, why)
 		}
 	}
+	if inv.ReadOnly && (len(inv.Allow) > 0 || len(inv.BashRules) > 0) {
+		return refuse("a read-only invocation carries write globs or bash rules")
+	}
 	if len(inv.BashRules) > 0 && inv.Phase != Fix {
 		return refuse("bash rules in the %s phase: only the fix phase may carry one", inv.Phase)
 	}
@@ -381,9 +384,17 @@ func (c *Claude) plan(inv Invocation) (*claudePlan, error) {
 			sideRules = append(sideRules, "Edit(/"+filepath.Join(real, filepath.Base(side))+")")
 		}
 	}
+	if inv.ReadOnly {
+		// Nothing to write, not even the side file: the hook admits no
+		// write, and the write tools are not defined at all.
+		hookGlobs, sideRules = nil, nil
+	}
 	p.hookGlob = hookGlobs
 
 	p.tools = append(slices.Clone(claudeReadTools), claudeWriteTools...)
+	if inv.ReadOnly {
+		p.tools = slices.Clone(claudeReadTools)
+	}
 	// Read(path) covers Read, Grep and Glob: the worktree only.
 	p.allow = []string{"Read(./**)"}
 	for _, g := range inv.Allow {
@@ -392,6 +403,9 @@ func (c *Claude) plan(inv Invocation) (*claudePlan, error) {
 	}
 	p.allow = append(p.allow, sideRules...)
 	p.deny = slices.Clone(claudeDenied)
+	if inv.ReadOnly {
+		p.deny = append(p.deny, claudeWriteTools...)
+	}
 	if len(inv.BashRules) > 0 {
 		p.tools = append(p.tools, "Bash")
 		p.allow = append(p.allow, inv.BashRules...)

@@ -57,6 +57,7 @@ func TestClaudeArgv(t *testing.T) {
 		name         string
 		phase        Phase
 		bash         []string
+		readOnly     bool // a dry run's fix phase
 		wantTools    string
 		wantAllow    []string
 		wantSettings string // golden, @RUN@ for the run directory
@@ -140,12 +141,44 @@ func TestClaudeArgv(t *testing.T) {
   }
 }`,
 		},
+		{
+			// A dry run's fix phase: the write tools are not defined, the
+			// hook admits no write (not even result.json), and Write/Edit
+			// are denied by name as well.
+			name:      "fix read-only for a dry run",
+			phase:     Fix,
+			readOnly:  true,
+			wantTools: "Read,Grep,Glob",
+			wantAllow: []string{"Read(./**)"},
+			wantSettings: `{
+  "disableAllHooks": false,
+  "permissions": {
+    "allow": ["Read(./**)"],
+    "deny": ["Agent", "Bash", "Edit", "NotebookEdit", "WebFetch", "WebSearch", "Write", "mcp__*"]
+  },
+  "hooks": {
+    "PreToolUse": [{
+      "matcher": "*",
+      "hooks": [{
+        "type": "command",
+        "command": "/opt/fixrail/bin/fixrail",
+        "args": ["hook", "--phase", "fix", "--worktree", "@RUN@",
+                 "--receipts", "/var/log/fixrail/receipts.ndjson"],
+        "timeout": 60
+      }]
+    }]
+  }
+}`,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			run, wt := phaseDir(t)
 			inv := claudeInvocation(run, wt, tc.phase)
 			inv.BashRules = tc.bash
+			if tc.readOnly {
+				inv.Allow, inv.ReadOnly = nil, true
+			}
 			c := &Claude{Binary: "claude", Model: "claude-sonnet-x"}
 			p, err := c.plan(inv)
 			if err != nil {
@@ -236,6 +269,7 @@ func TestClaudeRefuses(t *testing.T) {
 		{"chained rule", Claude{Binary: "claude"}, func(i *Invocation) { i.Phase = Fix; i.Allow = nil; i.BashRules = []string{"Bash(npm i; curl x:*)"} }, "want one scoped rule"},
 		{"plan elsewhere", Claude{Binary: "claude"}, func(i *Invocation) { i.PlanPath = "/tmp/elsewhere/PLAN.json" }, "must sit next to the worktree"},
 		{"plan relative", Claude{Binary: "claude"}, func(i *Invocation) { i.PlanPath = "PLAN.json" }, "not a clean absolute path"},
+		{"read-only with writes", Claude{Binary: "claude"}, func(i *Invocation) { i.Phase = Fix; i.ReadOnly = true; i.Allow = []string{"src/x.py"} }, "read-only invocation carries write globs"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

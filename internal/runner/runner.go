@@ -60,6 +60,11 @@ type Invocation struct {
 	// shell at all. fixrail's phase hook denies Bash today, so a rule here
 	// has no effect until the hook admits it.
 	BashRules []string
+	// ReadOnly gives the agent read tools only — a dry run's fix phase:
+	// no write tool, no shell, not even the result file, and Allow and
+	// BashRules must be empty. An adapter that cannot take the write
+	// tools away (the command runner) refuses the invocation.
+	ReadOnly bool
 	// HookCommand is the argv that runs fixrail's phase hook, `fixrail
 	// hook` ([fixrail binary, "hook"]); the adapter appends --phase,
 	// --worktree, --allow and --receipts. Empty means the adapter's own
@@ -190,6 +195,11 @@ type Command struct {
 // worktree, the prompt arrives on stdin, and FIXRAIL_PHASE, FIXRAIL_PLAN,
 // FIXRAIL_RESULT and FIXRAIL_MAX_TURNS are set.
 func (c *Command) Run(ctx context.Context, inv Invocation) (Result, error) {
+	if inv.ReadOnly {
+		// Any program can write where it runs: read-only is not a promise
+		// this adapter can keep, so it does not start.
+		return Result{NeverStarted: true}, &Error{Kind: Refused, Detail: "a read-only invocation (dry run): the command runner cannot take write tools away from its program"}
+	}
 	lookup := c.Lookup
 	if lookup == nil {
 		lookup = os.LookupEnv

@@ -143,4 +143,8 @@ const (
 	// draft's head after recheck.max_retries follow-up fixes, and
 	// recheck.on_failure is escalate; the PR stays open.
 	ReasonRecheckFailed = "recheck-failed"
+	// A dry run (run --dry-run) stopped where it was asked to: after the
+	// plan was reproduced and Stage A passed, before any fix was asked
+	// for. The detail says what the run would have fixed.
+	ReasonDryRun = "dry-run"
 )

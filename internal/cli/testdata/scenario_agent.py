@@ -38,6 +38,10 @@ script can describe an agent's behaviour as files:
                             "sparse N SIZE DIR" (N sparse files of SIZE
                             bytes, DIR/blobNNN.bin: large, and nothing on disk)
 
+With agent/route ("text<TAB>dir" lines) the first text found in the
+prompt picks $WORK/dir as the agent directory: one scenario, several
+findings (a batch), each its own agent.
+
 It records the prompt it got in agent/<phase>.prompt and the environment
 it saw in agent/<phase>.env for the script to assert on.
 
@@ -59,6 +63,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def main():
     phase = os.environ.get("FIXRAIL_PHASE", "")
     base = os.path.join(HERE, "agent")
+    prompt = sys.stdin.read()
+    # Several findings in one scenario (a batch): agent/route holds lines
+    # "text<TAB>dir"; the first text the prompt holds makes $WORK/dir the
+    # agent directory instead of agent/.
+    route = os.path.join(base, "route")
+    if os.path.exists(route):
+        for line in open(route).read().splitlines():
+            if "\t" in line:
+                text, rd = line.split("\t", 1)
+                if text in prompt:
+                    base = os.path.join(HERE, rd)
+                    break
     d = os.path.join(base, phase)
     action = os.path.join(d, "action")
     if os.path.exists(action) and open(action).read().split()[:1] == ["kill-once"]:
@@ -69,7 +85,6 @@ def main():
     counter = os.path.join(base, phase + ".count")
     n = int(open(counter).read()) + 1 if os.path.exists(counter) else 1
     open(counter, "w").write(str(n))
-    prompt = sys.stdin.read()
     with open(os.path.join(base, phase + ".prompt"), "w") as f:
         f.write(prompt)
     if n > 1:

@@ -1,0 +1,256 @@
+package batch
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fixrail/fixrail/internal/findings"
+	"github.com/fixrail/fixrail/internal/pathguard"
+)
+
+// Limits on a batch source.
+const (
+	MaxItems    = 1000 // findings in one batch
+	maxDirFiles = 1000 // files read from a directory source
+)
+
+// ErrSource wraps every reason a batch source cannot be read.
+var ErrSource = errors.New("bad batch source")
+
+// Reader is one file format a batch source may be in: it answers ok=false
+// for a file that is not its format, and an error for one that is but is
+// broken. ReadSource tries Readers in order, so a new intake format (SARIF
+// from any scanner) is one entry here, and every command that reads a
+// source (run --batch, scan --from) takes it at once.
+type Reader struct {
+	Name string
+	Read func(name string, data []byte, split Splitter) (items []Item, ok bool, err error)
+}
+
+// Splitter writes one finding of a many-finding file to a file of its
+// own (a run reads one finding), returning its path.
+type Splitter func(id string, data []byte) (string, error)
+
+// Readers are the formats, tried in order: fixrail scan's JSON, a
+// vulnerable-dependency file (fixrail's finding list, osv-scanner JSON or
+// SARIF, one Dependabot alert), then a report (JSON or Markdown).
+var Readers = []Reader{
+	{Name: "scan", Read: readScan},
+	{Name: "vuln", Read: readVulns},
+	{Name: "report", Read: readReport},
+}
+
+// ReadSource reads a batch source: a file in any Readers format, or a
+// directory whose regular files (not recursing, hidden files skipped) are
+// each one. One-finding files split from a list are written through split.
+func ReadSource(path string, split Splitter) ([]Item, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSource, err)
+	}
+	var files []string
+	switch {
+	case fi.IsDir():
+		ents, err := os.ReadDir(path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrSource, err)
+		}
+		for _, e := range ents {
+			// Only regular files: a link could point anywhere.
+			if strings.HasPrefix(e.Name(), ".") || !e.Type().IsRegular() {
+				continue
+			}
+			files = append(files, filepath.Join(path, e.Name()))
+		}
+		if len(files) > maxDirFiles {
+			return nil, fmt.Errorf("%w: %s holds %d files (at most %d)", ErrSource, path, len(files), maxDirFiles)
+		}
+		slices.Sort(files)
+	case fi.Mode().IsRegular():
+		files = []string{path}
+	default:
+		return nil, fmt.Errorf("%w: %s is neither a regular file nor a directory", ErrSource, path)
+	}
+	var items []Item
+	for _, f := range files {
+		its, err := readFile(f, split)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, its...)
+		if len(items) > MaxItems {
+			return nil, fmt.Errorf("%w: over %d findings; split the batch", ErrSource, MaxItems)
+		}
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%w: %s holds no finding to run", ErrSource, path)
+	}
+	// One finding twice runs twice, in sequence: the second meets the
+	// first's branch (HALT in-flight), never a race on one lock.
+	for i := range items {
+		items[i].Keys = append(items[i].Keys, "finding:"+items[i].ID)
+	}
+	return items, nil
+}
+
+func readFile(path string, split Splitter) ([]Item, error) {
+	data, err := pathguard.ReadRegular(path, findings.MaxVulnFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrSource, path, err)
+	}
+	for _, r := range Readers {
+		items, ok, err := r.Read(path, data, split)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s (%s): %w", ErrSource, path, r.Name, err)
+		}
+		if ok {
+			return items, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s is in no format a batch reads", ErrSource, path)
+}
+
+// ScanItem is the part of one `fixrail scan --json` item a batch reads.
+type ScanItem struct {
+	Group   string `json:"group"`
+	Finding string `json:"finding"`
+	Kind    string `json:"kind"`
+	Number  int    `json:"number"`
+	Title   string `json:"title"`
+}
+
+// scanDoc is `fixrail scan --json`: one repository's, or with --repos an
+// array of them.
+type scanDoc struct {
+	Repo  string     `json:"repo"`
+	Base  string     `json:"base"`
+	Items []ScanItem `json:"items"`
+}
+
+// readScan takes a scan's to-fix items: GitHub issues and Dependabot
+// alerts, each run by number on its repository. The other groups are
+// work a run would refuse (branch-exists, unfixable) or no finding at all.
+func readScan(_ string, data []byte, _ Splitter) ([]Item, bool, error) {
+	trim := bytes.TrimSpace(data)
+	var docs []scanDoc
+	switch {
+	case bytes.HasPrefix(trim, []byte("{")):
+		var d scanDoc
+		var probe map[string]json.RawMessage
+		if json.Unmarshal(trim, &probe) != nil {
+			return nil, false, nil
+		}
+		if _, ok := probe["items"]; !ok {
+			return nil, false, nil
+		}
+		if _, ok := probe["repo"]; !ok {
+			return nil, false, nil
+		}
+		if err := json.Unmarshal(trim, &d); err != nil {
+			return nil, true, err
+		}
+		docs = []scanDoc{d}
+	case bytes.HasPrefix(trim, []byte("[")):
+		var probe []map[string]json.RawMessage
+		if json.Unmarshal(trim, &probe) != nil || len(probe) == 0 {
+			return nil, false, nil
+		}
+		if _, ok := probe[0]["items"]; !ok {
+			return nil, false, nil
+		}
+		if err := json.Unmarshal(trim, &docs); err != nil {
+			return nil, true, err
+		}
+	default:
+		return nil, false, nil
+	}
+	var out []Item
+	for _, d := range docs {
+		if !validRepo(d.Repo) {
+			return nil, true, fmt.Errorf("repo %q is not owner/name", d.Repo)
+		}
+		for _, it := range d.Items {
+			if it.Group != "to-fix" {
+				continue
+			}
+			var id string
+			switch it.Kind {
+			case "issue":
+				id = findings.FindingID(it.Number)
+			case "alert":
+				id = findings.AlertID(it.Number)
+			default:
+				continue // a repository fact, not a finding
+			}
+			if it.Number <= 0 || it.Finding != id {
+				return nil, true, fmt.Errorf("item %q: kind %s number %d do not name it", it.Finding, it.Kind, it.Number)
+			}
+			out = append(out, Item{ID: id, Title: it.Title, Kind: it.Kind, File: strconv.Itoa(it.Number), Repo: d.Repo})
+		}
+	}
+	return out, true, nil
+}
+
+// validRepo is owner/name in GitHub's alphabet: it becomes an argument
+// and a directory name.
+func validRepo(s string) bool {
+	owner, name, ok := strings.Cut(s, "/")
+	return ok && pathguard.SafeName(owner) && pathguard.SafeName(name) && !strings.HasPrefix(owner, "-") && !strings.HasPrefix(name, "-") && name != "." && name != ".."
+}
+
+// readVulns takes a vulnerable-dependency file, one item per package,
+// each split to a file of fixrail's finding JSON. Two findings on one
+// manifest, or on one package, share a key: they run in sequence.
+func readVulns(_ string, data []byte, split Splitter) ([]Item, bool, error) {
+	vs, err := findings.ParseVuln(data)
+	if err != nil {
+		return nil, false, nil // not this format; the report reader says why
+	}
+	var out []Item
+	for _, v := range vs {
+		one, err := json.Marshal([]map[string]any{{
+			"id": v.ID, "ecosystem": v.Ecosystem, "package": v.Package, "version": v.Version,
+			"advisories": v.Advisories, "manifest": v.Manifest,
+		}})
+		if err != nil {
+			return nil, true, err
+		}
+		file, err := split(v.ID, one)
+		if err != nil {
+			return nil, true, err
+		}
+		it := Item{ID: v.ID, Title: v.Package + " " + v.Version + " (" + v.Ecosystem + ")", Kind: "vuln", File: file,
+			Keys: []string{"package:" + v.Ecosystem + "/" + v.Package}}
+		if v.Manifest != "" {
+			it.Keys = append(it.Keys, "manifest:"+v.Manifest)
+		}
+		out = append(out, it)
+	}
+	return out, true, nil
+}
+
+// readReport takes a report file as it is: one finding, its file the
+// source's own. Its evidence's path and manifest are its keys.
+func readReport(name string, data []byte, _ Splitter) ([]Item, bool, error) {
+	f, err := findings.Parse(filepath.Base(name), data)
+	if err != nil {
+		return nil, true, err
+	}
+	it := Item{ID: f.ID, Title: f.Title, Kind: "report", File: name}
+	if e := f.Evidence; e != nil {
+		if e.Path != "" {
+			it.Keys = append(it.Keys, "file:"+e.Path)
+		}
+		if e.Manifest != "" {
+			it.Keys = append(it.Keys, "manifest:"+e.Manifest)
+		}
+	}
+	return []Item{it}, true, nil
+}

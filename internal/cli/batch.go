@@ -1,0 +1,348 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fixrail/fixrail/internal/batch"
+	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/events"
+	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/pathguard"
+	"github.com/fixrail/fixrail/internal/pipeline"
+	"github.com/fixrail/fixrail/internal/verdict"
+)
+
+// runMoreOpts are run's batch, dry-run and notification flags: kept here,
+// beside the code that reads them, so run.go only hands them on.
+type runMoreOpts struct {
+	batch         string
+	parallel      int
+	reposParallel int
+	dryRun        bool
+}
+
+func (x *runMoreOpts) flags(fs *flag.FlagSet) {
+	fs.StringVar(&x.batch, "batch", "", "run every finding of a batch `source`: a scan's JSON, a vulnerable-dependency list, a report file, or a directory of them")
+	fs.IntVar(&x.parallel, "parallel", 0, "with --batch: at most `N` runs at once (default: the ledger's budget.concurrent caps; the ledger still admits each run)")
+	fs.IntVar(&x.reposParallel, "repos-parallel", 0, "with --batch over a many-repository scan: at most `N` repositories cloned and worked at once (default 3)")
+	fs.BoolVar(&x.dryRun, "dry-run", false, "plan only: the fix phase's agent gets read tools only, the run stops after P3 (HALT dry-run) and the forge publishes nothing")
+}
+
+// runSink is the webhook a run reports to, when FIXRAIL_WEBHOOK_URL is set.
+type runSink struct{ wh *events.Webhook }
+
+// webhook reads the webhook's settings from the environment (never from
+// fixrail.yaml); a URL without a signing key is a usage error, before
+// anything runs.
+func (x *runMoreOpts) webhook() (*runSink, error) {
+	cfg, ok, err := events.WebhookFromEnv(os.LookupEnv)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	if !ok {
+		return &runSink{}, nil
+	}
+	return &runSink{wh: events.NewWebhook(cfg)}, nil
+}
+
+// close delivers what is queued, for at most events.WebhookDrain; what
+// was not delivered is a warning on stderr, never the run's outcome.
+func (s *runSink) close(stderr io.Writer) {
+	if s == nil || s.wh == nil {
+		return
+	}
+	if err := s.wh.Close(events.WebhookDrain); err != nil {
+		fmt.Fprintf(stderr, "fixrail: warning: %v\n", err)
+	}
+	s.wh = nil
+}
+
+// apply hands a single run its dry-run guards and its sink. The forge is
+// wrapped here, in the composition root, so the third guard does not
+// depend on the pipeline reading a flag.
+func (x *runMoreOpts) apply(p *pipeline.Params, s *runSink) {
+	if x.dryRun {
+		p.DryRun = pipeline.DryRun{ReadOnlyAgent: true, StopAfterPlan: true}
+		p.Forge = dryRunForge{forge.DryRun{Reader: p.Forge}}
+	}
+	if s != nil && s.wh != nil {
+		p.Sink = s.wh
+	}
+}
+
+// dryRunForge is forge.DryRun as the pipeline's Forge.
+type dryRunForge struct{ forge.DryRun }
+
+var _ pipeline.Forge = dryRunForge{}
+
+// batchOnly are run's flags a batch reads itself; every other flag given
+// is passed on to each finding's run unchanged.
+var batchOnly = map[string]bool{"batch": true, "parallel": true, "repos-parallel": true, "json": true, "repo": true, "dir": true,
+	"report": true, "vuln": true, "issue": true, "alert": true, "event": true}
+
+// runBatch runs every finding of the source, each in a `fixrail run`
+// process of its own: its own lock, ledger admission, containment and
+// report, exactly as when run one by one.
+func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) error {
+	set := map[string]bool{}
+	var pass []string
+	fs.Visit(func(f *flag.Flag) {
+		set[f.Name] = true
+		if !batchOnly[f.Name] {
+			pass = append(pass, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	for _, f := range []string{"report", "vuln", "issue", "alert", "event"} {
+		if set[f] {
+			return usagef("--batch names the findings; --%s names one more (pass one or the other)", f)
+		}
+	}
+	if config.Mode(o.mode) == config.Interactive {
+		return usagef("a batch has no terminal to confirm at: --mode interactive takes one finding at a time")
+	}
+	if o.x.parallel < 0 {
+		return usagef("--parallel must be positive, not %d", o.x.parallel)
+	}
+	local := o.repo
+	if set["dir"] {
+		local = o.dir
+	}
+	if !set["dir"] {
+		// A scan's listing names its repositories: each is cloned into a
+		// directory of its own (batch_clone.go). Read it without a state
+		// directory: it splits nothing.
+		items, err := batch.ReadSource(o.x.batch, func(string, []byte) (string, error) {
+			return "", fmt.Errorf("not a scan's listing")
+		})
+		if err == nil && len(items) > 0 && items[0].Repo != "" {
+			return runBatchClones(ctx, stdio, o, items, pass)
+		}
+	}
+	if set["repos-parallel"] {
+		return usagef("--repos-parallel goes with a batch over a scan's listing of several repositories")
+	}
+	parallel, dir, err := batchSetup(ctx, local, o.base, o.x.parallel)
+	if err != nil {
+		return err
+	}
+	split := func(fid string, data []byte) (string, error) {
+		if !pathguard.SafeName(fid) {
+			return "", fmt.Errorf("finding id %q is not a safe name", fid)
+		}
+		p := filepath.Join(dir, fid+".finding.json")
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(data)
+		return p, errors.Join(err, f.Close())
+	}
+	items, err := batch.ReadSource(o.x.batch, split)
+	if err != nil {
+		return usagef("--batch: %v", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("locate the fixrail binary: %w", err)
+	}
+	fmt.Fprintf(stdio.Stderr, "batch: %d finding(s) from %s, %d at a time; logs in %s\n", len(items), o.x.batch, parallel, dir)
+	run := func(ctx context.Context, it batch.Item) batch.Result {
+		return runChild(ctx, exe, dir, childArgs(it, local, o.repo, set["repo"], pass))
+	}
+	t0 := time.Now()
+	results := batch.Run(ctx, items, run, batch.Options{Parallel: parallel, Progress: stdio.Stderr})
+	return finishBatch(stdio, o, results, parallel, time.Since(t0))
+}
+
+// finishBatch prints a batch's summary (and the job summary under
+// Actions) and returns its exit.
+func finishBatch(stdio Stdio, o *runOpts, results []batch.Result, parallel int, took time.Duration) error {
+	sum := batch.Summarise(o.x.batch, o.x.dryRun, parallel, took, results)
+	if err := stepSummary(os.LookupEnv, sum); err != nil {
+		fmt.Fprintf(stdio.Stderr, "fixrail: warning: the job summary: %v\n", err)
+	}
+	if o.json {
+		if err := writeJSON(stdio.Stdout, sum); err != nil {
+			return err
+		}
+	} else {
+		sum.Print(stdio.Stdout)
+	}
+	if sum.Exit == exitOK {
+		return nil
+	}
+	return &codedError{msg: "batch", code: sum.Exit, shown: true}
+}
+
+// batchSetup reads a repository's committed config for a batch: the
+// default width (the smaller concurrency cap; the runs read the config
+// again, each on its own), and a fresh directory for the batch's logs
+// under its state directory.
+func batchSetup(ctx context.Context, repo, base string, parallel int) (int, string, error) {
+	setup, err := pipeline.Prepare(ctx, repo, base)
+	if err != nil {
+		return 0, "", err
+	}
+	if parallel == 0 {
+		c := setup.Config.Budget.Concurrent
+		parallel = max(1, min(c.Repo, c.Global))
+	}
+	batches, err := setup.StateDir("batches")
+	setup.Close()
+	if err != nil {
+		return 0, "", err
+	}
+	dir := filepath.Join(batches, time.Now().UTC().Format("20060102T150405Z")+"-"+strconv.Itoa(os.Getpid()))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return 0, "", fmt.Errorf("batch directory: %w", err)
+	}
+	return parallel, dir, nil
+}
+
+// childArgs is one finding's `fixrail run` command line. A GitHub item
+// (from a scan) runs by number on its repository, in the clone; a file
+// item in the local repository.
+func childArgs(it batch.Item, local, repo string, repoSet bool, pass []string) []string {
+	args := []string{"run", "--json"}
+	switch it.Kind {
+	case "issue", "alert":
+		args = append(args, "--repo", it.Repo, "--dir", local, "--"+it.Kind, it.File)
+	case "vuln":
+		args = append(args, "--vuln", it.File, "--repo", local)
+	default:
+		args = append(args, "--report", it.File, "--repo", local)
+	}
+	return append(args, pass...)
+}
+
+// childReport is the part of a run report a batch reads.
+type childReport struct {
+	Terminal verdict.Terminal `json:"terminal"`
+	Reason   string           `json:"reason"`
+	Detail   string           `json:"detail"`
+	PR       string           `json:"pr"`
+	Log      string           `json:"event_log"`
+}
+
+// childGrace is how long a run has, once the batch is stopped, to end
+// itself (HALT interrupted, its reservation settled) before it is killed.
+const childGrace = 30 * time.Second
+
+// runChild runs one `fixrail run` and reads its report. Its stderr (the
+// run's console, already through the redaction chokepoint) goes to a log
+// file beside the batch; stdin is empty, so nothing waits on a person.
+func runChild(ctx context.Context, exe, dir string, args []string) batch.Result {
+	name := "run"
+	for i, a := range args {
+		if (a == "--report" || a == "--vuln" || a == "--issue" || a == "--alert") && i+1 < len(args) {
+			name = strings.TrimPrefix(a, "--") + "-" + filepath.Base(args[i+1])
+		}
+	}
+	logPath := filepath.Join(dir, name+".log")
+	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return batch.Result{Exit: exitInternal, Error: "log file: " + err.Error()}
+	}
+	defer logf.Close()
+	var stdout bytes.Buffer
+	tail := &tailWriter{max: 2048}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Stdout = &stdout
+	cmd.Stderr = io.MultiWriter(logf, tail)
+	cmd.Stdin = nil
+	// A stopped batch asks each run to stop as a signal would; the run
+	// ends HALT interrupted and settles its reservation.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = childGrace
+	err = cmd.Run()
+	res := batch.Result{Log: logPath, Exit: exitOK}
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			res.Exit, res.Error = exitInternal, err.Error()
+			return res
+		}
+		res.Exit = ee.ExitCode()
+		if res.Exit < 0 {
+			res.Exit = exitInternal // killed by a signal
+		}
+	}
+	var rep childReport
+	if jerr := json.Unmarshal(stdout.Bytes(), &rep); jerr != nil || rep.Terminal == "" {
+		res.Error = lastLine(tail.String())
+		if res.Error == "" {
+			res.Error = "the run printed no report"
+		}
+		if res.Exit == exitOK {
+			res.Exit = exitInternal
+		}
+		return res
+	}
+	res.Terminal, res.Reason, res.Detail, res.PR = rep.Terminal, rep.Reason, rep.Detail, rep.PR
+	if rep.Log != "" {
+		res.Report = strings.TrimSuffix(rep.Log, ".ndjson") + ".json"
+	}
+	return res
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	max int
+	b   []byte
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string { return string(t.b) }
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// runStepSummary is one run's row for the job summary under Actions (the
+// sweep's jobs run one finding each); a failure is a warning.
+func runStepSummary(stderr io.Writer, rep *pipeline.Report) {
+	r := batch.Result{Item: batch.Item{ID: rep.Finding.ID}, Terminal: rep.Terminal, Reason: rep.Reason,
+		Detail: rep.Detail, PR: rep.PR, Exit: terminalExit(rep.Terminal)}
+	sum := batch.Summarise(rep.Finding.ID, rep.DryRun, 1, 0, []batch.Result{r})
+	if err := stepSummary(os.LookupEnv, sum); err != nil {
+		fmt.Fprintf(stderr, "fixrail: warning: the job summary: %v\n", err)
+	}
+}
+
+// stepSummary appends the terminal table to $GITHUB_STEP_SUMMARY under
+// GitHub Actions (the job's summary page); elsewhere it does nothing.
+func stepSummary(lookup func(string) (string, bool), sum *batch.Summary) error {
+	if v, _ := lookup("GITHUB_ACTIONS"); v != "true" {
+		return nil
+	}
+	path, _ := lookup("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	return errors.Join(sum.StepSummary(f), f.Close())
+}
