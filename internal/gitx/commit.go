@@ -79,10 +79,10 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 		return false, err
 	}
 	_, err := r.run(ctx, invocation{dir: r.gitDir, gitDir: r.gitDir, args: []string{"merge-base", "--is-ancestor", a, b}})
-	switch exitCode(err) {
-	case 0:
+	switch {
+	case err == nil:
 		return true, nil
-	case 1:
+	case exitCode(err) == 1:
 		return false, nil
 	}
 	return false, fmt.Errorf("merge-base %s %s: %w", short(a), short(b), err)
