@@ -72,14 +72,20 @@ read through the API (the token needs "Dependabot alerts: read"; in
 Actions, vulnerability-alerts: read) and worked as --vuln works one. An
 alert that is not open (dismissed, fixed, auto_dismissed) is refused
 before any run starts, exit 2, as a closed issue is: someone decided it,
-or it is resolved, and fixrail does not reopen that decision.`,
+or it is resolved, and fixrail does not reopen that decision.
+
+With --attest-key FILE (or $FIXRAIL_ATTEST_KEY) a DRAFT-PR is signed: an
+in-toto statement in a DSSE envelope whose subject is the commit and whose
+predicate is its trailers' claim and every gate's verdict, written to
+.fixrail/outbox/<id>/attestation.dsse.json or commented on the GitHub PR.
+` + "`fixrail verify --attestation FILE --key KEY.pub`" + ` checks it.`,
 	Flags: func() *flag.FlagSet { fs, _ := runFlags(); return fs },
 	Run:   runRun,
 }
 
 type runOpts struct {
 	repo, report, vuln, base, mode string
-	dir, event                     string
+	dir, event, attestKey          string
 	issue, alert                   int
 	json                           bool
 	vulns                          resolvecmd.Source
@@ -99,6 +105,7 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs.StringVar(&o.event, "event", "", "the finding: the issue or Dependabot alert an Actions event payload `file` names (default $GITHUB_EVENT_PATH under Actions)")
 	fs.StringVar(&o.dir, "dir", ".", "with --issue, --alert or --event: the clone to fix (a git work tree)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
+	fs.StringVar(&o.attestKey, "attest-key", "", "sign a DRAFT-PR's attestation with this private key `file` (SSH or native ed25519; default $FIXRAIL_ATTEST_KEY): beside the bundle, or as a PR comment on GitHub")
 	return fs, o
 }
 
@@ -111,6 +118,10 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	in, err := o.intake(fs, os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	key, err := attestKey(o.attestKey, os.LookupEnv)
 	if err != nil {
 		return err
 	}
@@ -178,6 +189,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	attest(ctx, key, setup, sm.forge, rep, stdio.Stderr)
 	if err := printReport(stdio.Stdout, rep, o.json); err != nil {
 		return err
 	}

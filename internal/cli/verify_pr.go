@@ -10,7 +10,3 @@ type prHead struct{ Head, Base, Body string }
 func prToVerify(ctx context.Context, stdio Stdio, o *verifyOpts) (*prHead, error) {
 	return nil, errors.New("todo")
 }
-
-func verifyAttestation(ctx context.Context, stdio Stdio, o *verifyOpts, ref string) error {
-	return errors.New("todo")
-}
