@@ -205,5 +205,3 @@ func printVerifyReport(w io.Writer, rep *verify.Report) {
 		fmt.Fprintf(w, "output:\n%s\n", untrusted.Printable(f.Output))
 	}
 }
-
-

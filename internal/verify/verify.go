@@ -42,8 +42,8 @@ type Check struct {
 // Report is what Verify found: every check it ran, in order, up to the
 // first that failed.
 type Report struct {
-	Commit string `json:"commit"`
-	Claim  Claim  `json:"claim"`
+	Commit string  `json:"commit"`
+	Claim  Claim   `json:"claim"`
 	Checks []Check `json:"checks"`
 	// Reproven is true when every check passed (skipped ones say why they
 	// did not run). Difference names the first check that failed.
