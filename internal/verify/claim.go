@@ -267,6 +267,7 @@ func (c Claim) BodySection() string {
 
 // ParseBody finds the evidence block of a PR body and decodes it.
 func ParseBody(body string) (Claim, error) {
+	body = strings.ReplaceAll(body, "\r\n", "\n") // a body edited on the web comes back with CRLF
 	_, rest, ok := strings.Cut(body, "\n"+bodyMarker+"\n")
 	if !ok {
 		return Claim{}, errors.New("the PR body has no evidence block")
