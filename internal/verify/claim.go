@@ -144,6 +144,9 @@ func ParseTrailers(msg string) (Claim, error) {
 		block = msg[i+2:]
 	}
 	var c Claim
+	fields := map[string]*string{keyFinding: &c.Finding, keyFixType: &c.FixType, keyBase: &c.Base, keyTestPath: &c.TestPath,
+		keyTestName: &c.TestName, keySymptom: &c.Symptom, keySymHash: &c.SymptomSHA256, keyVersion: &c.Version}
+	lists := map[string]*[]string{keyEvidence: &c.Evidence, keyFile: &c.Files}
 	seen := map[string]bool{}
 	any := false
 	for _, line := range strings.Split(block, "\n") {
@@ -164,36 +167,18 @@ func ParseTrailers(msg string) (Claim, error) {
 			}
 			v = u
 		}
-		if k != keyEvidence && k != keyFile {
-			if seen[k] {
-				return Claim{}, fmt.Errorf("trailer %s is given twice", k)
-			}
-			seen[k] = true
+		if list, ok := lists[k]; ok {
+			*list = append(*list, v)
+			continue
 		}
-		switch k {
-		case keyFinding:
-			c.Finding = v
-		case keyFixType:
-			c.FixType = v
-		case keyBase:
-			c.Base = v
-		case keyTestPath:
-			c.TestPath = v
-		case keyTestName:
-			c.TestName = v
-		case keySymptom:
-			c.Symptom = v
-		case keySymHash:
-			c.SymptomSHA256 = v
-		case keyEvidence:
-			c.Evidence = append(c.Evidence, v)
-		case keyFile:
-			c.Files = append(c.Files, v)
-		case keyVersion:
-			c.Version = v
-		default:
+		field, ok := fields[k]
+		switch {
+		case !ok:
 			return Claim{}, fmt.Errorf("trailer %s is not one fixrail writes", k)
+		case seen[k]:
+			return Claim{}, fmt.Errorf("trailer %s is given twice", k)
 		}
+		seen[k], *field = true, v
 	}
 	if !any {
 		return Claim{}, ErrNoClaim
