@@ -14,8 +14,9 @@ import (
 // verifies as a checkpoint signature, and a git or file signature made with
 // the same SSH key verifies as neither.
 const (
-	Namespace           = "fixrail-approval"
-	CheckpointNamespace = "fixrail-checkpoint"
+	Namespace            = "fixrail-approval"
+	CheckpointNamespace  = "fixrail-checkpoint"
+	AttestationNamespace = "fixrail-attestation"
 )
 
 // Signature kinds, as stored in tokens and checkpoints.
@@ -158,6 +159,14 @@ func (k *Key) Approve(r *Request) (*Token, error) {
 // namespace. It satisfies receipt.Signer.
 func (k *Key) SignCheckpoint(msg []byte) (sig []byte, kind string, err error) {
 	sig, err = k.sign(CheckpointNamespace, msg)
+	return sig, k.kind, err
+}
+
+// SignAttestation signs an attestation's DSSE pre-authentication encoding
+// in the attestation namespace: an attestation signature never passes as
+// an approval or a checkpoint, nor the reverse.
+func (k *Key) SignAttestation(msg []byte) (sig []byte, kind string, err error) {
+	sig, err = k.sign(AttestationNamespace, msg)
 	return sig, k.kind, err
 }
 

@@ -247,6 +247,44 @@ func (k *Keyring) VerifyCheckpoint(msg, sig []byte, kind string) error {
 	return k.verify(CheckpointNamespace, msg, sig, kind, time.Now())
 }
 
+// VerifyAttestation checks an attestation signature over msg in the
+// attestation namespace.
+func (k *Keyring) VerifyAttestation(msg, sig []byte, kind string) error {
+	return k.verify(AttestationNamespace, msg, sig, kind, time.Now())
+}
+
+// Fingerprints are the ring's keys' SHA256 fingerprints, as ssh-keygen -l
+// prints them.
+func (k *Keyring) Fingerprints() []string {
+	var out []string
+	for _, rk := range k.keys {
+		out = append(out, rk.pub.fingerprint())
+	}
+	return out
+}
+
+// PublicKeyRing is a keyring of the one public key file at path: an
+// OpenSSH .pub (one or more `type base64 [comment]` lines) or a native
+// fixrail public key. A file holding a private key is refused: the
+// verifier never needs one.
+func PublicKeyRing(path string) (*Keyring, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if containsPrivateKey(data) {
+		return nil, fmt.Errorf("%s holds a private key: give the public key (.pub)", path)
+	}
+	k := &Keyring{}
+	if err := k.addPublicKeyFile(path, data); err != nil {
+		return nil, err
+	}
+	if k.Len() == 0 {
+		return nil, fmt.Errorf("%s holds no public key", path)
+	}
+	return k, nil
+}
+
 func (k *Keyring) verify(namespace string, msg, sig []byte, kind string, now time.Time) error {
 	if k == nil {
 		k = &Keyring{} // a nil ring trusts nobody

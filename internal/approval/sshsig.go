@@ -123,3 +123,12 @@ func parseSSHSIG(armored []byte) (*sshsigBlob, *sshSignature, error) {
 	}
 	return &w, sig, nil
 }
+
+// CanonicalSSHSIG reports whether armored is byte for byte the armoring
+// fixrail writes of the signature it holds. Unarmoring is lenient (PEM
+// whitespace, base64 padding bits); an attestation, whose every byte must
+// count, accepts only this one form.
+func CanonicalSSHSIG(armored []byte) bool {
+	blk, _ := pem.Decode(armored)
+	return blk != nil && bytes.Equal(armor(blk.Bytes), armored)
+}

@@ -22,7 +22,7 @@ const (
 	exitHalt     = 3              // HALT: a budget or a precondition stopped the run; doctor: a run would not start
 	exitNotRepro = 4              // NOT-REPRO: no reproduction
 	exitEscalate = 5              // ESCALATE: a human must look
-	exitFound    = 5              // lint, redact --check, receipts verify, resolve-version: found something
+	exitFound    = 5              // lint, redact --check, receipts verify, resolve-version: found something; verify: a difference
 )
 
 // exitError is an error that knows its exit code. Shown reports that the

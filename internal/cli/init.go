@@ -28,7 +28,7 @@ var cmdInit = &command{
 	Usage: "[--dir DIR] [--force] [--sweep]",
 	Short: "write fixrail.yaml (with the deny-list manifest) and the reference CI workflow",
 	Long: `
-Init writes three files into the repository at --dir (default: the current
+Init writes four files into the repository at --dir (default: the current
 directory):
 
   fixrail.yaml                  the configuration, commented; paths.sensitive
@@ -41,6 +41,10 @@ directory):
   .github/workflows/fixrail-alerts.yml
                                 the same envelope for Dependabot alerts: one
                                 run per alert (fixrail run --alert N)
+  .github/workflows/fixrail-verify.yml
+                                the required check on fixrail's pull requests:
+                                fixrail verify re-proves each from the
+                                repository alone, read-only, sandboxed
 
 paths.fixable comes from the tracked files (git ls-files): a Go package at
 the root ("*.go") and each top-level directory of Go code (cmd/, internal/,
@@ -185,6 +189,7 @@ func runInit(ctx context.Context, stdio Stdio, args []string) error {
 		{config.FileName, []byte(cfg)},
 		{filepath.Join(".github", "workflows", "fixrail.yml"), pinWorkflow(conformance.ReferenceWorkflow, pin)},
 		{filepath.Join(".github", "workflows", "fixrail-alerts.yml"), pinWorkflow(conformance.AlertsWorkflow, pin)},
+		{filepath.Join(".github", "workflows", "fixrail-verify.yml"), pinWorkflow(conformance.VerifyWorkflow, pin)},
 	}
 	if o.sweep {
 		files = files[:0]

@@ -147,8 +147,11 @@ func TestDetectLayout(t *testing.T) {
 }
 
 // TestInitWorkflowIsClean keeps both reference workflows at zero findings.
+// referenceWorkflows are every workflow init writes.
+var referenceWorkflows = map[string][]byte{"fixrail.yml": conformance.ReferenceWorkflow, "fixrail-alerts.yml": conformance.AlertsWorkflow, "fixrail-verify.yml": conformance.VerifyWorkflow, "fixrail-sweep.yml": conformance.SweepWorkflow}
+
 func TestInitWorkflowIsClean(t *testing.T) {
-	for name, wf := range map[string][]byte{"fixrail.yml": conformance.ReferenceWorkflow, "fixrail-alerts.yml": conformance.AlertsWorkflow, "fixrail-sweep.yml": conformance.SweepWorkflow} {
+	for name, wf := range referenceWorkflows {
 		if fs := conformance.Lint(name, wf, conformance.Options{NoIgnores: true}); len(fs) > 0 {
 			t.Errorf("the reference workflow %s has findings: %+v", name, fs)
 		}
@@ -159,8 +162,9 @@ func TestInitWorkflowIsClean(t *testing.T) {
 // workflow but its install runs in the checkout (budget check and run read
 // the clone's fixrail.yaml and ledger; on a fresh runner the workspace is
 // empty until actions/checkout), and the budget precheck comes before run.
+// The verify workflow runs no agent: checkout, then fixrail verify.
 func TestInitWorkflowsCheckOutFirst(t *testing.T) {
-	for name, wf := range map[string][]byte{"fixrail.yml": conformance.ReferenceWorkflow, "fixrail-alerts.yml": conformance.AlertsWorkflow} {
+	for name, wf := range referenceWorkflows {
 		var doc struct {
 			Jobs map[string]struct {
 				Steps []struct {
@@ -174,11 +178,13 @@ func TestInitWorkflowsCheckOutFirst(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for job, j := range doc.Jobs {
-			checkout, budget, run := -1, -1, -1
+			checkout, budget, run, verify := -1, -1, -1, -1
 			for i, s := range j.Steps {
 				switch {
 				case strings.HasPrefix(s.Uses, "actions/checkout@"):
 					checkout = i
+				case strings.HasPrefix(s.Run, "fixrail verify "):
+					verify = i
 				case strings.HasPrefix(s.Run, "fixrail budget check "):
 					budget = i
 				case strings.HasPrefix(s.Run, "fixrail run "):
@@ -186,6 +192,12 @@ func TestInitWorkflowsCheckOutFirst(t *testing.T) {
 				case strings.Contains(s.Run, "fixrail") && s.Name != "Install fixrail":
 					t.Errorf("%s job %s: step %d runs fixrail in a way this test does not know: %q", name, job, i, s.Run)
 				}
+			}
+			if name == "fixrail-verify.yml" {
+				if checkout < 0 || verify < checkout || budget >= 0 || run >= 0 {
+					t.Errorf("%s job %s: checkout %d, verify %d, budget %d, run %d: want checkout, then verify, and no run", name, job, checkout, verify, budget, run)
+				}
+				continue
 			}
 			if checkout < 0 || budget < 0 || run < 0 {
 				t.Fatalf("%s job %s: checkout %d, budget check %d, run %d: a step is missing", name, job, checkout, budget, run)
@@ -219,7 +231,7 @@ func TestInitPinsItself(t *testing.T) {
 			if pin != tc.pin || dirty != tc.wantDirty {
 				t.Fatalf("selfPin = %q, %v; want %q, %v", pin, dirty, tc.pin, tc.wantDirty)
 			}
-			for name, wf := range map[string][]byte{"fixrail.yml": conformance.ReferenceWorkflow, "fixrail-alerts.yml": conformance.AlertsWorkflow, "fixrail-sweep.yml": conformance.SweepWorkflow} {
+			for name, wf := range referenceWorkflows {
 				out := string(pinWorkflow(wf, pin))
 				if want := "FIXRAIL_VERSION: \"" + tc.pin + "\"\n"; !strings.Contains(out, want) || strings.Contains(out, pinPlaceholder) {
 					t.Errorf("%s: want %q and no placeholder", name, want)

@@ -32,7 +32,7 @@ type command struct {
 }
 
 func commands() []*command {
-	return []*command{cmdRun, cmdDemo, cmdScan, cmdDoctor, cmdBudget, cmdRedact, cmdHook, cmdMCP, cmdApprove, cmdReceipts, cmdUnpoison, cmdClose, cmdResolveVersion, cmdLint, cmdInit, cmdVersion}
+	return []*command{cmdRun, cmdDemo, cmdScan, cmdDoctor, cmdBudget, cmdRedact, cmdHook, cmdMCP, cmdApprove, cmdReceipts, cmdUnpoison, cmdClose, cmdVerify, cmdResolveVersion, cmdLint, cmdInit, cmdVersion}
 }
 
 // Main runs fixrail with args (without the program name) and returns the

@@ -118,7 +118,13 @@ what the fix would change) and the forge refuses every write.
 FIXRAIL_WEBHOOK_URL (never fixrail.yaml) sends each run's terminal event —
 with FIXRAIL_WEBHOOK_EVENTS=all every transition — as JSON signed with
 HMAC-SHA256 under FIXRAIL_WEBHOOK_SECRET (header X-Fixrail-Signature-256),
-after redaction; a receiver that is down never changes a run's outcome.`,
+after redaction; a receiver that is down never changes a run's outcome.
+
+With --attest-key FILE (or $FIXRAIL_ATTEST_KEY) a DRAFT-PR is signed: an
+in-toto statement in a DSSE envelope whose subject is the commit and whose
+predicate is its trailers' claim and every gate's verdict, written to
+.fixrail/outbox/<id>/attestation.dsse.json or commented on the GitHub PR.
+` + "`fixrail verify --attestation FILE --key KEY.pub`" + ` checks it.`,
 	Flags: func() *flag.FlagSet { fs, _ := runFlags(); return fs },
 	Run:   runRun,
 }
@@ -126,7 +132,7 @@ after redaction; a receiver that is down never changes a run's outcome.`,
 type runOpts struct {
 	repo, report, vuln, base, mode string
 	sarif, result, orcaAlert       string
-	dir, event                     string
+	dir, event, attestKey          string
 	issue, alert                   int
 	csAlert, ssAlert               int
 	json                           bool
@@ -154,6 +160,7 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs.StringVar(&o.dir, "dir", ".", "with --issue, --alert or --event: the clone to fix (a git work tree)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
 	o.x.flags(fs)
+	fs.StringVar(&o.attestKey, "attest-key", "", "sign a DRAFT-PR's attestation with this private key `file` (SSH or native ed25519; default $FIXRAIL_ATTEST_KEY): beside the bundle, or as a PR comment on GitHub")
 	return fs, o
 }
 
@@ -172,6 +179,10 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		return usagef("--parallel and --repos-parallel go with --batch")
 	}
 	in, err := o.intake(fs, os.LookupEnv)
+	if err != nil {
+		return err
+	}
+	key, err := attestKey(o.attestKey, os.LookupEnv)
 	if err != nil {
 		return err
 	}
@@ -255,6 +266,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
+	attest(ctx, key, setup, sm.forge, rep, stdio.Stderr)
 	if err := printReport(stdio.Stdout, rep, o.json); err != nil {
 		return err
 	}

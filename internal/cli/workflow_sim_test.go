@@ -324,6 +324,20 @@ func (j *simJob) eval(s string, event map[string]any) string {
 	})
 }
 
+// holds evaluates a job's if: for the event; only the conditions the
+// reference workflows use are known, any other fails the test.
+func (j *simJob) holds(cond string, event map[string]any) bool {
+	switch cond {
+	case "github.event.label.name == 'fixrail'":
+		return j.eval("${{ github.event.label.name }}", event) == "fixrail"
+	case "startsWith(github.head_ref, 'fixrail/')":
+		// github.head_ref is the pull_request event's head branch.
+		return strings.HasPrefix(j.eval("${{ github.event.pull_request.head.ref }}", event), "fixrail/")
+	}
+	j.t.Fatalf("if: %q is not simulated", cond)
+	return false
+}
+
 // simResult is how a job ended.
 type simResult struct {
 	failedStep string // "" when every step passed
@@ -363,7 +377,7 @@ func (j *simJob) run(wf []byte, eventName string, event map[string]any) simResul
 	}
 	var paths []string // GITHUB_PATH, newest first
 	for name, job := range doc.Jobs {
-		if job.If != "" && j.eval(strings.ReplaceAll(job.If, "github.event.label.name", "${{ github.event.label.name }}"), event) != "fixrail == 'fixrail'" {
+		if job.If != "" && !j.holds(job.If, event) {
 			t.Fatalf("job %s: if %q does not hold for the event", name, job.If)
 		}
 		for i, st := range job.Steps {

@@ -25,6 +25,13 @@ var AlertsWorkflow []byte
 //go:embed reference/fixrail-sweep.yml
 var SweepWorkflow []byte
 
+// VerifyWorkflow is the workflow fixrail init writes to re-prove fixrail's
+// pull requests (fixrail verify) as a required check. It passes every
+// rule as well.
+//
+//go:embed reference/fixrail-verify.yml
+var VerifyWorkflow []byte
+
 // goodAgent calls an agent directly and conforms: budget first, a random
 // nonce, the issue fenced, gates named, two staged allowlists.
 const goodAgent = `on:

@@ -68,10 +68,12 @@ var Bug = &Type{
 				strings.Join(bp.Files, ", "), bp.Test.Path, bp.Test.Name, bp.Test.Symptom),
 			Report: BugPlanRef{Files: bp.Files, TestPath: bp.Test.Path, TestName: bp.Test.Name, Symptom: bp.Test.Symptom, Fixtures: bp.Test.Fixtures},
 			Detail: bp,
+			Test:   &Test{Path: bp.Test.Path, Name: bp.Test.Name, Symptom: bp.Test.Symptom},
 		}, nil
 	},
-	Red:   bugRed,
-	Gates: func(e *Env, p *Plan) []*gates.Gate { return []*gates.Gate{testUnchanged(p), oracleGreen(e, p)} },
+	Replay: replayBug,
+	Red:    bugRed,
+	Gates:  func(e *Env, p *Plan) []*gates.Gate { return []*gates.Gate{testUnchanged(p), oracleGreen(e, p)} },
 	CommitNote: func(e *Env, p *Plan) string {
 		return fmt.Sprintf("Reproduced by %s (red on %s, green after).\n", bugOf(p).Test.Path, short(e.BaseSHA))
 	},
@@ -123,6 +125,17 @@ type BugPlanRef struct {
 }
 
 func bugOf(p *Plan) *BugPlan { return p.Detail.(*BugPlan) }
+
+// replayBug is the plan a fixrail commit's claim stands for: the test it
+// names (the first evidence file), the rest of the evidence as fixtures,
+// and the fix's files as the planned ones.
+func replayBug(t *Test, evidence, files []string) *Plan {
+	if t == nil || len(evidence) == 0 || evidence[0] != t.Path {
+		return nil
+	}
+	bp := &BugPlan{Files: files, Test: TestSpec{Path: t.Path, Name: t.Name, Symptom: t.Symptom, Fixtures: evidence[1:]}}
+	return &Plan{Files: files, Evidence: evidence, Tests: []string{t.Path}, Detail: bp, Test: t}
+}
 
 // checkBug holds the test section to what makes it an oracle.
 func checkBug(cfg *config.Config) error {

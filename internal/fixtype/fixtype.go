@@ -96,6 +96,18 @@ type Type struct {
 	// else: the PR body opens with it (a secret's "rotate first").
 	// Optional.
 	Warning func(e *Env, p *Plan) string
+	// Replay, when set, is the plan a commit's recorded claim stands for
+	// (its test, evidence and files), for `fixrail verify` to run the
+	// type's Red and Gates again from the repository alone. Nil: the
+	// type's oracle needs more than the repository (cve asks advisory
+	// data), and verify says it did not re-run it. Optional.
+	Replay func(t *Test, evidence, files []string) *Plan
+}
+
+// Test is the reproducing test a type's oracle runs, as its plan named
+// it: what the commit's trailers record.
+type Test struct {
+	Path, Name, Symptom string
 }
 
 // Budget is what a type caps beyond the configuration.
@@ -173,6 +185,9 @@ type Plan struct {
 	// nothing to fix, instead of a reproduction: Files and Evidence are
 	// empty, and the run ends in the conclusion's terminal (Conclusions).
 	Conclusion *Conclusion
+	// Test is the reproducing test the oracle runs, for a type that has
+	// one; nil otherwise.
+	Test *Test
 }
 
 // Conclusion is an investigation's answer that there is no bug to fix.

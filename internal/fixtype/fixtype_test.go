@@ -32,7 +32,7 @@ func TestRegisteredTypesAreWhole(t *testing.T) {
 // (cve) needs no Investigate or ReadPlan, one without Plan needs both,
 // and no type has both ways of planning.
 func TestValidateNamesEachMissingPart(t *testing.T) {
-	optional := map[string]bool{"Edit": true, "Warning": true, "Retry": true}
+	optional := map[string]bool{"Edit": true, "Warning": true, "Retry": true, "Replay": true}
 	alternative := map[string]string{"Plan": "Investigate", "Investigate": "Plan", "ReadPlan": "Plan"}
 	rt := reflect.TypeOf(Type{})
 	for _, whole := range []*Type{Bug, CVE, SAST, Secret, IaC} {

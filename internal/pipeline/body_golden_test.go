@@ -27,12 +27,14 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 var (
 	runIDRe = regexp.MustCompile(`\d{8}-\d{6}-[0-9a-f]{8}`)
 	shaRe   = regexp.MustCompile(`\b[0-9a-f]{12}\b`)
+	baseRe  = regexp.MustCompile(`"base": "[0-9a-f]{40}"`) // the evidence block's base commit
 	timeRe  = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
 )
 
 func normalise(s string) string {
 	s = runIDRe.ReplaceAllString(s, "RUN-ID")
 	s = timeRe.ReplaceAllString(s, "TIME")
+	s = baseRe.ReplaceAllString(s, `"base": "SHA40"`)
 	return shaRe.ReplaceAllString(s, "SHA12")
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/untrusted"
 	"github.com/fixrail/fixrail/internal/verdict"
+	"github.com/fixrail/fixrail/internal/verify"
 )
 
 // identity is who the harness commits as: the harness, not the agent and not
@@ -228,7 +229,7 @@ func (r *run) candidate(ctx context.Context, phase string, inv *investigation, r
 		}
 	}
 	fixes = append(fixes, fresh...)
-	msg := r.commitMessage(inv)
+	msg := r.commitMessage(inv, fixes)
 	if on != nil {
 		msg = r.followUpMessage(inv, on)
 	}
@@ -315,10 +316,31 @@ func (r *run) gateVerdict(phase, name, verdict string, v gates.Verdict) {
 }
 
 // commitMessage is written by the harness and the fix type from validated
-// values only; no finding or agent text reaches it.
-func (r *run) commitMessage(inv *investigation) string {
-	return fmt.Sprintf("fixrail: fix finding %s\n\n%sOpened by fixrail run %s as a draft for human review.\n",
-		r.fin.ID, r.typ.CommitNote(r.env, inv.plan), r.rep.RunID)
+// values; no finding text reaches it. The one agent value is the declared
+// symptom, in the trailers, quoted ASCII and leak-scanned with the rest:
+// `fixrail verify` needs it to check the red run from the commit alone.
+func (r *run) commitMessage(inv *investigation, fixes []gitx.Entry) string {
+	r.claim = r.claimOf(inv, fixes)
+	return fmt.Sprintf("fixrail: fix finding %s\n\n%sOpened by fixrail run %s as a draft for human review.\n\n%s",
+		r.fin.ID, r.typ.CommitNote(r.env, inv.plan), r.rep.RunID, r.claim.Trailers())
+}
+
+// claimOf is what the commit says of itself (verify.Claim): the evidence
+// paths as recorded and run red, the fix's own paths as written on top.
+func (r *run) claimOf(inv *investigation, fixes []gitx.Entry) verify.Claim {
+	c := verify.Claim{Finding: r.fin.ID, FixType: r.typ.Name, Base: r.s.BaseSHA, Version: verify.BuildVersion()}
+	if t := inv.plan.Test; t != nil {
+		c.TestPath, c.TestName, c.Symptom, c.SymptomSHA256 = t.Path, t.Name, t.Symptom, verify.SymptomHash(t.Symptom)
+	}
+	for _, e := range inv.evidence {
+		c.Evidence = append(c.Evidence, e.Path)
+	}
+	for _, e := range fixes {
+		if !slices.Contains(c.Evidence, e.Path) {
+			c.Files = append(c.Files, e.Path)
+		}
+	}
+	return c
 }
 
 // followUpMessage is a recheck follow-up's commit message: harness words

@@ -168,6 +168,7 @@ func (r *run) prBody(inv *investigation, c *candidate) string {
 	b.WriteString("\n")
 	b.WriteString(c.impact.Markdown())
 	b.WriteString(accounts(inv, c))
+	b.WriteString(r.claim.BodySection())
 	fmt.Fprintf(&b, "\nRun `%s`, %s mode.\n", r.rep.RunID, r.rep.Mode)
 	return b.String()
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/sensitive"
 	"github.com/fixrail/fixrail/internal/untrusted"
+	"github.com/fixrail/fixrail/internal/verify"
 )
 
 // Runner is the agent seam: one call per invocation.
@@ -315,6 +316,7 @@ type run struct {
 	branch    string
 	oldHead   string           // the branch's value before this run, "" if absent
 	pub       *forge.Published // the draft PR, once P5 opened it
+	claim     verify.Claim     // what the commit's trailers say, once P4 built it
 
 	// What the review must know, gathered on the way.
 	unsandboxed     bool     // a test or suite command ran outside a sandbox (mode auto)

@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/fixrail/fixrail/internal/gitx"
+	"github.com/fixrail/fixrail/internal/untrusted"
+	"github.com/fixrail/fixrail/internal/verify"
+)
+
+var cmdVerify = &command{
+	Name:  "verify",
+	Usage: "[--dir CLONE] [--base BRANCH] [--json] REF | --repo OWNER/NAME --pr N | --attestation FILE --key PUBKEY [REF]",
+	Short: "re-prove a fixrail commit from the repository alone; check a signed attestation",
+	Long: `
+Verify re-derives what a fixrail commit claims, from the clone alone: no
+.fixrail state directory, no ledger, no token for a local REF (a branch or
+a commit). The claim is the commit's Fixrail-* trailers; each check below
+runs in order and the first that fails is named:
+
+  trailers    the Fixrail-* trailers parse, every part is there, and the
+              symptom's hash is the symptom's
+  pr-body     (--pr) the PR body's evidence block is the same claim
+  parent      the commit's one parent is the base the trailers name
+  base        that base is on --base (default: the current branch), the
+              branch the reviewer trusts: the judged branch never picks
+              the fixrail.yaml it is judged by
+  config      fixrail.yaml read from that base commit: the test and suite
+              commands, the sandbox, the budgets, the sensitive paths
+  tree        the commit's tree is the base plus exactly the declared
+              files (the evidence and the fix's own), nothing else
+  diff-nonempty, stage-b, diff-budget, leak-scan
+              the run's model-free gates, on the commit
+  oracle-red  the reproducing test, on a fresh checkout of the base plus
+              the evidence, fails with the declared symptom
+  test-unchanged, oracle-green
+              the same test passes on a fresh checkout of the commit
+  suite-green, suite-with-evidence
+              the suite passes on the base plus the fix alone, then with
+              the evidence added
+
+Every command runs as a run's do: a fresh checkout of the exact tree,
+the build environment, no credentials, and bubblewrap as the base's
+sandbox setting says. A fix type whose oracle needs more than the
+repository (cve asks advisory data) is reported skipped, with why.
+Trailers say what fixrail claimed; verify proves the claim holds, not who
+made it: that is what a signed attestation adds.
+
+With --attestation FILE --key PUBKEY, verify checks a DSSE envelope
+fixrail run wrote (README, Attestations): the signature against the
+public key (an OpenSSH .pub line or a native fixrail public key), the
+in-toto statement inside it, and, with REF, that its subject is REF's
+commit and its claim REF's trailers. One changed byte fails.
+
+Exit codes:
+  0  re-proven: every check passed (skipped ones say why)
+  5  a difference: the first check that failed is named
+  1  could not look: the commit, the repository or the sandbox could not
+     be read or run; never 0, never 5
+  2  usage`,
+	Flags: func() *flag.FlagSet { fs, _ := verifyFlags(); return fs },
+	Run:   runVerify,
+}
+
+type verifyOpts struct {
+	dir, base, attestation, key, repo string
+	pr                                int
+	json                              bool
+}
+
+func verifyFlags() (*flag.FlagSet, *verifyOpts) {
+	o := &verifyOpts{}
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.StringVar(&o.dir, "dir", ".", "the clone that holds REF (a git work tree)")
+	fs.StringVar(&o.base, "base", "", "the trusted base `branch` the claimed base must be on (default: the current branch; with --pr, the PR's base)")
+	fs.StringVar(&o.repo, "repo", "", "with --pr: the GitHub repository, `owner/name`")
+	fs.IntVar(&o.pr, "pr", 0, "verify the head of this pull request `number` of --repo (its commit must be in --dir)")
+	fs.StringVar(&o.attestation, "attestation", "", "check this DSSE attestation `file` (with --key)")
+	fs.StringVar(&o.key, "key", "", "the public key `file` the attestation must be signed with")
+	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
+	return fs, o
+}
+
+// errDiffers is a commit that did not re-prove: exit 5, the report said
+// which check failed.
+var errDiffers error = &codedError{msg: "a difference", code: exitFound, shown: true}
+
+func runVerify(ctx context.Context, stdio Stdio, args []string) error {
+	fs, o := verifyFlags()
+	if err := parseFlags(fs, stdio, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usagef("verify takes one REF, got %d", fs.NArg())
+	}
+	ref := fs.Arg(0)
+	if (o.attestation == "") != (o.key == "") {
+		return usagef("--attestation and --key go together")
+	}
+	if o.attestation != "" {
+		return verifyAttestation(ctx, stdio, o, ref)
+	}
+	var body *string
+	switch {
+	case o.pr != 0 && ref != "":
+		return usagef("give REF or --pr, not both")
+	case o.pr != 0:
+		pr, err := prToVerify(ctx, stdio, o)
+		if err != nil {
+			return err
+		}
+		ref, body = pr.Head, &pr.Body
+		if o.base == "" {
+			o.base = pr.Base
+		}
+	case o.repo != "":
+		return usagef("--repo goes with --pr")
+	case ref == "":
+		return usagef("verify needs a REF (a branch or a commit), --pr N or --attestation FILE")
+	}
+	repo, done, err := openClone(ctx, o.dir)
+	if err != nil {
+		return err
+	}
+	defer done()
+	trusted, baseName, err := trustedBase(ctx, repo, o.base)
+	if err != nil {
+		return err
+	}
+	rep, err := verify.Verify(ctx, verify.Input{
+		Repo: repo, Rev: ref, Trusted: trusted, BaseName: baseName, Body: body,
+		Lookup: os.LookupEnv, Progress: stdio.Stderr,
+	})
+	if err != nil {
+		return &errServiceUnavailable{err}
+	}
+	if o.json {
+		if err := writeJSON(stdio.Stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		printVerifyReport(stdio.Stdout, rep)
+	}
+	if !rep.Reproven {
+		return errDiffers
+	}
+	return nil
+}
+
+// openClone opens dir as pipeline.Prepare does: the operator's git config
+// frozen first, the clone's own recorded before any of its code runs.
+func openClone(ctx context.Context, dir string) (*gitx.Repo, func(), error) {
+	snap, err := gitx.Snapshot(ctx)
+	if err != nil {
+		return nil, nil, &errServiceUnavailable{fmt.Errorf("git: %w", err)}
+	}
+	repo, err := snap.Open(ctx, dir)
+	if err != nil {
+		snap.Close()
+		return nil, nil, usagef("%s is not a git work tree: %v", dir, err)
+	}
+	if err := repo.Baseline(ctx); err != nil {
+		snap.Close()
+		return nil, nil, &errServiceUnavailable{fmt.Errorf("record the clone's git config: %w", err)}
+	}
+	return repo, func() { snap.Close() }, nil
+}
+
+// trustedBase resolves the branch the claimed base must be on: --base as
+// a local branch, else as a remote-tracking one (a CI checkout has
+// origin/main, not main), else the current branch.
+func trustedBase(ctx context.Context, repo *gitx.Repo, base string) (string, string, error) {
+	if base == "" {
+		b, err := repo.CurrentBranch(ctx)
+		if err != nil {
+			return "", "", usagef("no current branch to trust as the base (pass --base): %v", err)
+		}
+		base = b
+	}
+	for _, ref := range []string{"refs/heads/" + base, "refs/remotes/origin/" + base, "refs/remotes/" + base} {
+		if sha, err := repo.RevParse(ctx, ref); err == nil {
+			return sha, base, nil
+		}
+	}
+	return "", "", usagef("--base %q names no branch of the clone", base)
+}
+
+func printVerifyReport(w io.Writer, rep *verify.Report) {
+	for _, c := range rep.Checks {
+		fmt.Fprintf(w, "%-8s %-20s %s\n", c.Status, c.Name, untrusted.OneLine(c.Detail))
+	}
+	if rep.Unsandboxed {
+		fmt.Fprintln(w, "note: a command ran outside the sandbox (sandbox: auto, bubblewrap unusable)")
+	}
+	if rep.Reproven {
+		fmt.Fprintf(w, "re-proven: commit %s is what its trailers claim\n", rep.Commit)
+		return
+	}
+	fmt.Fprintf(w, "DIFFERS: commit %s: %s\n", rep.Commit, untrusted.OneLine(rep.Difference))
+	if f := rep.Failed(); f != nil && f.Output != "" {
+		fmt.Fprintf(w, "output:\n%s\n", untrusted.Printable(f.Output))
+	}
+}

@@ -1,0 +1,86 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+)
+
+func sampleClaim() Claim {
+	return Claim{
+		Finding: "s1", FixType: "bug", Base: strings.Repeat("ab", 20),
+		TestPath: "tests/test_none.py", TestName: "test_none",
+		Symptom: "'NoneType' has no `upper`\u00e9", SymptomSHA256: SymptomHash("'NoneType' has no `upper`\u00e9"),
+		Evidence: []string{"tests/test_none.py", "tests/dir with space/x.txt"},
+		Files:    []string{"src/app/format.py"}, Version: "devel",
+	}
+}
+
+func TestTrailersRoundTrip(t *testing.T) {
+	c := sampleClaim()
+	msg := "fixrail: fix finding s1\n\nbody text\n\n" + c.Trailers()
+	got, err := ParseTrailers(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Diff(got); d != "" {
+		t.Fatalf("round trip differs in %s:\n%s", d, c.Trailers())
+	}
+	for _, line := range strings.Split(c.Trailers(), "\n") {
+		for _, r := range line {
+			if r < 0x20 || r > 0x7e {
+				t.Fatalf("trailer line %q is not printable ASCII", line)
+			}
+		}
+	}
+	body, err := ParseBody("## x\n" + c.BodySection() + "\nRun `r`.\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Diff(body); d != "" {
+		t.Fatalf("body round trip differs in %s", d)
+	}
+	if strings.Count(c.BodySection(), "`") != strings.Count(strings.SplitN(c.BodySection(), "```json", 2)[0], "`")+6 {
+		t.Fatalf("a backtick of a value reached the fenced block:\n%s", c.BodySection())
+	}
+}
+
+func TestParseTrailersRefuses(t *testing.T) {
+	good := sampleClaim().Trailers()
+	for _, tc := range []struct{ name, msg, want string }{
+		{"none", "fix\n\nSigned-off-by: x\n", "no Fixrail-* trailers"},
+		{"unknown key", good + "Fixrail-Extra: 1\n", "not one fixrail writes"},
+		{"twice", good + "Fixrail-Base: " + strings.Repeat("cd", 20) + "\n", "given twice"},
+		{"symptom edited", strings.Replace(good, "has no", "lacks", 1), "Fixrail-Symptom-SHA256 does not match"},
+		{"short base", strings.Replace(good, strings.Repeat("ab", 20), "abab", 1), "not a full commit id"},
+		{"dotdot path", strings.Replace(good, "Fixrail-File: src/app/format.py", "Fixrail-File: ../x", 1), "not a clean relative path"},
+		{"no file", strings.Replace(good, "Fixrail-File: src/app/format.py\n", "", 1), "names no file"},
+		{"bad quote", strings.Replace(good, `Fixrail-Symptom: "`, `Fixrail-Symptom: "\q`, 1), "does not unquote"},
+		{"test not first evidence", strings.Replace(good, "Fixrail-Test-Path: tests/test_none.py", "Fixrail-Test-Path: tests/other.py", 1), "is not the first"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseTrailers("subject\n\n" + tc.msg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzParseTrailers(f *testing.F) {
+	f.Add("s\n\n" + sampleClaim().Trailers())
+	f.Add("s\n\nFixrail-Finding: \"\\x00\"\n")
+	f.Fuzz(func(t *testing.T, msg string) {
+		c, err := ParseTrailers(msg)
+		if err != nil {
+			return
+		}
+		// What parses re-renders to trailers that parse to the same claim.
+		again, err := ParseTrailers("s\n\n" + c.Trailers())
+		if err != nil {
+			t.Fatalf("re-rendered claim does not parse: %v\n%s", err, c.Trailers())
+		}
+		if d := c.Diff(again); d != "" {
+			t.Fatalf("re-rendered claim differs in %s", d)
+		}
+	})
+}

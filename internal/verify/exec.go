@@ -1,0 +1,122 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/gitx"
+	"github.com/fixrail/fixrail/internal/pathguard"
+	"github.com/fixrail/fixrail/internal/sandbox"
+)
+
+// executor runs the repository's commands as a run does: each in a fresh
+// checkout of exactly the tree it judges, made for it and deleted after
+// it, with the build environment (no credentials), a private TMPDIR, and
+// bubblewrap as the base's sandbox setting says, hiding the clone, its
+// git directory and verify's own directory.
+type executor struct {
+	repo        *gitx.Repo
+	cfg         *config.Config
+	lookup      func(string) (string, bool)
+	temp        string // where the disposable directory was made
+	dir         string // verify's disposable directory
+	n           int
+	tc          *sandbox.Toolchain
+	unsandboxed bool
+}
+
+func newExecutor(in Input, cfg *config.Config) (*executor, error) {
+	temp := in.TempDir
+	if temp == "" {
+		temp = os.TempDir()
+	}
+	dir, err := pathguard.NewDisposable(temp, "fixrail verify's fresh checkouts\n")
+	if err != nil {
+		return nil, err
+	}
+	return &executor{repo: in.Repo, cfg: cfg, lookup: in.Lookup, temp: temp, dir: dir}, nil
+}
+
+func (x *executor) close() { _ = pathguard.RemoveDisposable(x.dir) }
+
+// index is a fresh private index path for a tree built under name.
+func (x *executor) index(name string) string {
+	x.n++
+	return filepath.Join(x.dir, fmt.Sprintf("%s-%d.index", name, x.n))
+}
+
+func (x *executor) hide() sandbox.Hidden {
+	return sandbox.Hidden{
+		Repo:   x.repo.Top(),
+		GitDir: x.repo.CommonDir(),
+		State:  filepath.Join(x.repo.Top(), ".fixrail"),
+		RunDir: x.dir,
+		Temp:   x.temp,
+	}
+}
+
+// read gives fn a fresh checkout of rev (a commit or a tree), removed
+// after it.
+func (x *executor) read(ctx context.Context, label, rev string, fn func(dir string) error) error {
+	x.n++
+	name := fmt.Sprintf("%s-%d", label, x.n)
+	t, err := x.repo.Checkout(ctx, filepath.Join(x.dir, name), filepath.Join(x.dir, name+".index"), rev)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(t.Dir)
+	return fn(t.Dir)
+}
+
+// exec runs argv in a fresh checkout of rev.
+func (x *executor) exec(ctx context.Context, label, rev string, argv []string, timeout time.Duration) (res sandbox.Result, err error) {
+	err = x.read(ctx, label, rev, func(dir string) error {
+		res, err = x.run(ctx, dir, argv, timeout)
+		return err
+	})
+	return res, err
+}
+
+func (x *executor) run(ctx context.Context, dir string, argv []string, timeout time.Duration) (sandbox.Result, error) {
+	if x.tc == nil {
+		tc, err := sandbox.ToolchainsIn(ctx, x.lookup, x.cfg.SandboxROPaths, dir)
+		if err != nil {
+			return sandbox.Result{}, err
+		}
+		x.tc = &tc
+	}
+	env, err := sandbox.Env(sandbox.Build, x.lookup, x.cfg.ExtraEnv)
+	if err != nil {
+		return sandbox.Result{}, err
+	}
+	tmp, cleanup, err := sandbox.TempDir(x.dir)
+	if err != nil {
+		return sandbox.Result{}, err
+	}
+	defer cleanup()
+	if env, err = x.tc.Env(sandbox.WithTempDir(env, tmp), tmp); err != nil {
+		return sandbox.Result{}, err
+	}
+	mode, _ := sandbox.ParseMode(x.cfg.Sandbox) // validated with the config
+	release := x.repo.Shared()
+	res, err := sandbox.Run(ctx, sandbox.Cmd{
+		Args:    argv,
+		Dir:     dir,
+		Env:     env,
+		Timeout: timeout,
+		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, RO: x.tc.RO(), Tmp: tmp, Hide: x.hide()},
+	})
+	release()
+	if err != nil {
+		return res, err
+	}
+	if !res.Sandboxed && mode != sandbox.Off {
+		x.unsandboxed = true
+	}
+	// What ran may have tried to change the clone's git config or state.
+	return res, x.repo.CheckDrift(ctx)
+}

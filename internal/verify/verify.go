@@ -1,0 +1,446 @@
+// Package verify re-proves a fixrail commit from the repository alone:
+// the claim its trailers make (claim.go) against what its parent, its
+// tree and fresh checkouts of them show, with the base's own fixrail.yaml
+// and the same gate values the run used; and the signed attestation of
+// what a run judged (attest.go). It needs no state directory, ledger or
+// token: everything it reads is in the clone.
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/fixrail/fixrail/internal/config"
+	"github.com/fixrail/fixrail/internal/fixtype"
+	"github.com/fixrail/fixrail/internal/gates"
+	"github.com/fixrail/fixrail/internal/gitx"
+	"github.com/fixrail/fixrail/internal/redact"
+	"github.com/fixrail/fixrail/internal/sandbox"
+	"github.com/fixrail/fixrail/internal/sensitive"
+)
+
+// Check statuses.
+const (
+	Pass    = "pass"
+	Fail    = "fail"
+	Skipped = "skipped" // not re-run, and the detail says why
+)
+
+// Check is one re-derived fact.
+type Check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	Output string `json:"output,omitempty"`
+}
+
+// Report is what Verify found: every check it ran, in order, up to the
+// first that failed.
+type Report struct {
+	Commit string  `json:"commit"`
+	Claim  Claim   `json:"claim"`
+	Checks []Check `json:"checks"`
+	// Reproven is true when every check passed (skipped ones say why they
+	// did not run). Difference names the first check that failed.
+	Reproven   bool   `json:"reproven"`
+	Difference string `json:"difference,omitempty"`
+	// Unsandboxed: a command ran outside the sandbox (sandbox: auto with
+	// no usable bubblewrap).
+	Unsandboxed bool `json:"unsandboxed,omitempty"`
+}
+
+// Failed is the first failed check, or nil.
+func (r *Report) Failed() *Check {
+	for i := range r.Checks {
+		if r.Checks[i].Status == Fail {
+			return &r.Checks[i]
+		}
+	}
+	return nil
+}
+
+// Input is what Verify judges and where it may work.
+type Input struct {
+	Repo *gitx.Repo
+	// Rev is the commit under judgment, by any name git resolves.
+	Rev string
+	// Trusted is the commit the claimed base must be (or be an ancestor
+	// of): the tip of the base branch the reviewer trusts, never anything
+	// the judged branch chose. BaseName names it in messages.
+	Trusted, BaseName string
+	// Body, when set, is the PR body: its evidence block must be the
+	// trailers' claim, field for field.
+	Body *string
+	// TempDir is where the fresh checkouts go; empty is os.TempDir().
+	TempDir string
+	// Lookup reads the environment (the leak scan's known secrets, the
+	// build environment's variables).
+	Lookup func(string) (string, bool)
+	// Progress receives one line per step; nil discards them.
+	Progress io.Writer
+}
+
+// maxFileBytes bounds one file verify reads from a tree, as the harness
+// bounds evidence.
+const maxFileBytes = 1 << 20
+
+// ErrCouldNotLook wraps every error that kept Verify from judging: the
+// commit, the repository or the sandbox could not be read or run. It is
+// never a difference.
+var ErrCouldNotLook = errors.New("could not look")
+
+// Verify re-derives rev's claim. A difference is a failed check in the
+// report; an error means it could not look.
+func Verify(ctx context.Context, in Input) (*Report, error) {
+	v := &verifier{in: in, rep: &Report{Checks: []Check{}}}
+	if in.Progress == nil {
+		v.in.Progress = io.Discard
+	}
+	if in.Lookup == nil {
+		v.in.Lookup = os.LookupEnv
+	}
+	err := v.run(ctx)
+	if v.x != nil {
+		v.rep.Unsandboxed = v.x.unsandboxed
+		v.x.close()
+	}
+	if err != nil {
+		return v.rep, fmt.Errorf("%w: %w", ErrCouldNotLook, err)
+	}
+	f := v.rep.Failed()
+	v.rep.Reproven = f == nil
+	if f != nil {
+		v.rep.Difference = f.Name + ": " + f.Detail
+	}
+	return v.rep, nil
+}
+
+type verifier struct {
+	in     Input
+	rep    *Report
+	commit gitx.Commit
+	claim  Claim
+	cfg    *config.Config
+	typ    *fixtype.Type
+	x      *executor
+}
+
+// record adds a check; it reports whether the check passed (or was
+// skipped), so run can stop at the first difference.
+func (v *verifier) record(name, status, detail string) bool {
+	v.rep.Checks = append(v.rep.Checks, Check{Name: name, Status: status, Detail: detail})
+	fmt.Fprintf(v.in.Progress, "verify: %s %s: %s\n", name, status, detail)
+	return status != Fail
+}
+
+func (v *verifier) run(ctx context.Context) error {
+	var err error
+	if v.commit, err = v.in.Repo.ReadCommit(ctx, v.in.Rev); err != nil {
+		return err
+	}
+	v.rep.Commit = v.commit.SHA
+	// The claim: trailers that parse and hold together.
+	c, err := ParseTrailers(v.commit.Message)
+	if err != nil {
+		v.record("trailers", Fail, err.Error())
+		return nil
+	}
+	v.claim, v.rep.Claim = c, c
+	if !v.record("trailers", Pass, fmt.Sprintf("finding %s, fix type %s, base %s, %d evidence and %d fix file(s), made by fixrail %s", c.Finding, c.FixType, short(c.Base), len(c.Evidence), len(c.Files), c.Version)) {
+		return nil
+	}
+	if v.in.Body != nil {
+		body, err := ParseBody(*v.in.Body)
+		if err != nil {
+			v.record("pr-body", Fail, err.Error())
+			return nil
+		}
+		if d := c.Diff(body); d != "" {
+			v.record("pr-body", Fail, "the PR body's evidence block differs from the commit's trailers in "+d)
+			return nil
+		}
+		v.record("pr-body", Pass, "the PR body's evidence block is the trailers' claim")
+	}
+	// The parent, then the base on the branch the reviewer trusts: only
+	// then is the base's fixrail.yaml the one to judge by.
+	if len(v.commit.Parents) != 1 || v.commit.Parents[0] != c.Base {
+		v.record("parent", Fail, fmt.Sprintf("the commit's parent is %s, the trailers name base %s", parents(v.commit.Parents), c.Base))
+		return nil
+	}
+	v.record("parent", Pass, "the commit's one parent is the base "+short(c.Base))
+	on, err := v.in.Repo.IsAncestor(ctx, c.Base, v.in.Trusted)
+	if err != nil {
+		return err
+	}
+	if !on {
+		v.record("base", Fail, fmt.Sprintf("the base %s is not on %s (%s): its fixrail.yaml is not one the reviewer trusts", short(c.Base), v.in.BaseName, short(v.in.Trusted)))
+		return nil
+	}
+	v.record("base", Pass, fmt.Sprintf("the base %s is on %s", short(c.Base), v.in.BaseName))
+	if ok, err := v.setup(ctx); !ok || err != nil {
+		return err
+	}
+	change, red, ok, err := v.tree(ctx)
+	if !ok || err != nil {
+		return err
+	}
+	return v.gates(ctx, change, red)
+}
+
+// setup reads fixrail.yaml from the base commit, the fix type it names,
+// and makes the executor the oracles and the suite run in.
+func (v *verifier) setup(ctx context.Context) (bool, error) {
+	data, err := v.in.Repo.ShowFile(ctx, v.claim.Base, config.FileName)
+	if errors.Is(err, gitx.ErrNotExist) {
+		v.record("config", Fail, "the base "+short(v.claim.Base)+" has no "+config.FileName)
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if v.cfg, err = config.Parse(config.FileName+" (at "+short(v.claim.Base)+")", data); err != nil {
+		v.record("config", Fail, err.Error())
+		return false, nil
+	}
+	var pins []gitx.Pin
+	for _, p := range v.cfg.Git.Pins() {
+		pins = append(pins, gitx.Pin{Key: p.Key, Value: p.Value})
+	}
+	if err := v.in.Repo.Pin(pins); err != nil {
+		return false, err
+	}
+	if v.typ, err = fixtype.Lookup(v.claim.FixType); err != nil {
+		v.record("config", Fail, err.Error())
+		return false, nil
+	}
+	if err := v.typ.Check(v.cfg); err != nil {
+		v.record("config", Fail, fmt.Sprintf("the %s fix type: %v", v.typ.Name, err))
+		return false, nil
+	}
+	if v.x, err = newExecutor(v.in, v.cfg); err != nil {
+		return false, err
+	}
+	v.record("config", Pass, config.FileName+" read from the base "+short(v.claim.Base)+", never from the branch")
+	return true, nil
+}
+
+// tree holds the commit's tree to the base plus exactly the declared
+// paths, and builds what the gates judge: the change, the base plus the
+// evidence (what ran red) and the base plus the fix alone.
+func (v *verifier) tree(ctx context.Context) (*gates.Change, string, bool, error) {
+	repo, c := v.in.Repo, v.claim
+	read := func(rev string, paths []string) ([]gitx.Entry, error) {
+		var out []gitx.Entry
+		for _, p := range paths {
+			e, err := repo.TreeEntry(ctx, rev, p, maxFileBytes)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+		return out, nil
+	}
+	evidence, err := read(v.commit.SHA, c.Evidence)
+	if err != nil {
+		return nil, "", false, err
+	}
+	fixes, err := read(v.commit.SHA, c.Files)
+	if err != nil {
+		return nil, "", false, err
+	}
+	all := slices.Concat(evidence, fixes)
+	built, err := repo.BuildTree(ctx, c.Base, all, v.x.index("declared"))
+	if err != nil {
+		return nil, "", false, err
+	}
+	diff, err := repo.DiffTrees(ctx, c.Base, v.commit.SHA)
+	if err != nil {
+		return nil, "", false, err
+	}
+	if built != v.commit.Tree {
+		var extra []string
+		for _, p := range diff.Files {
+			if !slices.Contains(c.Evidence, p) && !slices.Contains(c.Files, p) {
+				extra = append(extra, p)
+			}
+		}
+		v.record("tree", Fail, fmt.Sprintf("the commit's tree is not the base plus exactly the declared files: it also changes %s", strings.Join(extra, ", ")))
+		return nil, "", false, nil
+	}
+	for _, e := range evidence {
+		if e.Deleted() {
+			v.record("tree", Fail, "the declared evidence "+e.Path+" is not in the commit")
+			return nil, "", false, nil
+		}
+	}
+	v.record("tree", Pass, fmt.Sprintf("the base plus exactly the %d declared path(s)", len(all)))
+	red, err := repo.BuildTree(ctx, c.Base, evidence, v.x.index("red"))
+	if err != nil {
+		return nil, "", false, err
+	}
+	fixOnly, err := repo.BuildTree(ctx, c.Base, fixes, v.x.index("fix-only"))
+	if err != nil {
+		return nil, "", false, err
+	}
+	files := map[string]gitx.Entry{}
+	base := map[string]gitx.Entry{}
+	for _, e := range all {
+		files[e.Path] = e
+	}
+	baseFixes, err := read(c.Base, c.Files)
+	if err != nil {
+		return nil, "", false, err
+	}
+	for _, e := range baseFixes {
+		base[e.Path] = e
+	}
+	pol, err := sensitive.New(v.cfg.Paths.Fixable, v.cfg.Paths.Sensitive, v.typ.Scope(v.cfg)...)
+	if err != nil {
+		return nil, "", false, err
+	}
+	maxLines := v.cfg.Budget.MaxDiffLines
+	if n := v.typ.Budget.MaxDiffLines; n > 0 && n < maxLines {
+		maxLines = n
+	}
+	// The commit's tree stands for the commit in every fresh checkout:
+	// FixOnly is a tree too, and equal to it when there is no evidence.
+	return &gates.Change{
+		Commit:       v.commit.Tree,
+		Changed:      diff.Files,
+		Diff:         diff,
+		Files:        files,
+		BaseFiles:    base,
+		Planned:      c.Files,
+		Declared:     c.Files,
+		Policy:       pol,
+		MaxDiffLines: maxLines,
+		MaxDiffBytes: v.cfg.Budget.MaxDiffBytes,
+		MaxLineBytes: v.cfg.Budget.MaxLineBytes,
+		Evidence:     evidence,
+		Base: func(ctx context.Context, p string) (gitx.Entry, error) {
+			return repo.TreeEntry(ctx, c.Base, p, maxFileBytes)
+		},
+		FixOnly: fixOnly,
+		Suite: func(ctx context.Context, rev string) (sandbox.Result, error) {
+			return v.x.exec(ctx, "suite", rev, v.cfg.Suite.Command, v.cfg.Suite.Timeout)
+		},
+	}, red, true, nil
+}
+
+// gates runs again the gates that need no model, in the run's order: the
+// structural ones, the leak scan, the fix type's oracle red on the base
+// plus the evidence and its gates on the commit, then the suite.
+func (v *verifier) gates(ctx context.Context, c *gates.Change, red string) error {
+	scrub, err := redact.FromEnvironment(v.in.Lookup, v.cfg.Redact.CustomerIDsFile)
+	if err != nil {
+		return fmt.Errorf("leak scan: %w", err)
+	}
+	run := func(g *gates.Gate, ch *gates.Change) (bool, error) {
+		verdict, err := g.Run(ctx, ch)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", g.Name, err)
+		}
+		status := Pass
+		if !verdict.Pass {
+			status = Fail
+		}
+		v.rep.Checks = append(v.rep.Checks, Check{Name: g.Name, Status: status, Detail: verdict.Detail, Output: v.scrubbed(scrub, verdict.Output)})
+		fmt.Fprintf(v.in.Progress, "verify: %s %s: %s\n", g.Name, status, verdict.Detail)
+		return verdict.Pass, nil
+	}
+	for _, g := range []*gates.Gate{gates.DiffNonEmpty, gates.StageB, gates.DiffBudget, leakGate(scrub, v.commit.Message)} {
+		if ok, err := run(g, c); !ok || err != nil {
+			return err
+		}
+	}
+	var plan *fixtype.Plan
+	if v.typ.Replay != nil {
+		plan = v.typ.Replay(&fixtype.Test{Path: v.claim.TestPath, Name: v.claim.TestName, Symptom: v.claim.Symptom}, v.claim.Evidence, v.claim.Files)
+	}
+	if plan == nil {
+		v.record("oracle", Skipped, fmt.Sprintf("the %s oracle needs more than the repository (it is not replayable from a commit): not re-run", v.typ.Name))
+	} else {
+		env := &fixtype.Env{Config: v.cfg, Base: "the base", BaseSHA: v.claim.Base, Exec: v.x.exec, Read: v.x.read}
+		redChange := &gates.Change{Commit: red, Evidence: c.Evidence, Planned: plan.Files, Policy: c.Policy}
+		if ok, err := run(v.typ.Red(env, plan), redChange); !ok || err != nil {
+			return err
+		}
+		for _, g := range v.typ.Gates(env, plan) {
+			// test-unchanged compares the evidence a run ran red with the
+			// commit's; here both are read from the commit, so it could
+			// not fail, and a check that cannot fail is not reported.
+			if g.Name == "test-unchanged" {
+				continue
+			}
+			if ok, err := run(g, c); !ok || err != nil {
+				return err
+			}
+		}
+	}
+	for _, g := range gates.Last {
+		if ok, err := run(g, c); !ok || err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (v *verifier) scrubbed(s *redact.Engine, out string) string {
+	if out == "" {
+		return ""
+	}
+	red, _, err := s.Redact(out)
+	if err != nil {
+		return "[output withheld: its redaction failed]"
+	}
+	return red
+}
+
+// leakGate scans what the commit carries out: its message (the trailers
+// with it) and the whole patch. A blocking hit is a difference.
+func leakGate(s *redact.Engine, msg string) *gates.Gate {
+	return &gates.Gate{
+		Name: "leak-scan",
+		Doc:  "the commit message and the whole patch carry no secret",
+		Run: func(_ context.Context, c *gates.Change) (gates.Verdict, error) {
+			for _, t := range [][2]string{{"the commit message", msg}, {"the patch", c.Diff.Text}} {
+				fs, err := s.Detect(t[1])
+				if err != nil {
+					return gates.Verdict{}, err
+				}
+				var rules []string
+				for _, f := range fs {
+					if f.Blocking() && !slices.Contains(rules, f.Rule) {
+						rules = append(rules, f.Rule)
+					}
+				}
+				if len(rules) > 0 {
+					return gates.Verdict{Detail: t[0] + " carries " + strings.Join(rules, ", ")}, nil
+				}
+			}
+			return gates.Verdict{Pass: true, Detail: "commit message and the whole patch clean"}, nil
+		},
+	}
+}
+
+func parents(ps []string) string {
+	switch len(ps) {
+	case 0:
+		return "none (a root commit)"
+	case 1:
+		return ps[0]
+	}
+	return strings.Join(ps, " and ") + " (a merge)"
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
