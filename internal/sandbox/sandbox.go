@@ -177,10 +177,14 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	args, env, sandboxed := c.Args, c.Env, false
 	if c.Sandbox != nil {
-		var err error
-		if args, env, sandboxed, err = c.Sandbox.wrap(c); err != nil {
+		w, err := c.Sandbox.wrap(c)
+		if err != nil {
 			return Result{}, err
 		}
+		// The proxy dies with the command (fixrail's own death takes it
+		// too: it is goroutines of this process).
+		defer w.stop()
+		args, env, sandboxed = w.argv, w.env, w.sandboxed
 	}
 	limit := c.OutputCap
 	if limit <= 0 {
