@@ -17,6 +17,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/fixrail/fixrail/internal/sandbox"
+	"github.com/fixrail/fixrail/internal/sandbox/egress"
 )
 
 // Claude runs Claude Code headless (runner.kind: claude), one process per
@@ -173,7 +174,7 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 	if err := plan.probeHook(ctx, env, filepath.Join(priv, "probe-receipts.ndjson")); err != nil {
 		return notStarted, err
 	}
-	spec, err := plan.confine(priv, receipts)
+	spec, err := plan.confine(priv, receipts, lookup)
 	if err != nil {
 		return notStarted, err
 	}
@@ -206,11 +207,12 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 }
 
 // confine is the invocation's sandbox: the pipeline's (the worktree and the
-// hand-off files writable) plus what the CLI itself needs — its private
-// directory and the receipt log writable, its install and the phase hook's
-// binary readable — and the host's network, for the model API. nil when the
-// pipeline asked for no sandbox.
-func (p *claudePlan) confine(priv, receipts string) (*sandbox.Spec, error) {
+// hand-off files writable, the run's egress policy) plus what the CLI
+// itself needs — its private directory and the receipt log writable, its
+// install and the phase hook's binary readable. Its network is the egress
+// proxy: without a policy from the pipeline, one allowing exactly the
+// model API (DefaultEgress). nil when the pipeline asked for no sandbox.
+func (p *claudePlan) confine(priv, receipts string, lookup func(string) (string, bool)) (*sandbox.Spec, error) {
 	if p.inv.Sandbox == nil {
 		return nil, nil
 	}
@@ -224,7 +226,13 @@ func (p *claudePlan) confine(priv, receipts string) (*sandbox.Spec, error) {
 		return nil, &Error{Kind: Unavailable, Detail: "claude binary: " + err.Error()}
 	}
 	s.RO = append(slices.Clone(s.RO), install, p.hook[0])
-	s.Network = true
+	if s.Egress == nil {
+		allow, err := DefaultEgress("claude", lookup)
+		if err != nil {
+			return nil, &Error{Kind: Refused, Detail: err.Error()}
+		}
+		s.Egress = &egress.Policy{Allow: allow}
+	}
 	return &s, nil
 }
 
