@@ -19,6 +19,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/cli/resolvecmd"
 	"github.com/fixrail/fixrail/internal/ledger/pgtest"
+	"github.com/fixrail/fixrail/internal/sandbox/egress"
 )
 
 var update = flag.Bool("update", false, "rewrite testscript files whose cmp fails")
@@ -49,6 +50,8 @@ func TestMain(m *testing.M) {
 			stop()
 			os.Exit(code)
 		},
+		// cmd/fixrail's egress forwarder, as the sandbox mounts it.
+		egress.ForwarderName: func() { os.Exit(egress.Forward(os.Args[1:], os.Stderr)) },
 		// The same wiring as cmd/fixrail-resolve.
 		"fixrail-resolve": func() {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

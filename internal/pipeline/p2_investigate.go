@@ -272,6 +272,10 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 	if phase == runner.Fix {
 		bash = r.typ.Budget.BashRules
 	}
+	pol, err := r.egressPolicy()
+	if err != nil {
+		return stop(Halt, string(runner.Refused), "the agent's egress allowlist: "+err.Error())
+	}
 	release := r.s.Repo.Shared()
 	endStep := r.step("the agent (" + string(phase) + ")")
 	defer endStep() // an adapter that panics ends it too
@@ -286,7 +290,7 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 		MaxCostUSD: costLeft,
 		Allow:      allow,
 		BashRules:  bash,
-		Sandbox:    &sandbox.Spec{Mode: r.sandboxMode(), RW: []string{r.handoff}, Hide: r.hide()},
+		Sandbox:    &sandbox.Spec{Mode: r.sandboxMode(), RW: []string{r.handoff}, Hide: r.hide(), Egress: pol},
 		TempDir:    r.dir,
 	})
 	endStep()
@@ -305,6 +309,10 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 			return o
 		}
 		return stop(Escalate, ReasonCheckError, "git config check: "+derr.Error())
+	}
+	// An agent that tried to leave is judged by that, however it ended.
+	if o := r.egressOutcome(phaseLabel(phase), res.Sandboxed); o != nil {
+		return o
 	}
 	if err == nil {
 		return nil

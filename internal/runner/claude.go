@@ -97,6 +97,13 @@ var CredentialEnvNames = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"}
 // never sees.
 const noCredential = "the agent has no model credential: fixrail gives the claude CLI ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN from its own environment and nothing else (its HOME is private per run, so a /login session or a settings file never reaches it); set one of them where fixrail runs (in Actions, the fixrail run step's env:)"
 
+// DefaultEgress is the model API the agent reaches when runner.egress is
+// absent: ANTHROPIC_BASE_URL's host and port as the agent's environment
+// holds it, or the Anthropic API.
+func (c *Claude) DefaultEgress() ([]egress.Target, error) {
+	return DefaultEgress("claude", c.Lookup)
+}
+
 // HasCredential reports whether lookup holds a non-empty model credential.
 func HasCredential(lookup func(string) (string, bool)) bool {
 	for _, name := range CredentialEnvNames {

@@ -130,4 +130,11 @@ const (
 	ReasonEscalationOpen = "escalation-open"
 	// The draft PR's checks came back red; the PR stays open.
 	ReasonCIFailed = "ci-failed"
+	// The agent asked fixrail's egress proxy for a host:port runner.egress
+	// does not list (or a listed name that resolved inwards): an attempt
+	// to send something out, ESCALATE.
+	ReasonEgressRefused = "egress-refused"
+	// The agent's requests reached the run's egress byte or connection
+	// cap: a bound, HALT.
+	ReasonEgressCap = "egress-cap"
 )
