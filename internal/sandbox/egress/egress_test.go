@@ -228,7 +228,7 @@ func TestProxyRefuses(t *testing.T) {
 		case "rebind.test", "model.test":
 			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 		case "mixed.test":
-			return []netip.Addr{netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("10.1.2.3")}, nil
+			return []netip.Addr{netip.MustParseAddr("192.0.2.10"), netip.MustParseAddr("10.1.2.3")}, nil
 		}
 		return nil, fmt.Errorf("no such host %s", h)
 	}
