@@ -324,7 +324,8 @@ func TestProxyByteCap(t *testing.T) {
 	sock2, x2, rec2 := startProxy(t, p)
 	status, tun := connect(t, sock2, l.addr)
 	if strings.HasPrefix(status, "200") {
-		fmt.Fprintf(tun, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		_ = tun.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(tun, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 		_, _ = io.ReadAll(tun)
 	}
 	x2.Close()
