@@ -43,23 +43,18 @@ func (c counted) Write(b []byte) (int, error) {
 // after its request head.
 func (m *meter) relay(target, client net.Conn, first io.Reader) {
 	var wg sync.WaitGroup
-	cut := func() { target.Close(); client.Close() }
-	wg.Go(func() {
-		_, err := io.Copy(counted{target, m, &m.up}, first)
+	// half carries one direction; at the cap it cuts both.
+	half := func(dst net.Conn, src io.Reader, n *atomic.Int64) {
+		_, err := io.Copy(counted{dst, m, n}, src)
 		if errors.Is(err, errCapped) {
-			cut()
+			target.Close()
+			client.Close()
 			return
 		}
-		closeWrite(target)
-	})
-	wg.Go(func() {
-		_, err := io.Copy(counted{client, m, &m.down}, target)
-		if errors.Is(err, errCapped) {
-			cut()
-			return
-		}
-		closeWrite(client)
-	})
+		closeWrite(dst)
+	}
+	wg.Go(func() { half(target, first, &m.up) })
+	wg.Go(func() { half(client, target, &m.down) })
 	wg.Wait()
 }
 
