@@ -361,6 +361,35 @@ func TestProxyConnCap(t *testing.T) {
 	}
 }
 
+// TestProxyHeadBound: a request head that never ends is cut at 64 KiB, not
+// buffered by fixrail without end.
+func TestProxyHeadBound(t *testing.T) {
+	sock, x, rec := startProxy(t, &egress.Policy{})
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go func() {
+		_, _ = io.WriteString(c, "CONNECT example.test:443 HTTP/1.1\r\nX: ")
+		chunk := strings.Repeat("a", 64<<10)
+		for range 64 { // 4 MiB of one header line
+			if _, err := io.WriteString(c, chunk); err != nil {
+				return
+			}
+		}
+	}()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	if !strings.HasPrefix(line, "HTTP/1.1 400") {
+		t.Errorf("answer %q, want 400", line)
+	}
+	x.Close()
+	if evs := rec.all(); len(evs) != 1 || evs[0].Verdict != egress.Failed {
+		t.Errorf("events %+v, want one failed", evs)
+	}
+}
+
 // TestProxyCloseEndsTunnels: Close cuts an open tunnel and stops accepting.
 func TestProxyCloseEndsTunnels(t *testing.T) {
 	l := startListener(t, "model", 0)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -15,11 +16,32 @@ import (
 )
 
 // headTimeout bounds how long a connection may take to send its request
-// head; dialTimeout how long the target may take to accept.
+// head, maxHead how long the head may be (the agent must not make fixrail
+// buffer without end); dialTimeout how long the target may take to accept.
 const (
 	headTimeout = 30 * time.Second
+	maxHead     = 64 << 10
 	dialTimeout = 30 * time.Second
 )
+
+// limited reads from r until n runs out; the proxy lifts n once the head
+// is read.
+type limited struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, errors.New("request head too long")
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
 
 // Proxy serves one Policy on a Unix socket until Close.
 type Proxy struct {
@@ -122,14 +144,16 @@ func (x *Proxy) handle(c net.Conn) {
 		x.p.record(ev)
 	}()
 	_ = c.SetReadDeadline(time.Now().Add(headTimeout))
-	br := bufio.NewReader(c)
+	lim := &limited{r: c, n: maxHead}
+	br := bufio.NewReader(lim)
 	req, err := http.ReadRequest(br)
 	if err != nil {
-		ev.Verdict, ev.Reason = Failed, "not an HTTP proxy request"
+		ev.Verdict, ev.Reason = Failed, "not an HTTP proxy request (or a head over 64 KiB)"
 		writeStatus(c, http.StatusBadRequest, ev.Reason)
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
+	lim.n = math.MaxInt64 // the body and a tunnel's bytes are metered instead
 	ev.Method = req.Method
 
 	var host, port string
