@@ -41,7 +41,10 @@ import (
 //     and --safe-mode are never used: both drop hooks;
 //   - a private HOME, TMPDIR and XDG_RUNTIME_DIR per invocation, deleted
 //     afterwards, and an environment of exactly PATH, LANG, the model
-//     credential and the two switches that turn off nonessential traffic.
+//     credential and the two switches that turn off nonessential traffic;
+//   - sandboxed, no network of its own: the CLI reaches the model API
+//     through the run's egress proxy (the sandbox sets HTTPS_PROXY), and
+//     nothing else unless runner.egress lists it.
 //
 // The phase hook (`fixrail hook --phase …`) is the binding control on every
 // call; the CLI's own permission rules are a second, independent layer. The

@@ -2,7 +2,8 @@
 // environment built from allowlists, their own process group, a deadline,
 // capped output, a throwaway TMPDIR and, where bubblewrap is usable, a
 // sandbox that hides the operator's home, the rest of the filesystem and the
-// network. Toolchains finds the dependency caches (Go modules, the cargo
+// network (an agent's one way out is the egress proxy, package egress, which
+// Spec.Egress puts in front of it). Toolchains finds the dependency caches (Go modules, the cargo
 // registry, the Maven repository, npm's cache, a virtualenv) that a
 // sandboxed build sees read-only, and the environment that makes the
 // toolchains use them offline with per-run build caches.
