@@ -42,9 +42,10 @@ type egressDefaulter interface {
 type runEgress struct {
 	pol *egress.Policy
 
-	mu    sync.Mutex
-	use   EgressUsage
-	first egress.Event // the first refused or capped request
+	mu      sync.Mutex
+	use     EgressUsage
+	refused egress.Event // the first refused request
+	capped  egress.Event // the first capped one
 }
 
 // egressPolicy makes the run's policy on first use: runner.egress from
@@ -100,8 +101,11 @@ func (r *run) recordEgress(e *runEgress, ev egress.Event) {
 	default:
 		u.Failed++
 	}
-	if (ev.Verdict == egress.Refused || ev.Verdict == egress.Capped) && e.first.Verdict == "" {
-		e.first = ev
+	if ev.Verdict == egress.Refused && e.refused.Verdict == "" {
+		e.refused = ev
+	}
+	if ev.Verdict == egress.Capped && e.capped.Verdict == "" {
+		e.capped = ev
 	}
 	e.mu.Unlock()
 	detail := fmt.Sprintf("%s %s, %d bytes up, %d down", cmp.Or(ev.Method, "?"), target, ev.Up, ev.Down)
@@ -127,17 +131,16 @@ func (r *run) egressOutcome(phase string, sandboxed bool) *Outcome {
 	use.Allow = append([]string(nil), use.Allow...)
 	use.Refusals = append([]string(nil), use.Refusals...)
 	r.rep.Egress = &use
-	first := e.first
-	target := untrusted.Quote(fmt.Sprintf("%s:%d", first.Host, first.Port))
+	target := func(ev egress.Event) string { return untrusted.Quote(fmt.Sprintf("%s:%d", ev.Host, ev.Port)) }
 	switch {
 	case use.Refused > 0:
 		return stop(Escalate, ReasonEgressRefused, fmt.Sprintf(
 			"the agent (%s) tried to reach %s, which fixrail's egress proxy refused (%s); %d request(s) refused in all, each in the event log. The agent's network is runner.egress and nothing else: a request elsewhere is an attempt to send something out",
-			phase, target, first.Reason, use.Refused))
+			phase, target(e.refused), e.refused.Reason, use.Refused))
 	case use.Capped > 0:
 		return stop(Halt, ReasonEgressCap, fmt.Sprintf(
 			"the agent (%s) reached the run's egress cap on a request to %s (%s): %d bytes up, %d down, %d request(s); runner.egress_max_bytes and runner.egress_max_connections set the caps",
-			phase, target, first.Reason, use.BytesUp, use.BytesDown, use.Requests))
+			phase, target(e.capped), e.capped.Reason, use.BytesUp, use.BytesDown, use.Requests))
 	}
 	return nil
 }
