@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/ledger"
 	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/redact"
+	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/sandbox"
 )
 
@@ -100,6 +102,7 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 	}
 
 	sandboxMode, runnerKind := "auto", ""
+	egressAllow, egressErr := "", error(nil) // the agent's allowlist, as a run would make it
 	var extraEnv []string
 	var plans *sandboxPlans
 	ghOwner, ghName, onGitHub := githubRepoArg(o.repo)
@@ -114,6 +117,7 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 		defer setup.Close()
 		cfg := setup.Config
 		sandboxMode, runnerKind, extraEnv = cfg.Sandbox, cfg.Runner.Kind, cfg.ExtraEnv
+		egressAllow, egressErr = describeEgress(cfg.Runner)
 		add("config", "ok", fmt.Sprintf("fixrail.yaml on %s parses; runner %s, mode %s", setup.Base, cfg.Runner.Kind, cfg.Mode))
 		bin := cfg.Runner.Binary
 		if cfg.Runner.Kind == "command" && len(cfg.Runner.Command) > 0 {
@@ -196,13 +200,31 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 	case planErr != nil:
 		add("sandbox-agent", "fail", "runs would HALT no-sandbox: "+planErr.Error())
 	case usable && runnerKind == "claude":
-		add("sandbox-agent", "ok", "the claude agent runs in bubblewrap: its worktree and hand-off files writable, its install and fixrail's binary (the phase hook) read-only; "+plans.unseen(false)+"; the host network stays open for the model API")
+		add("sandbox-agent", "ok", "the claude agent runs in bubblewrap: its worktree and hand-off files writable, its install and fixrail's binary (the phase hook and the egress forwarder) read-only; "+plans.unseen(false)+"; its network is the egress proxy (see egress)")
 	case usable:
-		add("sandbox-agent", "ok", "the agent runs in bubblewrap: its worktree and hand-off files writable; "+plans.unseen(true))
+		add("sandbox-agent", "ok", "the agent runs in bubblewrap: its worktree and hand-off files writable, fixrail's binary read-only (the egress forwarder); "+plans.unseen(false)+"; its network is the egress proxy (see egress)")
 	case sandboxMode == "required":
 		add("sandbox-agent", "fail", "sandbox: required, but bubblewrap is missing or unusable (runs would HALT no-sandbox)")
 	default:
 		add("sandbox-agent", "warn", "bubblewrap is missing or unusable; sandbox: auto runs the agent unconfined too and labels PRs needs-review")
+	}
+
+	// The egress rail is the network namespace: without bubblewrap there
+	// is none, and the allowlist is not enforced.
+	switch {
+	case runnerKind == "":
+	case egressErr != nil:
+		add("egress", "fail", "runs would HALT runner-refused: "+egressErr.Error())
+	case sandboxMode == "off":
+		add("egress", "warn", "sandbox: off — no network namespace: the agent has the host's whole network and runner.egress is not enforced")
+	case planErr != nil:
+		add("egress", "fail", "runs would HALT no-sandbox: "+planErr.Error())
+	case usable:
+		add("egress", "ok", "the agent has its own empty network namespace; its one way out is fixrail's egress proxy, which admits "+egressAllow+" and refuses the rest (a refusal ESCALATEs egress-refused); every request is in the event log")
+	case sandboxMode == "required":
+		add("egress", "fail", "no network namespace: bubblewrap is missing or unusable, and sandbox: required refuses to run the agent without one (runs would HALT no-sandbox)")
+	default:
+		add("egress", "warn", "no network namespace: bubblewrap is missing or unusable, so sandbox: auto runs the agent with the host's whole network and runner.egress is not enforced (PRs labelled needs-review)")
 	}
 
 	if root, err := sandbox.GoStdCacheRoot(); err == nil {
@@ -306,4 +328,28 @@ func (p *sandboxPlans) unseen(withBinary bool) string {
 		out = append(out, "no view of "+strings.Join(hidden[:n-1], ", ")+" or "+hidden[n-1])
 	}
 	return strings.Join(append(out, shown...), "; ")
+}
+
+// describeEgress says what a run's egress proxy would admit: runner.egress,
+// or the runner kind's model API when the key is absent.
+func describeEgress(rc config.Runner) (string, error) {
+	allow, from := rc.EgressTargets(), "runner.egress"
+	if allow == nil {
+		var err error
+		if allow, err = runner.DefaultEgress(rc.Kind, os.LookupEnv); err != nil {
+			return "", err
+		}
+		from = "the " + rc.Kind + " runner's model API (runner.egress absent)"
+	}
+	switch {
+	case len(allow) == 0 && rc.Egress == nil:
+		return "nothing (runner.egress is absent and the " + rc.Kind + " runner has no model API fixrail knows: list what the agent needs)", nil
+	case len(allow) == 0:
+		return "nothing (runner.egress is empty)", nil
+	}
+	names := make([]string, len(allow))
+	for i, t := range allow {
+		names[i] = t.String()
+	}
+	return strings.Join(names, ", ") + " (" + from + ")", nil
 }

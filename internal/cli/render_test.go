@@ -39,6 +39,13 @@ func TestPrintReportGolden(t *testing.T) {
 			},
 			Warnings: []string{"remove worktree: busy"},
 		}},
+		{"escalate_egress", &pipeline.Report{
+			RunID: "20261130-120000-0badcafe", Terminal: pipeline.Escalate, Reason: "egress-refused",
+			Detail:  "the agent (P2) tried to reach `paste.example:443`, which fixrail's egress proxy refused (not listed in runner.egress); 1 request(s) refused in all",
+			Finding: pipeline.FindingRef{ID: "9"}, Duration: "2.1s",
+			Egress: &pipeline.EgressUsage{Allow: []string{"api.anthropic.com:443"}, Requests: 4, Allowed: 3, Refused: 1,
+				BytesUp: 48213, BytesDown: 9120, Refusals: []string{"paste.example:443: not listed in runner.egress"}},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer

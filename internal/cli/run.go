@@ -361,6 +361,18 @@ func printReport(w io.Writer, rep *pipeline.Report, asJSON bool) error {
 	if rep.PR != "" {
 		fmt.Fprintf(w, "outbox   %s\n", rep.PR)
 	}
+	if e := rep.Egress; e != nil {
+		// Hosts the agent chose are escaped by the run already.
+		allow := strings.Join(e.Allow, ", ")
+		if allow == "" {
+			allow = "nothing"
+		}
+		fmt.Fprintf(w, "egress   %d request(s): %d allowed, %d refused, %d capped, %d failed; %d bytes up, %d down (allowed: %s)\n",
+			e.Requests, e.Allowed, e.Refused, e.Capped, e.Failed, e.BytesUp, e.BytesDown, allow)
+		for _, r := range e.Refusals {
+			fmt.Fprintf(w, "  refused %s\n", r)
+		}
+	}
 	fmt.Fprintln(w, "gates")
 	width := 0 // the names' column is as wide as the longest name
 	for _, g := range rep.Gates {

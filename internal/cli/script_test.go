@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/cli/resolvecmd"
 	"github.com/fixrail/fixrail/internal/ledger/pgtest"
+	"github.com/fixrail/fixrail/internal/sandbox/egress"
 	"github.com/fixrail/fixrail/internal/scanner/scannertest"
 )
 
@@ -50,6 +52,8 @@ func TestMain(m *testing.M) {
 			stop()
 			os.Exit(code)
 		},
+		// cmd/fixrail's egress forwarder, as the sandbox mounts it.
+		egress.ForwarderName: func() { os.Exit(egress.Forward(os.Args[1:], os.Stderr)) },
 		// The same wiring as cmd/fixrail-resolve.
 		"fixrail-resolve": func() {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -72,20 +76,22 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       *update,
 		Setup:               setupScenario,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"initrepo":     cmdInitRepo,
-			"fixrail-exit": cmdFixrailExit,
-			"waitfile":     cmdWaitFile,
-			"noleftovers":  cmdNoLeftovers,
-			"pgstart":      cmdPgStart,
-			"ghfake":       cmdGHFake,
-			"orcafake":     cmdOrcaFake,
-			"pgrole":       cmdPgRole,
-			"gitserve":     cmdGitServe,
-			"npmregistry":  cmdNPMRegistry,
-			"nocontrol":    cmdNoControl,
-			"scanner":      cmdScanner,
-			"webhookrecv":  cmdWebhookRecv,
-			"gitserverurl": cmdGitServerURL,
+			"initrepo":      cmdInitRepo,
+			"fixrail-exit":  cmdFixrailExit,
+			"waitfile":      cmdWaitFile,
+			"noleftovers":   cmdNoLeftovers,
+			"pgstart":       cmdPgStart,
+			"ghfake":        cmdGHFake,
+			"orcafake":      cmdOrcaFake,
+			"pgrole":        cmdPgRole,
+			"gitserve":      cmdGitServe,
+			"npmregistry":   cmdNPMRegistry,
+			"nocontrol":     cmdNoControl,
+			"scanner":       cmdScanner,
+			"webhookrecv":   cmdWebhookRecv,
+			"gitserverurl":  cmdGitServerURL,
+			"listener":      cmdListener,
+			"listener-seen": cmdListenerSeen,
 		},
 	})
 }
@@ -143,6 +149,9 @@ func setupScenario(env *testscript.Env) error {
 	return os.WriteFile(filepath.Join(env.WorkDir, "scenario_agent.py"), agent, 0o755)
 }
 
+// envRef is initrepo's @ENV:NAME@.
+var envRef = regexp.MustCompile(`@ENV:([A-Z0-9_]+)@`)
+
 // initrepo [dir]: replace @WORK@ in fixrail.yaml, then git init and commit
 // everything on main. Test code may call git directly; fixrail may not.
 func cmdInitRepo(ts *testscript.TestScript, neg bool, args []string) {
@@ -155,7 +164,12 @@ func cmdInitRepo(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	cfg := filepath.Join(dir, "fixrail.yaml")
 	if data, err := os.ReadFile(cfg); err == nil {
-		ts.Check(os.WriteFile(cfg, []byte(strings.ReplaceAll(string(data), "@WORK@", ts.Getenv("WORK"))), 0o644))
+		s := strings.ReplaceAll(string(data), "@WORK@", ts.Getenv("WORK"))
+		// @ENV:NAME@ is a variable a helper set (a listener's port).
+		for _, m := range envRef.FindAllStringSubmatch(s, -1) {
+			s = strings.ReplaceAll(s, m[0], ts.Getenv(m[1]))
+		}
+		ts.Check(os.WriteFile(cfg, []byte(s), 0o644))
 	}
 	for _, argv := range [][]string{
 		{"init", "-q", "-b", "main"},

@@ -23,6 +23,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/sandbox"
+	"github.com/fixrail/fixrail/internal/sandbox/egress"
 )
 
 // FileName is the configuration file at the repository root.
@@ -156,11 +157,36 @@ type Runner struct {
 	// ROPaths and RWPaths are absolute paths the command runner's agent
 	// sees inside its sandbox besides the worktree and the hand-off
 	// directory: its own install (read-only), a state directory it needs
-	// (read-write). Network keeps the host's network for it (a model API).
-	// Kind command only; the claude adapter sets its own.
+	// (read-write). Kind command only; the claude adapter sets its own.
 	ROPaths []string `yaml:"ro_paths"`
 	RWPaths []string `yaml:"rw_paths"`
-	Network bool     `yaml:"network"`
+	// Egress is the allowlist of host:port the agent may reach through
+	// fixrail's egress proxy, its only way out of the sandbox. nil (the
+	// key absent) is the runner kind's model API (runner.DefaultEgress);
+	// an empty list is nothing at all. Every entry is checked at load.
+	Egress []string `yaml:"egress"`
+	// EgressMaxBytes and EgressMaxConnections are the run's egress caps
+	// (bytes both ways, requests); 0 is the proxy's default.
+	EgressMaxBytes       int64 `yaml:"egress_max_bytes"`
+	EgressMaxConnections int   `yaml:"egress_max_connections"`
+	// Network is the removed runner.network key: present at all, it is a
+	// configuration error naming runner.egress.
+	Network *bool `yaml:"network"`
+}
+
+// EgressTargets is runner.egress parsed (Validate has checked it), or nil
+// when the key is absent.
+func (r Runner) EgressTargets() []egress.Target {
+	if r.Egress == nil {
+		return nil
+	}
+	out := make([]egress.Target, 0, len(r.Egress))
+	for _, s := range r.Egress {
+		if t, err := egress.ParseTarget(s); err == nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Git configures what fixrail accepts of the clone's own git config.
@@ -566,6 +592,17 @@ func (c *Config) validate() error {
 	if err := c.validateRecheck(); err != nil {
 		return err
 	}
+	if c.Runner.Network != nil {
+		return errors.New("runner.network was removed: no agent gets the host's network; it reaches only what runner.egress lists ([host:port, …]) through fixrail's egress proxy, by default the runner kind's model API")
+	}
+	for _, e := range c.Runner.Egress {
+		if _, err := egress.ParseTarget(e); err != nil {
+			return fmt.Errorf("runner.egress: %w", err)
+		}
+	}
+	if c.Runner.EgressMaxBytes < 0 || c.Runner.EgressMaxConnections < 0 {
+		return errors.New("runner.egress_max_bytes and runner.egress_max_connections must not be negative")
+	}
 	switch c.Runner.Kind {
 	case "command":
 		if len(c.Runner.Command) == 0 || c.Runner.Command[0] == "" {
@@ -585,8 +622,8 @@ func (c *Config) validate() error {
 			return errors.New("runner.binary and runner.model are for runner.kind claude or codex; runner.kind command runs runner.command")
 		}
 	case "claude", "codex":
-		if len(c.Runner.ROPaths)+len(c.Runner.RWPaths) > 0 || c.Runner.Network {
-			return fmt.Errorf("runner.ro_paths, runner.rw_paths and runner.network are for runner.kind command")
+		if len(c.Runner.ROPaths)+len(c.Runner.RWPaths) > 0 {
+			return fmt.Errorf("runner.ro_paths and runner.rw_paths are for runner.kind command")
 		}
 		if len(c.Runner.Command) > 0 {
 			return fmt.Errorf("runner.command is for runner.kind command; runner.kind %s takes runner.binary and runner.model", c.Runner.Kind)

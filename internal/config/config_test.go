@@ -124,6 +124,12 @@ func TestParseErrors(t *testing.T) {
 		{"npmrc ro_path", valid + "sandbox: {ro_paths: [/srv/u/.npmrc]}\n", "is a credentials file"},
 		{"maven settings ro_path", valid + "sandbox: {ro_paths: [/srv/u/.m2/settings.xml]}\n", "is a credentials file"},
 		{"sequence sandbox", valid + "sandbox: [auto]\n", "fixrail.yaml: "},
+		{"runner.network removed", strings.Replace(valid, "max_turns: 40", "max_turns: 40, network: true", 1), "runner.network was removed: no agent gets the host's network; it reaches only what runner.egress lists"},
+		{"runner.network false too", strings.Replace(valid, "max_turns: 40", "max_turns: 40, network: false", 1), "runner.network was removed"},
+		{"egress without port", strings.Replace(valid, "max_turns: 40", "max_turns: 40, egress: [api.anthropic.com]", 1), `runner.egress: egress entry "api.anthropic.com": want host:port`},
+		{"egress wildcard", strings.Replace(valid, "max_turns: 40", `max_turns: 40, egress: ["*.example.com:443"]`, 1), "runner.egress: "},
+		{"egress URL", strings.Replace(valid, "max_turns: 40", `max_turns: 40, egress: ["https://api.anthropic.com:443"]`, 1), "runner.egress: "},
+		{"negative egress cap", strings.Replace(valid, "max_turns: 40", "max_turns: 40, egress_max_bytes: -1", 1), "must not be negative"},
 		{"unknown scanner key", valid + "scanners: [{name: g, command: [g, \"{sarif}\"], tools: [g], fix_type: sast, rules: x}]\n", `unknown key "rules" in scanners[0]`},
 		{"scanner without sarif", valid + "scanners: [{name: g, command: [g], tools: [g], fix_type: sast}]\n", "scanners[0].command must name {sarif}"},
 		{"scanner without tools", valid + "scanners: [{name: g, command: [g, \"{sarif}\"], fix_type: sast}]\n", "scanners[0].tools: name the SARIF tool names"},
@@ -141,6 +147,30 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("error %q does not contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestParseEgress: runner.egress absent is nil (the kind's default), an
+// empty list is empty, entries are parsed canonical.
+func TestParseEgress(t *testing.T) {
+	for yaml, want := range map[string][]string{
+		"":             nil,
+		", egress: []": {},
+		`, egress: ["API.Anthropic.com:443", "127.0.0.1:8080"]`: {"api.anthropic.com:443", "127.0.0.1:8080"},
+	} {
+		c, err := Parse("fixrail.yaml", []byte(strings.Replace(valid, "max_turns: 40", "max_turns: 40"+yaml, 1)))
+		if err != nil {
+			t.Fatalf("%q: %v", yaml, err)
+		}
+		got := c.Runner.EgressTargets()
+		if (got == nil) != (want == nil) || len(got) != len(want) {
+			t.Fatalf("%q: EgressTargets = %v, want %v", yaml, got, want)
+		}
+		for i := range got {
+			if got[i].String() != want[i] {
+				t.Errorf("%q: entry %d = %v, want %s", yaml, i, got[i], want[i])
+			}
+		}
 	}
 }
 

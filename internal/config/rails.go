@@ -1,10 +1,13 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fixrail/fixrail/internal/sandbox/egress"
 )
 
 // Rails are the values of a configuration that bound what an unattended
@@ -16,6 +19,9 @@ type Rails struct {
 	Fixable   []string `json:"fixable"`
 	TestGlob  string   `json:"test_path_glob"`
 	Sensitive []string `json:"sensitive"`
+	// Egress is runner.egress as written: absent (the runner kind's model
+	// API) is empty.
+	Egress []string `json:"egress,omitempty"`
 	// Budget is every cap by its key in fixrail.yaml (durations in
 	// seconds): a higher value is a looser rail.
 	Budget map[string]float64 `json:"budget"`
@@ -28,23 +34,26 @@ func (c *Config) Rails() Rails {
 		Fixable:   slices.Clone(c.Paths.Fixable),
 		TestGlob:  c.Test.PathGlob,
 		Sensitive: slices.Clone(c.Paths.Sensitive),
+		Egress:    slices.Clone(c.Runner.Egress),
 		Budget: map[string]float64{
-			"budget.max_diff_lines":     float64(b.MaxDiffLines),
-			"budget.wall_clock":         b.WallClock.Seconds(),
-			"budget.run_cost_usd":       b.RunCostUSD,
-			"budget.day.cost_usd":       b.Day.CostUSD,
-			"budget.day.runs":           float64(b.Day.Runs),
-			"budget.day.turns":          float64(b.Day.Turns),
-			"budget.repo_day.cost_usd":  b.RepoDay.CostUSD,
-			"budget.repo_day.runs":      float64(b.RepoDay.Runs),
-			"budget.repo_day.turns":     float64(b.RepoDay.Turns),
-			"budget.actor_day.cost_usd": b.ActorDay.CostUSD,
-			"budget.actor_day.runs":     float64(b.ActorDay.Runs),
-			"budget.actor_day.turns":    float64(b.ActorDay.Turns),
-			"budget.concurrent.global":  float64(b.Concurrent.Global),
-			"budget.concurrent.repo":    float64(b.Concurrent.Repo),
-			"runner.max_turns":          float64(c.Runner.MaxTurns),
-			"recheck.max_retries":       float64(c.Recheck.Retries()),
+			"runner.egress_max_bytes":       float64(cmp.Or(c.Runner.EgressMaxBytes, egress.DefaultMaxBytes)),
+			"runner.egress_max_connections": float64(cmp.Or(c.Runner.EgressMaxConnections, egress.DefaultMaxConns)),
+			"budget.max_diff_lines":         float64(b.MaxDiffLines),
+			"budget.wall_clock":             b.WallClock.Seconds(),
+			"budget.run_cost_usd":           b.RunCostUSD,
+			"budget.day.cost_usd":           b.Day.CostUSD,
+			"budget.day.runs":               float64(b.Day.Runs),
+			"budget.day.turns":              float64(b.Day.Turns),
+			"budget.repo_day.cost_usd":      b.RepoDay.CostUSD,
+			"budget.repo_day.runs":          float64(b.RepoDay.Runs),
+			"budget.repo_day.turns":         float64(b.RepoDay.Turns),
+			"budget.actor_day.cost_usd":     b.ActorDay.CostUSD,
+			"budget.actor_day.runs":         float64(b.ActorDay.Runs),
+			"budget.actor_day.turns":        float64(b.ActorDay.Turns),
+			"budget.concurrent.global":      float64(b.Concurrent.Global),
+			"budget.concurrent.repo":        float64(b.Concurrent.Repo),
+			"runner.max_turns":              float64(c.Runner.MaxTurns),
+			"recheck.max_retries":           float64(c.Recheck.Retries()),
 		},
 	}
 }
@@ -62,6 +71,9 @@ func (prev Rails) Loosened(now Rails) []string {
 	}
 	if now.TestGlob != prev.TestGlob {
 		out = append(out, fmt.Sprintf("test.path_glob changed from %q to %q (the test phase's writes count as fixable)", prev.TestGlob, now.TestGlob))
+	}
+	if added := missing(now.Egress, prev.Egress); len(added) > 0 {
+		out = append(out, "runner.egress widened: added "+quoted(added)+" (where the agent may send data)")
 	}
 	if removed := missing(prev.Sensitive, now.Sensitive); len(removed) > 0 {
 		out = append(out, "paths.sensitive shrank: removed "+quoted(removed))

@@ -25,6 +25,8 @@ func TestRailsLoosened(t *testing.T) {
 			[]string{`test.path_glob changed from "tests/**" to "**" (the test phase's writes count as fixable)`}},
 		{"budgets raised", strings.Replace(base, "command: [\"x\"]", "command: [\"x\"], max_turns: 400", 1) + "budget: {max_diff_lines: 5000, wall_clock: 2h, actor_day: {cost_usd: 1000, runs: 20, turns: 800}}\n",
 			[]string{"budget.actor_day.cost_usd raised from 100 to 1000", "budget.max_diff_lines raised from 200 to 5000", "budget.wall_clock raised from 1800 to 7200", "runner.max_turns raised from 40 to 400"}},
+		{"egress widened", strings.Replace(base, "command: [\"x\"]", "command: [\"x\"], egress: [\"api.anthropic.com:443\", \"paste.example:443\"], egress_max_bytes: 999999999", 1),
+			[]string{`runner.egress widened: added "api.anthropic.com:443", "paste.example:443" (where the agent may send data)`, "runner.egress_max_bytes raised from 268435456 to 999999999"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			prev, err := Parse("prev", []byte(base))

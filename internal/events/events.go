@@ -19,12 +19,18 @@ import (
 type Event struct {
 	Time    time.Time `json:"time"`
 	Run     string    `json:"run"`
-	Type    string    `json:"type"` // run-start, phase-start, phase-end, gate, terminal, note; heartbeat (console only)
+	Type    string    `json:"type"` // run-start, phase-start, phase-end, gate, terminal, note, egress; heartbeat (console only)
 	Phase   string    `json:"phase,omitempty"`
 	Name    string    `json:"name,omitempty"`
 	Verdict string    `json:"verdict,omitempty"`
 	Reason  string    `json:"reason,omitempty"`
 	Detail  string    `json:"detail,omitempty"`
+	// An egress event's request: the host:port the agent asked for and
+	// the bytes each way (type egress).
+	Host      string `json:"host,omitempty"`
+	Port      int    `json:"port,omitempty"`
+	BytesUp   int64  `json:"bytes_up,omitempty"`
+	BytesDown int64  `json:"bytes_down,omitempty"`
 }
 
 // Scrub is the redaction chokepoint every event passes: it returns the text
@@ -90,7 +96,7 @@ func (l *Log) scrubFields(e *Event) {
 	if l.scrub == nil {
 		return
 	}
-	for _, f := range []*string{&e.Type, &e.Phase, &e.Name, &e.Verdict, &e.Reason, &e.Detail} {
+	for _, f := range []*string{&e.Type, &e.Phase, &e.Name, &e.Verdict, &e.Reason, &e.Detail, &e.Host} {
 		var hit bool
 		*f, hit = l.scrub(*f)
 		l.hit = l.hit || hit

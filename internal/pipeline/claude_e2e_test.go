@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +25,7 @@ import (
 	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/runner/claudetest"
 	"github.com/fixrail/fixrail/internal/runner/fakemodel"
+	"github.com/fixrail/fixrail/internal/sandbox/egress"
 )
 
 // TestNewRunner: each runner.kind builds its adapter, and Codex is refused
@@ -120,6 +125,10 @@ type scripted struct {
 	claude   *runner.Claude
 	script   func(inv runner.Invocation) []fakemodel.Turn
 	receipts string
+	// front is the model API's one address for the whole run (the egress
+	// allowlist is the run's), relaying to the invocation's fake.
+	front  *httptest.Server
+	target atomic.Pointer[url.URL]
 
 	mu   sync.Mutex
 	runs map[runner.Phase]*scriptedRun
@@ -132,12 +141,30 @@ type scriptedRun struct {
 	err error
 }
 
+// startFront starts the model API's front: it relays every request to the
+// fake of the invocation under way.
+func (s *scripted) startFront() {
+	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(s.target.Load()) }}
+	s.front = httptest.NewServer(rp)
+	s.t.Cleanup(s.front.Close)
+}
+
+// DefaultEgress is what the adapter would allow: the front's host:port.
+func (s *scripted) DefaultEgress() ([]egress.Target, error) {
+	return runner.DefaultEgress("claude", func(k string) (string, bool) { return s.front.URL, k == "ANTHROPIC_BASE_URL" })
+}
+
 func (s *scripted) Run(ctx context.Context, inv runner.Invocation) (runner.Result, error) {
 	srv := fakemodel.Start(s.t, fakemodel.Scenario{Turns: s.script(inv)})
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.target.Store(u)
 	env := map[string]string{
 		"PATH":               os.Getenv("PATH"),
 		"LANG":               "C.UTF-8",
-		"ANTHROPIC_BASE_URL": srv.URL,
+		"ANTHROPIC_BASE_URL": s.front.URL,
 		"ANTHROPIC_API_KEY":  claudetest.APIKey,
 	}
 	c := *s.claude
@@ -227,6 +254,7 @@ func (cp *claudePipeline) runDry(t *testing.T, dry DryRun, script func(inv runne
 		t.Fatalf("runner.Open built %#v, want the claude adapter running %s", r, cp.claude)
 	}
 	agent := &scripted{t: t, claude: c, script: script, receipts: filepath.Join(t.TempDir(), "receipts.ndjson"), runs: map[runner.Phase]*scriptedRun{}}
+	agent.startFront()
 	rep, err := Run(ctx, s, Params{
 		Finding: &findings.Finding{ID: "s1", Title: "shout crashes on None",
 			Body:     "BODY-CANARY-5e1d shout(None) raises AttributeError: 'NoneType' object has no attribute 'upper'",
@@ -305,6 +333,20 @@ func TestClaudePipeline(t *testing.T) {
 			if !r.res.Sandboxed {
 				t.Errorf("%s phase: the claude agent ran outside the sandbox", ph)
 			}
+		}
+		// Every model request went through the egress proxy, to the one
+		// host:port allowed, and nothing else was asked for.
+		models := 0
+		for _, ph := range []runner.Phase{runner.Investigate, runner.Fix} {
+			for _, q := range agent.run(ph).srv.Requests() {
+				if q.Path == "/v1/messages" {
+					models++
+				}
+			}
+		}
+		if e := rep.Egress; e == nil || len(e.Allow) != 1 || e.Allow[0] != strings.TrimPrefix(agent.front.URL, "http://") ||
+			e.Allowed < models || models == 0 || e.Refused+e.Capped+e.Failed != 0 || e.BytesUp == 0 || e.BytesDown == 0 {
+			t.Errorf("egress in the report = %+v, want every one of the %d model requests allowed and nothing else", rep.Egress, models)
 		}
 		if got := agent.run(runner.Fix).inv.Allow; len(got) != 1 || got[0] != "src/app/format.py" {
 			t.Errorf("fix Allow = %q, want the planned file", got)

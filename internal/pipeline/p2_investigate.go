@@ -279,6 +279,10 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 	if phase == runner.Fix {
 		bash = r.typ.Budget.BashRules
 	}
+	pol, err := r.egressPolicy()
+	if err != nil {
+		return stop(Halt, string(runner.Refused), "the agent's egress allowlist: "+err.Error())
+	}
 	// A dry run's first guard: the fix phase's agent gets read tools
 	// only, whatever the plan says it would change.
 	readOnly := phase == runner.Fix && r.p.DryRun.ReadOnlyAgent
@@ -297,7 +301,7 @@ func (r *run) invoke(ctx context.Context, phase runner.Phase, allow []string, pr
 		Allow:      allow,
 		BashRules:  bash,
 		ReadOnly:   readOnly,
-		Sandbox:    &sandbox.Spec{Mode: r.sandboxMode(), RW: []string{r.handoff}, Hide: r.hide()},
+		Sandbox:    &sandbox.Spec{Mode: r.sandboxMode(), RW: []string{r.handoff}, Hide: r.hide(), Egress: pol},
 		TempDir:    r.dir,
 	}
 	for attempt := 1; ; attempt++ {
@@ -380,6 +384,10 @@ func (r *run) invokeOnce(ctx context.Context, phase runner.Phase, inv runner.Inv
 			return &outcomeError{o}
 		}
 		return &outcomeError{stop(Escalate, ReasonCheckError, "git config check: "+derr.Error())}
+	}
+	// An agent that tried to leave is judged by that, however it ended.
+	if o := r.egressOutcome(phaseLabel(phase), res.Sandboxed); o != nil {
+		return &outcomeError{o}
 	}
 	return err
 }

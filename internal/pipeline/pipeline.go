@@ -317,6 +317,7 @@ type run struct {
 	oldHead   string           // the branch's value before this run, "" if absent
 	pub       *forge.Published // the draft PR, once P5 opened it
 	claim     verify.Claim     // what the commit's trailers say, once P4 built it
+	egress    *runEgress       // the agent's egress policy and account, made at its first invocation
 
 	// What the review must know, gathered on the way.
 	unsandboxed     bool     // a test or suite command ran outside a sandbox (mode auto)

@@ -102,6 +102,8 @@ var reasonCases = map[string]reasonCase{
 	"test-modified":      {scenario: "run_test_modified.txtar"},
 	"oracle-still-red":   {scenario: "run_oracle_still_red.txtar"},
 	"suite-red":          {scenario: "run_suite_red.txtar"},
+	"egress-refused":     {scenario: "run_egress_exfiltration.txtar"},
+	"egress-cap":         {scenario: "run_egress_cap.txtar"},
 
 	"evidence-changes-tracked": {scenario: "run_evidence_overwrites_suite_test.txtar"},
 	"evidence-breaks-suite":    {scenario: "run_evidence_breaks_suite.txtar"},

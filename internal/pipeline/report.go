@@ -38,14 +38,17 @@ type Report struct {
 	Gates []GateResult `json:"gates"`
 	// Toolchains says what tests saw read-only besides their checkout
 	// (and what was skipped, and why).
-	Toolchains []string    `json:"toolchains,omitempty"`
-	Agent      AgentUsage  `json:"agent"`
-	Phases     []PhaseTime `json:"phases"`
-	Started    time.Time   `json:"started"`
-	Ended      time.Time   `json:"ended"`
-	Duration   string      `json:"duration"`
-	Log        string      `json:"event_log"`
-	Warnings   []string    `json:"warnings,omitempty"`
+	Toolchains []string   `json:"toolchains,omitempty"`
+	Agent      AgentUsage `json:"agent"`
+	// Egress is what the sandboxed agent sent through the egress proxy;
+	// absent when no agent ran sandboxed.
+	Egress   *EgressUsage `json:"egress,omitempty"`
+	Phases   []PhaseTime  `json:"phases"`
+	Started  time.Time    `json:"started"`
+	Ended    time.Time    `json:"ended"`
+	Duration string       `json:"duration"`
+	Log      string       `json:"event_log"`
+	Warnings []string     `json:"warnings,omitempty"`
 	// RailsLoosened is how the base's fixrail.yaml loosened the rails
 	// since the repository's previous run (posture: the run goes on).
 	RailsLoosened []string `json:"rails_loosened,omitempty"`

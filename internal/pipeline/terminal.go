@@ -46,6 +46,9 @@ const (
 	// The forge's (classify.go).
 	ReasonNoBranchProtection   = verdict.ReasonNoBranchProtection
 	ReasonTokenLacksPermission = verdict.ReasonTokenLacksPermission
+	// The egress proxy's (egress.go).
+	ReasonEgressRefused = verdict.ReasonEgressRefused
+	ReasonEgressCap     = verdict.ReasonEgressCap
 )
 
 // Outcome is how a run ended. Err, when set, is the error that decided it,

@@ -17,6 +17,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/fixrail/fixrail/internal/sandbox"
+	"github.com/fixrail/fixrail/internal/sandbox/egress"
 )
 
 // Claude runs Claude Code headless (runner.kind: claude), one process per
@@ -40,7 +41,10 @@ import (
 //     and --safe-mode are never used: both drop hooks;
 //   - a private HOME, TMPDIR and XDG_RUNTIME_DIR per invocation, deleted
 //     afterwards, and an environment of exactly PATH, LANG, the model
-//     credential and the two switches that turn off nonessential traffic.
+//     credential and the two switches that turn off nonessential traffic;
+//   - sandboxed, no network of its own: the CLI reaches the model API
+//     through the run's egress proxy (the sandbox sets HTTPS_PROXY), and
+//     nothing else unless runner.egress lists it.
 //
 // The phase hook (`fixrail hook --phase …`) is the binding control on every
 // call; the CLI's own permission rules are a second, independent layer. The
@@ -95,6 +99,13 @@ var CredentialEnvNames = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"}
 // /login", which cannot help: a /login session lives in a HOME the agent
 // never sees.
 const noCredential = "the agent has no model credential: fixrail gives the claude CLI ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN from its own environment and nothing else (its HOME is private per run, so a /login session or a settings file never reaches it); set one of them where fixrail runs (in Actions, the fixrail run step's env:)"
+
+// DefaultEgress is the model API the agent reaches when runner.egress is
+// absent: ANTHROPIC_BASE_URL's host and port as the agent's environment
+// holds it, or the Anthropic API.
+func (c *Claude) DefaultEgress() ([]egress.Target, error) {
+	return DefaultEgress("claude", c.Lookup)
+}
 
 // HasCredential reports whether lookup holds a non-empty model credential.
 func HasCredential(lookup func(string) (string, bool)) bool {
@@ -173,7 +184,7 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 	if err := plan.probeHook(ctx, env, filepath.Join(priv, "probe-receipts.ndjson")); err != nil {
 		return notStarted, err
 	}
-	spec, err := plan.confine(priv, receipts)
+	spec, err := plan.confine(priv, receipts, lookup)
 	if err != nil {
 		return notStarted, err
 	}
@@ -206,11 +217,12 @@ func (c *Claude) Run(ctx context.Context, inv Invocation) (Result, error) {
 }
 
 // confine is the invocation's sandbox: the pipeline's (the worktree and the
-// hand-off files writable) plus what the CLI itself needs — its private
-// directory and the receipt log writable, its install and the phase hook's
-// binary readable — and the host's network, for the model API. nil when the
-// pipeline asked for no sandbox.
-func (p *claudePlan) confine(priv, receipts string) (*sandbox.Spec, error) {
+// hand-off files writable, the run's egress policy) plus what the CLI
+// itself needs — its private directory and the receipt log writable, its
+// install and the phase hook's binary readable. Its network is the egress
+// proxy: without a policy from the pipeline, one allowing exactly the
+// model API (DefaultEgress). nil when the pipeline asked for no sandbox.
+func (p *claudePlan) confine(priv, receipts string, lookup func(string) (string, bool)) (*sandbox.Spec, error) {
 	if p.inv.Sandbox == nil {
 		return nil, nil
 	}
@@ -224,7 +236,13 @@ func (p *claudePlan) confine(priv, receipts string) (*sandbox.Spec, error) {
 		return nil, &Error{Kind: Unavailable, Detail: "claude binary: " + err.Error()}
 	}
 	s.RO = append(slices.Clone(s.RO), install, p.hook[0])
-	s.Network = true
+	if s.Egress == nil {
+		allow, err := DefaultEgress("claude", lookup)
+		if err != nil {
+			return nil, &Error{Kind: Refused, Detail: err.Error()}
+		}
+		s.Egress = &egress.Policy{Allow: allow}
+	}
 	return &s, nil
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/runner/claudetest"
 	"github.com/fixrail/fixrail/internal/runner/fakemodel"
+	"github.com/fixrail/fixrail/internal/sandbox/egress"
 )
 
 // fixrailBin is the fixrail binary the phase hook runs; buildErr says why
@@ -37,6 +38,8 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// A sandboxed agent runs behind this binary as its egress forwarder.
+	egress.MaybeForward()
 	os.Exit(claudetest.RunWithFixrail(m, &fixrailBin, &buildErr))
 }
 
@@ -93,6 +96,12 @@ func runAgentWith(t *testing.T, run, wt string, phase runner.Phase, prompt strin
 		t.Fatal(buildErr)
 	}
 	srv := fakemodel.Start(t, fakemodel.Scenario{Turns: turns})
+	return runAgentOn(t, srv, run, wt, phase, prompt, mod, len(turns))
+}
+
+// runAgentOn is runAgentWith against a fake already started.
+func runAgentOn(t *testing.T, srv *fakemodel.Server, run, wt string, phase runner.Phase, prompt string, mod func(*runner.Invocation), nTurns int) agentRun {
+	t.Helper()
 	env := map[string]string{
 		"PATH":               os.Getenv("PATH"),
 		"LANG":               "C.UTF-8",
@@ -113,7 +122,7 @@ func runAgentWith(t *testing.T, run, wt string, phase runner.Phase, prompt strin
 		PlanPath:   filepath.Join(run, "PLAN.json"),
 		ResultPath: filepath.Join(run, "result.json"),
 		Timeout:    e2eTimeout,
-		MaxTurns:   len(turns) + 2,
+		MaxTurns:   nTurns + 2,
 		ReceiptLog: filepath.Join(t.TempDir(), "receipts.ndjson"),
 	}
 	if phase == runner.Investigate {

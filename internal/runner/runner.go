@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/sandbox"
+	"github.com/fixrail/fixrail/internal/sandbox/egress"
 )
 
 // Phase is which of the two invocations is running.
@@ -76,9 +77,12 @@ type Invocation struct {
 	ReceiptLog string
 	// Sandbox confines the agent's filesystem as it confines tests: RW
 	// holds the worktree and the hand-off directory (PlanPath's and
-	// ResultPath's), RO the toolchains; the adapter adds what its own
-	// process needs (a private HOME, its install, the network for a model
-	// API). nil runs the agent unconfined.
+	// ResultPath's), RO the toolchains, Egress the run's egress policy
+	// (the agent's one way out of its empty network namespace); the
+	// adapter adds what its own process needs (a private HOME, its
+	// install). An adapter given no Egress gives its agent the default
+	// allowlist (DefaultEgress) with nothing recorded. nil runs the agent
+	// unconfined.
 	Sandbox *sandbox.Spec
 	// TempDir is where the agent's private TMPDIR is made (inside the run's
 	// disposable directory, so a sweep after a crash removes it too);
@@ -184,9 +188,9 @@ var baseEnvNames = []string{"PATH", "HOME", "LANG"}
 type Command struct {
 	Argv []string
 	// RO and RW are further paths the agent sees in its sandbox (its
-	// install, a state directory); Network keeps the host's network.
-	RO, RW  []string
-	Network bool
+	// install, a state directory). Its network is the Invocation's
+	// egress policy and nothing else.
+	RO, RW []string
 	// Lookup reads the parent environment; nil means os.LookupEnv.
 	Lookup func(string) (string, bool)
 }
@@ -222,7 +226,9 @@ func (c *Command) Run(ctx context.Context, inv Invocation) (Result, error) {
 		s := *inv.Sandbox
 		s.RW = append(append([]string{}, s.RW...), c.RW...)
 		s.RO = append(append([]string{}, s.RO...), c.RO...)
-		s.Network = s.Network || c.Network
+		if s.Egress == nil {
+			s.Egress = &egress.Policy{}
+		}
 		s.Tmp = tmp
 		spec = &s
 	}

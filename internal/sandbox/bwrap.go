@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/pathguard"
+	"github.com/fixrail/fixrail/internal/sandbox/egress"
 )
 
 // Mode says whether a command must, may or must not run in the sandbox; it is
@@ -61,7 +62,8 @@ var ErrNoSandbox = errors.New("no usable sandbox")
 // Toolchains finds the dependency caches and says which), and no mount
 // shows what Hide names, fixrail's TMPDIR or its binary. /etc/shadow,
 // /etc/gshadow, /etc/ssl/private and sshd's private host keys are masked.
-// No network unless Network.
+// No network: the command has its own network namespace, with only its own
+// loopback, and with Egress its one way out is fixrail's proxy.
 //
 // All namespaces are new (bwrap --unshare-all): user, mount, pid, network,
 // ipc, uts, cgroup. The command runs with no capabilities (--cap-drop ALL, so
@@ -84,9 +86,17 @@ type Spec struct {
 	// .git directory). A path that is or contains the operator's home is
 	// refused; one inside it is allowed.
 	RO []string
-	// Network keeps the host's network namespace. Without it the command
-	// has only its own loopback.
-	Network bool
+	// Egress, when set, is the command's one way out of its empty network
+	// namespace: Run serves an egress proxy for it outside the sandbox on
+	// a Unix socket bound inside, runs the command behind the forwarder
+	// (fixrail's own binary, mounted read-only as egress.ForwarderName,
+	// listening on the sandbox's loopback at egress.ListenAddr), and sets
+	// HTTPS_PROXY and HTTP_PROXY (both cases) to it, NO_PROXY and
+	// ALL_PROXY removed. The proxy is closed when Run returns. A command
+	// that runs unsandboxed (Off, or Auto without bubblewrap) gets none of
+	// this: it has the host's network, as Result.Sandboxed false says.
+	// There is no way to give a sandboxed command the host's network.
+	Egress *egress.Policy
 	// Tmp, when set, is bound read-write at /tmp (a TempDir: disk-backed,
 	// for builds whose temporary files would not fit in memory); empty
 	// means a fresh tmpfs. Every environment value that names Tmp or a
@@ -188,36 +198,110 @@ func (m mount) args() []string {
 	return []string{m.op, m.dst}
 }
 
-// wrap returns the argv and environment that run c under s: bwrap's when the
-// command is sandboxed, c's own otherwise.
-func (s *Spec) wrap(c Cmd) (argv, env []string, sandboxed bool, err error) {
+// wrapped is a command as Run starts it: bwrap's argv and environment when
+// it is sandboxed, c's own otherwise, and what to stop once it has ended
+// (its egress proxy).
+type wrapped struct {
+	argv, env []string
+	sandboxed bool
+	stop      func()
+}
+
+// wrap returns how to run c under s.
+func (s *Spec) wrap(c Cmd) (wrapped, error) {
 	mode := cmp.Or(s.Mode, Auto)
+	unsandboxed := wrapped{argv: c.Args, env: c.Env, stop: func() {}}
 	switch mode {
 	case Off:
-		return c.Args, c.Env, false, nil
+		return unsandboxed, nil
 	case Auto, Required:
 	default:
-		return nil, nil, false, fmt.Errorf("sandbox mode %q: want auto, required or off", s.Mode)
+		return wrapped{}, fmt.Errorf("sandbox mode %q: want auto, required or off", s.Mode)
 	}
 	// The Spec is checked before bwrap is looked for, so that a bad one
 	// fails the same way on every host.
 	p, err := s.plan(c)
 	if err != nil {
-		return nil, nil, false, err
+		return wrapped{}, err
 	}
 	bwrap, err := detect()
 	if err != nil {
 		if mode == Required {
-			return nil, nil, false, fmt.Errorf("%w: %v", ErrNoSandbox, err)
+			return wrapped{}, fmt.Errorf("%w: %v", ErrNoSandbox, err)
 		}
-		return c.Args, c.Env, false, nil
+		return unsandboxed, nil
 	}
 	if s.GoCache != "" {
 		if err := s.seed(c.Env); err != nil {
-			return nil, nil, false, err
+			return wrapped{}, err
 		}
 	}
-	return p.argv(bwrap, s.Network), p.env, true, nil
+	stop := func() {}
+	if s.Egress != nil {
+		if stop, err = p.egress(s.Egress); err != nil {
+			return wrapped{}, err
+		}
+	}
+	return wrapped{argv: p.argv(bwrap), env: p.env, sandboxed: true, stop: stop}, nil
+}
+
+// Where the egress rail's parts are inside the sandbox.
+const (
+	egressSocketDir = "/run/fixrail/egress"
+	egressForwarder = "/run/fixrail/" + egress.ForwarderName
+)
+
+// proxyVars point an HTTP client at the forwarder; dropProxyVars would
+// send it around it (the namespace has no other way out, but a client
+// that tried would fail confusingly rather than be refused on the record).
+var (
+	proxyVars     = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"}
+	dropProxyVars = []string{"NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"}
+)
+
+// egress starts the proxy for pol on a socket in a private directory,
+// binds that directory and fixrail's binary into the sandbox, and puts the
+// command behind the forwarder. The returned func closes the proxy and
+// removes the directory.
+func (p *plan) egress(pol *egress.Policy) (func(), error) {
+	exe, err := executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: egress forwarder (fixrail's binary): %w", err)
+	}
+	dir, err := os.MkdirTemp("", "fxe")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: egress socket directory: %w", err)
+	}
+	x, err := egress.Listen(filepath.Join(dir, "s"), pol)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	p.mounts = append(p.mounts,
+		mount{op: "--ro-bind", src: dir, dst: egressSocketDir, from: "the egress proxy's socket"},
+		mount{op: "--ro-bind", src: exe, dst: egressForwarder, from: "fixrail's binary, the egress forwarder"})
+	p.cmd = egress.ForwardArgs(egressForwarder, egressSocketDir+"/s", p.cmd)
+	for _, k := range dropProxyVars {
+		p.env = without(p.env, k)
+	}
+	for _, k := range proxyVars {
+		p.env = With(p.env, k, "http://"+egress.ListenAddr)
+	}
+	return func() {
+		x.Close()
+		os.RemoveAll(dir)
+	}, nil
+}
+
+// without is env with every entry for key removed.
+func without(env []string, key string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return k == key
+	})
 }
 
 // seed links GoCache into the command's GOCACHE, which must be an empty
@@ -249,11 +333,8 @@ type plan struct {
 	env    []string
 }
 
-func (p plan) argv(bwrap string, network bool) []string {
+func (p plan) argv(bwrap string) []string {
 	argv := []string{bwrap, "--unshare-all"}
-	if network {
-		argv = append(argv, "--share-net")
-	}
 	argv = append(argv, "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 	for _, m := range p.mounts {
 		argv = append(argv, m.args()...)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/sandbox"
+	"github.com/fixrail/fixrail/internal/sandbox/egress"
 )
 
 // requireBwrap fails the test where bubblewrap is missing or unusable: these
@@ -210,8 +211,8 @@ func TestSandboxWritesStayInWorktree(t *testing.T) {
 }
 
 // TestSandboxNetwork: a listener on the host's loopback is unreachable from
-// the sandbox unless Network is set (the control, which also proves that the
-// probe can connect).
+// the sandbox, and the same probe run unsandboxed (the control, which also
+// proves that the probe can connect) reaches it.
 func TestSandboxNetwork(t *testing.T) {
 	requireBwrap(t)
 	wt := t.TempDir()
@@ -237,16 +238,17 @@ func TestSandboxNetwork(t *testing.T) {
 		"python3": {"python3", "-c", "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 5); print('connected')", port},
 	}
 	for name, argv := range probes {
-		for _, network := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/network=%v", name, network), func(t *testing.T) {
+		for _, mode := range []sandbox.Mode{sandbox.Required, sandbox.Off} {
+			network := mode == sandbox.Off
+			t.Run(fmt.Sprintf("%s/%s", name, mode), func(t *testing.T) {
 				res, err := sandbox.Run(t.Context(), sandbox.Cmd{
 					Args:    argv,
 					Dir:     wt,
 					Env:     []string{"PATH=/usr/bin:/bin"},
 					Timeout: 20 * time.Second,
-					Sandbox: &sandbox.Spec{Mode: sandbox.Required, RW: []string{wt}, Network: network},
+					Sandbox: &sandbox.Spec{Mode: mode, RW: []string{wt}, Egress: &egress.Policy{}},
 				})
-				if err != nil || !res.Sandboxed {
+				if err != nil || res.Sandboxed == network {
 					t.Fatalf("Run = %+v, %v", res, err)
 				}
 				connected := strings.Contains(res.Stdout, "connected")
@@ -265,7 +267,7 @@ func TestSandboxNetwork(t *testing.T) {
 					got++
 				}
 				if connected != network || (got > 0) != network {
-					t.Errorf("Network=%v: connected=%v, listener accepted %d; want both %v\n%s", network, connected, got, network, res.Output())
+					t.Errorf("sandbox %s: connected=%v, listener accepted %d; want both %v\n%s", mode, connected, got, network, res.Output())
 				}
 			})
 		}

@@ -1,11 +1,13 @@
 package sandbox_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
 	"math/big"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/sandbox"
+	"github.com/fixrail/fixrail/internal/sandbox/egress"
 )
 
 // The helper is this test binary run again as a stand-in for fixrail: it runs
@@ -25,6 +28,8 @@ import (
 const helperEnv = "FIXRAIL_SANDBOX_DIE_HELPER"
 
 func TestMain(m *testing.M) {
+	// Sandboxed commands with an egress rail run behind this binary.
+	egress.MaybeForward()
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(dieHelper(mode))
 	}
@@ -41,8 +46,11 @@ func dieHelper(mode string) int {
 		Dir:  wt,
 		Env:  []string{"PATH=/usr/bin:/bin"},
 	}
-	if mode == "sandboxed" {
+	switch mode {
+	case "sandboxed":
 		c.Sandbox = &sandbox.Spec{Mode: sandbox.Required, RW: []string{wt}}
+	case "egress":
+		c.Sandbox = &sandbox.Spec{Mode: sandbox.Required, RW: []string{wt}, Egress: &egress.Policy{}}
 	}
 	_, err := sandbox.Run(context.Background(), c)
 	fmt.Fprintln(os.Stderr, "helper: Run returned", err)
@@ -85,11 +93,13 @@ func commName(pid int) string {
 // it when sandboxed — the shell and the grandchild it backgrounded.
 // Unsandboxed, PR_SET_PDEATHSIG kills the direct child; the grandchild
 // survives, the documented residual, and is the control that shows the
-// sandbox is what kills it.
+// sandbox is what kills it. With an egress rail the forwarder dies too,
+// and the proxy, which answered on its socket before the kill, answers no
+// more.
 func TestTreeDiesWithKilledFixrail(t *testing.T) {
-	for _, mode := range []string{"sandboxed", "unsandboxed"} {
+	for _, mode := range []string{"sandboxed", "egress", "unsandboxed"} {
 		t.Run(mode, func(t *testing.T) {
-			if mode == "sandboxed" {
+			if mode != "unsandboxed" {
 				requireBwrap(t)
 			}
 			n, err := rand.Int(rand.Reader, big.NewInt(1e9))
@@ -99,7 +109,8 @@ func TestTreeDiesWithKilledFixrail(t *testing.T) {
 			token := fmt.Sprintf("3000.%09d", n) // a sleep duration no other process has
 			wt := t.TempDir()
 			helper := exec.Command(os.Args[0], "-test.run=^$")
-			helper.Env = append(os.Environ(), helperEnv+"="+mode, "HELPER_WT="+wt, "HELPER_TOKEN="+token)
+			tmp := t.TempDir() // the helper's TMPDIR, where its proxy's socket goes
+			helper.Env = append(os.Environ(), helperEnv+"="+mode, "HELPER_WT="+wt, "HELPER_TOKEN="+token, "TMPDIR="+tmp)
 			var stderr bytes.Buffer
 			helper.Stderr = &stderr
 			if err := helper.Start(); err != nil {
@@ -111,16 +122,18 @@ func TestTreeDiesWithKilledFixrail(t *testing.T) {
 				}
 			})
 			waitForFile(filepath.Join(wt, "started"), 10*time.Second)
-			var shells, sleeps []int
+			var shells, sleeps, forwarders []int
 			// The backgrounded subshell may not have exec'd sleep yet.
 			for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-				shells, sleeps = nil, nil
+				shells, sleeps, forwarders = nil, nil, nil
 				for _, pid := range withToken(token) {
 					switch commName(pid) {
 					case "sh":
 						shells = append(shells, pid)
 					case "sleep":
 						sleeps = append(sleeps, pid)
+					case egress.ForwarderName[:15]: // comm is 15 bytes at most
+						forwarders = append(forwarders, pid)
 					}
 				}
 				if len(shells) == 1 && len(sleeps) == 1 {
@@ -132,6 +145,17 @@ func TestTreeDiesWithKilledFixrail(t *testing.T) {
 				_ = helper.Wait()
 				t.Fatalf("want one shell and one sleep with the token, got %v %v (helper: %s)", shells, sleeps, stderr.String())
 			}
+			var socket string
+			if mode == "egress" {
+				socks, _ := filepath.Glob(filepath.Join(tmp, "fxe*", "s"))
+				if len(forwarders) != 1 || len(socks) != 1 {
+					t.Fatalf("want one forwarder and one proxy socket, got %v %v", forwarders, socks)
+				}
+				socket = socks[0]
+				if got := proxyAnswer(socket); !strings.HasPrefix(got, "HTTP/1.1 403") {
+					t.Fatalf("the live proxy answered %q, want a refusal", got)
+				}
+			}
 			if err := helper.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
@@ -140,14 +164,36 @@ func TestTreeDiesWithKilledFixrail(t *testing.T) {
 				t.Errorf("the direct child (sh, pid %d) outlived the SIGKILLed parent", shells[0])
 			}
 			gone := eventuallyDead(sleeps[0])
+			if mode == "egress" {
+				if !eventuallyDead(forwarders[0]) {
+					t.Errorf("the forwarder (pid %d) outlived the SIGKILLed parent", forwarders[0])
+				}
+				if got := proxyAnswer(socket); got != "" {
+					t.Errorf("the proxy answered %q after its process was killed", got)
+				}
+			}
 			switch {
-			case mode == "sandboxed" && !gone:
+			case mode != "unsandboxed" && !gone:
 				t.Errorf("the grandchild (sleep, pid %d) outlived the SIGKILLed parent", sleeps[0])
 			case mode == "unsandboxed" && gone:
 				t.Errorf("unsandboxed, the grandchild died too: the documented residual is gone, update the docs")
 			}
 		})
 	}
+}
+
+// proxyAnswer asks the proxy on socket to tunnel to a port nothing lists,
+// and returns its first response line, or "" when nothing answers.
+func proxyAnswer(socket string) string {
+	c, err := net.DialTimeout("unix", socket, 2*time.Second)
+	if err != nil {
+		return ""
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprint(c, "CONNECT 192.0.2.1:9 HTTP/1.1\r\nHost: x\r\n\r\n")
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	return strings.TrimSpace(line)
 }
 
 // TestRunSurvivesThreadExits: goroutines that lock their OS thread and

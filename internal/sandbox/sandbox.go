@@ -2,7 +2,8 @@
 // environment built from allowlists, their own process group, a deadline,
 // capped output, a throwaway TMPDIR and, where bubblewrap is usable, a
 // sandbox that hides the operator's home, the rest of the filesystem and the
-// network. Toolchains finds the dependency caches (Go modules, the cargo
+// network (an agent's one way out is the egress proxy, package egress, which
+// Spec.Egress puts in front of it). Toolchains finds the dependency caches (Go modules, the cargo
 // registry, the Maven repository, npm's cache, a virtualenv) that a
 // sandboxed build sees read-only, and the environment that makes the
 // toolchains use them offline with per-run build caches.
@@ -177,10 +178,14 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	args, env, sandboxed := c.Args, c.Env, false
 	if c.Sandbox != nil {
-		var err error
-		if args, env, sandboxed, err = c.Sandbox.wrap(c); err != nil {
+		w, err := c.Sandbox.wrap(c)
+		if err != nil {
 			return Result{}, err
 		}
+		// The proxy dies with the command (fixrail's own death takes it
+		// too: it is goroutines of this process).
+		defer w.stop()
+		args, env, sandboxed = w.argv, w.env, w.sandboxed
 	}
 	limit := c.OutputCap
 	if limit <= 0 {

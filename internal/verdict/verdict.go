@@ -147,4 +147,11 @@ const (
 	// plan was reproduced and Stage A passed, before any fix was asked
 	// for. The detail says what the run would have fixed.
 	ReasonDryRun = "dry-run"
+	// The agent asked fixrail's egress proxy for a host:port runner.egress
+	// does not list (or a listed name that resolved inwards): an attempt
+	// to send something out, ESCALATE.
+	ReasonEgressRefused = "egress-refused"
+	// The agent's requests reached the run's egress byte or connection
+	// cap: a bound, HALT.
+	ReasonEgressCap = "egress-cap"
 )

@@ -36,7 +36,14 @@ script can describe an agent's behaviour as files:
                             "touch PATH" (an empty file; Python escapes
                             such as \x1b in PATH are decoded),
                             "sparse N SIZE DIR" (N sparse files of SIZE
-                            bytes, DIR/blobNNN.bin: large, and nothing on disk)
+                            bytes, DIR/blobNNN.bin: large, and nothing on disk),
+                            "egress-get URL" (a plain-HTTP GET through
+                            $HTTP_PROXY; done only on a 200, and the body
+                            read whole), "egress-connect HOST:PORT" (a
+                            CONNECT through $HTTPS_PROXY; done only on a
+                            200; Python escapes in it are decoded), "direct HOST PORT" (a TCP connection
+                            around the proxy); in each, @NAME@ is the port
+                            the listener NAME wrote to agent/NAME.port
 
 With agent/route ("text<TAB>dir" lines) the first text found in the
 prompt picks $WORK/dir as the agent directory: one scenario, several
@@ -226,7 +233,41 @@ def link_handoff():
     os.symlink(os.path.basename(real), path)
 
 
+def ports(s):
+    """Replaces each @NAME@ with the port in agent/NAME.port."""
+    base = os.path.join(HERE, "agent")
+    for name in os.listdir(base):
+        if name.endswith(".port"):
+            s = s.replace("@%s@" % name[:-5], open(os.path.join(base, name)).read().strip())
+    return s
+
+
+def egress_get(url):
+    import urllib.request
+    with urllib.request.urlopen(ports(url), timeout=10) as r:
+        r.read()
+
+
+def egress_connect(target):
+    import socket
+    import urllib.parse
+    proxy = urllib.parse.urlsplit(os.environ["HTTPS_PROXY"])
+    target = ports(target).encode("ascii").decode("unicode_escape")
+    c = socket.create_connection((proxy.hostname, proxy.port), 10)
+    c.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode())
+    status = c.recv(4096).split(b"\r\n")[0]
+    c.close()
+    if b" 200 " not in status + b" ":
+        raise ConnectionRefusedError(status.decode())
+
+
+def direct(host, port):
+    import socket
+    socket.create_connection((host, int(ports(port))), 5).close()
+
+
 ATTACKS = {
+    "egress-get": egress_get, "egress-connect": egress_connect, "direct": direct,
     "plant-git-config": plant_git_config, "plant-hook": plant_hook,
     "write-info-attributes": write_info_attributes, "move-base": move_base,
     "steal-environ": steal_environ, "replace-runs": replace_runs,

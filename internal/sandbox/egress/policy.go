@@ -1,0 +1,257 @@
+// Package egress owns a sandboxed agent's one way out: an HTTP proxy that
+// fixrail serves outside the sandbox on a Unix socket, which admits CONNECT
+// and plain-HTTP requests to an allowlist of host:port and nothing else,
+// meters them against the run's byte and connection caps and records every
+// one; and the forwarder, fixrail re-executed inside the sandbox's empty
+// network namespace, which listens on its loopback and relays each
+// connection to that socket. The forwarder decides nothing: whatever runs
+// in the sandbox can bypass it, kill it or write to the socket itself, and
+// still meets the same proxy.
+package egress
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Target is one host:port an agent may reach: a DNS name (lower case, no
+// trailing dot) or an IP literal, and a TCP port.
+type Target struct {
+	Host string
+	Port int
+}
+
+func (t Target) String() string { return net.JoinHostPort(t.Host, strconv.Itoa(t.Port)) }
+
+// ParseTarget reads one runner.egress entry, host:port ("api.anthropic.com:443",
+// "127.0.0.1:8080", "[::1]:8080"). A scheme, a path, a wildcard or a
+// missing port is refused: an entry is exactly one endpoint.
+func ParseTarget(s string) (Target, error) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return Target{}, fmt.Errorf("egress entry %q: want host:port (%v)", s, err)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 || port != strconv.Itoa(n) {
+		return Target{}, fmt.Errorf("egress entry %q: port %q is not a number from 1 to 65535", s, port)
+	}
+	h, err := canonHost(host)
+	if err != nil {
+		return Target{}, fmt.Errorf("egress entry %q: %v", s, err)
+	}
+	return Target{Host: h, Port: n}, nil
+}
+
+// canonHost is a host as the allowlist compares it: an IP literal in its
+// canonical form (an IPv4-mapped IPv6 address as IPv4), or a DNS name in
+// lower case without its trailing dot.
+func canonHost(h string) (string, error) {
+	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")); err == nil {
+		if a.Zone() != "" {
+			return "", fmt.Errorf("host %q: an address with a zone is not an endpoint", h)
+		}
+		return a.Unmap().String(), nil
+	}
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	if h == "" || len(h) > 253 {
+		return "", fmt.Errorf("host %q is not a DNS name", h)
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 || strings.HasPrefix(label, "-") || strings.HasSuffix(label, "-") {
+			return "", fmt.Errorf("host %q is not a DNS name", h)
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return "", fmt.Errorf("host %q is not a DNS name (no wildcard, scheme or path)", h)
+			}
+		}
+	}
+	return h, nil
+}
+
+// The verdicts an Event records.
+const (
+	// Allowed: the request reached its target.
+	Allowed = "allowed"
+	// Refused: the target is not on the allowlist, or a listed name
+	// resolved to an address the allowlist does not name and that is not
+	// public: the agent tried to leave. The pipeline ESCALATEs on it.
+	Refused = "refused"
+	// Capped: the run's byte or connection cap stopped the request (cut
+	// mid-way, or refused before it began).
+	Capped = "capped"
+	// Failed: a listed target could not be resolved or connected to, or
+	// the request was not HTTP. Nothing left the sandbox.
+	Failed = "failed"
+)
+
+// Event is one request through the proxy, recorded when it ends.
+type Event struct {
+	Method   string // CONNECT, or the plain-HTTP method; "" when the request could not be read
+	Host     string // as the agent wrote it, not canonicalised (the caller escapes it)
+	Port     int
+	Up       int64 // bytes from the agent to the target (a plain request's head included)
+	Down     int64 // bytes from the target to the agent
+	Verdict  string
+	Reason   string // why it was refused, capped or failed; "" when allowed
+	Duration time.Duration
+}
+
+// The caps a zero Policy field stands for.
+const (
+	// DefaultMaxBytes bounds both directions together over a run: forty
+	// model turns of a 200,000-token context (about 800 KB a request, sent
+	// again every turn) stay well inside it.
+	DefaultMaxBytes = 256 << 20
+	// DefaultMaxConns bounds the requests (tunnels and plain requests) of
+	// a run: a model request per turn, retries and the odd token count.
+	DefaultMaxConns = 1024
+)
+
+// Policy is one run's egress: its allowlist, its caps, and where its
+// events go. One Policy serves every proxy of a run (both invocations), so
+// the caps are the run's, not an invocation's. It is safe for concurrent use.
+type Policy struct {
+	// Allow is the allowlist. Empty allows nothing.
+	Allow []Target
+	// MaxBytes and MaxConns are the run's caps; 0 means DefaultMaxBytes
+	// and DefaultMaxConns.
+	MaxBytes int64
+	MaxConns int
+	// Record receives every request once it ends; nil drops them. It must
+	// be safe for concurrent use.
+	Record func(Event)
+	// Resolve looks a name up; nil is the system resolver. A test stands
+	// in its own names here.
+	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+
+	mu    sync.Mutex
+	bytes int64
+	conns int
+}
+
+// admit takes one connection from the run's cap.
+func (p *Policy) admit() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	limit := p.MaxConns
+	if limit <= 0 {
+		limit = DefaultMaxConns
+	}
+	if p.conns >= limit {
+		return false
+	}
+	p.conns++
+	return true
+}
+
+// charge takes n bytes from the run's cap, or reports that they would
+// pass it (and takes nothing).
+func (p *Policy) charge(n int64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	limit := p.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	if p.bytes+n > limit {
+		return false
+	}
+	p.bytes += n
+	return true
+}
+
+func (p *Policy) record(e Event) {
+	if p.Record != nil {
+		p.Record(e)
+	}
+}
+
+// listed reports whether host:port is on the allowlist, and whether host is
+// listed with some other port (for a refusal's wording).
+func (p *Policy) listed(host string, port int) (exact, otherPort bool) {
+	for _, t := range p.Allow {
+		if t.Host == host {
+			if t.Port == port {
+				return true, false
+			}
+			otherPort = true
+		}
+	}
+	return false, otherPort
+}
+
+// check decides a request for host:port: the address to dial, or why not
+// and with which verdict. A name is resolved here, once, and the address
+// checked is the address dialled, so a name that resolves differently the
+// second time (DNS rebinding) cannot slip past the check.
+func (p *Policy) check(ctx context.Context, rawHost string, port int) (netip.AddrPort, string, string) {
+	host, err := canonHost(rawHost)
+	if err != nil || port < 1 || port > 65535 {
+		return netip.AddrPort{}, Refused, "not a host:port"
+	}
+	exact, other := p.listed(host, port)
+	if !exact {
+		if other {
+			return netip.AddrPort{}, Refused, fmt.Sprintf("port %d is not listed for this host in runner.egress", port)
+		}
+		if _, err := netip.ParseAddr(host); err == nil {
+			return netip.AddrPort{}, Refused, "an IP address runner.egress does not list"
+		}
+		return netip.AddrPort{}, Refused, "not listed in runner.egress"
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		return netip.AddrPortFrom(a, uint16(port)), Allowed, ""
+	}
+	resolve := p.Resolve
+	if resolve == nil {
+		resolve = func(ctx context.Context, h string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", h)
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	addrs, err := resolve(rctx, host)
+	cancel()
+	if err != nil || len(addrs) == 0 {
+		return netip.AddrPort{}, Failed, fmt.Sprintf("does not resolve (%v)", err)
+	}
+	// Every address must pass, not just the one dialled: a name whose
+	// answers mix a public and a private address is a name someone points
+	// inwards.
+	for _, a := range addrs {
+		a = a.Unmap()
+		if kind := inward(a); kind != "" {
+			if ok, _ := p.listed(a.String(), port); !ok {
+				return netip.AddrPort{}, Refused, fmt.Sprintf("resolves to %s address %s, which runner.egress does not list", kind, a)
+			}
+		}
+	}
+	return netip.AddrPortFrom(addrs[0].Unmap(), uint16(port)), Allowed, ""
+}
+
+// cgnat is the shared address space of RFC 6598, private in all but name.
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// inward names the kind of an address that points into the host or its
+// networks rather than at a public service, or "".
+func inward(a netip.Addr) string {
+	switch {
+	case a.IsLoopback():
+		return "loopback"
+	case a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast():
+		return "link-local"
+	case a.IsPrivate() || cgnat.Contains(a):
+		return "private"
+	case a.IsUnspecified():
+		return "unspecified"
+	case a.IsMulticast() || a.IsInterfaceLocalMulticast():
+		return "multicast"
+	}
+	return ""
+}

@@ -1,0 +1,238 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// headTimeout bounds how long a connection may take to send its request
+// head, maxHead how long the head may be (the agent must not make fixrail
+// buffer without end); dialTimeout how long the target may take to accept.
+const (
+	headTimeout = 30 * time.Second
+	maxHead     = 64 << 10
+	dialTimeout = 30 * time.Second
+)
+
+// limited reads from r until n runs out; the proxy lifts n once the head
+// is read.
+type limited struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, errors.New("request head too long")
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// Proxy serves one Policy on a Unix socket until Close.
+type Proxy struct {
+	p      *Policy
+	ln     net.Listener
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
+}
+
+// Listen starts a proxy for p on a new Unix socket at path (mode 0600 by
+// the umask-proof chmod below; its directory should be private too).
+func Listen(path string, p *Policy) (*Proxy, error) {
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("egress proxy: %w", err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("egress proxy: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	x := &Proxy{p: p, ln: ln, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+	x.wg.Go(x.serve)
+	return x, nil
+}
+
+// Close stops the proxy: no new connection is accepted, every open one
+// (a tunnel mid-stream included) is closed, and Close returns once every
+// request has been recorded.
+func (x *Proxy) Close() error {
+	x.mu.Lock()
+	x.closed = true
+	for c := range x.conns {
+		c.Close()
+	}
+	x.mu.Unlock()
+	x.cancel()
+	err := x.ln.Close()
+	x.wg.Wait()
+	return err
+}
+
+// track adds c to what Close closes; false when the proxy is closing.
+func (x *Proxy) track(c net.Conn) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		c.Close()
+		return false
+	}
+	x.conns[c] = struct{}{}
+	return true
+}
+
+func (x *Proxy) untrack(c net.Conn) {
+	x.mu.Lock()
+	delete(x.conns, c)
+	x.mu.Unlock()
+	c.Close()
+}
+
+func (x *Proxy) serve() {
+	for {
+		c, err := x.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// A transient accept error (EMFILE): wait rather than spin.
+			select {
+			case <-x.ctx.Done():
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
+		if !x.track(c) {
+			continue
+		}
+		x.wg.Go(func() {
+			defer x.untrack(c)
+			x.handle(c)
+		})
+	}
+}
+
+// handle serves one connection: one CONNECT tunnel, or one plain-HTTP
+// request (answered with Connection: close, so a client sends its next
+// request on a new connection, which is checked and counted again).
+func (x *Proxy) handle(c net.Conn) {
+	start := time.Now()
+	ev := Event{}
+	defer func() {
+		ev.Duration = time.Since(start)
+		x.p.record(ev)
+	}()
+	_ = c.SetReadDeadline(time.Now().Add(headTimeout))
+	lim := &limited{r: c, n: maxHead}
+	br := bufio.NewReader(lim)
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		ev.Verdict, ev.Reason = Failed, "not an HTTP proxy request (or a head over 64 KiB)"
+		writeStatus(c, http.StatusBadRequest, ev.Reason)
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	lim.n = math.MaxInt64 // the body and a tunnel's bytes are metered instead
+	ev.Method = req.Method
+
+	var host, port string
+	if req.Method == http.MethodConnect {
+		host, port, err = net.SplitHostPort(req.RequestURI)
+	} else if req.URL.Scheme != "http" || req.URL.Host == "" || req.URL.User != nil {
+		err = errors.New("want an absolute http:// URL")
+		host = req.URL.Hostname()
+	} else {
+		host, port = req.URL.Hostname(), req.URL.Port()
+		if port == "" {
+			port = "80"
+		}
+	}
+	ev.Host = host
+	ev.Port, _ = strconv.Atoi(port)
+	if err != nil {
+		ev.Verdict, ev.Reason = Refused, "not a host:port request: "+err.Error()
+		writeStatus(c, http.StatusForbidden, ev.Reason)
+		return
+	}
+	if !x.p.admit() {
+		ev.Verdict, ev.Reason = Capped, "the run's egress connection cap is reached"
+		writeStatus(c, http.StatusServiceUnavailable, ev.Reason)
+		return
+	}
+	addr, verdict, reason := x.p.check(x.ctx, host, ev.Port)
+	if verdict != Allowed {
+		ev.Verdict, ev.Reason = verdict, reason
+		code := http.StatusForbidden
+		if verdict == Failed {
+			code = http.StatusBadGateway
+		}
+		writeStatus(c, code, reason)
+		return
+	}
+	d := net.Dialer{Timeout: dialTimeout}
+	up, err := d.DialContext(x.ctx, "tcp", addr.String())
+	if err != nil {
+		ev.Verdict, ev.Reason = Failed, "connect: "+err.Error()
+		writeStatus(c, http.StatusBadGateway, ev.Reason)
+		return
+	}
+	if !x.track(up) {
+		ev.Verdict, ev.Reason = Failed, "the proxy is closing"
+		return
+	}
+	defer x.untrack(up)
+
+	m := &meter{p: x.p}
+	if req.Method == http.MethodConnect {
+		if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+			ev.Verdict, ev.Reason = Failed, "client gone"
+			return
+		}
+		// Bytes the client sent after its head (a TLS hello) are the
+		// tunnel's first.
+		m.relay(up, c, br)
+	} else {
+		// Hop-by-hop and proxy headers stay here; the target sees an
+		// origin-form request on a connection that closes after it.
+		for _, h := range []string{"Proxy-Connection", "Proxy-Authorization", "Connection", "Keep-Alive", "Te", "Trailer", "Upgrade"} {
+			req.Header.Del(h)
+		}
+		req.Close = true
+		req.RequestURI = ""
+		m.request(up, c, req)
+	}
+	ev.Up, ev.Down = m.up.Load(), m.down.Load()
+	ev.Verdict = Allowed
+	if m.capped.Load() {
+		ev.Verdict, ev.Reason = Capped, "the run's egress byte cap is reached; the connection was cut"
+	}
+}
+
+// writeStatus answers a request the proxy will not carry, with the reason
+// as the body, and the connection closes.
+func writeStatus(w io.Writer, code int, reason string) {
+	body := "fixrail egress: " + reason + "\n"
+	fmt.Fprintf(w, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		code, http.StatusText(code), len(body), body)
+}
