@@ -346,17 +346,7 @@ func scanAssignments(t string, c *collector) {
 			env = false
 		}
 		if s, e, ok := assignedValue(t, vs, op, env); ok && !sameName(key, t[s:e]) && (kind == strongName || tokenValue(t[s:e])) {
-			review := secretValueReview(t[s:e])
-			if review == "" {
-				review = providerFormatReview(key, t[s:e])
-			}
-			if review == "" && repeatsKeyWord(key, t[s:e]) {
-				review = ReviewWords // auth: auth-and-writes
-			}
-			if review == "" && kind == ambiguousName && !azureAccountKey(key, t[s:e]) {
-				review = ReviewAmbiguousName
-			}
-			if !c.addReview(ruleAssignment, s, e, review) {
+			if !c.addReview(ruleAssignment, s, e, namedValueReview(key, kind, t[s:e])) {
 				return
 			}
 			i = max(e, o+1)
@@ -364,6 +354,118 @@ func scanAssignments(t string, c *collector) {
 		}
 		i = o + 1
 	}
+}
+
+// namedValueReview is the tier of value v read under a credential name key
+// of the given kind: "" (it blocks) or why it is for review.
+func namedValueReview(key string, kind int, v string) string {
+	review := secretValueReview(v)
+	if review == "" {
+		review = providerFormatReview(key, v)
+	}
+	if review == "" && repeatsKeyWord(key, v) {
+		review = ReviewWords // auth: auth-and-writes
+	}
+	if review == "" && kind == ambiguousName && !azureAccountKey(key, v) {
+		review = ReviewAmbiguousName
+	}
+	return review
+}
+
+// scanComparisons finds a credential-named variable compared for equality
+// with a string literal, on either side: if (password == "…"),
+// "…" !== api_key, token != '…'. Code that checks a credential against a
+// literal holds the credential itself, as an assignment does. Only a
+// strong name counts (key == "name" compares map keys), only a quoted
+// literal (password == other is code), and the literal is judged as an
+// assignment's value is, so a word, a label or a placeholder is for review
+// or nothing.
+func scanComparisons(t string, c *collector) {
+	for pos := 0; ; {
+		j := strings.Index(t[pos:], "=")
+		if j < 0 {
+			return
+		}
+		o := pos + j
+		pos = o + 1
+		var opStart, opEnd int
+		switch {
+		case o > 0 && t[o-1] == '!':
+			opStart, opEnd = o-1, o+1 // != or !==
+		case o+1 < len(t) && t[o+1] == '=' && (o == 0 || strings.IndexByte("=<>", t[o-1]) < 0):
+			opStart, opEnd = o, o+2 // == or ===
+		default:
+			continue // =, <=, the tail of === or of a line of ====
+		}
+		if opEnd < len(t) && t[opEnd] == '=' {
+			opEnd++
+		}
+		pos = opEnd
+		var key string
+		var s, e int
+		if l := spaceBefore(t, opStart); l > 0 && isQuote(t[l-1]) {
+			// "literal" == name
+			e = l - 1
+			lo := max(0, e-maxValueLen)
+			k := strings.LastIndexByte(t[lo:e], t[e])
+			if k < 0 || strings.IndexByte(t[lo+k:e], '\n') >= 0 {
+				continue
+			}
+			s = lo + k + 1
+			r := spaceAfter(t, opEnd)
+			k = r
+			for k < len(t) && k-r < maxKeyLen && keyChar[t[k]] {
+				k++
+			}
+			key = t[r:k]
+		} else {
+			// name == "literal"
+			kb, _, ok := keyBefore(t, opStart)
+			r := spaceAfter(t, opEnd)
+			if !ok || r >= len(t) || !isQuote(t[r]) {
+				continue
+			}
+			s = r + 1
+			if e = closingQuote(t, s, t[r]); e < 0 {
+				continue
+			}
+			key = kb
+		}
+		key = key[strings.LastIndexByte(key, '.')+1:]
+		v := t[s:e]
+		if key == "" || credentialKind(key) != strongName || !literal(v) || sameName(key, v) {
+			continue
+		}
+		if t[e] == '`' && (strings.Contains(v, "${") || strings.ContainsAny(v, " \t")) {
+			continue // a template literal or a command: built, not written
+		}
+		review := namedValueReview(key, strongName, v)
+		if review == "" && passphrase(v) {
+			// Compared, lower-case words are a mode or an enum value
+			// (credentials === 'same-origin'), not a chosen passphrase.
+			review = ReviewWords
+		}
+		if !c.addReview(ruleAssignment, s, e, review) {
+			return
+		}
+		pos = max(pos, e+1)
+	}
+}
+
+// spaceBefore returns the index after the last non-blank byte before i;
+// spaceAfter the index of the first non-blank byte at or after i.
+func spaceBefore(t string, i int) int {
+	for i > 0 && (t[i-1] == ' ' || t[i-1] == '\t') {
+		i--
+	}
+	return i
+}
+
+func spaceAfter(t string, i int) int {
+	for i < len(t) && (t[i] == ' ' || t[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // scanFlags finds --password value (the --password=value form is an

@@ -129,6 +129,9 @@ func scanEntropy(t string, c *collector) {
 // whether the collector has room for more.
 func judgeToken(t string, s, e int, c *collector) bool {
 	tok := t[s:e]
+	if a, b, ok := discordToken(tok); ok {
+		return c.addReview(ruleDiscord, s+a, s+b, "")
+	}
 	if exemptToken(t, s, tok) {
 		return true
 	}
@@ -577,3 +580,28 @@ func bigramSum(p string, lowerOnly bool) (sum, n int) {
 }
 
 func isLetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
+
+// discordToken finds a Discord bot token in a run of token characters: three
+// dot-separated base64url parts, the first 24–27 characters (the bot's
+// numeric ID, whose first digit encodes as M, N or O), the second 6 (a
+// timestamp), the third 27 or 38 (the HMAC), the first and last holding
+// upper- and lower-case letters and digits. It returns the token's span in
+// tok. A run with more or fewer parts (a JWT, a dotted name) is not one.
+func discordToken(tok string) (int, int, bool) {
+	a := 0
+	for a < len(tok) && tok[a] == '=' {
+		a++ // DISCORD_TOKEN=M…: the run starts at the operator
+	}
+	id, rest, ok := strings.Cut(tok[a:], ".")
+	if !ok || len(id) < 24 || len(id) > 27 || strings.IndexByte("MNO", id[0]) < 0 {
+		return 0, 0, false
+	}
+	ts, mac, ok := strings.Cut(rest, ".")
+	if !ok || len(ts) != 6 || len(mac) != 27 && len(mac) != 38 {
+		return 0, 0, false
+	}
+	if !allIn(id, csAlnum) || !allIn(ts, csB64URL) || !allIn(mac, csB64URL) || !mixedClasses(id) || !mixedClasses(mac) {
+		return 0, 0, false
+	}
+	return a, len(tok), true
+}

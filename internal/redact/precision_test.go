@@ -354,6 +354,10 @@ func TestStructuredTokens(t *testing.T) {
 		{"PlanetScale", "ps" + "cale_pw_" + rs(b64url, 43), block, "planetscale-token"},
 		{"Azure storage connection string", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + base64.StdEncoding.EncodeToString([]byte(rs(alnumAlphabet, 64))) + ";EndpointSuffix=core.windows.net", block, ruleAssignment},
 		{"AccountKey of another length", "AccountKey=" + base64.StdEncoding.EncodeToString([]byte(rs(alnumAlphabet, 48))), review, ruleAssignment},
+		{"Discord bot token", "client.run('" + "MT" + rs(alnumAlphabet, 24) + "." + rs(b64url, 6) + "." + rs(alnumAlphabet, 27) + "')", block, ruleDiscord},
+		{"Discord bot token, 38-character HMAC", `bot.run("` + "OD" + rs(alnumAlphabet, 22) + "." + rs(b64url, 6) + "." + rs(alnumAlphabet, 38) + `")`, block, ruleDiscord},
+		{"Discord shape, ID not starting M, N or O", "AT" + rs(alnumAlphabet, 24) + "." + rs(b64url, 6) + "." + rs(alnumAlphabet, 27), review, ruleEntropy},
+		{"Discord shape, four parts", "MT" + rs(alnumAlphabet, 24) + "." + rs(b64url, 6) + "." + rs(alnumAlphabet, 27) + "." + rs(alnumAlphabet, 8), review, ruleEntropy},
 		{"token as the user of x-oauth-basic", "git+https://" + rs(hexAlphabet, 40) + ":x-oauth-basic@github.com/o/r.git", block, ruleURLCredentials},
 	})
 }
@@ -400,5 +404,29 @@ func TestAssignmentValues(t *testing.T) {
 		{"AWS secret of its format", "AWS_SECRET_ACCESS_KEY = " + rs(alnumAlphabet+"+/", 40), block, ruleAssignment},
 		{"base64 of a real basic credential", "auth: '" + base64.StdEncoding.EncodeToString([]byte("deploy:"+rs(alnumAlphabet, 14))) + "'", block, ruleAssignment},
 		{"URL password", "postgres://app:" + rs(alnumAlphabet, 16) + "@db/x", block, ruleURLCredentials},
+	})
+}
+
+// TestComparisons: a credential-named variable compared with a literal
+// holds the credential in the literal, on either side of ==, !=, ===, !==;
+// a word, a mode, a template or another variable is not one.
+func TestComparisons(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 11))
+	rs := func(cs string, n int) string { return randomString(r, cs, n) }
+	checkPrecision(t, []precisionCase{
+		{"name == literal", `if (api_key == "` + rs(alnumAlphabet, 20) + `") {`, block, ruleAssignment},
+		{"literal !== name", `if ("` + rs(alnumAlphabet+"$#", 20) + `" !== db_pass) {`, block, ruleAssignment},
+		{"field === literal", `if (req.body.password === '` + rs(alnumAlphabet, 16) + `')`, block, ruleAssignment},
+		{"Go !=", `if secret != "` + rs(alnumAlphabet, 24) + `" {`, block, ruleAssignment},
+		{"compared with a variable", `if (password == expectedPassword) {`, none, ""},
+		{"compared with a word", `if token_type == "refresh_token":`, none, ""},
+		{"compared with a mode", `request.credentials === 'same-origin'`, review, ruleAssignment},
+		{"compared with a label", `if (password === "Password:") {`, none, ""},
+		{"compared with a template", "req.headers['proxy-authorization'] === `Basic ${Buffer.from('user:pass').toString('base64')}`", none, ""},
+		{"compared with a mask", `if password == "********":`, none, ""},
+		{"compared with empty", `if password == "":`, none, ""},
+		{"ambiguous name", `if key == "` + rs(alnumAlphabet, 20) + `":`, review, ruleEntropy},
+		{"not a credential name", `if (username == "` + rs(alnumAlphabet, 20) + `")`, review, ruleEntropy},
+		{"assignment after a comparison", `ok := a == b; password = "` + rs(alnumAlphabet, 16) + `"`, block, ruleAssignment},
 	})
 }

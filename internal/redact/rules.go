@@ -45,6 +45,7 @@ var rulesList = sync.OnceValue(func() []RuleInfo {
 const (
 	rulePrivateKey     = "private-key"
 	ruleJWT            = "jwt"
+	ruleDiscord        = "discord-bot-token"
 	ruleB64JSON        = "base64-json-key"
 	ruleURLCredentials = "url-credentials"
 	ruleAssignment     = "credential-assignment"
@@ -243,6 +244,10 @@ func initTokenRules() {
 		{id: "planetscale-token", desc: "PlanetScale service token, password or OAuth token (pscale_tkn_, pscale_pw_, pscale_oauth_)",
 			prefixes: []string{"ps" + "cale_tkn_", "ps" + "cale_pw_", "ps" + "cale_oauth_"}, body: body{csPscale, 32, 64}, boundary: true,
 			example: func() string { return "ps" + "cale_tkn_" + synthetic(csAlnum, 43) }},
+		{id: ruleDiscord, desc: "Discord bot token (base64 of the bot's numeric ID, starting M, N or O; a 6-character timestamp; a 27- or 38-character HMAC, dot-separated)", match: nil, // found by the high-entropy scan, which reads every such run
+			example: func() string {
+				return "MT" + synthetic(csAlnum, 22) + "." + synthetic(csB64URL, 6) + "." + synthetic(csAlnum, 27)
+			}},
 		{id: ruleB64JSON, desc: "base64 of a JSON object with a credential field (eyJ…: Grafana, 1Password service account keys)", match: nil, // found through the eyJ prefix of jwt
 			example: func() string {
 				return "ey" + "JrIjoi" + synthetic(csAlnum, 32) + "IiwibiI6InNlcnZpY2UiLCJpZCI6MX0"
@@ -669,6 +674,8 @@ func scanShapes(t string, c *collector) {
 	scanURLCredentials(t, c)
 	c.begin()
 	scanAssignments(t, c)
+	c.begin()
+	scanComparisons(t, c)
 	c.begin()
 	scanFlags(t, c)
 	c.begin()
