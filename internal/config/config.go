@@ -712,9 +712,6 @@ func cliWord(s string) bool {
 	})
 }
 
-// validateLedger checks the budget caps, the ledger and the risk sets.
-// Every cap must be positive and finite; a zero is refused, not read as
-// "unlimited", because a cap that reads as absent fails open.
 // DefaultScannerTimeout bounds a scanner's run when its entry names none.
 const DefaultScannerTimeout = 5 * time.Minute
 
@@ -809,6 +806,9 @@ func (c *Config) ScannerFor(tool string) *Scanner {
 	return nil
 }
 
+// validateLedger checks the budget caps, the ledger and the risk sets.
+// Every cap must be positive and finite; a zero is refused, not read as
+// "unlimited", because a cap that reads as absent fails open.
 func (c *Config) validateLedger() error {
 	b := c.Budget
 	if !positive(b.RunCostUSD) {
