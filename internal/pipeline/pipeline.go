@@ -19,6 +19,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -523,6 +524,13 @@ func (r *run) open() error {
 	}
 	if err := typ.Check(r.cfg); err != nil {
 		return fmt.Errorf("%w: %s (on %s): the %s fix type: %w", ErrSetup, config.FileName, r.s.Base, typ.Name, err)
+	}
+	// A scanner entry's fix type decides what its results become: one no
+	// type answers to would only fail later, on the finding it misroutes.
+	for i, sc := range r.cfg.Scanners {
+		if _, err := fixtype.Lookup(sc.FixType); err != nil && !slices.ContainsFunc(r.p.Types, func(t *fixtype.Type) bool { return t.Name == sc.FixType }) {
+			return fmt.Errorf("%w: %s (on %s): scanners[%d].fix_type: %w", ErrSetup, config.FileName, r.s.Base, i, err)
+		}
 	}
 	r.typ = typ
 	if r.pol, err = sensitive.New(r.cfg.Paths.Fixable, r.cfg.Paths.Sensitive, typ.Scope(r.cfg)...); err != nil {
