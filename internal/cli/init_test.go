@@ -178,7 +178,7 @@ func TestInitWorkflowsCheckOutFirst(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for job, j := range doc.Jobs {
-			checkout, budget, run, verify := -1, -1, -1, -1
+			checkout, budget, run, verify, scan := -1, -1, -1, -1, -1
 			for i, s := range j.Steps {
 				switch {
 				case strings.HasPrefix(s.Uses, "actions/checkout@"):
@@ -189,6 +189,8 @@ func TestInitWorkflowsCheckOutFirst(t *testing.T) {
 					budget = i
 				case strings.HasPrefix(s.Run, "fixrail run "):
 					run = i
+				case strings.Contains(s.Run, "$(fixrail scan "):
+					scan = i
 				case strings.Contains(s.Run, "fixrail") && s.Name != "Install fixrail":
 					t.Errorf("%s job %s: step %d runs fixrail in a way this test does not know: %q", name, job, i, s.Run)
 				}
@@ -196,6 +198,13 @@ func TestInitWorkflowsCheckOutFirst(t *testing.T) {
 			if name == "fixrail-verify.yml" {
 				if checkout < 0 || verify < checkout || budget >= 0 || run >= 0 {
 					t.Errorf("%s job %s: checkout %d, verify %d, budget %d, run %d: want checkout, then verify, and no run", name, job, checkout, verify, budget, run)
+				}
+				continue
+			}
+			if scan >= 0 {
+				// The sweep's scan job reads the API only: no run, no budget.
+				if budget >= 0 || run >= 0 {
+					t.Errorf("%s job %s: scan %d with budget %d, run %d: a scan job runs no finding", name, job, scan, budget, run)
 				}
 				continue
 			}
