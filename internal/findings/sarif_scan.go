@@ -137,7 +137,7 @@ func sarifAlert(run *sarif.Run, res *sarif.Result, opt SARIFOptions) *ScannerAle
 		Tool:     run.Tool.Driver.Name,
 		Rule:     run.RuleID(res),
 		Level:    level,
-		Severity: sarif.Severity(level, rule, res),
+		Severity: sarif.Severity(res, rule),
 		Message:  res.Message.Text,
 		Source:   opt.Source,
 	}

@@ -10,8 +10,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/gitx"
+	"github.com/fixrail/fixrail/internal/risk"
+	"github.com/fixrail/fixrail/internal/sensitive"
 )
 
 // fakeKey is a synthetic credential, assembled at run time so no
@@ -146,6 +149,35 @@ func TestNoSuppression(t *testing.T) {
 			}
 			if v.Pass != tc.pass {
 				t.Errorf("pass = %v, want %v (%s)", v.Pass, tc.pass, v.Detail)
+			}
+		})
+	}
+}
+
+// TestIaCImplied: tfsec's own text for a security group open to the world
+// scores low for the iac type, so the finding is worked; a high-risk word
+// it does not imply still escalates, and the same text under a type that
+// does not imply "security" is high.
+func TestIaCImplied(t *testing.T) {
+	pol, err := sensitive.New([]string{"infra/**"}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := risk.NewRules(config.Risk{}, pol)
+	for _, tc := range []struct {
+		name, title, body string
+		implied           []string
+		high              bool
+	}{
+		{"tfsec's security group result", "An ingress security group rule allows traffic from /0.", "Security group rule allows ingress from public internet.", IaC.Implied, false},
+		{"a word iac does not imply", "Unencrypted S3 bucket.", "Bucket does not have encryption enabled", IaC.Implied, true},
+		{"payment still routes", "An ingress security group rule allows traffic from /0.", "the payment gateway's group", IaC.Implied, true},
+		{"the same text under the bug type", "An ingress security group rule allows traffic from /0.", "", Bug.Implied, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := r.Intake(risk.Report{Title: tc.title, Body: tc.body, Access: risk.AccessWrite, Implied: tc.implied})
+			if s.High() != tc.high {
+				t.Errorf("high = %v, want %v: %s", s.High(), tc.high, s.Reason())
 			}
 		})
 	}

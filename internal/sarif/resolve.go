@@ -2,7 +2,6 @@ package sarif
 
 import (
 	"net/url"
-	"strconv"
 	"strings"
 )
 
@@ -101,47 +100,6 @@ func Actionable(res *Result) bool {
 		}
 	}
 	return res.BaselineState != "absent"
-}
-
-// Severity normalises a result's severity to critical, high, medium, low
-// or note: the rule's security-severity score as GitHub buckets it
-// (>= 9.0 critical, >= 7.0 high, >= 4.0 medium, > 0 low), else the level
-// (error high, warning medium, note and none note).
-func Severity(level string, rule *ReportingDescriptor, res *Result) string {
-	for _, p := range []*PropertyBag{res.Properties, ruleProps(rule)} {
-		if p == nil || p.SecuritySeverity == "" {
-			continue
-		}
-		f, err := strconv.ParseFloat(strings.TrimSpace(p.SecuritySeverity), 64)
-		if err != nil || f < 0 || f > 10 {
-			continue
-		}
-		switch {
-		case f >= 9:
-			return "critical"
-		case f >= 7:
-			return "high"
-		case f >= 4:
-			return "medium"
-		case f > 0:
-			return "low"
-		}
-		return "note"
-	}
-	switch level {
-	case LevelError:
-		return "high"
-	case LevelWarning:
-		return "medium"
-	}
-	return "note"
-}
-
-func ruleProps(rule *ReportingDescriptor) *PropertyBag {
-	if rule == nil {
-		return nil
-	}
-	return rule.Properties
 }
 
 // PrimaryLocation is the result's first location with a physical part

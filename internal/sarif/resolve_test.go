@@ -39,24 +39,13 @@ func TestRule(t *testing.T) {
 	}
 }
 
-func TestLevelSeverityActionable(t *testing.T) {
+func TestLevelActionable(t *testing.T) {
 	rule := &ReportingDescriptor{DefaultConfiguration: &Configuration{Level: "error"}}
 	if l := Level(&Result{}, rule); l != "error" {
 		t.Errorf("default level %q", l)
 	}
 	if l := Level(&Result{}, nil); l != LevelWarning {
 		t.Errorf("schema default %q", l)
-	}
-	for _, tc := range []struct {
-		score, level, want string
-	}{
-		{"9.5", "note", "critical"}, {"9.0", "", "critical"}, {"7.0", "", "high"}, {"6.9", "", "medium"},
-		{"0.1", "", "low"}, {"0.0", "", "note"}, {"11", "error", "high"}, {"x", "warning", "medium"}, {"", "note", "note"}, {"", "none", "note"},
-	} {
-		r := &ReportingDescriptor{Properties: &PropertyBag{SecuritySeverity: tc.score}}
-		if got := Severity(tc.level, r, &Result{}); got != tc.want {
-			t.Errorf("Severity(%q, %q) = %q, want %q", tc.level, tc.score, got, tc.want)
-		}
 	}
 	for _, tc := range []struct {
 		res  Result

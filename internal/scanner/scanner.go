@@ -36,18 +36,6 @@ import (
 // once the command has ended, before they are discarded.
 type Exec func(ctx context.Context, argv func(dir, out string) []string, ro []string, timeout time.Duration, read func(dir, out string) error) (sandbox.Result, error)
 
-// Severities are the normalised severities, lowest first; Rank orders them.
-var Severities = []string{"note", "low", "medium", "high", "critical"}
-
-// Rank is the severity's place in Severities; an unknown one ranks as
-// high, so a result nobody graded is never waved through as minor.
-func Rank(sev string) int {
-	if i := slices.Index(Severities, sev); i >= 0 {
-		return i
-	}
-	return slices.Index(Severities, "high")
-}
-
 // Result is one scanner result as an oracle reads it.
 type Result struct {
 	Rule     string `json:"rule"`
@@ -219,18 +207,16 @@ func Reduce(l *sarif.Log, dir string, bases ...string) ([]Result, error) {
 		roots = append(roots, real)
 	}
 	out := []Result{}
-	for _, run := range l.Runs {
-		for _, r := range run.Results {
+	for ri := range l.Runs {
+		run := &l.Runs[ri]
+		for i := range run.Results {
+			r := &run.Results[i]
 			switch r.Kind {
 			case "", "fail", "open", "review":
 			default:
 				continue
 			}
-			rule := ruleOf(run, r)
-			res := Result{Rule: r.RuleID, Severity: severity(r, rule)}
-			if res.Rule == "" && rule != nil {
-				res.Rule = rule.ID
-			}
+			res := Result{Rule: run.RuleID(r), Severity: sarif.Severity(r, run.Rule(r))}
 			if len(r.Locations) > 0 && r.Locations[0].PhysicalLocation != nil {
 				pl := r.Locations[0].PhysicalLocation
 				if pl.ArtifactLocation != nil {
@@ -283,79 +269,6 @@ func lineTexts(rs []Result, dir string) {
 			r.text = hex.EncodeToString(sum[:8])
 		}
 	}
-}
-
-func ruleOf(run sarif.Run, r sarif.Result) *sarif.ReportingDescriptor {
-	rules := run.Tool.Driver.Rules
-	if r.RuleIndex != nil && *r.RuleIndex >= 0 && *r.RuleIndex < len(rules) && (r.RuleID == "" || rules[*r.RuleIndex].ID == r.RuleID) {
-		return &rules[*r.RuleIndex]
-	}
-	for i := range rules {
-		if rules[i].ID == r.RuleID {
-			return &rules[i]
-		}
-	}
-	return nil
-}
-
-// severity is the security-severity bucketed as GitHub does, else a
-// severity tag, else the result's (or the rule's default) level.
-func severity(r sarif.Result, rule *sarif.ReportingDescriptor) string {
-	for _, p := range []*sarif.PropertyBag{r.Properties, propsOf(rule)} {
-		if p == nil || p.SecuritySeverity == "" {
-			continue
-		}
-		if f, err := strconv.ParseFloat(p.SecuritySeverity, 64); err == nil {
-			return Bucket(f)
-		}
-	}
-	// gosec and Trivy name the severity as a tag (HIGH, MEDIUM, …) and set
-	// every level to error.
-	for _, p := range []*sarif.PropertyBag{r.Properties, propsOf(rule)} {
-		if p == nil {
-			continue
-		}
-		for _, tag := range p.Tags {
-			if s := strings.ToLower(tag); tag == strings.ToUpper(tag) && slices.Contains(Severities, s) && s != "note" {
-				return s
-			}
-		}
-	}
-	level := r.Level
-	if level == "" && rule != nil && rule.DefaultConfiguration != nil {
-		level = rule.DefaultConfiguration.Level
-	}
-	switch level {
-	case sarif.LevelError:
-		return "high"
-	case sarif.LevelNote:
-		return "low"
-	case sarif.LevelNone:
-		return "note"
-	}
-	return "medium" // warning, SARIF's default level
-}
-
-func propsOf(rule *sarif.ReportingDescriptor) *sarif.PropertyBag {
-	if rule == nil {
-		return nil
-	}
-	return rule.Properties
-}
-
-// Bucket maps a 0–10 security-severity score to a severity.
-func Bucket(f float64) string {
-	switch {
-	case f >= 9:
-		return "critical"
-	case f >= 7:
-		return "high"
-	case f >= 4:
-		return "medium"
-	case f > 0:
-		return "low"
-	}
-	return "note"
 }
 
 // repoPath makes a result's URI repository-relative.
@@ -456,7 +369,7 @@ func New(base, cand []Result, floor string) []Result {
 			seen[k]--
 			continue
 		}
-		if Rank(r.Severity) >= Rank(floor) {
+		if sarif.Rank(r.Severity) >= sarif.Rank(floor) {
 			out = append(out, r)
 		}
 	}
