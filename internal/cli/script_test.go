@@ -197,6 +197,17 @@ func cmdScanner(ts *testscript.TestScript, neg bool, args []string) {
 		if err != nil {
 			ts.Fatalf("%v", err)
 		}
+		if root := scannertest.NodePrefix(p); root != "" {
+			// ESLint and its plugins are a Node.js prefix: the scenario
+			// gets a copy of the whole prefix (its bin on PATH, mounted
+			// whole by the sandbox), at $WORK/scanner-NAME.
+			dst := ts.MkAbs("scanner-" + name)
+			if out, err := exec.Command("cp", "-a", root, dst).CombinedOutput(); err != nil {
+				ts.Fatalf("copy the %s prefix: %v\n%s", name, err, out)
+			}
+			ts.Setenv("PATH", filepath.Join(dst, "bin")+string(os.PathListSeparator)+ts.Getenv("PATH"))
+			continue
+		}
 		// The cache is under the operator's home, which the sandbox never
 		// mounts (nor a PATH entry inside it): the scenario gets its own
 		// copy, on a PATH entry outside it.

@@ -276,7 +276,10 @@ func scannedGreen(e *Env, p *Plan) *gates.Gate {
 // suppressions are the in-source markers scanners honour to ignore a
 // result: a fix that adds one silences the oracle instead of fixing the
 // code, so it is refused whatever the scanner then says.
-var suppressions = regexp.MustCompile(`(?i)(#nosec|nosec\b|nolint|nosemgrep|semgrep-ignore|codeql\[|lgtm\[|NOSONAR|checkov:skip|tfsec:ignore|trivy:ignore|kics-scan ignore|gitleaks:allow|eslint-disable|noqa|bandit:|pragma: allowlist|detect-secrets)`)
+// ESLint's are eslint-disable… and a configuration comment
+// (/* eslint security/detect-eval-with-expression: off */) that turns the
+// rule off for the file.
+var suppressions = regexp.MustCompile(`(?i)(#nosec|nosec\b|nolint|nosemgrep|semgrep-ignore|codeql\[|lgtm\[|NOSONAR|checkov:skip|tfsec:ignore|trivy:ignore|kics-scan ignore|gitleaks:allow|eslint-disable|/\*\s*eslint\s|noqa|bandit:|pragma: allowlist|detect-secrets)`)
 
 // noSuppression refuses a fix that adds a scanner-suppression marker.
 func noSuppression() *gates.Gate {

@@ -140,6 +140,11 @@ func TestNoSuppression(t *testing.T) {
 		{"checkov", "# checkov:skip=CKV_AWS_20: fine", false},
 		{"gitleaks", "key = load() // gitleaks:allow", false},
 		{"tfsec", "#tfsec:ignore:aws-s3-enable-bucket-encryption", false},
+		{"eslint-disable", "const s = eval(body); // eslint-disable-line security/detect-eval-with-expression", false},
+		{"eslint configuration comment", "/* eslint security/detect-eval-with-expression: off */", false},
+		{"eslint configuration comment, no blank", "/*eslint security/detect-eval-with-expression:0*/", false},
+		{"eslint-env is no suppression", "/* eslint-env node */", true},
+		{"a comment naming eslint", "// parsed as JSON: eslint flagged the eval", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			diff := gitx.TreeDiff{Text: "diff --git a/q.go b/q.go\n--- a/q.go\n+++ b/q.go\n@@ -1 +1 @@\n-old\n+" + tc.added + "\n"}

@@ -74,7 +74,7 @@ func (r *run) rootCauseGate(inv *investigation, read map[string]gitx.Entry) *gat
 				}
 				planned = append(planned, risk.Planned{Path: f, Content: e.Data})
 			}
-			r.risk = r.rules.RootCause(r.risk, inv.plan.Summary, planned)
+			r.risk = r.rules.RootCause(r.risk, inv.plan.Summary, r.typ.Implied, planned)
 			r.rep.Risk = &r.risk
 			if r.risk.High() {
 				return gates.Verdict{Detail: "root cause: " + r.risk.Reason()}, nil

@@ -208,9 +208,9 @@ type Report struct {
 	Names []string
 }
 
-// implied reports whether kw is one of the fix type's implied keywords,
+// isImplied reports whether kw is one of the fix type's implied keywords,
 // compared as keywords are (tokenised, so "CVE" and "cve" are one).
-func implied(list []string, kw string) bool {
+func isImplied(list []string, kw string) bool {
 	for _, k := range list {
 		if strings.Join(tokens(k, 8), " ") == kw {
 			return true
@@ -232,7 +232,7 @@ func (r *Rules) Intake(rep Report) Score {
 	}
 	for _, f := range []struct{ name, text string }{{"title", rep.Title}, {"body", rep.Body}} {
 		for _, kw := range r.matches(f.text) {
-			if implied(rep.Implied, kw) {
+			if isImplied(rep.Implied, kw) {
 				continue
 			}
 			s.add(Input{Stage: StageIntake, Kind: "keyword", Value: kw, Level: High, Why: "a high-risk keyword in the " + f.name})
@@ -280,9 +280,17 @@ type Planned struct {
 // so is one whose path names a high-risk keyword (src/payments/refund.py,
 // lib/auth/token.go): a low-looking report whose fix lands in payment or
 // auth code is a payment or auth change, whatever paths.sensitive says.
-func (r *Rules) RootCause(prev Score, rootCause string, files []Planned) Score {
+// implied are the fix type's implied keywords (Report.Implied): as at
+// intake, the root cause naming one is no signal — a scanned finding's
+// root cause is the harness's words around the scanner's rule id, and
+// ESLint's security/… or CodeQL's go/sql-injection names its class of
+// weakness by being one. A planned file's path is scored whatever it says.
+func (r *Rules) RootCause(prev Score, rootCause string, implied []string, files []Planned) Score {
 	s := Score{Level: prev.Level, Stage: StageRootCause, Inputs: slices.Clone(prev.Inputs)}
 	for _, kw := range r.matches(rootCause) {
+		if isImplied(implied, kw) {
+			continue
+		}
 		s.add(Input{Stage: StageRootCause, Kind: "keyword", Value: kw, Level: High, Why: "a high-risk keyword in the root cause"})
 	}
 	for _, f := range files {

@@ -88,38 +88,55 @@ func TestRootCauseOnlyRaises(t *testing.T) {
 		t.Fatalf("intake %s", low.Level)
 	}
 	// The low-looking report's cause lands under a sensitive path: post wins.
-	post := r.RootCause(low, "rounding in the report total", []Planned{{Path: "src/billing/round.py", Content: []byte("x = 1\n")}})
+	post := r.RootCause(low, "rounding in the report total", nil, []Planned{{Path: "src/billing/round.py", Content: []byte("x = 1\n")}})
 	if !post.High() || post.Stage != StageRootCause || !slices.Contains(kinds(post, High), "planned-file:src/billing/round.py") {
 		t.Fatalf("re-score %+v", post)
 	}
 	// A fixable file that imports an auth module touches auth.
-	imp := r.RootCause(low, "off by one", []Planned{{Path: "src/report/total.py", Content: []byte("import auth.session\n")}})
+	imp := r.RootCause(low, "off by one", nil, []Planned{{Path: "src/report/total.py", Content: []byte("import auth.session\n")}})
 	if !imp.High() || kinds(imp, High)[0] != "import:src/report/total.py: import auth.session" {
 		t.Fatalf("import re-score %+v", imp)
 	}
 	// An unknown planned file is treated as sensitive.
-	if s := r.RootCause(low, "", []Planned{{Path: "docs/x.md"}}); !s.High() {
+	if s := r.RootCause(low, "", nil, []Planned{{Path: "docs/x.md"}}); !s.High() {
 		t.Fatalf("unknown planned file: %+v", s)
 	}
 	// A fixable file under a payments directory, with a neutral root cause,
 	// is a payment change: paths.sensitive need not list it.
-	pay := r.RootCause(low, "rounding in the report total", []Planned{{Path: "src/payments/round.py", Content: []byte("x = 1\n")}})
+	pay := r.RootCause(low, "rounding in the report total", nil, []Planned{{Path: "src/payments/round.py", Content: []byte("x = 1\n")}})
 	if !pay.High() || !slices.Contains(kinds(pay, High), "planned-file:src/payments/round.py") {
 		t.Fatalf("keyword path re-score %+v", pay)
 	}
 	// Path words match as report words do, whole (or plural): a word that
 	// only contains a keyword is not one.
-	if s := r.RootCause(low, "", []Planned{{Path: "src/prepayment/name.py"}}); s.Level != Low {
+	if s := r.RootCause(low, "", nil, []Planned{{Path: "src/prepayment/name.py"}}); s.Level != Low {
 		t.Fatalf("src/prepayment raised: %+v", s)
 	}
 	// A benign root cause keeps the intake's level: a high intake stays high.
 	high := r.Intake(Report{Title: "sev1: totals wrong", Access: AccessWrite})
-	after := r.RootCause(high, "off by one in a loop", []Planned{{Path: "src/report/total.py", Content: []byte("x = 1\n")}})
+	after := r.RootCause(high, "off by one in a loop", nil, []Planned{{Path: "src/report/total.py", Content: []byte("x = 1\n")}})
 	if !after.High() || len(after.Inputs) != len(high.Inputs) {
 		t.Fatalf("a benign root cause lowered or dropped the intake: %+v", after)
 	}
-	if clean := r.RootCause(low, "off by one", []Planned{{Path: "src/report/total.py", Content: []byte("x = 1\n")}}); clean.Level != Low {
+	if clean := r.RootCause(low, "off by one", nil, []Planned{{Path: "src/report/total.py", Content: []byte("x = 1\n")}}); clean.Level != Low {
 		t.Fatalf("benign re-score raised: %+v", clean)
+	}
+	// A fix type's implied keywords are no signal in the root cause (a
+	// scanner's rule id names its class of weakness), as at intake; any
+	// other keyword still is, and so is a planned path naming one.
+	implied := []string{"security", "injection"}
+	rule := "ESLint reported security/detect-eval-with-expression at src/report/total.js:5"
+	if s := r.RootCause(low, rule, implied, []Planned{{Path: "src/report/total.js"}}); s.Level != Low {
+		t.Fatalf("implied keyword raised the root cause: %+v", s)
+	}
+	if s := r.RootCause(low, rule, nil, []Planned{{Path: "src/report/total.js"}}); !s.High() || !slices.Contains(kinds(s, High), "keyword:security") {
+		t.Fatalf("without implied, security must raise: %+v", s)
+	}
+	if s := r.RootCause(low, "CodeQL reported go/sql-injection in the payment path", implied, []Planned{{Path: "src/report/total.go"}}); !s.High() || !slices.Contains(kinds(s, High), "keyword:payment") {
+		t.Fatalf("a keyword beside an implied one must raise: %+v", s)
+	}
+	if s := r.RootCause(low, rule, implied, []Planned{{Path: "src/security/check.js"}}); !s.High() {
+		t.Fatalf("a planned path naming an implied keyword must still raise: %+v", s)
 	}
 }
 
@@ -182,7 +199,7 @@ func FuzzIntake(f *testing.F) {
 		if m := r.Intake(more); m.Level < s.Level {
 			t.Fatalf("adding a label and text lowered %s to %s", s.Level, m.Level)
 		}
-		if post := r.RootCause(s, body, []Planned{{Path: title, Content: []byte(body)}}); post.Level < s.Level {
+		if post := r.RootCause(s, body, nil, []Planned{{Path: title, Content: []byte(body)}}); post.Level < s.Level {
 			t.Fatalf("re-score lowered %s to %s", s.Level, post.Level)
 		}
 	})

@@ -10,10 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/fixrail/fixrail/internal/sandbox"
 )
 
 // InstallHint is the command that builds the scanners.
-const InstallHint = "scripts/install-scanners (from the repository root; builds gosec, gitleaks and tfsec from the Go module proxy into a cache)"
+const InstallHint = "scripts/install-scanners (from the repository root; builds gosec, gitleaks and tfsec from the Go module proxy and installs ESLint with its security plugin from npm, into a cache)"
 
 // Find returns the path of the scanner called name: in $FIXRAIL_SCANNERS,
 // in the default cache scripts/install-scanners fills, or on PATH.
@@ -38,6 +40,23 @@ func Find(name string) (string, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("scanner %s not found (looked in %v and on PATH); build it with %s, or set FIXRAIL_SCANNERS", name, dirs, InstallHint)
+}
+
+// NodePrefix returns the Node.js prefix a scanner found at p is installed
+// in (scripts/install-scanners links bin/eslint to PREFIX/bin/eslint, and
+// PREFIX holds lib/node_modules), or "" for a scanner that is one binary.
+func NodePrefix(p string) string {
+	l, err := os.Readlink(p)
+	if err != nil {
+		return ""
+	}
+	if !filepath.IsAbs(l) {
+		l = filepath.Join(filepath.Dir(p), l)
+	}
+	if root, kind := sandbox.ToolchainRoot(filepath.Dir(l)); kind == "a Node.js prefix" {
+		return root
+	}
+	return ""
 }
 
 // Skip reports whether missing scanners may skip their tests.
