@@ -131,9 +131,9 @@ type verifier struct {
 	// claim is the head's, with Files the union the chain declares;
 	// root is the claim of the chain's first commit (the draft as opened).
 	claim, root Claim
-	cfg    *config.Config
-	typ    *fixtype.Type
-	x      *executor
+	cfg         *config.Config
+	typ         *fixtype.Type
+	x           *executor
 }
 
 // record adds a check; it reports whether the check passed (or was
