@@ -507,14 +507,17 @@ func (v *verifier) scrubbed(s *redact.Engine, out string) string {
 	return red
 }
 
-// leakGate scans what the commit carries out: its message (the trailers
-// with it) and the whole patch. A blocking hit is a difference.
+// leakGate scans what the commit brings: its message (the trailers with
+// it) and every line the patch adds. A deleted or context line is the
+// base's already (a secret fix deletes the credential it was about; the
+// run published that line with the value withheld). A blocking hit is a
+// difference.
 func leakGate(s *redact.Engine, msg string) *gates.Gate {
 	return &gates.Gate{
 		Name: "leak-scan",
-		Doc:  "the commit message and the whole patch carry no secret",
+		Doc:  "the commit message and every line the patch adds carry no secret",
 		Run: func(_ context.Context, c *gates.Change) (gates.Verdict, error) {
-			for _, t := range [][2]string{{"the commit message", msg}, {"the patch", c.Diff.Text}} {
+			for _, t := range [][2]string{{"the commit message carries", msg}, {"a line the patch adds carries", added(c.Diff.Text)}} {
 				fs, err := s.Detect(t[1])
 				if err != nil {
 					return gates.Verdict{}, err
@@ -526,12 +529,32 @@ func leakGate(s *redact.Engine, msg string) *gates.Gate {
 					}
 				}
 				if len(rules) > 0 {
-					return gates.Verdict{Detail: t[0] + " carries " + strings.Join(rules, ", ")}, nil
+					return gates.Verdict{Detail: t[0] + " " + strings.Join(rules, ", ")}, nil
 				}
 			}
-			return gates.Verdict{Pass: true, Detail: "commit message and the whole patch clean"}, nil
+			return gates.Verdict{Pass: true, Detail: "commit message and every added line clean"}, nil
 		},
 	}
+}
+
+// added is a unified diff's added lines, one a line, without their "+":
+// a "+" line inside a hunk (an added "++ x" is "+++ x" there, never a
+// header), up to the next file's "diff --git" header.
+func added(diff string) string {
+	var b strings.Builder
+	hunk := false
+	for _, l := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			hunk = false
+		case strings.HasPrefix(l, "@@ "):
+			hunk = true
+		case hunk && strings.HasPrefix(l, "+"):
+			b.WriteString(l[1:])
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 func parents(ps []string) string {
