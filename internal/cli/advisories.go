@@ -37,3 +37,9 @@ type unavailable struct{ err error }
 func (u unavailable) Vulns(context.Context, vulndata.Ecosystem, string) ([]vulndata.Vuln, vulndata.Meta, error) {
 	return nil, vulndata.Meta{}, u.err
 }
+
+// Versions makes unavailable a cve.Source too (verify binds the cve type
+// to it): every question is answered with why.
+func (u unavailable) Versions(context.Context, vulndata.Ecosystem, string) ([]vulndata.Published, vulndata.Meta, error) {
+	return nil, vulndata.Meta{}, u.err
+}

@@ -2,11 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/fixrail/fixrail/internal/cli/resolvecmd"
+	"github.com/fixrail/fixrail/internal/cve"
+	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/untrusted"
 	"github.com/fixrail/fixrail/internal/verify"
@@ -14,7 +18,7 @@ import (
 
 var cmdVerify = &command{
 	Name:  "verify",
-	Usage: "[--dir CLONE] [--base BRANCH] [--json] REF | --repo OWNER/NAME --pr N | --attestation FILE --key PUBKEY [REF]",
+	Usage: "[--dir CLONE] [--base BRANCH] [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--json] REF | --repo OWNER/NAME --pr N | --attestation FILE --key PUBKEY [REF]",
 	Short: "re-prove a fixrail commit from the repository alone; check a signed attestation",
 	Long: `
 Verify re-derives what a fixrail commit claims, from the clone alone: no
@@ -24,8 +28,11 @@ runs in order and the first that fails is named:
 
   trailers    the Fixrail-* trailers parse, every part is there, and the
               symptom's hash is the symptom's
+  parent      the commit's one parent is the base the trailers name, or
+              its first-parent chain to that base holds only commits
+              carrying the same finding's trailers (a recheck's
+              follow-ups): no merge, no other commit
   pr-body     (--pr) the PR body's evidence block is the same claim
-  parent      the commit's one parent is the base the trailers name
   base        that base is on --base (default: the current branch), the
               branch the reviewer trusts: the judged branch never picks
               the fixrail.yaml it is judged by
@@ -39,14 +46,22 @@ runs in order and the first that fails is named:
               the evidence, fails with the declared symptom
   test-unchanged, oracle-green
               the same test passes on a fresh checkout of the commit
+  cve-red, cve-green
+              (cve) the version the base's build resolves (go list -m in
+              the sandbox, the lockfile, the pin) is affected by an
+              advisory; the commit's is outside every affected range —
+              the run's own oracle, asking OSV and deps.dev through the
+              cache as run --vuln does (--offline, --cache-dir,
+              --osv-url, --depsdev-url). No advisory data: exit 1
   suite-green, suite-with-evidence
               the suite passes on the base plus the fix alone, then with
               the evidence added
 
 Every command runs as a run's do: a fresh checkout of the exact tree,
 the build environment, no credentials, and bubblewrap as the base's
-sandbox setting says. A fix type whose oracle needs more than the
-repository (cve asks advisory data) is reported skipped, with why.
+sandbox setting says. A fix type whose oracle verify cannot replay from
+a commit (sast, secret, iac: their scanners are not re-run) is reported
+skipped, with why.
 Trailers say what fixrail claimed; verify proves the claim holds, not who
 made it: that is what a signed attestation adds.
 
@@ -70,6 +85,7 @@ type verifyOpts struct {
 	dir, base, attestation, key, repo string
 	pr                                int
 	json                              bool
+	vulns                             resolvecmd.Source
 }
 
 func verifyFlags() (*flag.FlagSet, *verifyOpts) {
@@ -82,6 +98,7 @@ func verifyFlags() (*flag.FlagSet, *verifyOpts) {
 	fs.StringVar(&o.attestation, "attestation", "", "check this DSSE attestation `file` (with --key)")
 	fs.StringVar(&o.key, "key", "", "the public key `file` the attestation must be signed with")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
+	o.vulns.Flags(fs)
 	return fs, o
 }
 
@@ -103,6 +120,18 @@ func runVerify(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	if o.attestation != "" {
 		return verifyAttestation(ctx, stdio, o, ref)
+	}
+	// The cve oracle asks advisory data: a source that cannot be built
+	// answers with why, and verify of a cve commit exits 1 naming it.
+	var vulns cve.Source
+	client, err := o.vulns.Client()
+	switch {
+	case errors.As(err, new(*resolvecmd.UsageError)):
+		return resolveUsage(err)
+	case err != nil:
+		vulns = unavailable{err}
+	default:
+		vulns = client
 	}
 	var body *string
 	switch {
@@ -133,7 +162,7 @@ func runVerify(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	rep, err := verify.Verify(ctx, verify.Input{
 		Repo: repo, Rev: ref, Trusted: trusted, BaseName: baseName, Body: body,
-		Lookup: os.LookupEnv, Progress: stdio.Stderr,
+		Lookup: os.LookupEnv, Progress: stdio.Stderr, Types: []*fixtype.Type{fixtype.NewCVE(vulns)},
 	})
 	if err != nil {
 		return &errServiceUnavailable{err}

@@ -129,12 +129,13 @@ func bugOf(p *Plan) *BugPlan { return p.Detail.(*BugPlan) }
 // replayBug is the plan a fixrail commit's claim stands for: the test it
 // names (the first evidence file), the rest of the evidence as fixtures,
 // and the fix's files as the planned ones.
-func replayBug(t *Test, evidence, files []string) *Plan {
-	if t == nil || len(evidence) == 0 || evidence[0] != t.Path {
-		return nil
+func replayBug(_ context.Context, _ *Env, c Claimed) (*Plan, error) {
+	t, evidence, files := c.Test, c.Evidence, c.Files
+	if t == nil || t.Path == "" || len(evidence) == 0 || evidence[0] != t.Path {
+		return nil, fmt.Errorf("%w: a bug fix's claim names no reproducing test as its first evidence", ErrClaimDiffers)
 	}
 	bp := &BugPlan{Files: files, Test: TestSpec{Path: t.Path, Name: t.Name, Symptom: t.Symptom, Fixtures: evidence[1:]}}
-	return &Plan{Files: files, Evidence: evidence, Tests: []string{t.Path}, Detail: bp, Test: t}
+	return &Plan{Files: files, Evidence: evidence, Tests: []string{t.Path}, Detail: bp, Test: t}, nil
 }
 
 // checkBug holds the test section to what makes it an oracle.

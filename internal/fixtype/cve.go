@@ -63,6 +63,9 @@ func NewCVE(src cve.Source) *Type {
 		Retry: cveRetry,
 		Red:   cveRed,
 		Gates: func(e *Env, p *Plan) []*gates.Gate { return []*gates.Gate{t.green(e, p)} },
+		// verify asks the same questions again: Prepare on the base, the
+		// same green on the commit, with the advisory data bound here.
+		Replay: t.replay,
 		CommitNote: func(e *Env, p *Plan) string {
 			cp := cveOf(p)
 			return fmt.Sprintf("Bumps %s from %s to %s in %s, clearing %s (red on %s).\n", cp.plan.Dep.Name, cp.plan.Decision.Installed, cp.plan.Decision.Target, strings.Join(cp.plan.Manifests(), ", "), strings.Join(cve.IDs(cp.plan.Decision.Cleared), ", "), short(e.BaseSHA))
@@ -182,13 +185,59 @@ func (t *cveType) plan(ctx context.Context, e *Env, dir string, f *findings.Find
 		regen = strings.Join(r.Argv, " ") + " (in " + r.Dir + ")"
 	}
 	return &Plan{
-		Summary: fmt.Sprintf("%s %s in %s: %s", cp.Eco, dep.Name, dep.Manifest, cp.Red.Detail),
-		Files:   files,
+		Summary:    fmt.Sprintf("%s %s in %s: %s", cp.Eco, dep.Name, dep.Manifest, cp.Red.Detail),
+		Files:      files,
+		Dependency: &Dependency{Ecosystem: string(cp.Eco), Package: dep.Name, Manifest: dep.Manifest},
 		Values: fmt.Sprintf("ecosystem: %s\npackage: %s\nmanifest: %s\ndeclared: %s\ninstalled: %s\ntarget: %s\nlockfile regeneration: %s",
 			cp.Eco, dep.Name, dep.Manifest, dep.Spec, cp.Red.Version, target, regen),
 		Report: rep,
 		Detail: &cvePlan{plan: cp, editor: "The harness's built-in bumper"},
 	}, nil
+}
+
+// replay is the plan a cve commit's claim stands for, decided again as
+// the run decided it: cve.Prepare on a fresh checkout of the base, the
+// version the build resolves asked of go in the sandbox on another, the
+// advisories from the source the type is bound to. Red and green then
+// judge exactly as in a run. No advisory data is an error (verify could
+// not look), never a pass.
+func (t *cveType) replay(ctx context.Context, e *Env, c Claimed) (*Plan, error) {
+	d := c.Dependency
+	if d == nil {
+		return nil, fmt.Errorf("%w: a cve fix's claim names no dependency (no Fixrail-Package trailer)", ErrClaimDiffers)
+	}
+	src, err := t.source()
+	if err != nil {
+		return nil, fmt.Errorf("advisory data: %w", err)
+	}
+	resolve := func(ctx context.Context, modDir, name string) (*cve.Resolved, error) {
+		return goList(name, func(argv []string) (sandbox.Result, error) {
+			return e.Exec(ctx, "cve-resolve-base", e.BaseSHA, argv, e.Config.Suite.Timeout)
+		}, modDir)
+	}
+	v := &findings.Vuln{ID: "replay", Ecosystem: d.Ecosystem, Package: d.Package, Manifest: d.Manifest}
+	var cp *cve.Plan
+	var perr error
+	if err := e.Read(ctx, "cve-red", e.BaseSHA, func(dir string) error {
+		cp, perr = (&cve.Type{Source: src, Resolve: resolve}).Prepare(ctx, dir, v)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	var nim *manifest.NotInManifestError
+	var nse *cve.NoSafeError
+	switch {
+	case errors.Is(perr, cve.ErrNoAdvisoryData):
+		return nil, perr
+	case errors.As(perr, &nim), errors.Is(perr, vulndata.ErrUnknownEcosystem), errors.Is(perr, cve.ErrUnbumpable):
+		return nil, fmt.Errorf("%w: on the base: %w", ErrClaimDiffers, perr)
+	case errors.Is(perr, cve.ErrNotAffected), errors.As(perr, &nse):
+		// Red says the first in its words; with no safe version left, the
+		// commit's version is judged all the same (green reads OSV).
+	case perr != nil:
+		return nil, perr
+	}
+	return &Plan{Files: c.Files, Dependency: d, Detail: &cvePlan{plan: cp, editor: "The harness's built-in bumper"}}, nil
 }
 
 // edit is the built-in bump and its regeneration, in the sandbox.

@@ -96,12 +96,33 @@ type Type struct {
 	// else: the PR body opens with it (a secret's "rotate first").
 	// Optional.
 	Warning func(e *Env, p *Plan) string
-	// Replay, when set, is the plan a commit's recorded claim stands for
-	// (its test, evidence and files), for `fixrail verify` to run the
-	// type's Red and Gates again from the repository alone. Nil: the
-	// type's oracle needs more than the repository (cve asks advisory
-	// data), and verify says it did not re-run it. Optional.
-	Replay func(t *Test, evidence, files []string) *Plan
+	// Replay, when set, is the plan a commit's recorded claim stands for,
+	// for `fixrail verify` to run the type's Red and Gates again from the
+	// repository (and, for cve, the advisory data the type is bound to).
+	// An error wrapping ErrClaimDiffers is a difference verify names; any
+	// other error means it could not look. Nil: verify says the oracle was
+	// not re-run. Optional.
+	Replay func(ctx context.Context, e *Env, c Claimed) (*Plan, error)
+}
+
+// Claimed is what a commit's trailers record of its plan: the test, the
+// evidence and fix paths, and the dependency a cve fix moved.
+type Claimed struct {
+	Test       *Test
+	Evidence   []string
+	Files      []string
+	Dependency *Dependency
+}
+
+// ErrClaimDiffers wraps a Replay error that is a finding about the claim
+// (the base does not declare the package it names), not a failure to look.
+var ErrClaimDiffers = errors.New("the claim does not hold")
+
+// Dependency is the package a cve plan judged, as the repository's
+// manifests name it: what the commit's trailers record so verify can ask
+// the same question of the same declaration.
+type Dependency struct {
+	Ecosystem, Package, Manifest string
 }
 
 // Test is the reproducing test a type's oracle runs, as its plan named
@@ -188,6 +209,9 @@ type Plan struct {
 	// Test is the reproducing test the oracle runs, for a type that has
 	// one; nil otherwise.
 	Test *Test
+	// Dependency is the package a harness plan judged (cve); nil
+	// otherwise.
+	Dependency *Dependency
 }
 
 // Conclusion is an investigation's answer that there is no bug to fix.

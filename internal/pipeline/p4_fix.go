@@ -332,6 +332,9 @@ func (r *run) claimOf(inv *investigation, fixes []gitx.Entry) verify.Claim {
 	if t := inv.plan.Test; t != nil {
 		c.TestPath, c.TestName, c.Symptom, c.SymptomSHA256 = t.Path, t.Name, t.Symptom, verify.SymptomHash(t.Symptom)
 	}
+	if d := inv.plan.Dependency; d != nil {
+		c.Ecosystem, c.Package, c.Manifest = d.Ecosystem, d.Package, d.Manifest
+	}
 	for _, e := range inv.evidence {
 		c.Evidence = append(c.Evidence, e.Path)
 	}
@@ -344,10 +347,12 @@ func (r *run) claimOf(inv *investigation, fixes []gitx.Entry) verify.Claim {
 }
 
 // followUpMessage is a recheck follow-up's commit message: harness words
-// and validated values only, like the first commit's.
+// and validated values only, like the first commit's, and the same
+// finding's trailers (commitMessage just made r.claim the whole change's),
+// so `fixrail verify` re-proves the branch through its follow-ups.
 func (r *run) followUpMessage(inv *investigation, on *candidate) string {
-	return fmt.Sprintf("fixrail: follow-up fix for finding %s\n\n%sThe checks fixrail watches on the draft reported findings on %s; this commit is the fix phase's answer to them, judged by every fix gate on the whole change.\nOpened by fixrail run %s as a draft for human review.\n",
-		r.fin.ID, r.typ.CommitNote(r.env, inv.plan), short(on.commit), r.rep.RunID)
+	return fmt.Sprintf("fixrail: follow-up fix for finding %s\n\n%sThe checks fixrail watches on the draft reported findings on %s; this commit is the fix phase's answer to them, judged by every fix gate on the whole change.\nOpened by fixrail run %s as a draft for human review.\n\n%s",
+		r.fin.ID, r.typ.CommitNote(r.env, inv.plan), short(on.commit), r.rep.RunID, r.claim.Trailers())
 }
 
 func short(sha string) string {

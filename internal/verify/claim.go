@@ -34,6 +34,12 @@ type Claim struct {
 	TestName      string `json:"test_name,omitempty"`
 	Symptom       string `json:"symptom,omitempty"`
 	SymptomSHA256 string `json:"symptom_sha256,omitempty"`
+	// Ecosystem, Package and Manifest name the dependency a cve fix moved,
+	// as the base's manifests declare it: verify asks the advisory data
+	// about it again. Empty for every other type.
+	Ecosystem string `json:"ecosystem,omitempty"`
+	Package   string `json:"package,omitempty"`
+	Manifest  string `json:"manifest,omitempty"`
 	// Evidence are the files the investigation wrote (the test first, then
 	// its fixtures); Files the fix's own. The commit's tree is the base
 	// plus exactly these paths.
@@ -53,6 +59,9 @@ const (
 	keyTestName = "Fixrail-Test-Name"
 	keySymptom  = "Fixrail-Symptom"
 	keySymHash  = "Fixrail-Symptom-SHA256"
+	keyEco      = "Fixrail-Ecosystem"
+	keyPackage  = "Fixrail-Package"
+	keyManifest = "Fixrail-Manifest"
 	keyEvidence = "Fixrail-Evidence"
 	keyFile     = "Fixrail-File"
 	keyVersion  = "Fixrail-Version"
@@ -108,6 +117,9 @@ func (c Claim) Trailers() string {
 		fmt.Fprintf(&b, "%s: %s\n", keySymptom, strconv.QuoteToASCII(c.Symptom))
 	}
 	add(keySymHash, c.SymptomSHA256)
+	add(keyEco, c.Ecosystem)
+	add(keyPackage, c.Package)
+	add(keyManifest, c.Manifest)
 	for _, p := range c.Evidence {
 		add(keyEvidence, p)
 	}
@@ -145,7 +157,8 @@ func ParseTrailers(msg string) (Claim, error) {
 	}
 	var c Claim
 	fields := map[string]*string{keyFinding: &c.Finding, keyFixType: &c.FixType, keyBase: &c.Base, keyTestPath: &c.TestPath,
-		keyTestName: &c.TestName, keySymptom: &c.Symptom, keySymHash: &c.SymptomSHA256, keyVersion: &c.Version}
+		keyTestName: &c.TestName, keySymptom: &c.Symptom, keySymHash: &c.SymptomSHA256, keyVersion: &c.Version,
+		keyEco: &c.Ecosystem, keyPackage: &c.Package, keyManifest: &c.Manifest}
 	lists := map[string]*[]string{keyEvidence: &c.Evidence, keyFile: &c.Files}
 	seen := map[string]bool{}
 	any := false
@@ -214,6 +227,14 @@ func (c Claim) Validate() error {
 			return fmt.Errorf("path %s is named twice", p)
 		}
 		seen[p] = true
+	}
+	if c.Ecosystem != "" || c.Package != "" || c.Manifest != "" {
+		if c.Ecosystem == "" || c.Package == "" || c.Manifest == "" {
+			return fmt.Errorf("%s, %s and %s go together", keyEco, keyPackage, keyManifest)
+		}
+		if cl, err := pathguard.CleanRel(c.Manifest); err != nil || cl != c.Manifest {
+			return fmt.Errorf("%s %q is not a clean relative path", keyManifest, c.Manifest)
+		}
 	}
 	if c.TestPath == "" {
 		if c.TestName != "" || c.Symptom != "" || c.SymptomSHA256 != "" {
@@ -284,7 +305,7 @@ func (c Claim) Diff(o Claim) string {
 	var ma, mb map[string]any
 	_ = json.Unmarshal(a, &ma)
 	_ = json.Unmarshal(b, &mb)
-	keys := []string{"finding", "fix_type", "base", "test_path", "test_name", "symptom", "symptom_sha256", "evidence", "files", "fixrail_version"}
+	keys := []string{"finding", "fix_type", "base", "test_path", "test_name", "symptom", "symptom_sha256", "ecosystem", "package", "manifest", "evidence", "files", "fixrail_version"}
 	for _, k := range keys {
 		x, _ := json.Marshal(ma[k])
 		y, _ := json.Marshal(mb[k])

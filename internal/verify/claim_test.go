@@ -16,7 +16,15 @@ func sampleClaim() Claim {
 }
 
 func TestTrailersRoundTrip(t *testing.T) {
-	c := sampleClaim()
+	t.Run("bug", func(t *testing.T) { roundTrip(t, sampleClaim()) })
+	t.Run("cve", func(t *testing.T) {
+		c := Claim{Finding: "cve-req", FixType: "cve", Base: strings.Repeat("ab", 20), Ecosystem: "PyPI", Package: "requests",
+			Manifest: "sub dir/requirements.txt", Files: []string{"sub dir/requirements.txt"}, Version: "devel"}
+		roundTrip(t, c)
+	})
+}
+
+func roundTrip(t *testing.T, c Claim) {
 	msg := "fixrail: fix finding s1\n\nbody text\n\n" + c.Trailers()
 	got, err := ParseTrailers(msg)
 	if err != nil {
@@ -55,6 +63,8 @@ func TestParseTrailersRefuses(t *testing.T) {
 		{"dotdot path", strings.Replace(good, "Fixrail-File: src/app/format.py", "Fixrail-File: ../x", 1), "not a clean relative path"},
 		{"no file", strings.Replace(good, "Fixrail-File: src/app/format.py\n", "", 1), "names no file"},
 		{"bad quote", strings.Replace(good, `Fixrail-Symptom: "`, `Fixrail-Symptom: "\q`, 1), "does not unquote"},
+		{"package without manifest", good + "Fixrail-Ecosystem: PyPI\nFixrail-Package: requests\n", "go together"},
+		{"manifest dotdot", good + "Fixrail-Ecosystem: PyPI\nFixrail-Package: requests\nFixrail-Manifest: ../requirements.txt\n", "Fixrail-Manifest \"../requirements.txt\" is not a clean"},
 		{"test not first evidence", strings.Replace(good, "Fixrail-Test-Path: tests/test_none.py", "Fixrail-Test-Path: tests/other.py", 1), "is not the first"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

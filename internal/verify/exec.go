@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -27,6 +28,10 @@ type executor struct {
 	n           int
 	tc          *sandbox.Toolchain
 	unsandboxed bool
+	progress    io.Writer
+	// std is the standard library's shared read-only build cache, as a
+	// run links it (nil: not looked for yet; "": none).
+	std *string
 }
 
 func newExecutor(in Input, cfg *config.Config) (*executor, error) {
@@ -38,7 +43,7 @@ func newExecutor(in Input, cfg *config.Config) (*executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &executor{repo: in.Repo, cfg: cfg, lookup: in.Lookup, temp: temp, dir: dir}, nil
+	return &executor{repo: in.Repo, cfg: cfg, lookup: in.Lookup, temp: temp, dir: dir, progress: in.Progress}, nil
 }
 
 func (x *executor) close() { _ = pathguard.RemoveDisposable(x.dir) }
@@ -102,13 +107,14 @@ func (x *executor) run(ctx context.Context, dir string, argv []string, timeout t
 		return sandbox.Result{}, err
 	}
 	mode, _ := sandbox.ParseMode(x.cfg.Sandbox) // validated with the config
+	std := x.goStd(ctx, dir, mode)
 	release := x.repo.Shared()
 	res, err := sandbox.Run(ctx, sandbox.Cmd{
 		Args:    argv,
 		Dir:     dir,
 		Env:     env,
 		Timeout: timeout,
-		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, RO: x.tc.RO(), Tmp: tmp, Hide: x.hide()},
+		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, RO: x.tc.RO(), Tmp: tmp, Hide: x.hide(), GoCache: std},
 	})
 	release()
 	if err != nil {
@@ -119,4 +125,36 @@ func (x *executor) run(ctx context.Context, dir string, argv []string, timeout t
 	}
 	// What ran may have tried to change the clone's git config or state.
 	return res, x.repo.CheckDrift(ctx)
+}
+
+// goStd finds, or builds once, the standard library's build cache a run
+// links read-only into each command's GOCACHE (sandbox.EnsureGoStdCache),
+// so a Go suite in every fresh checkout does not compile the standard
+// library again. Only sandboxed commands get it (only there is it
+// read-only); none is a cost in time, never in trust.
+func (x *executor) goStd(ctx context.Context, dir string, mode sandbox.Mode) string {
+	if x.std != nil {
+		return *x.std
+	}
+	x.std = new(string)
+	if _, ok := sandbox.Detect(); !ok || mode == sandbox.Off || !x.tc.HasGo() || !sandbox.HoldsGoModule(dir) {
+		return ""
+	}
+	root, err := sandbox.GoStdCacheRoot()
+	if err != nil {
+		return ""
+	}
+	env, err := sandbox.Env(sandbox.Build, x.lookup, x.cfg.ExtraEnv)
+	if err != nil {
+		return ""
+	}
+	c, err := sandbox.EnsureGoStdCache(ctx, root, env, x.hide(), func(d string) {
+		fmt.Fprintf(x.progress, "verify: building the Go standard library's build cache in %s (once; later runs reuse it)\n", d)
+	})
+	if err != nil {
+		fmt.Fprintf(x.progress, "verify: no shared Go build cache (%v): each command compiles the standard library\n", err)
+		return ""
+	}
+	*x.std = c.Dir
+	return c.Dir
 }

@@ -81,6 +81,10 @@ type Input struct {
 	// Lookup reads the environment (the leak scan's known secrets, the
 	// build environment's variables).
 	Lookup func(string) (string, bool)
+	// Types are fix types the CLI bound to its services (the cve type to
+	// the advisory source its flags chose); a name not among them is the
+	// registry's.
+	Types []*fixtype.Type
 	// Progress receives one line per step; nil discards them.
 	Progress io.Writer
 }
@@ -124,10 +128,12 @@ type verifier struct {
 	in     Input
 	rep    *Report
 	commit gitx.Commit
-	claim  Claim
-	cfg    *config.Config
-	typ    *fixtype.Type
-	x      *executor
+	// claim is the head's, with Files the union the chain declares;
+	// root is the claim of the chain's first commit (the draft as opened).
+	claim, root Claim
+	cfg         *config.Config
+	typ         *fixtype.Type
+	x           *executor
 }
 
 // record adds a check; it reports whether the check passed (or was
@@ -150,9 +156,14 @@ func (v *verifier) run(ctx context.Context) error {
 		v.record("trailers", Fail, err.Error())
 		return nil
 	}
-	v.claim, v.rep.Claim = c, c
+	v.claim, v.root, v.rep.Claim = c, c, c
 	if !v.record("trailers", Pass, fmt.Sprintf("finding %s, fix type %s, base %s, %d evidence and %d fix file(s), made by fixrail %s", c.Finding, c.FixType, short(c.Base), len(c.Evidence), len(c.Files), c.Version)) {
 		return nil
+	}
+	// The parent chain, then the base on the branch the reviewer trusts:
+	// only then is the base's fixrail.yaml the one to judge by.
+	if ok, err := v.chain(ctx); !ok || err != nil {
+		return err
 	}
 	if v.in.Body != nil {
 		body, err := ParseBody(*v.in.Body)
@@ -160,19 +171,18 @@ func (v *verifier) run(ctx context.Context) error {
 			v.record("pr-body", Fail, err.Error())
 			return nil
 		}
-		if d := c.Diff(body); d != "" {
+		// fixrail writes the block once, when it opens the draft: it is
+		// the first commit's claim; a follow-up's is accepted too.
+		d := v.root.Diff(body)
+		if d != "" && c.Diff(body) == "" {
+			d = ""
+		}
+		if d != "" {
 			v.record("pr-body", Fail, "the PR body's evidence block differs from the commit's trailers in "+d)
 			return nil
 		}
 		v.record("pr-body", Pass, "the PR body's evidence block is the trailers' claim")
 	}
-	// The parent, then the base on the branch the reviewer trusts: only
-	// then is the base's fixrail.yaml the one to judge by.
-	if len(v.commit.Parents) != 1 || v.commit.Parents[0] != c.Base {
-		v.record("parent", Fail, fmt.Sprintf("the commit's parent is %s, the trailers name base %s", parents(v.commit.Parents), c.Base))
-		return nil
-	}
-	v.record("parent", Pass, "the commit's one parent is the base "+short(c.Base))
 	on, err := v.in.Repo.IsAncestor(ctx, c.Base, v.in.Trusted)
 	if err != nil {
 		return err
@@ -214,7 +224,7 @@ func (v *verifier) setup(ctx context.Context) (bool, error) {
 	if err := v.in.Repo.Pin(pins); err != nil {
 		return false, err
 	}
-	if v.typ, err = fixtype.Lookup(v.claim.FixType); err != nil {
+	if v.typ, err = v.lookupType(v.claim.FixType); err != nil {
 		v.record("config", Fail, err.Error())
 		return false, nil
 	}
@@ -358,14 +368,25 @@ func (v *verifier) gates(ctx context.Context, c *gates.Change, red string) error
 			return err
 		}
 	}
-	var plan *fixtype.Plan
-	if v.typ.Replay != nil {
-		plan = v.typ.Replay(&fixtype.Test{Path: v.claim.TestPath, Name: v.claim.TestName, Symptom: v.claim.Symptom}, v.claim.Evidence, v.claim.Files)
-	}
-	if plan == nil {
-		v.record("oracle", Skipped, fmt.Sprintf("the %s oracle needs more than the repository (it is not replayable from a commit): not re-run", v.typ.Name))
+	if v.typ.Replay == nil {
+		v.record("oracle", Skipped, fmt.Sprintf("the %s oracle is not replayable from a commit: not re-run", v.typ.Name))
 	} else {
 		env := &fixtype.Env{Config: v.cfg, Base: "the base", BaseSHA: v.claim.Base, Exec: v.x.exec, Read: v.x.read}
+		cl := fixtype.Claimed{Evidence: v.claim.Evidence, Files: v.claim.Files}
+		if v.claim.TestPath != "" {
+			cl.Test = &fixtype.Test{Path: v.claim.TestPath, Name: v.claim.TestName, Symptom: v.claim.Symptom}
+		}
+		if v.claim.Package != "" {
+			cl.Dependency = &fixtype.Dependency{Ecosystem: v.claim.Ecosystem, Package: v.claim.Package, Manifest: v.claim.Manifest}
+		}
+		plan, err := v.typ.Replay(ctx, env, cl)
+		if errors.Is(err, fixtype.ErrClaimDiffers) {
+			v.record("oracle", Fail, err.Error())
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("the %s oracle: %w", v.typ.Name, err)
+		}
 		redChange := &gates.Change{Commit: red, Evidence: c.Evidence, Planned: plan.Files, Policy: c.Policy}
 		if ok, err := run(v.typ.Red(env, plan), redChange); !ok || err != nil {
 			return err
@@ -390,6 +411,91 @@ func (v *verifier) gates(ctx context.Context, c *gates.Change, red string) error
 	return nil
 }
 
+// lookupType is the fix type the claim names: the CLI's binding of it,
+// else the registry's.
+func (v *verifier) lookupType(name string) (*fixtype.Type, error) {
+	for _, t := range v.in.Types {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	return fixtype.Lookup(name)
+}
+
+// maxChain bounds the first-parent walk: a recheck makes a few follow-ups,
+// never this many.
+const maxChain = 64
+
+// chain holds the head's first-parent chain to the base its trailers name:
+// every commit on it one parent, and every one but the head carrying the
+// same finding's claim (finding, fix type, base, test, evidence,
+// dependency) — the first commit and a recheck's follow-ups. The fix
+// paths the chain declares are the union of its claims'. A commit whose
+// base trailer is its own parent ends the walk, so a branch whose commits
+// each stand on the one before is re-proven one commit at a time.
+func (v *verifier) chain(ctx context.Context) (bool, error) {
+	c := v.claim
+	ok, err := v.in.Repo.IsAncestor(ctx, c.Base, v.commit.SHA)
+	if err != nil {
+		return false, err
+	}
+	if !ok || c.Base == v.commit.SHA {
+		v.record("parent", Fail, fmt.Sprintf("the base %s the trailers name is not an ancestor of the commit", c.Base))
+		return false, nil
+	}
+	cur, files := v.commit, slices.Clone(c.Files)
+	var follow []string
+	for n := 0; ; n++ {
+		if len(cur.Parents) != 1 {
+			v.record("parent", Fail, fmt.Sprintf("commit %s's parent is %s, not one commit on the way to the base %s", short(cur.SHA), parents(cur.Parents), short(c.Base)))
+			return false, nil
+		}
+		if cur.Parents[0] == c.Base {
+			break
+		}
+		if n == maxChain {
+			v.record("parent", Fail, fmt.Sprintf("more than %d commits between the commit and the base %s", maxChain, short(c.Base)))
+			return false, nil
+		}
+		follow = append(follow, short(cur.SHA))
+		next, err := v.in.Repo.ReadCommit(ctx, cur.Parents[0])
+		if err != nil {
+			return false, err
+		}
+		pc, err := ParseTrailers(next.Message)
+		if err != nil {
+			v.record("parent", Fail, fmt.Sprintf("commit %s, between the commit and the base %s, is not fixrail's for this finding: %v", short(next.SHA), short(c.Base), err))
+			return false, nil
+		}
+		if d := sameFinding(c, pc); d != "" {
+			v.record("parent", Fail, fmt.Sprintf("commit %s, between the commit and the base %s, carries another claim: its %s differs (finding %s, fix type %s)", short(next.SHA), short(c.Base), d, pc.Finding, pc.FixType))
+			return false, nil
+		}
+		for _, p := range pc.Files {
+			if !slices.Contains(files, p) {
+				files = append(files, p)
+			}
+		}
+		cur, v.root = next, pc
+	}
+	v.claim.Files = files
+	if len(follow) == 0 {
+		v.record("parent", Pass, "the commit's one parent is the base "+short(c.Base))
+		return true, nil
+	}
+	slices.Reverse(follow)
+	v.record("parent", Pass, fmt.Sprintf("commit %s stands on the base %s; follow-up(s) %s carry the same finding's trailers, one parent each", short(cur.SHA), short(c.Base), strings.Join(follow, ", ")))
+	return true, nil
+}
+
+// sameFinding names the first part of the claim a follow-up must share
+// with the commit before it, or "". Files may grow; the version is the
+// binary's.
+func sameFinding(a, b Claim) string {
+	b.Files, b.Version = a.Files, a.Version
+	return a.Diff(b)
+}
+
 func (v *verifier) scrubbed(s *redact.Engine, out string) string {
 	if out == "" {
 		return ""
@@ -401,14 +507,17 @@ func (v *verifier) scrubbed(s *redact.Engine, out string) string {
 	return red
 }
 
-// leakGate scans what the commit carries out: its message (the trailers
-// with it) and the whole patch. A blocking hit is a difference.
+// leakGate scans what the commit brings: its message (the trailers with
+// it) and every line the patch adds. A deleted or context line is the
+// base's already (a secret fix deletes the credential it was about; the
+// run published that line with the value withheld). A blocking hit is a
+// difference.
 func leakGate(s *redact.Engine, msg string) *gates.Gate {
 	return &gates.Gate{
 		Name: "leak-scan",
-		Doc:  "the commit message and the whole patch carry no secret",
+		Doc:  "the commit message and every line the patch adds carry no secret",
 		Run: func(_ context.Context, c *gates.Change) (gates.Verdict, error) {
-			for _, t := range [][2]string{{"the commit message", msg}, {"the patch", c.Diff.Text}} {
+			for _, t := range [][2]string{{"the commit message carries", msg}, {"a line the patch adds carries", added(c.Diff.Text)}} {
 				fs, err := s.Detect(t[1])
 				if err != nil {
 					return gates.Verdict{}, err
@@ -420,12 +529,32 @@ func leakGate(s *redact.Engine, msg string) *gates.Gate {
 					}
 				}
 				if len(rules) > 0 {
-					return gates.Verdict{Detail: t[0] + " carries " + strings.Join(rules, ", ")}, nil
+					return gates.Verdict{Detail: t[0] + " " + strings.Join(rules, ", ")}, nil
 				}
 			}
-			return gates.Verdict{Pass: true, Detail: "commit message and the whole patch clean"}, nil
+			return gates.Verdict{Pass: true, Detail: "commit message and every added line clean"}, nil
 		},
 	}
+}
+
+// added is a unified diff's added lines, one a line, without their "+":
+// a "+" line inside a hunk (an added "++ x" is "+++ x" there, never a
+// header), up to the next file's "diff --git" header.
+func added(diff string) string {
+	var b strings.Builder
+	hunk := false
+	for _, l := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			hunk = false
+		case strings.HasPrefix(l, "@@ "):
+			hunk = true
+		case hunk && strings.HasPrefix(l, "+"):
+			b.WriteString(l[1:])
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 func parents(ps []string) string {
