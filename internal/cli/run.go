@@ -138,6 +138,7 @@ type runOpts struct {
 	json                           bool
 	vulns                          resolvecmd.Source
 	x                              runMoreOpts // --batch, --parallel, --dry-run (batch.go)
+	g                              groupOpts   // --group, --stack-on, --hold-pr (batch_group.go)
 }
 
 func runFlags() (*flag.FlagSet, *runOpts) {
@@ -160,6 +161,7 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs.StringVar(&o.dir, "dir", ".", "with --issue, --alert or --event: the clone to fix (a git work tree)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
 	o.x.flags(fs)
+	o.g.flags(fs)
 	fs.StringVar(&o.attestKey, "attest-key", "", "sign a DRAFT-PR's attestation with this private key `file` (SSH or native ed25519; default $FIXRAIL_ATTEST_KEY): beside the bundle, or as a PR comment on GitHub")
 	return fs, o
 }
@@ -171,6 +173,9 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if err := o.g.check(o.x.batch != ""); err != nil {
+		return err
 	}
 	if o.x.batch != "" {
 		return runBatch(ctx, stdio, fs, o)
@@ -220,6 +225,9 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		return err
 	}
 	defer setup.Close()
+	if err := o.g.stack(ctx, setup); err != nil {
+		return err
+	}
 	console, done, err := liveConsole(stdio)
 	if err != nil {
 		return err
@@ -242,6 +250,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		Console:    console,
 	}
 	o.x.apply(&params, sink)
+	o.g.apply(&params)
 	switch {
 	case scanner:
 		if err := in.readScanner(ctx, setup, o, &params); err != nil {
