@@ -23,19 +23,22 @@ func (g *Group) Body(base string) string {
 	in := g.Included()
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Grouped draft fix: %d finding(s) on %s\n\n", len(in), markdown.Code(g.Manifest))
-	b.WriteString("> Opened by fixrail from a batch run with `--group manifest`. Each commit is one finding's own fix, judged on its own by every gate and by its own oracle, red then green, on the commit before it: its `Fixrail-Base` trailer names that parent, so `fixrail verify` checks each commit alone. No finding was judged by another's code. It is a draft: a human reviews and merges; fixrail never merges.\n\n")
+	b.WriteString("> Opened by fixrail from a batch run with `--group manifest`. Each commit is one finding's own fix, judged on its own by every gate and by its own oracle, red then green, on the commit before it: its `Fixrail-Base` trailer names that parent, so `fixrail verify` can check each commit alone (with `--base` a branch at its parent). No finding's verdict comes from another finding's run. It is a draft: a human reviews and merges; fixrail never merges.\n\n")
 	fmt.Fprintf(&b, "### Findings\n\n| # | finding | outcome | commit | judged on | detail |\n|---|---|---|---|---|---|\n")
 	for i, m := range g.Members {
 		outcome, commit, on := "included", markdown.Cell(short(m.Commit)), markdown.Cell(short(m.Parent))
 		if m.Parent == g.Base {
-			on = markdown.Cell(short(m.Parent)+" ("+base+")") + ""
+			on = markdown.Cell(short(m.Parent) + " (" + base + ")")
 		}
 		if !m.Included() {
 			term := string(m.Result.Terminal)
 			if term == "" {
 				term = fmt.Sprintf("no terminal state, exit %d", m.Result.Exit)
 			}
-			outcome = "**not included**: " + markdown.Cell(term+" ("+m.Result.Reason+")")
+			if m.Result.Reason != "" {
+				term += " (" + m.Result.Reason + ")"
+			}
+			outcome = "**not included**: " + markdown.Cell(term)
 			commit = "—"
 		}
 		detail := m.Result.Detail

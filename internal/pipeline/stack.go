@@ -31,7 +31,9 @@ func (s *Setup) StackOn(ctx context.Context, sha string) error {
 	if !ok {
 		return fmt.Errorf("%w: stack on %s: it does not descend from %s (%s)", ErrSetup, short(full), s.Base, short(s.BaseSHA))
 	}
-	s.BaseSHA, s.stacked = full, true
+	if full != s.BaseSHA {
+		s.BaseSHA, s.stacked = full, true
+	}
 	return nil
 }
 
