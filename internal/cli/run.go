@@ -22,7 +22,7 @@ import (
 
 var cmdRun = &command{
 	Name:  "run",
-	Usage: "--batch SOURCE [--parallel N] [--repo DIR] | --report FILE [--repo DIR] | (--sarif FILE --result ID | --orca-alert ID) [--repo DIR | --repo OWNER/NAME --dir DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --code-scanning-alert N | --secret-scanning-alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--dry-run] [--json]",
+	Usage: "--batch SOURCE [--parallel N] [--group manifest] [--repo DIR] | --report FILE [--repo DIR] | (--sarif FILE --result ID | --orca-alert ID) [--repo DIR | --repo OWNER/NAME --dir DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --code-scanning-alert N | --secret-scanning-alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--dry-run] [--json]",
 	Short: "take one finding, or a batch of them, through the five phases to a terminal state",
 	Long: `
 Run takes one finding (a bug report, or with --vuln a vulnerable dependency)
