@@ -169,7 +169,8 @@ func (gb *groupBatch) publish(ctx context.Context, progress io.Writer, results [
 		if len(in) == 0 || gb.dryRun {
 			continue
 		}
-		loc, err := gb.publishGroup(ctx, g)
+		pub, err := gb.publishGroup(ctx, g)
+		loc := pub.Location
 		for i := range results {
 			if !slices.ContainsFunc(in, func(m batch.Member) bool { return m.Item.ID == results[i].Item.ID }) {
 				continue
@@ -186,6 +187,9 @@ func (gb *groupBatch) publish(ctx context.Context, progress io.Writer, results [
 		} else {
 			fmt.Fprintf(progress, "batch: group %s: %d of %d finding(s) on %s in one draft → %s\n", g.ID(), len(in), len(g.Members), untrusted.OneLine(g.Manifest), untrusted.OneLine(loc))
 		}
+		for _, w := range pub.Warnings {
+			fmt.Fprintf(progress, "batch: group %s: warning: %s\n", g.ID(), untrusted.OneLine(w))
+		}
 	}
 }
 
@@ -195,10 +199,10 @@ func (gb *groupBatch) publish(ctx context.Context, progress io.Writer, results [
 // leak-scans what leaves, and publishes through the forge a single run
 // would use. The branch is new: it is created once, never moved over
 // earlier work, never force-pushed.
-func (gb *groupBatch) publishGroup(ctx context.Context, g *batch.Group) (string, error) {
+func (gb *groupBatch) publishGroup(ctx context.Context, g *batch.Group) (forge.Published, error) {
 	setup, err := pipeline.Prepare(ctx, gb.local, gb.base)
 	if err != nil {
-		return "", err
+		return forge.Published{}, err
 	}
 	defer setup.Close()
 	pr := forge.PR{ID: g.ID(), Title: g.Title(), Base: setup.Base, Head: forge.BranchPrefix + g.ID(), Draft: true, Commit: g.Tip(), Files: []string{}}
@@ -208,28 +212,28 @@ func (gb *groupBatch) publishGroup(ctx context.Context, g *batch.Group) (string,
 			continue
 		}
 		if m.Parent != prev {
-			return "", fmt.Errorf("finding %s was judged on %.12s, not on the group's commit before it (%.12s)", m.Item.ID, m.Parent, prev)
+			return forge.Published{}, fmt.Errorf("finding %s was judged on %.12s, not on the group's commit before it (%.12s)", m.Item.ID, m.Parent, prev)
 		}
 		c, err := setup.Repo.ReadCommit(ctx, m.Commit)
 		if err != nil {
-			return "", fmt.Errorf("finding %s: %w", m.Item.ID, err)
+			return forge.Published{}, fmt.Errorf("finding %s: %w", m.Item.ID, err)
 		}
 		if len(c.Parents) != 1 || c.Parents[0] != prev {
-			return "", fmt.Errorf("finding %s: commit %.12s's parent is not %.12s, the commit it was judged on", m.Item.ID, c.SHA, prev)
+			return forge.Published{}, fmt.Errorf("finding %s: commit %.12s's parent is not %.12s, the commit it was judged on", m.Item.ID, c.SHA, prev)
 		}
 		claim, err := verify.ParseTrailers(c.Message)
 		if err != nil {
-			return "", fmt.Errorf("finding %s: commit %.12s: %w", m.Item.ID, c.SHA, err)
+			return forge.Published{}, fmt.Errorf("finding %s: commit %.12s: %w", m.Item.ID, c.SHA, err)
 		}
 		if claim.Finding != m.Item.ID || claim.Base != prev {
-			return "", fmt.Errorf("finding %s: commit %.12s's trailers name finding %q on base %.12s, not its own finding on its parent", m.Item.ID, c.SHA, claim.Finding, claim.Base)
+			return forge.Published{}, fmt.Errorf("finding %s: commit %.12s's trailers name finding %q on base %.12s, not its own finding on its parent", m.Item.ID, c.SHA, claim.Finding, claim.Base)
 		}
 		h, err := readHeld(gb.heldPath(m.Item.ID))
 		if err != nil {
-			return "", fmt.Errorf("finding %s: its held draft: %w", m.Item.ID, err)
+			return forge.Published{}, fmt.Errorf("finding %s: its held draft: %w", m.Item.ID, err)
 		}
 		if h.PR.Commit != c.SHA || h.PR.ID != m.Item.ID {
-			return "", fmt.Errorf("finding %s: its held draft is for %s at %.12s", m.Item.ID, h.PR.ID, h.PR.Commit)
+			return forge.Published{}, fmt.Errorf("finding %s: its held draft is for %s at %.12s", m.Item.ID, h.PR.ID, h.PR.Commit)
 		}
 		g.Members[i].Body = h.Body
 		pr.Files = append(pr.Files, h.PR.Files...)
@@ -248,28 +252,28 @@ func (gb *groupBatch) publishGroup(ctx context.Context, g *batch.Group) (string,
 	for _, t := range [][2]string{{"PR title", pr.Title}, {"PR body", pr.Body}, {"PR labels", fmt.Sprint(pr.Labels)}} {
 		fs, err := setup.Scrub.Detect(t[1])
 		if err != nil {
-			return "", fmt.Errorf("leak scan of the %s: %w", t[0], err)
+			return forge.Published{}, fmt.Errorf("leak scan of the %s: %w", t[0], err)
 		}
 		if len(fs) > 0 {
-			return "", fmt.Errorf("leak scan: the group's %s holds %s", t[0], fs[0].Rule)
+			return forge.Published{}, fmt.Errorf("leak scan: the group's %s holds %s", t[0], fs[0].Rule)
 		}
 	}
 	if exists, err := setup.Repo.BranchExists(ctx, pr.Head); err != nil || exists {
 		if err == nil {
 			err = fmt.Errorf("branch %s exists already: an earlier group's; review and close it first (fixrail never moves or force-pushes a published branch)", pr.Head)
 		}
-		return "", err
+		return forge.Published{}, err
 	}
 	if pr.Patch, err = setup.Repo.DiffText(ctx, g.Base, pr.Commit, pr.Files...); err != nil {
-		return "", err
+		return forge.Published{}, err
 	}
 	sm, err := compose(setup, "", nil)
 	if err != nil {
-		return "", err
+		return forge.Published{}, err
 	}
 	pub, err := sm.forge.Publish(context.WithoutCancel(ctx), pr)
 	if err != nil {
-		return "", fmt.Errorf("draft PR: %w", err)
+		return forge.Published{}, fmt.Errorf("draft PR: %w", err)
 	}
 	if err := setup.Repo.UpdateBranch(context.WithoutCancel(ctx), pr.Head, pr.Commit, ""); err != nil {
 		if w, ok := sm.forge.(interface {
@@ -277,7 +281,16 @@ func (gb *groupBatch) publishGroup(ctx context.Context, g *batch.Group) (string,
 		}); ok {
 			err = errors.Join(err, w.Withdraw(context.WithoutCancel(ctx), pr.ID))
 		}
-		return "", err
+		return forge.Published{}, err
 	}
-	return pub.Location, nil
+	// Each run left its own branch at its held commit; the group's branch
+	// now holds them all. The per-finding branches go (compare-and-swap:
+	// only while each still holds its commit), so a finding is open work
+	// through the group alone and `fixrail close <group>` frees it.
+	for _, m := range g.Included() {
+		if err := setup.Repo.DeleteBranch(context.WithoutCancel(ctx), forge.BranchPrefix+m.Item.ID, m.Commit); err != nil {
+			pub.Warnings = append(pub.Warnings, err.Error())
+		}
+	}
+	return pub, nil
 }
