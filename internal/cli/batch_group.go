@@ -169,7 +169,14 @@ func (gb *groupBatch) publish(ctx context.Context, progress io.Writer, results [
 		if len(in) == 0 || gb.dryRun {
 			continue
 		}
-		pub, err := gb.publishGroup(ctx, g)
+		var pub forge.Published
+		var err error
+		if ctx.Err() != nil {
+			// A stopped batch publishes no half of a group.
+			err = errors.New("the batch was stopped before the group was published")
+		} else {
+			pub, err = gb.publishGroup(ctx, g)
+		}
 		loc := pub.Location
 		for i := range results {
 			if !slices.ContainsFunc(in, func(m batch.Member) bool { return m.Item.ID == results[i].Item.ID }) {

@@ -275,7 +275,11 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
-	attest(ctx, key, setup, sm.forge, rep, stdio.Stderr)
+	if o.g.holdPR == "" {
+		attest(ctx, key, setup, sm.forge, rep, stdio.Stderr)
+	} else if key != nil {
+		fmt.Fprintf(stdio.Stderr, "fixrail run: attestation: the draft is held for a grouped PR, which carries none\n")
+	}
 	if err := printReport(stdio.Stdout, rep, o.json); err != nil {
 		return err
 	}
