@@ -10,6 +10,7 @@ import (
 	"github.com/fixrail/fixrail/internal/batch"
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/gitx/gittest"
+	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/verdict"
 	"github.com/fixrail/fixrail/internal/verify"
 )
@@ -117,5 +118,37 @@ func TestPublishGroupChecksTheChain(t *testing.T) {
 				t.Fatalf("branch %s made: %s", head, out)
 			}
 		})
+	}
+}
+
+// TestHeldDraftUnderDryRun: the held publisher writes its draft once, to
+// a new file; under --dry-run the dry-run forge wraps it, as run.go
+// applies them, and refuses the write.
+func TestHeldDraftUnderDryRun(t *testing.T) {
+	dir := t.TempDir()
+	pr := forge.PR{ID: "f1", Base: "main", Head: "fixrail/f1", Draft: true, Commit: strings.Repeat("a", 40), Files: []string{"x"}, Body: "b"}
+	for _, dry := range []bool{false, true} {
+		held := filepath.Join(dir, map[bool]string{false: "wet.json", true: "dry.json"}[dry])
+		o := &runOpts{g: groupOpts{holdPR: held}, x: runMoreOpts{dryRun: dry}}
+		p := pipeline.Params{Forge: &forge.Local{Dir: filepath.Join(dir, "outbox")}}
+		o.g.apply(&p)
+		o.x.apply(&p, nil)
+		_, err := p.Forge.Publish(t.Context(), pr)
+		_, statErr := os.Stat(held)
+		if dry != (err != nil) || dry != os.IsNotExist(statErr) {
+			t.Fatalf("dry run %v: Publish = %v, held file: %v", dry, err, statErr)
+		}
+		if !dry {
+			h, err := readHeld(held)
+			if err != nil || h.Body != "b" || h.PR.Commit != pr.Commit {
+				t.Fatalf("held = %+v, %v", h, err)
+			}
+			if _, err := p.Forge.Publish(t.Context(), pr); err == nil {
+				t.Fatal("a second held write replaced the first")
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "outbox")); !os.IsNotExist(err) {
+		t.Fatalf("the outbox was written: %v", err)
 	}
 }

@@ -249,8 +249,10 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		Confirm:    confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console}),
 		Console:    console,
 	}
-	o.x.apply(&params, sink)
+	// Held first, then the dry run's wrapper over it: a dry run's forge
+	// refuses the held write as it refuses any publication.
 	o.g.apply(&params)
+	o.x.apply(&params, sink)
 	switch {
 	case scanner:
 		if err := in.readScanner(ctx, setup, o, &params); err != nil {
