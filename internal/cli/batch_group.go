@@ -68,6 +68,14 @@ func (g *groupOpts) apply(p *pipeline.Params) {
 	}
 }
 
+// wrap hands a run its publisher and guards: held first, then the dry
+// run's wrapper over it, so a dry run's forge refuses the held write as it
+// refuses any publication.
+func (o *runOpts) wrap(p *pipeline.Params, s *runSink) {
+	o.g.apply(p)
+	o.x.apply(p, s)
+}
+
 // heldPR is a held draft: the PR with the body and patch forge.PR keeps
 // out of its JSON.
 type heldPR struct {

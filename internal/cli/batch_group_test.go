@@ -123,7 +123,7 @@ func TestPublishGroupChecksTheChain(t *testing.T) {
 
 // TestHeldDraftUnderDryRun: the held publisher writes its draft once, to
 // a new file; under --dry-run the dry-run forge wraps it, as run.go
-// applies them, and refuses the write.
+// applies them (runOpts.wrap), and refuses the write.
 func TestHeldDraftUnderDryRun(t *testing.T) {
 	dir := t.TempDir()
 	pr := forge.PR{ID: "f1", Base: "main", Head: "fixrail/f1", Draft: true, Commit: strings.Repeat("a", 40), Files: []string{"x"}, Body: "b"}
@@ -131,8 +131,7 @@ func TestHeldDraftUnderDryRun(t *testing.T) {
 		held := filepath.Join(dir, map[bool]string{false: "wet.json", true: "dry.json"}[dry])
 		o := &runOpts{g: groupOpts{holdPR: held}, x: runMoreOpts{dryRun: dry}}
 		p := pipeline.Params{Forge: &forge.Local{Dir: filepath.Join(dir, "outbox")}}
-		o.g.apply(&p)
-		o.x.apply(&p, nil)
+		o.wrap(&p, nil)
 		_, err := p.Forge.Publish(t.Context(), pr)
 		_, statErr := os.Stat(held)
 		if dry != (err != nil) || dry != os.IsNotExist(statErr) {

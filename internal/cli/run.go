@@ -249,10 +249,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		Confirm:    confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console}),
 		Console:    console,
 	}
-	// Held first, then the dry run's wrapper over it: a dry run's forge
-	// refuses the held write as it refuses any publication.
-	o.g.apply(&params)
-	o.x.apply(&params, sink)
+	o.wrap(&params, sink)
 	switch {
 	case scanner:
 		if err := in.readScanner(ctx, setup, o, &params); err != nil {
