@@ -91,7 +91,7 @@ var _ pipeline.Forge = dryRunForge{}
 // batchOnly are run's flags a batch reads itself; every other flag given
 // is passed on to each finding's run unchanged.
 var batchOnly = map[string]bool{"batch": true, "parallel": true, "repos-parallel": true, "json": true, "repo": true, "dir": true,
-	"report": true, "vuln": true, "issue": true, "alert": true, "event": true}
+	"report": true, "vuln": true, "issue": true, "alert": true, "event": true, "group": true}
 
 // runBatch runs every finding of the source, each in a `fixrail run`
 // process of its own: its own lock, ledger admission, containment and
@@ -128,6 +128,9 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 			return "", fmt.Errorf("not a scan's listing")
 		})
 		if err == nil && len(items) > 0 && items[0].Repo != "" {
+			if o.g.group != "" {
+				return usagef("--group manifest groups a batch in one repository; a listing of several repositories is not grouped yet")
+			}
 			return runBatchClones(ctx, stdio, o, items, pass)
 		}
 	}
@@ -159,11 +162,22 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 		return fmt.Errorf("locate the fixrail binary: %w", err)
 	}
 	fmt.Fprintf(stdio.Stderr, "batch: %d finding(s) from %s, %d at a time; logs in %s\n", len(items), o.x.batch, parallel, dir)
-	run := func(ctx context.Context, it batch.Item) batch.Result {
-		return runChild(ctx, exe, dir, childArgs(it, local, o.repo, set["repo"], pass))
+	run := func(ctx context.Context, it batch.Item, extra ...string) batch.Result {
+		return runChild(ctx, exe, dir, append(childArgs(it, local, o.repo, set["repo"], pass), extra...))
+	}
+	exec := func(ctx context.Context, it batch.Item) batch.Result { return run(ctx, it) }
+	var grouped *groupBatch
+	if o.g.group != "" {
+		if grouped, err = newGroupBatch(ctx, local, o.base, dir, o.x.dryRun, items, run); err != nil {
+			return err
+		}
+		exec = grouped.g.Exec
 	}
 	t0 := time.Now()
-	results := batch.Run(ctx, items, run, batch.Options{Parallel: parallel, Progress: stdio.Stderr})
+	results := batch.Run(ctx, items, exec, batch.Options{Parallel: parallel, Progress: stdio.Stderr})
+	if grouped != nil {
+		grouped.publish(ctx, stdio.Stderr, results)
+	}
 	return finishBatch(stdio, o, results, parallel, time.Since(t0))
 }
 

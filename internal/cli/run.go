@@ -22,7 +22,7 @@ import (
 
 var cmdRun = &command{
 	Name:  "run",
-	Usage: "--batch SOURCE [--parallel N] [--repo DIR] | --report FILE [--repo DIR] | (--sarif FILE --result ID | --orca-alert ID) [--repo DIR | --repo OWNER/NAME --dir DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --code-scanning-alert N | --secret-scanning-alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--dry-run] [--json]",
+	Usage: "--batch SOURCE [--parallel N] [--group manifest] [--repo DIR] | --report FILE [--repo DIR] | (--sarif FILE --result ID | --orca-alert ID) [--repo DIR | --repo OWNER/NAME --dir DIR] | --vuln FILE [--offline] [--cache-dir D] [--osv-url U] [--depsdev-url U] [--repo DIR] | --repo OWNER/NAME (--issue N | --alert N | --code-scanning-alert N | --secret-scanning-alert N | --event FILE) [--dir DIR]; [--base BRANCH] [--mode autonomous|interactive] [--dry-run] [--json]",
 	Short: "take one finding, or a batch of them, through the five phases to a terminal state",
 	Long: `
 Run takes one finding (a bug report, or with --vuln a vulnerable dependency)
@@ -138,6 +138,7 @@ type runOpts struct {
 	json                           bool
 	vulns                          resolvecmd.Source
 	x                              runMoreOpts // --batch, --parallel, --dry-run (batch.go)
+	g                              groupOpts   // --group, --stack-on, --hold-pr (batch_group.go)
 }
 
 func runFlags() (*flag.FlagSet, *runOpts) {
@@ -160,6 +161,7 @@ func runFlags() (*flag.FlagSet, *runOpts) {
 	fs.StringVar(&o.dir, "dir", ".", "with --issue, --alert or --event: the clone to fix (a git work tree)")
 	fs.BoolVar(&o.json, "json", false, "print the run report as JSON on stdout")
 	o.x.flags(fs)
+	o.g.flags(fs)
 	fs.StringVar(&o.attestKey, "attest-key", "", "sign a DRAFT-PR's attestation with this private key `file` (SSH or native ed25519; default $FIXRAIL_ATTEST_KEY): beside the bundle, or as a PR comment on GitHub")
 	return fs, o
 }
@@ -171,6 +173,9 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if err := o.g.check(o.x.batch != ""); err != nil {
+		return err
 	}
 	if o.x.batch != "" {
 		return runBatch(ctx, stdio, fs, o)
@@ -220,6 +225,9 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		return err
 	}
 	defer setup.Close()
+	if err := o.g.stack(ctx, setup); err != nil {
+		return err
+	}
 	console, done, err := liveConsole(stdio)
 	if err != nil {
 		return err
@@ -241,7 +249,7 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 		Confirm:    confirmer(Stdio{Stdin: stdio.Stdin, Stdout: stdio.Stdout, Stderr: console}),
 		Console:    console,
 	}
-	o.x.apply(&params, sink)
+	o.wrap(&params, sink)
 	switch {
 	case scanner:
 		if err := in.readScanner(ctx, setup, o, &params); err != nil {
@@ -266,7 +274,11 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if err != nil {
 		return err
 	}
-	attest(ctx, key, setup, sm.forge, rep, stdio.Stderr)
+	if o.g.holdPR == "" {
+		attest(ctx, key, setup, sm.forge, rep, stdio.Stderr)
+	} else if key != nil {
+		fmt.Fprintf(stdio.Stderr, "fixrail run: attestation: the draft is held for a grouped PR, which carries none\n")
+	}
 	if err := printReport(stdio.Stdout, rep, o.json); err != nil {
 		return err
 	}

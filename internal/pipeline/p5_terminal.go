@@ -109,9 +109,9 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 	if o := r.afterPR(ctx, inv, c); o != nil {
 		return o
 	}
-	detail := "reproduced red on " + r.s.Base + ", green after the fix; every gate passed"
+	detail := "reproduced red on " + r.s.judgedOn() + ", green after the fix; every gate passed"
 	if len(r.needsReview) > 0 || len(r.postReasons) > 0 || r.unsandboxed || r.agentUnconfined {
-		detail = "reproduced red on " + r.s.Base + ", green after the fix; labelled needs-review (see the PR body)"
+		detail = "reproduced red on " + r.s.judgedOn() + ", green after the fix; labelled needs-review (see the PR body)"
 	}
 	return stop(DraftPR, ReasonFixed, detail)
 }

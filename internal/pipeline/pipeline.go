@@ -129,6 +129,8 @@ type Setup struct {
 	// snap is the operator's git config, frozen at start; every git call
 	// reads it and checks its hash.
 	snap *gitx.Snap
+	// stacked: BaseSHA is a commit StackOn set, not the base branch's tip.
+	stacked bool
 }
 
 // Close releases what Prepare took (the config snapshot's directory).

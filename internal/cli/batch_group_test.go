@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fixrail/fixrail/internal/batch"
+	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/gitx/gittest"
+	"github.com/fixrail/fixrail/internal/pipeline"
+	"github.com/fixrail/fixrail/internal/verdict"
+	"github.com/fixrail/fixrail/internal/verify"
+)
+
+const groupYAML = "runner: {kind: command, command: [\"false\"]}\nsuite: {command: [\"true\"]}\npaths: {fixable: [\"requirements.txt\"]}\nsandbox: off\n"
+
+// groupFixture is a repository with a base and two held commits stacked
+// on it, as two grouped runs would leave them, and the group that names
+// them. tamper edits the second commit's claim and parent before it is
+// made.
+func groupFixture(t *testing.T, tamper func(c *verify.Claim, parent *string), body2 string) (*groupBatch, *batch.Group, string) {
+	t.Helper()
+	dir := gittest.NewRepo(t, map[string]string{"fixrail.yaml": groupYAML, "requirements.txt": "a==1\nb==1\n"})
+	base := strings.TrimSpace(gittest.Git(t, dir, "rev-parse", "HEAD"))
+	branch := strings.TrimSpace(gittest.Git(t, dir, "rev-parse", "--abbrev-ref", "HEAD"))
+	commit := func(id, parent, content string, claim verify.Claim) string {
+		blob, err := gittest.RunInput(t, dir, content, "hash-object", "-w", "--stdin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := gittest.RunInput(t, dir, "100644 blob "+strings.TrimSpace(blob)+"\trequirements.txt\n"+
+			"100644 blob "+strings.TrimSpace(gittest.Git(t, dir, "rev-parse", base+":fixrail.yaml"))+"\tfixrail.yaml\n", "mktree")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(gittest.Git(t, dir, "commit-tree", strings.TrimSpace(tree), "-p", parent, "-m", "fixrail: fix finding "+id+"\n\n"+claim.Trailers()))
+	}
+	c1 := commit("f1", base, "a==2\nb==1\n", verify.Claim{Finding: "f1", FixType: "cve", Base: base, Files: []string{"requirements.txt"}, Version: "devel"})
+	claim2, parent2 := verify.Claim{Finding: "f2", FixType: "cve", Base: c1, Files: []string{"requirements.txt"}, Version: "devel"}, c1
+	if tamper != nil {
+		tamper(&claim2, &parent2)
+	}
+	c2 := commit("f2", parent2, "a==2\nb==2\n", claim2)
+	bdir := t.TempDir()
+	gb := &groupBatch{dir: bdir, local: dir, base: branch}
+	for _, h := range []struct{ id, commit, body string }{{"f1", c1, "## Draft fix for finding f1\n"}, {"f2", c2, body2}} {
+		data, _ := json.Marshal(heldPR{PR: forge.PR{ID: h.id, Commit: h.commit, Files: []string{"requirements.txt"}, Labels: []string{"fixrail", "fix:cve"}, Draft: true}, Body: h.body})
+		if err := os.WriteFile(gb.heldPath(h.id), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ok := batch.Result{Terminal: verdict.DraftPR, Reason: "fixed"}
+	g := &batch.Group{Manifest: "requirements.txt", Base: base, Members: []batch.Member{
+		{Item: batch.Item{ID: "f1"}, Parent: base, Commit: c1, Result: ok},
+		{Item: batch.Item{ID: "f2"}, Parent: c1, Commit: c2, Result: ok},
+	}}
+	return gb, g, dir
+}
+
+// TestPublishGroupChecksTheChain: the group is published only when each
+// commit's one parent is the commit it was judged on and its own trailers
+// name its own finding and that parent, when its text is clean and its
+// branch new; otherwise nothing is published and no branch is made.
+func TestPublishGroupChecksTheChain(t *testing.T) {
+	secret := "gh" + "p_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
+	for _, tc := range []struct {
+		name   string
+		tamper func(c *verify.Claim, parent *string)
+		body   string
+		pre    bool // the group's branch exists already
+		want   string
+	}{
+		{name: "whole chain", want: ""},
+		{name: "trailers name another finding", tamper: func(c *verify.Claim, _ *string) { c.Finding = "f1" }, want: "trailers name finding"},
+		{name: "trailers name the base, not the parent", tamper: func(c *verify.Claim, _ *string) { c.Base = strings.Repeat("0", 40) }, want: "trailers name finding"},
+		{name: "judged off the chain", tamper: func(c *verify.Claim, p *string) { *p = c.Base + "^" }, want: "is not"},
+		{name: "a secret in a finding's body", body: "## Draft fix\n\ntoken " + secret + "\n", want: "leak scan"},
+		{name: "branch exists", pre: true, want: "exists already"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := tc.body
+			if body == "" {
+				body = "## Draft fix for finding f2\n"
+			}
+			gb, g, dir := groupFixture(t, tc.tamper, body)
+			head := forge.BranchPrefix + g.ID()
+			if tc.pre {
+				gittest.Git(t, dir, "branch", head, g.Base)
+			}
+			pub, err := gb.publishGroup(t.Context(), g)
+			bundle := filepath.Join(dir, ".fixrail", "outbox", g.ID(), "pr.json")
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("publishGroup = %v", err)
+				}
+				if got := strings.TrimSpace(gittest.Git(t, dir, "rev-parse", head)); got != g.Tip() {
+					t.Fatalf("branch at %s, want the tip %s", got, g.Tip())
+				}
+				if _, err := os.Stat(bundle); err != nil || pub.Location == "" {
+					t.Fatalf("no bundle: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("publishGroup = %v, want an error with %q", err, tc.want)
+			}
+			if _, err := os.Stat(bundle); !os.IsNotExist(err) {
+				t.Fatalf("a bundle was written: %v", err)
+			}
+			out, _ := gittest.Run(t, dir, "rev-parse", "--verify", "-q", head)
+			if tc.pre && strings.TrimSpace(out) != g.Base {
+				t.Fatalf("the existing branch moved to %s", out)
+			}
+			if !tc.pre && strings.TrimSpace(out) != "" {
+				t.Fatalf("branch %s made: %s", head, out)
+			}
+		})
+	}
+}
+
+// TestHeldDraftUnderDryRun: the held publisher writes its draft once, to
+// a new file; under --dry-run the dry-run forge wraps it, as run.go
+// applies them (runOpts.wrap), and refuses the write.
+func TestHeldDraftUnderDryRun(t *testing.T) {
+	dir := t.TempDir()
+	pr := forge.PR{ID: "f1", Base: "main", Head: "fixrail/f1", Draft: true, Commit: strings.Repeat("a", 40), Files: []string{"x"}, Body: "b"}
+	for _, dry := range []bool{false, true} {
+		held := filepath.Join(dir, map[bool]string{false: "wet.json", true: "dry.json"}[dry])
+		o := &runOpts{g: groupOpts{holdPR: held}, x: runMoreOpts{dryRun: dry}}
+		p := pipeline.Params{Forge: &forge.Local{Dir: filepath.Join(dir, "outbox")}}
+		o.wrap(&p, nil)
+		_, err := p.Forge.Publish(t.Context(), pr)
+		_, statErr := os.Stat(held)
+		if dry != (err != nil) || dry != os.IsNotExist(statErr) {
+			t.Fatalf("dry run %v: Publish = %v, held file: %v", dry, err, statErr)
+		}
+		if !dry {
+			h, err := readHeld(held)
+			if err != nil || h.Body != "b" || h.PR.Commit != pr.Commit {
+				t.Fatalf("held = %+v, %v", h, err)
+			}
+			if _, err := p.Forge.Publish(t.Context(), pr); err == nil {
+				t.Fatal("a second held write replaced the first")
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "outbox")); !os.IsNotExist(err) {
+		t.Fatalf("the outbox was written: %v", err)
+	}
+}
