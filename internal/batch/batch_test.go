@@ -173,7 +173,7 @@ func TestReadSource(t *testing.T) {
 	  {"group": "posture", "kind": "repository", "why": "x"}]}`)
 
 	t.Run("directory", func(t *testing.T) {
-		items, err := ReadSource(reports, splitter(t))
+		items, err := ReadSource(reports, Intake{Split: splitter(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func TestReadSource(t *testing.T) {
 		}
 	})
 	t.Run("vulns split, one manifest", func(t *testing.T) {
-		items, err := ReadSource(vulns, splitter(t))
+		items, err := ReadSource(vulns, Intake{Split: splitter(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +199,7 @@ func TestReadSource(t *testing.T) {
 		}
 	})
 	t.Run("scan", func(t *testing.T) {
-		items, err := ReadSource(scan, splitter(t))
+		items, err := ReadSource(scan, Intake{Split: splitter(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestReadSource(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := write(t, t.TempDir(), "src.json", body)
-			if _, err := ReadSource(p, splitter(t)); err == nil {
+			if _, err := ReadSource(p, Intake{Split: splitter(t)}); err == nil {
 				t.Fatal("read, want an error")
 			}
 		})

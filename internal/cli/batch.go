@@ -19,6 +19,7 @@ import (
 	"github.com/fixrail/fixrail/internal/batch"
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/events"
+	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/pipeline"
@@ -35,7 +36,7 @@ type runMoreOpts struct {
 }
 
 func (x *runMoreOpts) flags(fs *flag.FlagSet) {
-	fs.StringVar(&x.batch, "batch", "", "run every finding of a batch `source`: a scan's JSON, a vulnerable-dependency list, a report file, or a directory of them")
+	fs.StringVar(&x.batch, "batch", "", "run every finding of a batch `source`: a scan's JSON, a vulnerable-dependency list, a scanner's SARIF log, a report file, or a directory of them")
 	fs.IntVar(&x.parallel, "parallel", 0, "with --batch: at most `N` runs at once (default: the ledger's budget.concurrent caps; the ledger still admits each run)")
 	fs.IntVar(&x.reposParallel, "repos-parallel", 0, "with --batch over a many-repository scan: at most `N` repositories cloned and worked at once (default 3)")
 	fs.BoolVar(&x.dryRun, "dry-run", false, "plan only: the fix phase's agent gets read tools only, the run stops after P3 (HALT dry-run) and the forge publishes nothing")
@@ -124,9 +125,9 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 		// A scan's listing names its repositories: each is cloned into a
 		// directory of its own (batch_clone.go). Read it without a state
 		// directory: it splits nothing.
-		items, err := batch.ReadSource(o.x.batch, func(string, []byte) (string, error) {
+		items, err := batch.ReadSource(o.x.batch, batch.Intake{Split: func(string, []byte) (string, error) {
 			return "", fmt.Errorf("not a scan's listing")
-		})
+		}})
 		if err == nil && len(items) > 0 && items[0].Repo != "" {
 			return runBatchClones(ctx, stdio, o, items, pass)
 		}
@@ -150,10 +151,22 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 		_, err = f.Write(data)
 		return p, errors.Join(err, f.Close())
 	}
-	items, err := batch.ReadSource(o.x.batch, split)
+	// A SARIF log is sorted as run --sarif sorts it, against this
+	// repository's work tree, base commit and scanners: (each run sorts it
+	// again and refuses what is not to-fix).
+	sortSARIF := func(name string, _ []byte) (*findings.SARIFScan, error) {
+		setup, err := pipeline.Prepare(ctx, local, o.base)
+		if err != nil {
+			return nil, err
+		}
+		defer setup.Close()
+		return readSARIFScan(ctx, setup, name)
+	}
+	items, err := batch.ReadSource(o.x.batch, batch.Intake{Split: split, SARIF: sortSARIF})
 	if err != nil {
 		return usagef("--batch: %v", err)
 	}
+	items, listed := batch.Runnable(items)
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("locate the fixrail binary: %w", err)
@@ -164,13 +177,14 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	}
 	t0 := time.Now()
 	results := batch.Run(ctx, items, run, batch.Options{Parallel: parallel, Progress: stdio.Stderr})
-	return finishBatch(stdio, o, results, parallel, time.Since(t0))
+	return finishBatch(stdio, o, results, listed, parallel, time.Since(t0))
 }
 
 // finishBatch prints a batch's summary (and the job summary under
 // Actions) and returns its exit.
-func finishBatch(stdio Stdio, o *runOpts, results []batch.Result, parallel int, took time.Duration) error {
+func finishBatch(stdio Stdio, o *runOpts, results []batch.Result, listed []batch.Item, parallel int, took time.Duration) error {
 	sum := batch.Summarise(o.x.batch, o.x.dryRun, parallel, took, results)
+	sum.Listed = listed
 	if err := stepSummary(os.LookupEnv, sum); err != nil {
 		fmt.Fprintf(stdio.Stderr, "fixrail: warning: the job summary: %v\n", err)
 	}
@@ -222,6 +236,8 @@ func childArgs(it batch.Item, local, repo string, repoSet bool, pass []string) [
 		args = append(args, "--repo", it.Repo, "--dir", local, "--"+it.Kind, it.File)
 	case "vuln":
 		args = append(args, "--vuln", it.File, "--repo", local)
+	case "sarif":
+		args = append(args, "--sarif", it.File, "--result", it.ID, "--repo", local)
 	default:
 		args = append(args, "--report", it.File, "--repo", local)
 	}
@@ -247,7 +263,7 @@ const childGrace = 30 * time.Second
 func runChild(ctx context.Context, exe, dir string, args []string) batch.Result {
 	name := "run"
 	for i, a := range args {
-		if (a == "--report" || a == "--vuln" || a == "--issue" || a == "--alert") && i+1 < len(args) {
+		if (a == "--report" || a == "--vuln" || a == "--issue" || a == "--alert" || a == "--result") && i+1 < len(args) {
 			name = strings.TrimPrefix(a, "--") + "-" + filepath.Base(args[i+1])
 		}
 	}

@@ -126,7 +126,7 @@ func runBatchClones(ctx context.Context, stdio Stdio, o *runOpts, items []batch.
 	for _, repo := range repos {
 		all = append(all, results[repo]...)
 	}
-	return finishBatch(stdio, o, all, o.x.parallel, time.Since(t0))
+	return finishBatch(stdio, o, all, nil, o.x.parallel, time.Since(t0))
 }
 
 // runOneRepo clones one repository and runs its findings; a clone or a

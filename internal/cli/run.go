@@ -101,7 +101,9 @@ With --batch SOURCE every finding of the source runs to its terminal state,
 each in a fixrail run process of its own (its own lock, ledger admission,
 containment and report). SOURCE is a file scan can read — fixrail scan
 --json, a vulnerable-dependency list (fixrail's, osv-scanner's JSON or
-SARIF), a report — or a directory of them. At most --parallel run at once
+SARIF), any other scanner's SARIF log (each to-fix result runs as --sarif
+FILE --result ID; unfixable and posture results are listed, never run), a
+report — or a directory of them. At most --parallel run at once
 (default: the smaller of budget.concurrent.repo and .global); findings that
 name the same file, manifest or package run one after another (S7). A line
 per finding on stderr, a table (or --json) on stdout, logs under
