@@ -40,6 +40,9 @@ type Item struct {
 	// Repo is the repository the finding belongs to ("" for the one the
 	// batch runs in); many-repository batches group by it.
 	Repo string `json:"repo,omitempty"`
+	// Base is the base branch the listing was scanned against (a scan's
+	// "base"): the run works the same one unless --base says otherwise.
+	Base string `json:"base,omitempty"`
 	// Listed is set for a finding the source holds that no run may take
 	// (a scanner's result sorted "unfixable" or "posture"), Why says why:
 	// it is summarised, never run.

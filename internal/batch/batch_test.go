@@ -203,12 +203,14 @@ func TestReadSource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(items) != 2 || items[0].ID != "gh-7" || items[0].Repo != "octo/app" || items[1].ID != "dependabot-3" || items[1].File != "3" {
+		if len(items) != 2 || items[0].ID != "gh-7" || items[0].Repo != "octo/app" || items[1].ID != "dependabot-3" || items[1].File != "3" || items[0].Base != "main" {
 			t.Fatalf("items %+v", items)
 		}
 	})
 	for name, body := range map[string]string{
 		"scan with a hostile repo": `{"repo": "--upload-pack=x/y", "items": []}`,
+		"scan with a hostile base": `{"repo": "o/r", "base": "--upload-pack=x", "items": [{"group": "to-fix", "finding": "gh-1", "kind": "issue", "number": 1}]}`,
+		"scan with a bad base":     `{"repo": "o/r", "base": "main..dev", "items": [{"group": "to-fix", "finding": "gh-1", "kind": "issue", "number": 1}]}`,
 		"scan number mismatch":     `{"repo": "o/r", "items": [{"group": "to-fix", "finding": "gh-1", "kind": "issue", "number": 2}]}`,
 		"empty list":               `{"repo": "o/r", "items": []}`,
 		"binary":                   "\xff\xfe",

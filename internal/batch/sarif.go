@@ -61,7 +61,7 @@ func readSARIF(name string, data []byte, in Intake) ([]Item, bool, error) {
 // scanSARIFItem is a scan's kind-sarif item: a to-fix one runs from the
 // log the scan read; an unfixable or posture one is listed.
 func scanSARIFItem(d scanDoc, it ScanItem) ([]Item, error) {
-	out := Item{ID: it.Finding, Title: it.Title, Kind: "sarif", File: d.SARIF}
+	out := Item{ID: it.Finding, Title: it.Title, Kind: "sarif", File: d.SARIF, Base: d.Base}
 	switch it.Group {
 	case findings.GroupToFix:
 		if d.SARIF == "" {

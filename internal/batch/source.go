@@ -196,6 +196,9 @@ func readScan(_ string, data []byte, _ Intake) ([]Item, bool, error) {
 		if (d.Repo != "" || d.SARIF == "") && !validRepo(d.Repo) {
 			return nil, true, fmt.Errorf("repo %q is not owner/name", d.Repo)
 		}
+		if d.Base != "" && !validBranch(d.Base) {
+			return nil, true, fmt.Errorf("base %q is not a branch name", d.Base)
+		}
 		for _, it := range d.Items {
 			if it.Kind == "sarif" {
 				sit, err := scanSARIFItem(d, it)
@@ -223,7 +226,7 @@ func readScan(_ string, data []byte, _ Intake) ([]Item, bool, error) {
 			if it.Number <= 0 || it.Finding != id {
 				return nil, true, fmt.Errorf("item %q: kind %s number %d do not name it", it.Finding, it.Kind, it.Number)
 			}
-			out = append(out, Item{ID: id, Title: it.Title, Kind: it.Kind, File: strconv.Itoa(it.Number), Repo: d.Repo})
+			out = append(out, Item{ID: id, Title: it.Title, Kind: it.Kind, File: strconv.Itoa(it.Number), Repo: d.Repo, Base: d.Base})
 		}
 	}
 	return out, true, nil
@@ -234,6 +237,21 @@ func readScan(_ string, data []byte, _ Intake) ([]Item, bool, error) {
 func validRepo(s string) bool {
 	owner, name, ok := strings.Cut(s, "/")
 	return ok && pathguard.SafeName(owner) && pathguard.SafeName(name) && !strings.HasPrefix(owner, "-") && !strings.HasPrefix(name, "-") && name != "." && name != ".."
+}
+
+// validBranch is a branch name as git allows it, within a conservative
+// alphabet: it becomes an argument.
+func validBranch(s string) bool {
+	if s == "" || len(s) > 255 || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") ||
+		strings.HasSuffix(s, ".lock") || strings.Contains(s, "..") || strings.Contains(s, "//") || strings.Contains(s, "@{") {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/-", r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // readVulns takes a vulnerable-dependency file, one item per package,

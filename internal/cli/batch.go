@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,12 +34,14 @@ type runMoreOpts struct {
 	parallel      int
 	reposParallel int
 	dryRun        bool
+	keep          bool
 }
 
 func (x *runMoreOpts) flags(fs *flag.FlagSet) {
 	fs.StringVar(&x.batch, "batch", "", "run every finding of a batch `source`: a scan's JSON, a vulnerable-dependency list, a scanner's SARIF log, a report file, or a directory of them")
 	fs.IntVar(&x.parallel, "parallel", 0, "with --batch: at most `N` runs at once (default: the ledger's budget.concurrent caps; the ledger still admits each run)")
 	fs.IntVar(&x.reposParallel, "repos-parallel", 0, "with --batch over a many-repository scan: at most `N` repositories cloned and worked at once (default 3)")
+	fs.BoolVar(&x.keep, "keep", false, "with --batch over a many-repository scan: keep each whole clone after its runs (by default only its .fixrail/runs, batches and outbox are kept)")
 	fs.BoolVar(&x.dryRun, "dry-run", false, "plan only: the fix phase's agent gets read tools only, the run stops after P3 (HALT dry-run) and the forge publishes nothing")
 }
 
@@ -91,7 +94,7 @@ var _ pipeline.Forge = dryRunForge{}
 
 // batchOnly are run's flags a batch reads itself; every other flag given
 // is passed on to each finding's run unchanged.
-var batchOnly = map[string]bool{"batch": true, "parallel": true, "repos-parallel": true, "json": true, "repo": true, "dir": true,
+var batchOnly = map[string]bool{"batch": true, "parallel": true, "repos-parallel": true, "keep": true, "json": true, "repo": true, "dir": true,
 	"report": true, "vuln": true, "issue": true, "alert": true, "event": true}
 
 // runBatch runs every finding of the source, each in a `fixrail run`
@@ -132,8 +135,8 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 			return runBatchClones(ctx, stdio, o, items, pass)
 		}
 	}
-	if set["repos-parallel"] {
-		return usagef("--repos-parallel goes with a batch over a scan's listing of several repositories")
+	if set["repos-parallel"] || set["keep"] {
+		return usagef("--repos-parallel and --keep go with a batch over a scan's listing of several repositories")
 	}
 	parallel, dir, err := batchSetup(ctx, local, o.base, o.x.parallel)
 	if err != nil {
@@ -240,6 +243,11 @@ func childArgs(it batch.Item, local, repo string, repoSet bool, pass []string) [
 		args = append(args, "--sarif", it.File, "--result", it.ID, "--repo", local)
 	default:
 		args = append(args, "--report", it.File, "--repo", local)
+	}
+	// A scan's listing names the base it was scanned against: its runs
+	// work that base, unless --base (in pass) names one for all.
+	if it.Base != "" && !slices.ContainsFunc(pass, func(a string) bool { return strings.HasPrefix(a, "--base=") }) {
+		args = append(args, "--base", it.Base)
 	}
 	return append(args, pass...)
 }

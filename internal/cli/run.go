@@ -109,9 +109,12 @@ name the same file, manifest or package run one after another (S7). A line
 per finding on stderr, a table (or --json) on stdout, logs under
 .fixrail/batches/; the exit code is the most severe of the runs (ESCALATE
 over HALT over NOT-REPRO over DRAFT-PR; a run with no terminal state above
-all). Every other flag is passed to each run. A scan's listing without
---dir clones each repository it names from $GITHUB_SERVER_URL into a
-directory of its own, --repos-parallel (default 3) at a time.
+all). Every other flag is passed to each run; a scan's listing also
+passes the base it was scanned against (unless --base). A scan's listing
+without --dir clones each repository it names from $GITHUB_SERVER_URL
+into a directory of its own, --repos-parallel (default 3) at a time, and
+after its runs prunes the clone to .fixrail/runs, batches and outbox
+(--keep keeps it whole).
 
 --dry-run plans and publishes nothing, three ways at once: the fix phase's
 agent gets read tools only, the run stops after P3 (HALT dry-run, saying
