@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,6 +181,13 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	}
 	t0 := time.Now()
 	results := batch.Run(ctx, items, run, batch.Options{Parallel: parallel, Progress: stdio.Stderr})
+	// The one-finding files split from the source were the runs' input
+	// only (each run report holds its finding): the logs stay.
+	for _, it := range items {
+		if filepath.Dir(it.File) == dir && strings.HasSuffix(it.File, ".finding.json") {
+			os.Remove(it.File)
+		}
+	}
 	return finishBatch(stdio, o, results, listed, parallel, time.Since(t0))
 }
 
@@ -226,7 +234,34 @@ func batchSetup(ctx context.Context, repo, base string, parallel int) (int, stri
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return 0, "", fmt.Errorf("batch directory: %w", err)
 	}
+	pruneBatches(batches, keptBatches)
 	return parallel, dir, nil
+}
+
+// keptBatches is how many batch directories (each run's console log) a
+// repository keeps; the run reports, in .fixrail/runs, are not touched.
+const keptBatches = 20
+
+var batchDirName = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9]+$`)
+
+// pruneBatches removes all but the newest keep batch directories (by
+// name, which is their start time). Best effort: what cannot be removed
+// stays. Only fixrail's own names; a link is removed, never followed.
+func pruneBatches(batches string, keep int) {
+	ents, err := os.ReadDir(batches)
+	if err != nil {
+		return
+	}
+	var names []string
+	for _, e := range ents {
+		if batchDirName.MatchString(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names[:max(0, len(names)-keep)] {
+		os.RemoveAll(filepath.Join(batches, n))
+	}
 }
 
 // childArgs is one finding's `fixrail run` command line. A GitHub item

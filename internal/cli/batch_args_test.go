@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -38,5 +40,33 @@ func TestChildArgs(t *testing.T) {
 				t.Fatalf("%v: %v %v", got, err, fs.Args())
 			}
 		})
+	}
+}
+
+// TestPruneBatches: the newest keep batch directories stay, older ones
+// go; anything not named as fixrail names them is left alone.
+func TestPruneBatches(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"20261201T000000Z-1", "20261203T000000Z-9", "20261202T000000Z-5", "20261204T000000Z-2", "notes", "2026-x"} {
+		if err := os.Mkdir(filepath.Join(dir, n), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := t.TempDir()
+	writeFile(t, filepath.Join(target, "keep.txt"), "x")
+	if err := os.Symlink(target, filepath.Join(dir, "20261130T000000Z-3")); err != nil {
+		t.Fatal(err)
+	}
+	pruneBatches(dir, 2)
+	ents, _ := os.ReadDir(dir)
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if want := []string{"2026-x", "20261203T000000Z-9", "20261204T000000Z-2", "notes"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("left %v, want %v", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(target, "keep.txt")); err != nil {
+		t.Fatalf("a link's target was removed: %v", err)
 	}
 }
