@@ -26,8 +26,9 @@ type Item struct {
 	ID string `json:"id"`
 	// Title is untrusted text, for the summary only.
 	Title string `json:"title,omitempty"`
-	// Kind says how a run takes it: "report" (run --report) or "vuln"
-	// (run --vuln).
+	// Kind says how a run takes it: "report" (run --report), "vuln"
+	// (run --vuln), "sarif" (run --sarif File --result ID), "issue" or
+	// "alert" (by number on Repo).
 	Kind string `json:"kind"`
 	// File is the file a run reads the finding from: the source's own
 	// file, or a one-finding file split from it.
@@ -39,6 +40,26 @@ type Item struct {
 	// Repo is the repository the finding belongs to ("" for the one the
 	// batch runs in); many-repository batches group by it.
 	Repo string `json:"repo,omitempty"`
+	// Base is the base branch the listing was scanned against (a scan's
+	// "base"): the run works the same one unless --base says otherwise.
+	Base string `json:"base,omitempty"`
+	// Listed is set for a finding the source holds that no run may take
+	// (a scanner's result sorted "unfixable" or "posture"), Why says why:
+	// it is summarised, never run.
+	Listed string `json:"listed,omitempty"`
+	Why    string `json:"why,omitempty"`
+}
+
+// Runnable splits items into those a run takes and those only listed.
+func Runnable(items []Item) (run, listed []Item) {
+	for _, it := range items {
+		if it.Listed != "" {
+			listed = append(listed, it)
+		} else {
+			run = append(run, it)
+		}
+	}
+	return run, listed
 }
 
 // Result is how one finding's run ended.

@@ -173,7 +173,7 @@ func TestReadSource(t *testing.T) {
 	  {"group": "posture", "kind": "repository", "why": "x"}]}`)
 
 	t.Run("directory", func(t *testing.T) {
-		items, err := ReadSource(reports, splitter(t))
+		items, err := ReadSource(reports, Intake{Split: splitter(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func TestReadSource(t *testing.T) {
 		}
 	})
 	t.Run("vulns split, one manifest", func(t *testing.T) {
-		items, err := ReadSource(vulns, splitter(t))
+		items, err := ReadSource(vulns, Intake{Split: splitter(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,23 +199,25 @@ func TestReadSource(t *testing.T) {
 		}
 	})
 	t.Run("scan", func(t *testing.T) {
-		items, err := ReadSource(scan, splitter(t))
+		items, err := ReadSource(scan, Intake{Split: splitter(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(items) != 2 || items[0].ID != "gh-7" || items[0].Repo != "octo/app" || items[1].ID != "dependabot-3" || items[1].File != "3" {
+		if len(items) != 2 || items[0].ID != "gh-7" || items[0].Repo != "octo/app" || items[1].ID != "dependabot-3" || items[1].File != "3" || items[0].Base != "main" {
 			t.Fatalf("items %+v", items)
 		}
 	})
 	for name, body := range map[string]string{
 		"scan with a hostile repo": `{"repo": "--upload-pack=x/y", "items": []}`,
+		"scan with a hostile base": `{"repo": "o/r", "base": "--upload-pack=x", "items": [{"group": "to-fix", "finding": "gh-1", "kind": "issue", "number": 1}]}`,
+		"scan with a bad base":     `{"repo": "o/r", "base": "main..dev", "items": [{"group": "to-fix", "finding": "gh-1", "kind": "issue", "number": 1}]}`,
 		"scan number mismatch":     `{"repo": "o/r", "items": [{"group": "to-fix", "finding": "gh-1", "kind": "issue", "number": 2}]}`,
 		"empty list":               `{"repo": "o/r", "items": []}`,
 		"binary":                   "\xff\xfe",
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := write(t, t.TempDir(), "src.json", body)
-			if _, err := ReadSource(p, splitter(t)); err == nil {
+			if _, err := ReadSource(p, Intake{Split: splitter(t)}); err == nil {
 				t.Fatal("read, want an error")
 			}
 		})

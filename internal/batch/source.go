@@ -31,26 +31,36 @@ var ErrSource = errors.New("bad batch source")
 // source (run --batch, scan --from) takes it at once.
 type Reader struct {
 	Name string
-	Read func(name string, data []byte, split Splitter) (items []Item, ok bool, err error)
+	Read func(name string, data []byte, in Intake) (items []Item, ok bool, err error)
 }
 
 // Splitter writes one finding of a many-finding file to a file of its
 // own (a run reads one finding), returning its path.
 type Splitter func(id string, data []byte) (string, error)
 
+// Intake is what readers need of the caller: where split files go, and
+// how a SARIF log is sorted (nil: a SARIF source is refused).
+type Intake struct {
+	Split Splitter
+	SARIF SARIFSorter
+}
+
 // Readers are the formats, tried in order: fixrail scan's JSON, a
 // vulnerable-dependency file (fixrail's finding list, osv-scanner JSON or
-// SARIF, one Dependabot alert), then a report (JSON or Markdown).
+// SARIF, one Dependabot alert), any other scanner's SARIF log, then a
+// report (JSON or Markdown).
 var Readers = []Reader{
 	{Name: "scan", Read: readScan},
 	{Name: "vuln", Read: readVulns},
+	{Name: "sarif", Read: readSARIF},
 	{Name: "report", Read: readReport},
 }
 
 // ReadSource reads a batch source: a file in any Readers format, or a
 // directory whose regular files (not recursing, hidden files skipped) are
-// each one. One-finding files split from a list are written through split.
-func ReadSource(path string, split Splitter) ([]Item, error) {
+// each one. One-finding files split from a list are written through
+// in.Split; a SARIF log is sorted by in.SARIF.
+func ReadSource(path string, in Intake) ([]Item, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSource, err)
@@ -80,7 +90,7 @@ func ReadSource(path string, split Splitter) ([]Item, error) {
 	}
 	var items []Item
 	for _, f := range files {
-		its, err := readFile(f, split)
+		its, err := readFile(f, in)
 		if err != nil {
 			return nil, err
 		}
@@ -100,13 +110,13 @@ func ReadSource(path string, split Splitter) ([]Item, error) {
 	return items, nil
 }
 
-func readFile(path string, split Splitter) ([]Item, error) {
+func readFile(path string, in Intake) ([]Item, error) {
 	data, err := pathguard.ReadRegular(path, findings.MaxVulnFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrSource, path, err)
 	}
 	for _, r := range Readers {
-		items, ok, err := r.Read(path, data, split)
+		items, ok, err := r.Read(path, data, in)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s (%s): %w", ErrSource, path, r.Name, err)
 		}
@@ -124,20 +134,28 @@ type ScanItem struct {
 	Kind    string `json:"kind"`
 	Number  int    `json:"number"`
 	Title   string `json:"title"`
+	Why     string `json:"why"`
+	Path    string `json:"path"`
 }
 
 // scanDoc is `fixrail scan --json`: one repository's, or with --repos an
 // array of them.
 type scanDoc struct {
-	Repo  string     `json:"repo"`
+	Repo string `json:"repo"`
+	// SARIF is the log a scan --sarif read (its kind-sarif items' ids are
+	// that log's results).
+	SARIF string     `json:"sarif"`
 	Base  string     `json:"base"`
 	Items []ScanItem `json:"items"`
 }
 
 // readScan takes a scan's to-fix items: GitHub issues and Dependabot
-// alerts, each run by number on its repository. The other groups are
-// work a run would refuse (branch-exists, unfixable) or no finding at all.
-func readScan(_ string, data []byte, _ Splitter) ([]Item, bool, error) {
+// alerts, each run by number on its repository, and a SARIF log's
+// results, each run by id from the log in the local repository. The
+// other groups are work a run would refuse (branch-exists, unfixable) or
+// no finding at all; a SARIF log's unfixable and posture results are
+// listed with their reason.
+func readScan(_ string, data []byte, _ Intake) ([]Item, bool, error) {
 	trim := bytes.TrimSpace(data)
 	var docs []scanDoc
 	switch {
@@ -150,7 +168,9 @@ func readScan(_ string, data []byte, _ Splitter) ([]Item, bool, error) {
 		if _, ok := probe["items"]; !ok {
 			return nil, false, nil
 		}
-		if _, ok := probe["repo"]; !ok {
+		_, repo := probe["repo"]
+		_, log := probe["sarif"]
+		if !repo && !log {
 			return nil, false, nil
 		}
 		if err := json.Unmarshal(trim, &d); err != nil {
@@ -173,10 +193,21 @@ func readScan(_ string, data []byte, _ Splitter) ([]Item, bool, error) {
 	}
 	var out []Item
 	for _, d := range docs {
-		if !validRepo(d.Repo) {
+		if (d.Repo != "" || d.SARIF == "") && !validRepo(d.Repo) {
 			return nil, true, fmt.Errorf("repo %q is not owner/name", d.Repo)
 		}
+		if d.Base != "" && !validBranch(d.Base) {
+			return nil, true, fmt.Errorf("base %q is not a branch name", d.Base)
+		}
 		for _, it := range d.Items {
+			if it.Kind == "sarif" {
+				sit, err := scanSARIFItem(d, it)
+				if err != nil {
+					return nil, true, err
+				}
+				out = append(out, sit...)
+				continue
+			}
 			if it.Group != "to-fix" {
 				continue
 			}
@@ -189,10 +220,13 @@ func readScan(_ string, data []byte, _ Splitter) ([]Item, bool, error) {
 			default:
 				continue // a repository fact, not a finding
 			}
+			if d.Repo == "" {
+				return nil, true, fmt.Errorf("item %q: the listing names no repository", it.Finding)
+			}
 			if it.Number <= 0 || it.Finding != id {
 				return nil, true, fmt.Errorf("item %q: kind %s number %d do not name it", it.Finding, it.Kind, it.Number)
 			}
-			out = append(out, Item{ID: id, Title: it.Title, Kind: it.Kind, File: strconv.Itoa(it.Number), Repo: d.Repo})
+			out = append(out, Item{ID: id, Title: it.Title, Kind: it.Kind, File: strconv.Itoa(it.Number), Repo: d.Repo, Base: d.Base})
 		}
 	}
 	return out, true, nil
@@ -205,10 +239,25 @@ func validRepo(s string) bool {
 	return ok && pathguard.SafeName(owner) && pathguard.SafeName(name) && !strings.HasPrefix(owner, "-") && !strings.HasPrefix(name, "-") && name != "." && name != ".."
 }
 
+// validBranch is a branch name as git allows it, within a conservative
+// alphabet: it becomes an argument.
+func validBranch(s string) bool {
+	if s == "" || len(s) > 255 || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") ||
+		strings.HasSuffix(s, ".lock") || strings.Contains(s, "..") || strings.Contains(s, "//") || strings.Contains(s, "@{") {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/-", r)) {
+			return false
+		}
+	}
+	return true
+}
+
 // readVulns takes a vulnerable-dependency file, one item per package,
 // each split to a file of fixrail's finding JSON. Two findings on one
 // manifest, or on one package, share a key: they run in sequence.
-func readVulns(_ string, data []byte, split Splitter) ([]Item, bool, error) {
+func readVulns(_ string, data []byte, in Intake) ([]Item, bool, error) {
 	vs, err := findings.ParseVuln(data)
 	if err != nil {
 		return nil, false, nil // not this format; the report reader says why
@@ -222,7 +271,7 @@ func readVulns(_ string, data []byte, split Splitter) ([]Item, bool, error) {
 		if err != nil {
 			return nil, true, err
 		}
-		file, err := split(v.ID, one)
+		file, err := in.Split(v.ID, one)
 		if err != nil {
 			return nil, true, err
 		}
@@ -238,7 +287,7 @@ func readVulns(_ string, data []byte, split Splitter) ([]Item, bool, error) {
 
 // readReport takes a report file as it is: one finding, its file the
 // source's own. Its evidence's path and manifest are its keys.
-func readReport(name string, data []byte, _ Splitter) ([]Item, bool, error) {
+func readReport(name string, data []byte, _ Intake) ([]Item, bool, error) {
 	f, err := findings.Parse(filepath.Base(name), data)
 	if err != nil {
 		return nil, true, err

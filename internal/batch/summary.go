@@ -19,6 +19,9 @@ type Summary struct {
 	Exit     int            `json:"exit"`
 	Duration string         `json:"duration"`
 	Runs     []Result       `json:"runs"`
+	// Listed are the source's findings no run took (a scanner's
+	// unfixable and posture results), each with why.
+	Listed []Item `json:"listed,omitempty"`
 }
 
 // Summarise counts results by terminal state ("error" for a run with
@@ -49,11 +52,24 @@ func what(r Result) string {
 	case r.PR != "":
 		s = r.PR
 	}
+	return capped(s)
+}
+
+// capped is untrusted text on one line, at most 160 bytes.
+func capped(s string) string {
 	s = untrusted.OneLine(s)
 	if len(s) > 160 {
 		s = s[:157] + "..."
 	}
 	return s
+}
+
+// listedID is a listed finding's id; a posture note has none.
+func listedID(it Item) string {
+	if it.ID == "" {
+		return "-"
+	}
+	return untrusted.OneLine(it.ID)
 }
 
 // Print writes the summary table.
@@ -76,6 +92,15 @@ func (s *Summary) Print(w io.Writer) {
 		if n := s.Counts[string(k)]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}
+	}
+	if len(s.Listed) > 0 {
+		parts = append(parts, fmt.Sprintf("%d not run", len(s.Listed)))
+	}
+	for i, it := range s.Listed {
+		if i == 0 {
+			fmt.Fprintf(w, "\nNOT RUN (%d): what the source lists that no run takes\n", len(s.Listed))
+		}
+		fmt.Fprintf(w, "%-*s  %-9s  %s\n", width, listedID(it), it.Listed, capped(it.Why))
 	}
 	mode := ""
 	if s.DryRun {
@@ -108,6 +133,9 @@ func (s *Summary) StepSummary(w io.Writer) error {
 			term = fmt.Sprintf("exit %d", r.Exit)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(r.Item.ID), mdCell(term), mdCell(r.Reason), mdCell(what(r)))
+	}
+	for _, it := range s.Listed {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCell(listedID(it)), mdCell(it.Listed+" (not run)"), "", mdCell(capped(it.Why)))
 	}
 	fmt.Fprintf(&b, "\n%d finding(s); exit %d.\n", len(s.Runs), s.Exit)
 	_, err := io.WriteString(w, b.String())

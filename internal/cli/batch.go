@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +21,7 @@ import (
 	"github.com/fixrail/fixrail/internal/batch"
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/events"
+	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/pipeline"
@@ -32,12 +35,14 @@ type runMoreOpts struct {
 	parallel      int
 	reposParallel int
 	dryRun        bool
+	keep          bool
 }
 
 func (x *runMoreOpts) flags(fs *flag.FlagSet) {
-	fs.StringVar(&x.batch, "batch", "", "run every finding of a batch `source`: a scan's JSON, a vulnerable-dependency list, a report file, or a directory of them")
+	fs.StringVar(&x.batch, "batch", "", "run every finding of a batch `source`: a scan's JSON, a vulnerable-dependency list, a scanner's SARIF log, a report file, or a directory of them")
 	fs.IntVar(&x.parallel, "parallel", 0, "with --batch: at most `N` runs at once (default: the ledger's budget.concurrent caps; the ledger still admits each run)")
 	fs.IntVar(&x.reposParallel, "repos-parallel", 0, "with --batch over a many-repository scan: at most `N` repositories cloned and worked at once (default 3)")
+	fs.BoolVar(&x.keep, "keep", false, "with --batch over a many-repository scan: keep each whole clone after its runs (by default only its .fixrail/runs, batches and outbox are kept)")
 	fs.BoolVar(&x.dryRun, "dry-run", false, "plan only: the fix phase's agent gets read tools only, the run stops after P3 (HALT dry-run) and the forge publishes nothing")
 }
 
@@ -90,7 +95,7 @@ var _ pipeline.Forge = dryRunForge{}
 
 // batchOnly are run's flags a batch reads itself; every other flag given
 // is passed on to each finding's run unchanged.
-var batchOnly = map[string]bool{"batch": true, "parallel": true, "repos-parallel": true, "json": true, "repo": true, "dir": true,
+var batchOnly = map[string]bool{"batch": true, "parallel": true, "repos-parallel": true, "keep": true, "json": true, "repo": true, "dir": true,
 	"report": true, "vuln": true, "issue": true, "alert": true, "event": true, "group": true}
 
 // runBatch runs every finding of the source, each in a `fixrail run`
@@ -124,9 +129,9 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 		// A scan's listing names its repositories: each is cloned into a
 		// directory of its own (batch_clone.go). Read it without a state
 		// directory: it splits nothing.
-		items, err := batch.ReadSource(o.x.batch, func(string, []byte) (string, error) {
+		items, err := batch.ReadSource(o.x.batch, batch.Intake{Split: func(string, []byte) (string, error) {
 			return "", fmt.Errorf("not a scan's listing")
-		})
+		}})
 		if err == nil && len(items) > 0 && items[0].Repo != "" {
 			if o.g.group != "" {
 				return usagef("--group manifest groups a batch in one repository; a listing of several repositories is not grouped yet")
@@ -134,8 +139,8 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 			return runBatchClones(ctx, stdio, o, items, pass)
 		}
 	}
-	if set["repos-parallel"] {
-		return usagef("--repos-parallel goes with a batch over a scan's listing of several repositories")
+	if set["repos-parallel"] || set["keep"] {
+		return usagef("--repos-parallel and --keep go with a batch over a scan's listing of several repositories")
 	}
 	parallel, dir, err := batchSetup(ctx, local, o.base, o.x.parallel)
 	if err != nil {
@@ -153,10 +158,22 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 		_, err = f.Write(data)
 		return p, errors.Join(err, f.Close())
 	}
-	items, err := batch.ReadSource(o.x.batch, split)
+	// A SARIF log is sorted as run --sarif sorts it, against this
+	// repository's work tree, base commit and scanners: (each run sorts it
+	// again and refuses what is not to-fix).
+	sortSARIF := func(name string, _ []byte) (*findings.SARIFScan, error) {
+		setup, err := pipeline.Prepare(ctx, local, o.base)
+		if err != nil {
+			return nil, err
+		}
+		defer setup.Close()
+		return readSARIFScan(ctx, setup, name)
+	}
+	items, err := batch.ReadSource(o.x.batch, batch.Intake{Split: split, SARIF: sortSARIF})
 	if err != nil {
 		return usagef("--batch: %v", err)
 	}
+	items, listed := batch.Runnable(items)
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("locate the fixrail binary: %w", err)
@@ -178,13 +195,21 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	if grouped != nil {
 		grouped.publish(ctx, stdio.Stderr, results)
 	}
-	return finishBatch(stdio, o, results, parallel, time.Since(t0))
+	// The one-finding files split from the source were the runs' input
+	// only (each run report holds its finding): the logs stay.
+	for _, it := range items {
+		if filepath.Dir(it.File) == dir && strings.HasSuffix(it.File, ".finding.json") {
+			os.Remove(it.File)
+		}
+	}
+	return finishBatch(stdio, o, results, listed, parallel, time.Since(t0))
 }
 
 // finishBatch prints a batch's summary (and the job summary under
 // Actions) and returns its exit.
-func finishBatch(stdio Stdio, o *runOpts, results []batch.Result, parallel int, took time.Duration) error {
+func finishBatch(stdio Stdio, o *runOpts, results []batch.Result, listed []batch.Item, parallel int, took time.Duration) error {
 	sum := batch.Summarise(o.x.batch, o.x.dryRun, parallel, took, results)
+	sum.Listed = listed
 	if err := stepSummary(os.LookupEnv, sum); err != nil {
 		fmt.Fprintf(stdio.Stderr, "fixrail: warning: the job summary: %v\n", err)
 	}
@@ -223,7 +248,34 @@ func batchSetup(ctx context.Context, repo, base string, parallel int) (int, stri
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return 0, "", fmt.Errorf("batch directory: %w", err)
 	}
+	pruneBatches(batches, keptBatches)
 	return parallel, dir, nil
+}
+
+// keptBatches is how many batch directories (each run's console log) a
+// repository keeps; the run reports, in .fixrail/runs, are not touched.
+const keptBatches = 20
+
+var batchDirName = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9]+$`)
+
+// pruneBatches removes all but the newest keep batch directories (by
+// name, which is their start time). Best effort: what cannot be removed
+// stays. Only fixrail's own names; a link is removed, never followed.
+func pruneBatches(batches string, keep int) {
+	ents, err := os.ReadDir(batches)
+	if err != nil {
+		return
+	}
+	var names []string
+	for _, e := range ents {
+		if batchDirName.MatchString(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names[:max(0, len(names)-keep)] {
+		os.RemoveAll(filepath.Join(batches, n))
+	}
 }
 
 // childArgs is one finding's `fixrail run` command line. A GitHub item
@@ -236,8 +288,15 @@ func childArgs(it batch.Item, local, repo string, repoSet bool, pass []string) [
 		args = append(args, "--repo", it.Repo, "--dir", local, "--"+it.Kind, it.File)
 	case "vuln":
 		args = append(args, "--vuln", it.File, "--repo", local)
+	case "sarif":
+		args = append(args, "--sarif", it.File, "--result", it.ID, "--repo", local)
 	default:
 		args = append(args, "--report", it.File, "--repo", local)
+	}
+	// A scan's listing names the base it was scanned against: its runs
+	// work that base, unless --base (in pass) names one for all.
+	if it.Base != "" && !slices.ContainsFunc(pass, func(a string) bool { return strings.HasPrefix(a, "--base=") }) {
+		args = append(args, "--base", it.Base)
 	}
 	return append(args, pass...)
 }
@@ -261,7 +320,7 @@ const childGrace = 30 * time.Second
 func runChild(ctx context.Context, exe, dir string, args []string) batch.Result {
 	name := "run"
 	for i, a := range args {
-		if (a == "--report" || a == "--vuln" || a == "--issue" || a == "--alert") && i+1 < len(args) {
+		if (a == "--report" || a == "--vuln" || a == "--issue" || a == "--alert" || a == "--result") && i+1 < len(args) {
 			name = strings.TrimPrefix(a, "--") + "-" + filepath.Base(args[i+1])
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"os/exec"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/batch"
 	ghforge "github.com/fixrail/fixrail/internal/forge/github"
+	"github.com/fixrail/fixrail/internal/pipeline"
 )
 
 // defaultReposParallel is how many repositories a batch clones and works
@@ -44,14 +47,18 @@ func serverURL(lookup func(string) (string, bool)) (string, error) {
 // never .git/config), to that server only (no redirect is followed with
 // it); no hook, no submodule, no transport but the
 // server's own scheme; nothing asks on a terminal.
-func cloneRepo(ctx context.Context, server, repo, dir string, lookup func(string) (string, bool)) error {
+func cloneRepo(ctx context.Context, server, repo, base, dir string, lookup func(string) (string, bool)) error {
 	ctx, cancel := context.WithTimeout(ctx, cloneTimeout)
 	defer cancel()
 	scheme := strings.SplitN(server, ":", 2)[0]
-	cmd := exec.CommandContext(ctx, "git",
-		"-c", "core.hooksPath=/dev/null", "-c", "protocol.allow=never", "-c", "protocol."+scheme+".allow=always",
+	args := []string{"-c", "core.hooksPath=/dev/null", "-c", "protocol.allow=never", "-c", "protocol." + scheme + ".allow=always",
 		"-c", "credential.helper=", "-c", "core.askPass=", "-c", "http.followRedirects=false",
-		"clone", "--quiet", "--no-recurse-submodules", "--", server+"/"+repo+".git", dir)
+		"clone", "--quiet", "--no-recurse-submodules"}
+	if base != "" {
+		// The base as a local branch, where a run reads it.
+		args = append(args, "--branch", base)
+	}
+	cmd := exec.CommandContext(ctx, "git", append(args, "--", server+"/"+repo+".git", dir)...)
 	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=")
 	for _, name := range ghforge.TokenEnv {
 		if tok, ok := lookup(name); ok && tok != "" {
@@ -72,8 +79,8 @@ func cloneRepo(ctx context.Context, server, repo, dir string, lookup func(string
 // runBatchClones runs a many-repository batch: each repository is cloned
 // into a directory of its own under one fresh 0700 workspace, at most
 // reposParallel at once, and its findings run there as any batch's do
-// (its own fixrail.yaml, ledger and state). The clones are kept: they hold
-// the run reports and the local outbox.
+// (its own fixrail.yaml, ledger and state). After its runs a clone is
+// pruned to what a user reads (pruneClone) unless --keep.
 func runBatchClones(ctx context.Context, stdio Stdio, o *runOpts, items []batch.Item, pass []string) error {
 	server, err := serverURL(os.LookupEnv)
 	if err != nil {
@@ -115,7 +122,13 @@ func runBatchClones(ctx context.Context, stdio Stdio, o *runOpts, items []batch.
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			res := runOneRepo(ctx, stdio, o, exe, server, filepath.Join(work, strconv.Itoa(i)+"-"+strings.ReplaceAll(repo, "/", "+")), repo, byRepo[repo], pass)
+			dir := filepath.Join(work, strconv.Itoa(i)+"-"+strings.ReplaceAll(repo, "/", "+"))
+			res := runOneRepo(ctx, stdio, o, exe, server, dir, repo, byRepo[repo], pass)
+			if !o.x.keep {
+				if err := pruneClone(dir); err != nil {
+					fmt.Fprintf(stdio.Stderr, "batch: %s: warning: the clone was not pruned: %v\n", repo, err)
+				}
+			}
 			mu.Lock()
 			results[repo] = res
 			mu.Unlock()
@@ -126,7 +139,7 @@ func runBatchClones(ctx context.Context, stdio Stdio, o *runOpts, items []batch.
 	for _, repo := range repos {
 		all = append(all, results[repo]...)
 	}
-	return finishBatch(stdio, o, all, o.x.parallel, time.Since(t0))
+	return finishBatch(stdio, o, all, nil, o.x.parallel, time.Since(t0))
 }
 
 // runOneRepo clones one repository and runs its findings; a clone or a
@@ -141,11 +154,15 @@ func runOneRepo(ctx context.Context, stdio Stdio, o *runOpts, exe, server, dir, 
 		}
 		return out
 	}
+	base := o.base
+	if base == "" {
+		base = items[0].Base // the base the listing was scanned against
+	}
 	fmt.Fprintf(stdio.Stderr, "batch: clone %s\n", repo)
-	if err := cloneRepo(ctx, server, repo, dir, os.LookupEnv); err != nil {
+	if err := cloneRepo(ctx, server, repo, base, dir, os.LookupEnv); err != nil {
 		return fail(err)
 	}
-	parallel, logs, err := batchSetup(ctx, dir, o.base, o.x.parallel)
+	parallel, logs, err := batchSetup(ctx, dir, base, o.x.parallel)
 	if err != nil {
 		return fail(err)
 	}
@@ -153,4 +170,38 @@ func runOneRepo(ctx context.Context, stdio Stdio, o *runOpts, exe, server, dir, 
 		return runChild(ctx, exe, logs, childArgs(it, dir, "", false, pass))
 	}
 	return batch.Run(ctx, items, run, batch.Options{Parallel: parallel, Progress: stdio.Stderr})
+}
+
+// keptState are the parts of a clone's state directory a user reads after
+// a batch: the run reports and event logs, the batch's per-run logs, and
+// the local forge's outbox.
+var keptState = []string{"runs", "batches", "outbox"}
+
+// pruneClone removes a clone after its runs but for keptState, which stays
+// where the summary's paths point (DIR/.fixrail/...). Renames only: a
+// link the repository planted is moved as a link, never followed, and
+// RemoveAll does not follow links either.
+func pruneClone(dir string) error {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil // never cloned
+	}
+	keep := dir + ".kept"
+	if err := os.Mkdir(keep, 0o700); err != nil {
+		return err
+	}
+	state := filepath.Join(dir, pipeline.StateDirName)
+	if fi, err := os.Lstat(state); err == nil && fi.IsDir() {
+		for _, sub := range keptState {
+			if err := os.Rename(filepath.Join(state, sub), filepath.Join(keep, sub)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return err
+	}
+	return os.Rename(keep, state)
 }

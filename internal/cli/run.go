@@ -101,15 +101,20 @@ With --batch SOURCE every finding of the source runs to its terminal state,
 each in a fixrail run process of its own (its own lock, ledger admission,
 containment and report). SOURCE is a file scan can read — fixrail scan
 --json, a vulnerable-dependency list (fixrail's, osv-scanner's JSON or
-SARIF), a report — or a directory of them. At most --parallel run at once
+SARIF), any other scanner's SARIF log (each to-fix result runs as --sarif
+FILE --result ID; unfixable and posture results are listed, never run), a
+report — or a directory of them. At most --parallel run at once
 (default: the smaller of budget.concurrent.repo and .global); findings that
 name the same file, manifest or package run one after another (S7). A line
 per finding on stderr, a table (or --json) on stdout, logs under
 .fixrail/batches/; the exit code is the most severe of the runs (ESCALATE
 over HALT over NOT-REPRO over DRAFT-PR; a run with no terminal state above
-all). Every other flag is passed to each run. A scan's listing without
---dir clones each repository it names from $GITHUB_SERVER_URL into a
-directory of its own, --repos-parallel (default 3) at a time.
+all). Every other flag is passed to each run; a scan's listing also
+passes the base it was scanned against (unless --base). A scan's listing
+without --dir clones each repository it names from $GITHUB_SERVER_URL
+into a directory of its own, --repos-parallel (default 3) at a time, and
+after its runs prunes the clone to .fixrail/runs, batches and outbox
+(--keep keeps it whole).
 
 --dry-run plans and publishes nothing, three ways at once: the fix phase's
 agent gets read tools only, the run stops after P3 (HALT dry-run, saying

@@ -93,7 +93,12 @@ func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (
 		return runIntake{dir: o.repo}, nil
 	}
 	event := o.event
-	if event == "" && env("GITHUB_ACTIONS") == "true" {
+	// A sweep's fix job (init --sweep) names its finding by flag and runs
+	// on the sweep's triggers, a schedule or a dispatch with no issue
+	// input: under Actions that trigger names no finding to check the
+	// flag against, and is not read. Any other trigger still is.
+	sweep := o.event == "" && (set["issue"] || set["alert"])
+	if event == "" && env("GITHUB_ACTIONS") == "true" && !(sweep && env("GITHUB_EVENT_NAME") == "schedule") {
 		event = env("GITHUB_EVENT_PATH")
 	}
 	if !set["issue"] && !set["alert"] && event == "" {
@@ -118,6 +123,9 @@ func (o *runOpts) intake(fs *flag.FlagSet, lookup func(string) (string, bool)) (
 	}
 	if event != "" {
 		ev, err := findings.ReadEvent(event, env("GITHUB_EVENT_NAME"))
+		if sweep && errors.Is(err, findings.ErrNoDispatchInput) {
+			return in, nil
+		}
 		if err != nil {
 			return runIntake{}, usagef("%v", err)
 		}

@@ -138,10 +138,13 @@ type scanItem struct {
 }
 
 type scanResult struct {
-	Repo  string     `json:"repo,omitempty"`
-	Dir   string     `json:"dir,omitempty"`
-	Base  string     `json:"base"`
-	Label string     `json:"label,omitempty"`
+	Repo  string `json:"repo,omitempty"`
+	Dir   string `json:"dir,omitempty"`
+	Base  string `json:"base"`
+	Label string `json:"label,omitempty"`
+	// SARIF is the log --sarif read, absolute: run --batch runs its
+	// kind-sarif items from it.
+	SARIF string     `json:"sarif,omitempty"`
 	Items []scanItem `json:"items"`
 	// Skipped counts scanner results that are no findings (suppressed,
 	// passing, absent from the baseline).

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/fixrail/fixrail/internal/config"
@@ -110,6 +111,9 @@ func scanSARIF(ctx context.Context, setup *pipeline.Setup, res *scanResult, o *s
 		return &codedError{code: exitUsage, msg: err.Error()}
 	}
 	res.Skipped += scan.Skipped
+	if res.SARIF, err = filepath.Abs(o.sarif); err != nil {
+		return err
+	}
 	return addScannerItems(ctx, setup, res, "sarif", scan.Results, inFlight)
 }
 

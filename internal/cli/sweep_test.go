@@ -15,8 +15,8 @@ import (
 // sweep's fix job reads — each key it names exists in an entry, the
 // finding's concurrency group is the one fixrail.yml and fixrail-alerts.yml
 // use for it, and the run line the entry's kind and number make parses as
-// run's own flags. (Not the full simulated runner: the simulation runs one
-// job; this checks the seam between the two.)
+// run's own flags. (A quick check of the seam between the two jobs;
+// TestSweepWorkflowRuns runs both in the simulated runner.)
 func TestSweepMatrixFeedsTheFixJob(t *testing.T) {
 	var out bytes.Buffer
 	err := printMatrix(Stdio{Stdout: &out, Stderr: &bytes.Buffer{}}, []*scanResult{

@@ -8,14 +8,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,10 @@ type simJob struct {
 	remote    string // the bare repository
 	proxy     string
 	gitlog    *bytes.Buffer
+	// What repository() adds to the project: lines appended to the
+	// fixrail.yaml init writes, and files.
+	extraConfig string
+	extraFiles  map[string]string
 }
 
 // newSimJob lays out a runner, a private repository holding the project and
@@ -246,7 +251,8 @@ func (j *simJob) repository() {
 	if !strings.Contains(cfg, "\nsandbox: required\n") {
 		j.t.Fatal("the fixrail.yaml init writes does not require the sandbox")
 	}
-	files["fixrail.yaml"] = cfg
+	files["fixrail.yaml"] = cfg + j.extraConfig
+	maps.Copy(files, j.extraFiles)
 	for p, c := range files {
 		writeFile(j.t, filepath.Join(src, p), c)
 	}
@@ -279,82 +285,113 @@ func writeFile(t *testing.T, p, content string) {
 	}
 }
 
-// The workflow, as much of it as a job runs.
+// The workflow, as much of it as the simulation runs.
 type simWorkflow struct {
-	Jobs map[string]struct {
-		If    string            `yaml:"if"`
-		Env   map[string]string `yaml:"env"`
-		Steps []struct {
-			Name string            `yaml:"name"`
-			If   string            `yaml:"if"`
-			Uses string            `yaml:"uses"`
-			With map[string]string `yaml:"with"`
-			Env  map[string]string `yaml:"env"`
-			Run  string            `yaml:"run"`
-		} `yaml:"steps"`
-	} `yaml:"jobs"`
+	Concurrency simConcurrency       `yaml:"concurrency"`
+	Jobs        map[string]simJobDef `yaml:"jobs"`
 }
 
-var simExpr = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
-
-// eval fills the ${{ }} expressions a job's env: holds. Only the ones the
-// reference workflow uses are known; any other fails the test, so a new
-// expression cannot pass unevaluated.
-func (j *simJob) eval(s string, event map[string]any) string {
-	return simExpr.ReplaceAllStringFunc(s, func(m string) string {
-		e := simExpr.FindStringSubmatch(m)[1]
-		switch {
-		case e == "secrets.GITHUB_TOKEN":
-			return simToken
-		case e == "secrets.ANTHROPIC_API_KEY":
-			return "sim-model-key-not-a-secret"
-		case strings.HasPrefix(e, "github.event."):
-			var v any = event
-			for _, k := range strings.Split(strings.TrimPrefix(e, "github.event."), ".") {
-				obj, _ := v.(map[string]any)
-				v = obj[k]
-			}
-			if v == nil {
-				j.t.Fatalf("expression %s: not in the event", e)
-			}
-			return fmt.Sprint(v)
-		}
-		j.t.Fatalf("expression %q is not simulated", e)
-		return ""
-	})
+type simConcurrency struct {
+	Group            string `yaml:"group"`
+	CancelInProgress *bool  `yaml:"cancel-in-progress"`
 }
 
-// holds evaluates a job's if: for the event; only the conditions the
-// reference workflows use are known, any other fails the test.
-func (j *simJob) holds(cond string, event map[string]any) bool {
-	switch cond {
-	case "github.event.label.name == 'fixrail'":
-		return j.eval("${{ github.event.label.name }}", event) == "fixrail"
-	case "startsWith(github.head_ref, 'fixrail/')":
-		// github.head_ref is the pull_request event's head branch.
-		return strings.HasPrefix(j.eval("${{ github.event.pull_request.head.ref }}", event), "fixrail/")
+type simJobDef struct {
+	If       string            `yaml:"if"`
+	Needs    any               `yaml:"needs"`
+	Env      map[string]string `yaml:"env"`
+	Outputs  map[string]string `yaml:"outputs"`
+	Strategy struct {
+		FailFast    *bool `yaml:"fail-fast"`
+		MaxParallel int   `yaml:"max-parallel"`
+		Matrix      any   `yaml:"matrix"`
+	} `yaml:"strategy"`
+	Concurrency simConcurrency `yaml:"concurrency"`
+	Steps       []struct {
+		Name string            `yaml:"name"`
+		ID   string            `yaml:"id"`
+		If   string            `yaml:"if"`
+		Uses string            `yaml:"uses"`
+		With map[string]string `yaml:"with"`
+		Env  map[string]string `yaml:"env"`
+		Run  string            `yaml:"run"`
+	} `yaml:"steps"`
+}
+
+func parseSimWorkflow(t *testing.T, wf []byte) simWorkflow {
+	t.Helper()
+	var doc simWorkflow
+	if err := yaml.Unmarshal(wf, &doc); err != nil {
+		t.Fatal(err)
 	}
-	j.t.Fatalf("if: %q is not simulated", cond)
-	return false
+	return doc
+}
+
+// contexts are what a job's expressions read for the event: github (the
+// event and the fields of it the workflows use) and the secrets the
+// simulated repository holds. Anything else an expression reads fails
+// the test (workflow_expr_sim_test.go).
+func (j *simJob) contexts(eventName string, event map[string]any) simCtx {
+	gh := map[string]any{"event": event, "event_name": eventName, "repository": "o/r", "repository_owner": "o",
+		"server_url": j.serverURL, "api_url": j.apiURL, "actor": "maint", "ref": "refs/heads/main"}
+	if pr, ok := event["pull_request"].(map[string]any); ok && eventName == "pull_request" {
+		gh["head_ref"] = pr["head"].(map[string]any)["ref"]
+		gh["base_ref"] = pr["base"].(map[string]any)["ref"]
+	}
+	return simCtx{"github": gh, "secrets": map[string]any{
+		"GITHUB_TOKEN":      simToken,
+		"ANTHROPIC_API_KEY": "sim-model-key-not-a-secret",
+		// The simulated Postgres trusts its socket: the password is
+		// carried as the workflow says, and not checked.
+		"FIXRAIL_LEDGER_PASSWORD": "sim-ledger-password-not-a-secret",
+	}}
+}
+
+// eval fills the ${{ }} expressions of a scalar; one the evaluator does
+// not know fails the test.
+func (j *simJob) eval(s string, ctx simCtx) string {
+	j.t.Helper()
+	out, err := simInterpolate(s, ctx)
+	if err != nil {
+		j.t.Fatalf("%q: %v", s, err)
+	}
+	return out
 }
 
 // simResult is how a job ended.
 type simResult struct {
 	failedStep string // "" when every step passed
 	log        string
+	outputs    map[string]string // the job's outputs: (when every step passed)
 }
 
-// run executes the workflow's job for the event. It stops at the first
-// failing step, as Actions does.
+// run executes the workflow's one job for the event. It stops at the
+// first failing step, as Actions does.
 func (j *simJob) run(wf []byte, eventName string, event map[string]any) simResult {
 	t := j.t
-	var doc simWorkflow
-	if err := yaml.Unmarshal(wf, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := parseSimWorkflow(t, wf)
 	if len(doc.Jobs) != 1 {
 		t.Fatalf("%d jobs, want 1", len(doc.Jobs))
 	}
+	ctx := j.contexts(eventName, event)
+	for name, job := range doc.Jobs {
+		if job.If != "" {
+			ok, err := simCondition(job.If, ctx)
+			if err != nil || !ok {
+				t.Fatalf("job %s: if %q does not hold for the event (%v)", name, job.If, err)
+			}
+		}
+		return j.runJob(job, eventName, event, ctx)
+	}
+	panic("unreachable")
+}
+
+// runJob runs one job's steps on this runner with ctx (github, secrets,
+// and needs and matrix when the job has them): each step's env: and the
+// job's evaluated, GITHUB_PATH carried, each step's GITHUB_OUTPUT read
+// into steps.<id>.outputs, and the job's outputs: evaluated at its end.
+func (j *simJob) runJob(job simJobDef, eventName string, event map[string]any, ctx simCtx) simResult {
+	t := j.t
 	eventPath := filepath.Join(j.dir, "event.json")
 	data, _ := json.Marshal(event)
 	writeFile(t, eventPath, string(data))
@@ -375,62 +412,105 @@ func (j *simJob) run(wf []byte, eventName string, event map[string]any) simResul
 	if err := os.MkdirAll(base["TMPDIR"], 0o755); err != nil {
 		t.Fatal(err)
 	}
+	steps := map[string]any{}
+	ctx = maps.Clone(ctx)
+	ctx["steps"] = steps
+	jobEnv := map[string]string{}
+	for k, v := range job.Env {
+		jobEnv[k] = j.eval(v, ctx)
+	}
 	var paths []string // GITHUB_PATH, newest first
-	for name, job := range doc.Jobs {
-		if job.If != "" && !j.holds(job.If, event) {
-			t.Fatalf("job %s: if %q does not hold for the event", name, job.If)
+	for i, st := range job.Steps {
+		label := st.Name
+		if label == "" {
+			label = st.Uses
 		}
-		for i, st := range job.Steps {
-			label := st.Name
-			if label == "" {
-				label = st.Uses
+		fmt.Fprintf(&log, "== step %d: %s\n", i, label)
+		if st.If != "" {
+			t.Fatalf("step %d: if: %q is not simulated", i, st.If)
+		}
+		env := maps.Clone(base)
+		maps.Copy(env, jobEnv)
+		for k, v := range st.Env {
+			env[k] = j.eval(v, ctx)
+		}
+		env["PATH"] = strings.Join(append(append([]string{}, paths...), j.tools, j.image), string(os.PathListSeparator))
+		ghPath, ghEnv, ghOut := filepath.Join(j.dir, fmt.Sprintf("path-%d", i)), filepath.Join(j.dir, fmt.Sprintf("env-%d", i)), filepath.Join(j.dir, fmt.Sprintf("out-%d", i))
+		writeFile(t, ghPath, "")
+		writeFile(t, ghEnv, "")
+		writeFile(t, ghOut, "")
+		env["GITHUB_PATH"], env["GITHUB_ENV"], env["GITHUB_OUTPUT"] = ghPath, ghEnv, ghOut
+		var err error
+		switch {
+		case strings.HasPrefix(st.Uses, "actions/checkout@"):
+			err = j.checkout(st.With, &log)
+		case strings.HasPrefix(st.Uses, "actions/setup-go@"):
+			err = j.setupGo(st.With, ghPath)
+		case st.Uses != "":
+			t.Fatalf("step %d uses %s, which is not simulated", i, st.Uses)
+		default:
+			err = j.bash(st.Run, env, &log)
+		}
+		if err != nil {
+			fmt.Fprintf(&log, "== step %d failed: %v\n", i, err)
+			return simResult{failedStep: label, log: log.String()}
+		}
+		added, _ := os.ReadFile(ghPath)
+		for _, p := range strings.Split(strings.TrimSpace(string(added)), "\n") {
+			if p != "" {
+				paths = append([]string{p}, paths...)
 			}
-			fmt.Fprintf(&log, "== step %d: %s\n", i, label)
-			if st.If != "" {
-				t.Fatalf("step %d: if: %q is not simulated", i, st.If)
-			}
-			env := map[string]string{}
-			for k, v := range base {
-				env[k] = v
-			}
-			for k, v := range job.Env {
-				env[k] = j.eval(v, event)
-			}
-			for k, v := range st.Env {
-				env[k] = j.eval(v, event)
-			}
-			env["PATH"] = strings.Join(append(append([]string{}, paths...), j.tools, j.image), string(os.PathListSeparator))
-			ghPath, ghEnv := filepath.Join(j.dir, fmt.Sprintf("path-%d", i)), filepath.Join(j.dir, fmt.Sprintf("env-%d", i))
-			writeFile(t, ghPath, "")
-			writeFile(t, ghEnv, "")
-			env["GITHUB_PATH"], env["GITHUB_ENV"], env["GITHUB_OUTPUT"] = ghPath, ghEnv, filepath.Join(j.dir, fmt.Sprintf("out-%d", i))
-			var err error
-			switch {
-			case strings.HasPrefix(st.Uses, "actions/checkout@"):
-				err = j.checkout(st.With, &log)
-			case strings.HasPrefix(st.Uses, "actions/setup-go@"):
-				err = j.setupGo(st.With, ghPath)
-			case st.Uses != "":
-				t.Fatalf("step %d uses %s, which is not simulated", i, st.Uses)
-			default:
-				err = j.bash(st.Run, env, &log)
-			}
-			if err != nil {
-				fmt.Fprintf(&log, "== step %d failed: %v\n", i, err)
-				return simResult{failedStep: label, log: log.String()}
-			}
-			added, _ := os.ReadFile(ghPath)
-			for _, p := range strings.Split(strings.TrimSpace(string(added)), "\n") {
-				if p != "" {
-					paths = append([]string{p}, paths...)
-				}
-			}
-			if e, _ := os.ReadFile(ghEnv); len(bytes.TrimSpace(e)) > 0 {
-				t.Fatalf("step %d wrote GITHUB_ENV, which the simulation does not carry: %s", i, e)
-			}
+		}
+		if e, _ := os.ReadFile(ghEnv); len(bytes.TrimSpace(e)) > 0 {
+			t.Fatalf("step %d wrote GITHUB_ENV, which the simulation does not carry: %s", i, e)
+		}
+		outs, err := readGitHubOutput(ghOut)
+		if err != nil {
+			t.Fatalf("step %d: GITHUB_OUTPUT: %v", i, err)
+		}
+		if st.ID != "" {
+			steps[st.ID] = map[string]any{"outputs": outs, "outcome": "success", "conclusion": "success"}
 		}
 	}
-	return simResult{log: log.String()}
+	res := simResult{log: log.String(), outputs: map[string]string{}}
+	for k, v := range job.Outputs {
+		res.outputs[k] = j.eval(v, ctx)
+	}
+	return res
+}
+
+// readGitHubOutput parses a step's $GITHUB_OUTPUT as the runner does:
+// name=value lines and name<<DELIMITER blocks.
+func readGitHubOutput(path string) (map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if line == "" {
+			continue
+		}
+		if name, delim, ok := strings.Cut(line, "<<"); ok && !strings.Contains(name, "=") {
+			var val []string
+			for i++; i < len(lines) && lines[i] != delim; i++ {
+				val = append(val, lines[i])
+			}
+			if i == len(lines) {
+				return nil, fmt.Errorf("%s: no closing %s", name, delim)
+			}
+			out[name] = strings.Join(val, "\n")
+			continue
+		}
+		name, val, ok := strings.Cut(line, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("line %q is neither name=value nor name<<DELIMITER", line)
+		}
+		out[name] = val
+	}
+	return out, nil
 }
 
 // checkout is actions/checkout with persist-credentials: false: the token
@@ -571,6 +651,26 @@ func simEvent() map[string]any {
 // one fails.
 func simGitHub(tb testing.TB, strict bool) *githubtest.Server {
 	srv := githubtest.New(tb)
+	simIssueRun(srv, strict, simIssue{Number: 42, PR: 43, Title: "shout crashes on None", Body: "shout(None) raises AttributeError: 'NoneType' object has no attribute 'upper'"})
+	return srv
+}
+
+// simIssue is an issue of o/r labelled fixrail, and the number of the PR
+// a run that fixes it opens.
+type simIssue struct {
+	Number, PR  int
+	Title, Body string
+	// NoEvent: the run names the issue by flag with no event payload
+	// (a sweep's fix job), so it reads the issue at intake and again
+	// at the open-work gate, and has no sender whose access to check.
+	NoEvent bool
+}
+
+// simIssueRun expects what one run of `fixrail run --issue N` asks of the
+// API (see simGitHub). Runs one after another on one server each add
+// their own expectations; the fake answers the first unused one.
+func simIssueRun(srv *githubtest.Server, strict bool, is simIssue) {
+	n, pr := strconv.Itoa(is.Number), strconv.Itoa(is.PR)
 	on := func(method, path string, status int, body string) *githubtest.Expectation {
 		e := srv.On(method, path).Reply(status, body)
 		if !strict {
@@ -578,43 +678,51 @@ func simGitHub(tb testing.TB, strict bool) *githubtest.Server {
 		}
 		return e
 	}
-	issue := `{"author_association":"NONE","body":"shout(None) raises AttributeError: 'NoneType' object has no attribute 'upper'","comments":0,"created_at":"2026-11-30T09:00:00Z","html_url":"https://github.com/o/r/issues/42","labels":[{"name":"bug"},{"name":"fixrail"}],"locked":false,"number":42,"state":"open","title":"shout crashes on None","updated_at":"2026-11-30T10:00:00Z","user":{"login":"reporter","type":"User"}}`
-	on("GET", "/repos/o/r/collaborators/maint/permission", 200, `{"permission":"admin","role_name":"admin","user":{"login":"maint"}}`)
+	issue, _ := json.Marshal(map[string]any{"author_association": "NONE", "body": is.Body, "comments": 0, "created_at": "2026-11-30T09:00:00Z",
+		"html_url": "https://github.com/o/r/issues/" + n, "labels": []any{map[string]any{"name": "bug"}, map[string]any{"name": "fixrail"}},
+		"locked": false, "number": is.Number, "state": "open", "title": is.Title, "updated_at": "2026-11-30T10:00:00Z",
+		"user": map[string]any{"login": "reporter", "type": "User"}})
+	if !is.NoEvent {
+		// The event's sender (who labelled the issue) must have write
+		// access; a run by number has no sender to check.
+		on("GET", "/repos/o/r/collaborators/maint/permission", 200, `{"permission":"admin","role_name":"admin","user":{"login":"maint"}}`)
+	}
 	on("GET", "/repos/o/r/collaborators/reporter/permission", 200, `{"permission":"write","role_name":"write","user":{"login":"reporter"}}`)
-	on("GET", "/repos/o/r/issues/42/comments", 200, `[]`)
+	on("GET", "/repos/o/r/issues/"+n+"/comments", 200, `[]`)
 	on("GET", "/repos/o/r/branches/main", 200, `{"commit":{"sha":"1111111111111111111111111111111111111111"},"name":"main","protected":true}`)
 	on("GET", "/repos/o/r/rules/branches/main", 200, `[{"parameters":{"required_approving_review_count":1},"ruleset_id":42,"ruleset_source":"o/r","ruleset_source_type":"Repository","type":"pull_request"}]`)
 	if pulls := on("GET", "/repos/o/r/pulls", 200, `[]`).Query("state", "open"); strict {
 		pulls.Times(2)
 	}
-	on("GET", "/repos/o/r/branches/fixrail/gh-42", 404, `{"message":"Not Found"}`)
-	on("GET", "/repos/o/r/issues/42", 200, issue)
+	on("GET", "/repos/o/r/branches/fixrail/gh-"+n, 404, `{"message":"Not Found"}`)
+	if get := on("GET", "/repos/o/r/issues/"+n, 200, string(issue)); strict && is.NoEvent {
+		get.Times(2)
+	}
 	// P1's access probes, refused for their content: the token may open
 	// PRs and comment. (Not strict: every POST /pulls is the probe's, as
 	// no run that stops early gets to open one.)
 	on("POST", "/repos/o/r/pulls", 422, githubtest.HeadInvalid)
-	on("POST", "/repos/o/r/issues/42/comments", 422, githubtest.CommentBodyMissing)
+	on("POST", "/repos/o/r/issues/"+n+"/comments", 422, githubtest.CommentBodyMissing)
 	if !strict {
 		// A run that stops with ESCALATE, NOT-REPRO or a HALT it can say
 		// on the issue labels there (the comment is the probe's expectation).
-		srv.On("POST", "/repos/o/r/issues/42/labels").Reply(200, `[]`).AnyTimes()
-		return srv
+		srv.On("POST", "/repos/o/r/issues/"+n+"/labels").Reply(200, `[]`).AnyTimes()
+		return
 	}
-	on("POST", "/repos/o/r/pulls", 201, `{"base":{"ref":"main"},"draft":true,"head":{"ref":"fixrail/gh-42","repo":{"full_name":"o/r"}},"html_url":"https://github.com/o/r/pull/43","number":43,"state":"open","title":"fixrail"}`).
+	on("POST", "/repos/o/r/pulls", 201, `{"base":{"ref":"main"},"draft":true,"head":{"ref":"fixrail/gh-`+n+`","repo":{"full_name":"o/r"}},"html_url":"https://github.com/o/r/pull/`+pr+`","number":`+pr+`,"state":"open","title":"fixrail"}`).
 		Check(func(t testing.TB, body []byte) {
 			var req struct {
 				Draft *bool  `json:"draft"`
 				Head  string `json:"head"`
 			}
-			if json.Unmarshal(body, &req) != nil || req.Draft == nil || !*req.Draft || req.Head != "fixrail/gh-42" {
-				t.Errorf("POST /pulls is not a draft of fixrail/gh-42: %s", body)
+			if json.Unmarshal(body, &req) != nil || req.Draft == nil || !*req.Draft || req.Head != "fixrail/gh-"+n {
+				t.Errorf("POST /pulls is not a draft of fixrail/gh-%s: %s", n, body)
 			}
 		})
 	srv.On("POST", "/repos/o/r/labels").Reply(422, `{"message":"Validation Failed","errors":[{"resource":"Label","code":"already_exists","field":"name"}]}`).AnyTimes()
-	on("POST", "/repos/o/r/issues/43/labels", 200, `[{"name":"fixrail"}]`)
+	on("POST", "/repos/o/r/issues/"+pr+"/labels", 200, `[{"name":"fixrail"}]`)
 	on("GET", "/repos/o/r/commits/{sha}/check-runs", 200, `{"check_runs":[{"app":{"slug":"github-actions"},"conclusion":"success","head_sha":"","id":1,"name":"test","status":"completed"}],"total_count":1}`)
 	on("GET", "/repos/o/r/commits/{sha}/status", 200, `{"state":"pending","statuses":[],"total_count":0}`)
-	return srv
 }
 
 // TestReferenceWorkflowRuns runs the workflow `fixrail init` writes, pinned

@@ -65,6 +65,9 @@ const (
 var (
 	// ErrBadEvent wraps every reason an event payload cannot be used.
 	ErrBadEvent = errors.New("bad event payload")
+	// ErrNoDispatchInput is a workflow_dispatch that names no issue (a
+	// sweep dispatched by hand): an ErrBadEvent.
+	ErrNoDispatchInput = fmt.Errorf("%w", ErrBadEvent)
 	// ErrNotAuthorized: the run's actor lacks write access, so the run
 	// must not start (anyone can open an issue or comment).
 	ErrNotAuthorized = errors.New("the run's actor has no write access to the repository")
@@ -438,5 +441,5 @@ func dispatchNumber(inputs map[string]json.RawMessage) (int, error) {
 		}
 		return n, nil
 	}
-	return 0, fmt.Errorf("%w: workflow_dispatch has none of the inputs %s", ErrBadEvent, strings.Join(DispatchInputs, ", "))
+	return 0, fmt.Errorf("%w: workflow_dispatch has none of the inputs %s", ErrNoDispatchInput, strings.Join(DispatchInputs, ", "))
 }
