@@ -93,7 +93,7 @@ func charLiteralReview(t string, ks, s, e int, d *diffFile) string {
 	if r := spaceAfter(t, e+1); r >= len(t) || t[r] != ';' {
 		return ""
 	}
-	if ks > 0 && t[ks-1] == '$' || stringDeclWords[strings.ToLower(wordBefore(t, ks))] {
+	if ks > 0 && t[ks-1] == '$' || foldIn(stringDeclWords, wordBefore(t, ks)) {
 		return ""
 	}
 	if ext, ok := d.at(t, ks); ok && !charLiteralExts[ext] && !textExts[ext] {
