@@ -18,8 +18,8 @@ import (
 // const, my, our, SQL's SET). Otherwise the value is redacted and left for
 // review, never ignored.
 
-// ReviewCharLiteral: see above.
-const ReviewCharLiteral = "a single-quoted value ended by ';' is a character literal in C-family code, and nothing says this text is in a language where it is a string"
+// ReviewCharLiteral is the review reason for such a value.
+const ReviewCharLiteral = "single-quoted and ended by ';': a character literal in C-family code, and the text names no language in which it is a string"
 
 // charLiteralExts are the extensions of languages in which '…' is a
 // character (rune) literal, not a string.
