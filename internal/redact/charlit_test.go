@@ -16,61 +16,55 @@ func TestCharLiteralTier(t *testing.T) {
 	diff := func(file, line string) string {
 		return "diff --git a/" + file + " b/" + file + "\n--- a/" + file + "\n+++ b/" + file + "\n@@ -1,1 +1,2 @@\n ok\n+" + line + "\n"
 	}
-	cases := []struct {
-		name string
-		in   string
-		want string // the credential-assignment finding's Review; "" blocks
-	}{
-		{"no language, ';'", "api_key = '" + v + "';\n", ReviewCharLiteral},
-		{"no language, blank before ';'", "db_pass = '" + v + "' ;\n", ReviewCharLiteral},
-		{"no language, member", "cfg.password = '" + v + "';\n", ReviewCharLiteral},
-		{"no ';': not C", "api_key = '" + v + "'\n", ""},
-		{"double quotes", "api_key = \"" + v + "\";\n", ""},
-		{"';' then more", "api_key = '" + v + "'; f()\n", ReviewCharLiteral},
-		{"php sigil", "$api_key = '" + v + "';\n", ""},
-		{"js let", "let apiKey = '" + v + "';\n", ""},
-		{"js var", "  var secret = '" + v + "';\n", ""},
-		{"js const", "const password = '" + v + "';\n", ""},
-		{"perl my", "my $password = '" + v + "';\n", ""},
-		{"sql set", "UPDATE users SET password = '" + v + "';\n", ""},
-		{"not a declaration word", "outlet api_key = '" + v + "';\n", ReviewCharLiteral},
-		{"diff of a .js file", diff("web/config.js", "apiKey = '"+v+"';"), ""},
-		{"diff of a .php file", diff("app/db.php", "password = '"+v+"';"), ""},
-		{"diff of a .c file", diff("src/conf.c", "api_key = '"+v+"';"), ReviewCharLiteral},
-		{"diff of a .java file", diff("src/A.java", "password = '"+v+"';"), ReviewCharLiteral},
-		{"diff of a .md file", diff("docs/setup.md", "api_key = '"+v+"';"), ReviewCharLiteral},
-		{"diff -u header with a date", "--- conf.c\t2026-01-01\n+++ conf.js\t2026-01-02\n@@ -1 +1 @@\n+api_key = '" + v + "';\n", ""},
-		{"deleted file header", "--- a/x.js\n+++ /dev/null\n@@ -1 +0,0 @@\n-api_key = '" + v + "';\n", ReviewCharLiteral},
+	C, B := ReviewCharLiteral, "" // the credential-assignment finding's Review
+	cases := []struct{ name, in, review string }{
+		{"no language, ';'", "api_key = '" + v + "';\n", C},
+		{"no language, blank before ';'", "db_pass = '" + v + "' ;\n", C},
+		{"no language, member", "cfg.password = '" + v + "';\n", C},
+		{"no ';': not C", "api_key = '" + v + "'\n", B},
+		{"double quotes", "api_key = \"" + v + "\";\n", B},
+		{"';' then more", "api_key = '" + v + "'; f()\n", C},
+		{"php sigil", "$api_key = '" + v + "';\n", B},
+		{"js let", "let apiKey = '" + v + "';\n", B},
+		{"js var", "  var secret = '" + v + "';\n", B},
+		{"js const", "const password = '" + v + "';\n", B},
+		{"perl my", "my $password = '" + v + "';\n", B},
+		{"sql set", "UPDATE users SET password = '" + v + "';\n", B},
+		{"not a declaration word", "outlet api_key = '" + v + "';\n", C},
+		{"diff of a .js file", diff("web/config.js", "apiKey = '"+v+"';"), B},
+		{"diff of a .php file", diff("app/db.php", "password = '"+v+"';"), B},
+		{"diff of a .c file", diff("src/conf.c", "api_key = '"+v+"';"), C},
+		{"diff of a .java file", diff("src/A.java", "password = '"+v+"';"), C},
+		{"diff of a .md file", diff("docs/setup.md", "api_key = '"+v+"';"), C},
+		{"diff -u header with a date", "--- conf.c\t2026-01-01\n+++ conf.js\t2026-01-02\n@@ -1 +1 @@\n+api_key = '" + v + "';\n", B},
+		{"deleted file header", "--- a/x.js\n+++ /dev/null\n@@ -1 +0,0 @@\n-api_key = '" + v + "';\n", C},
 		// the language is that of the file the line is in, not the last one in the text
-		{"js file then c file", diff("a.js", "x = 1;") + diff("b.cpp", "password = '"+v+"';"), ReviewCharLiteral},
-		{"c file then js file", diff("b.cpp", "x = 1;") + diff("a.js", "password = '"+v+"';"), ""},
+		{"js file then c file", diff("a.js", "x = 1;") + diff("b.cpp", "password = '"+v+"';"), C},
+		{"c file then js file", diff("b.cpp", "x = 1;") + diff("a.js", "password = '"+v+"';"), B},
 	}
+	pcs := make([]precisionCase, len(cases))
+	for i, tc := range cases {
+		pcs[i] = precisionCase{tc.name, tc.in, block, ruleAssignment}
+		if tc.review != "" {
+			pcs[i].want = review
+		}
+	}
+	checkPrecision(t, pcs)
+	// and for the reason said, over the value, which Redact removes
 	e := mustNew(t, Options{})
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			fs, err := e.Detect(tc.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			i := slices.IndexFunc(fs, func(f Finding) bool { return f.Rule == ruleAssignment })
-			if i < 0 {
-				t.Fatalf("Detect(%q) = %v, want a %s finding", tc.in, fs, ruleAssignment)
-			}
-			if fs[i].Review != tc.want {
-				t.Errorf("Detect(%q): %s review %q, want %q", tc.in, ruleAssignment, fs[i].Review, tc.want)
-			}
-			if tc.in[fs[i].Start:fs[i].End] != v {
-				t.Errorf("finding spans %q, want the value", tc.in[fs[i].Start:fs[i].End])
-			}
-			// Redacted either way: the tier decides only what blocks.
-			out, _, err := e.Redact(tc.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.Contains(out, v) {
-				t.Errorf("Redact left the value in %q", out)
-			}
-		})
+		fs, err := e.Detect(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(fs, func(f Finding) bool {
+			return f.Rule == ruleAssignment && f.Review == tc.review && tc.in[f.Start:f.End] == v
+		}) {
+			t.Errorf("%s: Detect(%q) = %v, want %s over the value with review %q", tc.name, tc.in, fs, ruleAssignment, tc.review)
+		}
+		if out, _, err := e.Redact(tc.in); err != nil || strings.Contains(out, v) {
+			t.Errorf("%s: Redact = %q, %v: the value is left", tc.name, out, err)
+		}
 	}
 }
 
