@@ -62,7 +62,7 @@ func (d *diffFile) at(t string, p int) (string, bool) {
 		}
 		h := from + k
 		from = h + 4
-		if h > 0 && t[h-1] != '\n' {
+		if !fileHeader(t, h) {
 			continue
 		}
 		end := strings.IndexByte(t[from:], '\n')
@@ -81,6 +81,22 @@ func (d *diffFile) at(t string, p int) (string, bool) {
 	// A match may straddle p; look again from just before it next time.
 	d.upto = max(d.upto, p-3)
 	return d.ext, d.seen
+}
+
+// fileHeader reports whether the "+++ " at h begins a diff's file header:
+// at a line start, after a "--- " line and before a hunk's "@@ " (or the
+// end). An added line "++ b/x.c" reads "+++ b/x.c" in a patch, but inside a
+// hunk, after another added or context line and before more of them, so
+// the text of a file cannot rename the file it is in.
+func fileHeader(t string, h int) bool {
+	if h < 5 || t[h-1] != '\n' {
+		return false
+	}
+	if ps := strings.LastIndexByte(t[:h-1], '\n') + 1; !strings.HasPrefix(t[ps:h], "--- ") {
+		return false
+	}
+	e := strings.IndexByte(t[h:], '\n')
+	return e < 0 || h+e+1 == len(t) || strings.HasPrefix(t[h+e+1:], "@@ ")
 }
 
 // charLiteralReview is ReviewCharLiteral when the value t[s:e], read under

@@ -37,6 +37,9 @@ func TestCharLiteralTier(t *testing.T) {
 		{"diff of a .java file", diff("src/A.java", "password = '"+v+"';"), C},
 		{"diff of a .md file", diff("docs/setup.md", "api_key = '"+v+"';"), C},
 		{"diff -u header with a date", "--- conf.c\t2026-01-01\n+++ conf.js\t2026-01-02\n@@ -1 +1 @@\n+api_key = '" + v + "';\n", B},
+		// a file's own text cannot rename the file: an added "++ b/x.c" line
+		{"added line reading as a header", diff("web/config.js", "++ b/x.c\n+password = '"+v+"';"), B},
+		{"removed and added lines reading as headers", diff("web/config.js", "x = 1;\n--- a/x.c\n+++ b/x.c\n+password = '"+v+"';"), B},
 		{"deleted file header", "--- a/x.js\n+++ /dev/null\n@@ -1 +0,0 @@\n-api_key = '" + v + "';\n", C},
 		// the language is that of the file the line is in, not the last one in the text
 		{"js file then c file", diff("a.js", "x = 1;") + diff("b.cpp", "password = '"+v+"';"), C},
@@ -72,7 +75,8 @@ func TestCharLiteralTier(t *testing.T) {
 // of the whole prefix does.
 func TestDiffFileIncremental(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 2))
-	parts := []string{"+++ b/a.js\n", "+++ b/b.c\n", "+++ /dev/null\n", "x+++ b/no.go\n", "+ ++\n", "+++ ", "code;\n", "\n", "+++ c.PY\t2026\n"}
+	parts := []string{"+++ b/a.js\n", "+++ b/b.c\n", "+++ /dev/null\n", "x+++ b/no.go\n", "+ ++\n", "+++ ", "code;\n", "\n", "+++ c.PY\t2026\n",
+		"--- a/x\n", "--- a/x\n+++ b/y.rb\n", "@@ -1 +1 @@\n", "@@ "}
 	for n := 0; n < 300; n++ {
 		var sb strings.Builder
 		for k := r.IntN(12); k >= 0; k-- {
@@ -93,7 +97,7 @@ func TestDiffFileIncremental(t *testing.T) {
 func naiveDiffFile(prefix, t string) (string, bool) {
 	ext, seen := "", false
 	for h := 0; h+4 <= len(prefix); h++ {
-		if prefix[h:h+4] != "+++ " || h > 0 && prefix[h-1] != '\n' {
+		if prefix[h:h+4] != "+++ " || !naiveHeader(t, h) {
 			continue
 		}
 		line := t[h+4:]
@@ -110,4 +114,18 @@ func naiveDiffFile(prefix, t string) (string, bool) {
 		ext, seen = strings.ToLower(path.Ext(line)), true
 	}
 	return ext, seen
+}
+
+// naiveHeader is fileHeader by splitting the text into lines.
+func naiveHeader(t string, h int) bool {
+	lines := strings.SplitAfter(t, "\n")
+	at := 0
+	for i, l := range lines {
+		if at == h {
+			return i > 0 && strings.HasPrefix(lines[i-1], "--- ") &&
+				(i+1 == len(lines) || lines[i+1] == "" || strings.HasPrefix(lines[i+1], "@@ "))
+		}
+		at += len(l)
+	}
+	return false
 }

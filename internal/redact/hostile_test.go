@@ -92,7 +92,7 @@ var hostileShapes = []hostileShape{
 		r := rand.New(rand.NewPCG(9, 10))
 		var b strings.Builder
 		for b.Len() < n {
-			fmt.Fprintf(&b, "+++ b/f%d.c\n+api_key = '%s';\n", b.Len(), randomString(r, alnumAlphabet, 14))
+			fmt.Fprintf(&b, "--- a/f.c\n+++ b/f%d.c\n@@ -1 +1 @@\n+api_key = '%s';\n+++ b/x.c\n", b.Len(), randomString(r, alnumAlphabet, 14))
 		}
 		return b.String()[:n]
 	}},
