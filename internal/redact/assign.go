@@ -291,6 +291,7 @@ func envStyle(t string, start int) bool {
 }
 
 func scanAssignments(t string, c *collector) {
+	var file diffFile
 	for i := 0; i < len(t); {
 		j := strings.IndexAny(t[i:], "=:")
 		if j < 0 {
@@ -346,7 +347,11 @@ func scanAssignments(t string, c *collector) {
 			env = false
 		}
 		if s, e, ok := assignedValue(t, vs, op, env); ok && !sameName(key, t[s:e]) && (kind == strongName || tokenValue(t[s:e])) {
-			if !c.addReview(ruleAssignment, s, e, namedValueReview(key, kind, t[s:e])) {
+			review := namedValueReview(key, kind, t[s:e])
+			if review == "" {
+				review = charLiteralReview(t, ks, s, e, &file)
+			}
+			if !c.addReview(ruleAssignment, s, e, review) {
 				return
 			}
 			i = max(e, o+1)

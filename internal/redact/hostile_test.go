@@ -87,6 +87,15 @@ var hostileShapes = []hostileShape{
 		}
 		return b.String()[:n]
 	}},
+	{"char-literal-lines", func(n int) string {
+		// every value asks which file of a diff it is in
+		r := rand.New(rand.NewPCG(9, 10))
+		var b strings.Builder
+		for b.Len() < n {
+			fmt.Fprintf(&b, "--- a/f.c\n+++ b/f%d.c\n@@ -1 +1 @@\n+api_key = '%s';\n+++ b/x.c\n", b.Len(), randomString(r, alnumAlphabet, 14))
+		}
+		return b.String()[:n]
+	}},
 	{"token-lines", func(n int) string {
 		r := rand.New(rand.NewPCG(5, 6))
 		var b strings.Builder
