@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -94,12 +95,13 @@ func runLint(_ context.Context, stdio Stdio, args []string) error {
 	results := make([][]conformance.Finding, len(paths))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	opt := conformance.Options{NoIgnores: o.noIgnores, Shell: conformance.NewShellCache()}
 	for i, p := range paths {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			results[i] = lintFile(p, conformance.Options{NoIgnores: o.noIgnores})
+			results[i] = lintFile(p, opt)
 		}()
 	}
 	wg.Wait()
@@ -188,10 +190,13 @@ func readWorkflow(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file")
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxWorkflowSize+1))
-	if err != nil {
+	// Sized from Stat, so a large lock file is not read through a chain of
+	// doubling copies; the limit, not the size Stat claims, bounds it.
+	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), maxWorkflowSize)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxWorkflowSize+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if len(data) > maxWorkflowSize {
 		return nil, fmt.Errorf("larger than %d bytes", maxWorkflowSize)
 	}

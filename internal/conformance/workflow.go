@@ -34,6 +34,7 @@ type Workflow struct {
 	rule     string // the rule reporting; set by Lint
 
 	nonceCache map[[4]any]string // judgeStepOutput by (job, asking step, step id, key)
+	shellCache *ShellCache       // Options.Shell
 }
 
 type job struct {
@@ -313,20 +314,20 @@ func (w *Workflow) buildRun(st *step, sc scope) {
 	st.outTaint = s.outTaint
 	st.outKeys = s.outKeys
 	redefined := false
-	v := st.run.Run.Value
-	syntax.Walk(s.file, func(n syntax.Node) bool {
-		if !strings.Contains(v, "fixrail") && !strings.Contains(v, "\\") {
-			return false // no name could spell fixrail
-		}
-		switch n := n.(type) {
-		case *syntax.FuncDecl:
-			redefined = redefined || n.Name != nil && n.Name.Value == "fixrail"
-		case *syntax.CallExpr:
-			a := args(n)
-			redefined = redefined || len(a) >= 2 && a[0] == "alias" && strings.HasPrefix(a[1], "fixrail=")
-		}
-		return true
-	})
+	// Without "fixrail" or a backslash in the text no name can spell
+	// fixrail: the walk (which renders every call's words) is skipped.
+	if v := st.run.Run.Value; strings.Contains(v, "fixrail") || strings.Contains(v, "\\") {
+		syntax.Walk(s.file, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.FuncDecl:
+				redefined = redefined || n.Name != nil && n.Name.Value == "fixrail"
+			case *syntax.CallExpr:
+				a := args(n)
+				redefined = redefined || len(a) >= 2 && a[0] == "alias" && strings.HasPrefix(a[1], "fixrail=")
+			}
+			return true
+		})
+	}
 	if redefined {
 		// A function or alias named fixrail is not fixrail: nothing it
 		// runs would be fenced or staged.
