@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -96,7 +97,8 @@ func runLint(_ context.Context, stdio Stdio, args []string) error {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	opt := conformance.Options{NoIgnores: o.noIgnores, Shell: conformance.NewShellCache()}
-	for i, p := range paths {
+	for _, i := range largestFirst(paths) {
+		p := paths[i]
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -128,6 +130,23 @@ func runLint(_ context.Context, stdio Stdio, args []string) error {
 	}
 	fmt.Fprintf(stdio.Stderr, "fixrail lint: %d file(s), no findings\n", len(paths))
 	return nil
+}
+
+// largestFirst orders the indices of paths by file size, largest first:
+// one lock file can take longer than all the others together, and
+// starting it last would leave every other worker idle while it runs.
+// Only the schedule changes; results keep the order of paths.
+func largestFirst(paths []string) []int {
+	size := make([]int64, len(paths))
+	order := make([]int, len(paths))
+	for i, p := range paths {
+		order[i] = i
+		if fi, err := os.Stat(p); err == nil {
+			size[i] = fi.Size()
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
+	return order
 }
 
 // workflowPaths expands the arguments: files as given, directories to the

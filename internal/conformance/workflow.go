@@ -82,8 +82,37 @@ func (s *step) name() string {
 // double-quoted scalar: they can assemble a ${{ }} the source does not show.
 var hiddenEscape = lazyRE(`\\(u0024|x24|U00000024|u007[bB]|x7[bB]|U0000007[bB])`)
 
-// payloadRead: github-script code that reads attacker text from the event.
-var payloadRead = lazyRE(`context\.payload|\.(title|body|head_ref|head_branch)\b|head\.ref`)
+// readsPayload reports whether github-script code reads attacker text
+// from the event: it holds "context.payload" or "head.ref", or one of
+// .title .body .head_ref .head_branch not followed by a word character.
+// It is the expression payloadReadRE (kept in the tests, which hold the
+// two equal), as a byte scan: gh-aw lock files inline github-script
+// bodies of thousands of lines, and the expression over them was a
+// fifth of building the model.
+func readsPayload(s string) bool {
+	if strings.Contains(s, "context.payload") || strings.Contains(s, "head.ref") {
+		return true
+	}
+	for i := strings.IndexByte(s, '.'); i >= 0; {
+		rest := s[i+1:]
+		for _, f := range [...]string{"title", "body", "head_ref", "head_branch"} {
+			if strings.HasPrefix(rest, f) && (len(rest) == len(f) || !isWordByte(rest[len(f)])) {
+				return true
+			}
+		}
+		j := strings.IndexByte(rest, '.')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// isWordByte is regexp's \w: an ASCII letter, digit or underscore.
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
 
 // parse builds the model. Whatever cannot be analysed becomes an
 // unparseable finding; the rest is still built so other rules run.
@@ -255,7 +284,7 @@ func (w *Workflow) buildJob(j *job) {
 				}
 			}
 			if st.uses == "actions/github-script" && st.outTaint == "" {
-				if s := ex.Inputs["script"]; s != nil && payloadRead().MatchString(s.Value.Value) {
+				if s := ex.Inputs["script"]; s != nil && readsPayload(s.Value.Value) {
 					st.outTaint = "set by a script that reads the event payload"
 				}
 			}
