@@ -16,17 +16,23 @@ func BenchmarkLintCorpus(b *testing.B) {
 	if d := os.Getenv("FIXRAIL_BENCH_LINT_DIR"); d != "" {
 		dir = d // e.g. the generated corpus of scripts/bench-lint
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.yml"))
-	more, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	benchLint(b, readWorkflows(b, filepath.Join(dir, "*.yml"), filepath.Join(dir, "*.yaml")))
+}
+
+// readWorkflows reads every file the glob patterns match.
+func readWorkflows(tb testing.TB, patterns ...string) [][]byte {
 	var srcs [][]byte
-	for _, f := range append(files, more...) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
+	for _, pat := range patterns {
+		files, _ := filepath.Glob(pat)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			srcs = append(srcs, data)
 		}
-		srcs = append(srcs, data)
 	}
-	benchLint(b, srcs)
+	return srcs
 }
 
 // BenchmarkLintGenerated lints a generated set shaped like real agent
@@ -91,9 +97,9 @@ func genWorkflows(n int) [][]byte {
 		b.WriteString("on:\n  issues:\n    types: [opened, labeled]\n  issue_comment:\n    types: [created]\n")
 		b.WriteString("permissions:\n  contents: read\n  issues: write\n")
 		b.WriteString("env:\n  ISSUE_TITLE: ${{ github.event.issue.title }}\n  ISSUE_NUMBER: ${{ github.event.issue.number }}\njobs:\n")
-		jobs := 2
+		jobs, reps := 2, 1
 		if lock {
-			jobs = 6
+			jobs, reps = 6, 25
 		}
 		for j := range jobs {
 			fmt.Fprintf(&b, "  job%d:\n    runs-on: ubuntu-latest\n", j)
@@ -114,10 +120,6 @@ func genWorkflows(n int) [][]byte {
 				b.WriteString("      - name: Push\n        run: |\n          git config user.name bot\n          git checkout -b \"fix/${{ github.event.issue.number }}\"\n          git commit -am \"fix\" || true\n          git push origin HEAD\n          gh pr merge --squash --auto\n")
 			}
 			b.WriteString("      - name: Label\n        uses: actions/github-script@v7\n        with:\n          script: |\n")
-			reps := 1
-			if lock {
-				reps = 25
-			}
 			for k := range reps {
 				fmt.Fprintf(&b, script, i*100+k)
 			}

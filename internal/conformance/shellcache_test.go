@@ -2,8 +2,6 @@ package conformance
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sync"
 	"testing"
@@ -14,15 +12,7 @@ import (
 // finds, and the cache is used (the corpus and the generated set repeat
 // scripts, so a cache that answered wrongly on a hit would show here).
 func TestShellCacheSameFindings(t *testing.T) {
-	files, _ := filepath.Glob("testdata/corpus/*.yml")
-	var srcs [][]byte
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs = append(srcs, b)
-	}
+	srcs := readWorkflows(t, "testdata/corpus/*.yml")
 	srcs = append(srcs, genWorkflows(8)...)
 	srcs = append(srcs, genWorkflows(8)...) // every script again: all hits
 	want := make([][]Finding, len(srcs))
