@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -94,12 +96,14 @@ func runLint(_ context.Context, stdio Stdio, args []string) error {
 	results := make([][]conformance.Finding, len(paths))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, p := range paths {
+	opt := conformance.Options{NoIgnores: o.noIgnores, Shell: conformance.NewShellCache()}
+	for _, i := range largestFirst(paths) {
+		p := paths[i]
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			results[i] = lintFile(p, conformance.Options{NoIgnores: o.noIgnores})
+			results[i] = lintFile(p, opt)
 		}()
 	}
 	wg.Wait()
@@ -126,6 +130,23 @@ func runLint(_ context.Context, stdio Stdio, args []string) error {
 	}
 	fmt.Fprintf(stdio.Stderr, "fixrail lint: %d file(s), no findings\n", len(paths))
 	return nil
+}
+
+// largestFirst orders the indices of paths by file size, largest first:
+// one lock file can take longer than all the others together, and
+// starting it last would leave every other worker idle while it runs.
+// Only the schedule changes; results keep the order of paths.
+func largestFirst(paths []string) []int {
+	size := make([]int64, len(paths))
+	order := make([]int, len(paths))
+	for i, p := range paths {
+		order[i] = i
+		if fi, err := os.Stat(p); err == nil {
+			size[i] = fi.Size()
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
+	return order
 }
 
 // workflowPaths expands the arguments: files as given, directories to the
@@ -188,10 +209,13 @@ func readWorkflow(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file")
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxWorkflowSize+1))
-	if err != nil {
+	// Sized from Stat, so a large lock file is not read through a chain of
+	// doubling copies; the limit, not the size Stat claims, bounds it.
+	buf := bytes.NewBuffer(make([]byte, 0, min(fi.Size(), maxWorkflowSize)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxWorkflowSize+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if len(data) > maxWorkflowSize {
 		return nil, fmt.Errorf("larger than %d bytes", maxWorkflowSize)
 	}

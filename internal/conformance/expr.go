@@ -59,6 +59,9 @@ func (w *Workflow) exprsOf(s *actionlint.String) *scalar {
 		sc.exprs = append(sc.exprs, e)
 		off = end
 	}
+	if len(sc.exprs) == 0 {
+		return sc // nothing to locate
+	}
 	// Re-locate each expression in the raw source: actionlint's positions
 	// inside multi-line scalars are those of the scalar, not the text.
 	raw := w.rawExprPositions(s.Pos)

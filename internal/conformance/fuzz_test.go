@@ -3,6 +3,7 @@ package conformance
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 )
@@ -48,6 +49,23 @@ func FuzzScriptMergePrefilter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if scriptMerge().MatchString(s) && !mayMerge(s) {
 			t.Fatalf("scriptMerge matches %q but mayMerge skips it", s)
+		}
+	})
+}
+
+// payloadReadRE is what readsPayload computes, as the expression it was.
+var payloadReadRE = regexp.MustCompile(`context\.payload|\.(title|body|head_ref|head_branch)\b|head\.ref`)
+
+// FuzzReadsPayload: the byte scan and the expression agree on every input.
+func FuzzReadsPayload(f *testing.F) {
+	for _, s := range []string{"context.payload.issue.body", "issue.title", "x.title_y", "a.body", "a.bodyé", "a.body.x",
+		"pr.head.ref", "w.head_branch", "w.head_branches", "..title", ".", "", "title", "x.head_refs", "x.head_ref-1",
+		"context .payload", "const t = context.issue.title;"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := readsPayload(s), payloadReadRE.MatchString(s); got != want {
+			t.Fatalf("readsPayload(%q) = %v, the expression says %v", s, got, want)
 		}
 	})
 }

@@ -50,12 +50,15 @@ type Options struct {
 	NoIgnores bool
 	// Rules limits the run to these ids (nil: all). Unparseable always runs.
 	Rules []string
+	// Shell, if set, is shared by the files of one run (see ShellCache).
+	Shell *ShellCache
 }
 
 // Lint checks one workflow file. Findings are sorted by position and
 // de-duplicated (a YAML alias reports once per place).
 func Lint(path string, src []byte, opt Options) []Finding {
 	w := parse(path, src)
+	w.shellCache = opt.Shell
 	if w.wf != nil {
 		for _, r := range Rules() {
 			if opt.Rules != nil && !slices.Contains(opt.Rules, r.ID) {

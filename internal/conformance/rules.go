@@ -481,7 +481,7 @@ func (w *Workflow) noMergeScript(st *step) {
 		return
 	}
 	var hits []policy.Match
-	for _, m := range analyzeBash(st.sh.src) {
+	for _, m := range w.shellCache.analyze(st.sh.src) {
 		if mergeMatch(m) {
 			hits = append(hits, m)
 		}
@@ -498,7 +498,7 @@ func (w *Workflow) noMergeScript(st *step) {
 			continue // only locating: the whole script already decided
 		}
 		var rules, reasons []string
-		for _, m := range analyzeBash(text) {
+		for _, m := range w.shellCache.analyze(text) {
 			if !mergeMatch(m) || slices.Contains(rules, string(m.Rule)) {
 				continue
 			}

@@ -34,6 +34,7 @@ type Workflow struct {
 	rule     string // the rule reporting; set by Lint
 
 	nonceCache map[[4]any]string // judgeStepOutput by (job, asking step, step id, key)
+	shellCache *ShellCache       // Options.Shell
 }
 
 type job struct {
@@ -81,8 +82,37 @@ func (s *step) name() string {
 // double-quoted scalar: they can assemble a ${{ }} the source does not show.
 var hiddenEscape = lazyRE(`\\(u0024|x24|U00000024|u007[bB]|x7[bB]|U0000007[bB])`)
 
-// payloadRead: github-script code that reads attacker text from the event.
-var payloadRead = lazyRE(`context\.payload|\.(title|body|head_ref|head_branch)\b|head\.ref`)
+// readsPayload reports whether github-script code reads attacker text
+// from the event: it holds "context.payload" or "head.ref", or one of
+// .title .body .head_ref .head_branch not followed by a word character.
+// It is the expression payloadReadRE (kept in the tests, which hold the
+// two equal), as a byte scan: gh-aw lock files inline github-script
+// bodies of thousands of lines, and the expression over them was a
+// fifth of building the model.
+func readsPayload(s string) bool {
+	if strings.Contains(s, "context.payload") || strings.Contains(s, "head.ref") {
+		return true
+	}
+	for i := strings.IndexByte(s, '.'); i >= 0; {
+		rest := s[i+1:]
+		for _, f := range [...]string{"title", "body", "head_ref", "head_branch"} {
+			if strings.HasPrefix(rest, f) && (len(rest) == len(f) || !isWordByte(rest[len(f)])) {
+				return true
+			}
+		}
+		j := strings.IndexByte(rest, '.')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// isWordByte is regexp's \w: an ASCII letter, digit or underscore.
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
 
 // parse builds the model. Whatever cannot be analysed becomes an
 // unparseable finding; the rest is still built so other rules run.
@@ -254,7 +284,7 @@ func (w *Workflow) buildJob(j *job) {
 				}
 			}
 			if st.uses == "actions/github-script" && st.outTaint == "" {
-				if s := ex.Inputs["script"]; s != nil && payloadRead().MatchString(s.Value.Value) {
+				if s := ex.Inputs["script"]; s != nil && readsPayload(s.Value.Value) {
 					st.outTaint = "set by a script that reads the event payload"
 				}
 			}
@@ -313,20 +343,20 @@ func (w *Workflow) buildRun(st *step, sc scope) {
 	st.outTaint = s.outTaint
 	st.outKeys = s.outKeys
 	redefined := false
-	v := st.run.Run.Value
-	syntax.Walk(s.file, func(n syntax.Node) bool {
-		if !strings.Contains(v, "fixrail") && !strings.Contains(v, "\\") {
-			return false // no name could spell fixrail
-		}
-		switch n := n.(type) {
-		case *syntax.FuncDecl:
-			redefined = redefined || n.Name != nil && n.Name.Value == "fixrail"
-		case *syntax.CallExpr:
-			a := args(n)
-			redefined = redefined || len(a) >= 2 && a[0] == "alias" && strings.HasPrefix(a[1], "fixrail=")
-		}
-		return true
-	})
+	// Without "fixrail" or a backslash in the text no name can spell
+	// fixrail: the walk (which renders every call's words) is skipped.
+	if v := st.run.Run.Value; strings.Contains(v, "fixrail") || strings.Contains(v, "\\") {
+		syntax.Walk(s.file, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.FuncDecl:
+				redefined = redefined || n.Name != nil && n.Name.Value == "fixrail"
+			case *syntax.CallExpr:
+				a := args(n)
+				redefined = redefined || len(a) >= 2 && a[0] == "alias" && strings.HasPrefix(a[1], "fixrail=")
+			}
+			return true
+		})
+	}
 	if redefined {
 		// A function or alias named fixrail is not fixrail: nothing it
 		// runs would be fenced or staged.
