@@ -66,6 +66,13 @@ func checkCallKey(callKey string) error {
 // earlier pending request for the call, so a hook that denies the same call
 // again should reuse an unexpired one (see Pending): a signature already made
 // over the old file would not verify over a new nonce.
+//
+// The file is not fsync'd: a denied call waits for the disk once, for its
+// receipt, not twice. A pending request needs no durability to keep the rail
+// closed: one lost or torn by a crash reads as missing or malformed, so
+// approve refuses it, Take denies a signature without it, and the next
+// denial of the call writes a new one. Without a crash the rename still
+// shows readers the whole file or none.
 func (s *Store) SavePending(r *Request) (callKey string, err error) {
 	if err := r.validate(); err != nil {
 		return "", fmt.Errorf("save pending: %w", err)
@@ -77,7 +84,7 @@ func (s *Store) SavePending(r *Request) (callKey string, err error) {
 	if callKey, err = r.CallKey(); err != nil {
 		return "", fmt.Errorf("save pending: %w", err)
 	}
-	if err := writeFileAtomic(s.PendingPath(callKey), c); err != nil {
+	if err := writeFileAtomic(s.PendingPath(callKey), c, false); err != nil {
 		return "", fmt.Errorf("save pending: %w", err)
 	}
 	return callKey, nil
@@ -151,7 +158,7 @@ func (s *Store) SaveToken(t *Token) error {
 	if err != nil {
 		return fmt.Errorf("save token: %w", err)
 	}
-	if err := writeFileAtomic(s.tokenPath(callKey), append(data, '\n')); err != nil {
+	if err := writeFileAtomic(s.tokenPath(callKey), append(data, '\n'), true); err != nil {
 		return fmt.Errorf("save token: %w", err)
 	}
 	return nil
@@ -372,7 +379,9 @@ func (s *Store) Prune(cutoff time.Time) error {
 	return nil
 }
 
-func writeFileAtomic(path string, data []byte) error {
+// writeFileAtomic writes data to a temporary file and renames it over path,
+// fsync'ing the data first when sync is set.
+func writeFileAtomic(path string, data []byte, sync bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -382,7 +391,10 @@ func writeFileAtomic(path string, data []byte) error {
 		return err
 	}
 	_, werr := f.Write(data)
-	serr := f.Sync()
+	var serr error
+	if sync {
+		serr = f.Sync()
+	}
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		os.Remove(f.Name())

@@ -3,6 +3,7 @@ package hook
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -303,6 +304,67 @@ func TestSSHKeygenSignature(t *testing.T) {
 	}
 	if r := run(h, in); r.code != ExitBlock {
 		t.Fatalf("second call allowed: %+v", r)
+	}
+}
+
+// TestTornPendingFailsClosed: the pending request is written without an
+// fsync, so a crash can leave it empty or cut short. Such a file signed by
+// the owner approves nothing, and the next denial replaces it with a whole
+// request.
+func TestTornPendingFailsClosed(t *testing.T) {
+	keygen, err := exec.LookPath("ssh-keygen")
+	if err != nil {
+		t.Fatal("ssh-keygen not installed: the test command installs openssh-client")
+	}
+	for _, keep := range []int{0, 40} {
+		t.Run(fmt.Sprintf("kept %d bytes", keep), func(t *testing.T) {
+			e := newEnv(t)
+			e.setPolicy(map[string]string{"push-force": "gate"})
+			h := e.hook()
+			keyPath := filepath.Join(t.TempDir(), "approval")
+			sshkg := func(args ...string) {
+				t.Helper()
+				cmd := exec.Command(keygen, args...)
+				cmd.Env = append(os.Environ(), "SSH_AUTH_SOCK=")
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("ssh-keygen %v: %v\n%s", args, err, out)
+				}
+			}
+			sshkg("-q", "-t", "ed25519", "-N", "", "-C", "owner@example", "-f", keyPath)
+			pub, err := os.ReadFile(keyPath + ".pub")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(e.home, KeysDir), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(e.home, KeysDir, "owner.pub"), pub, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			e.now = time.Now()
+			in := e.input("Bash", bash("git push --force origin HEAD:feature"))
+			key := callKeyIn(t, run(h, in).stderr)
+			pending := filepath.Join(e.home, ApprovalsDir, "pending", key+".json")
+			whole, err := os.ReadFile(pending)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(pending, whole[:keep], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			sshkg("-Y", "sign", "-n", "fixrail-approval", "-f", keyPath, pending)
+			r := run(h, in)
+			if r.code != ExitBlock {
+				t.Fatalf("a signed torn request let the call run: %+v", r)
+			}
+			again, err := os.ReadFile(pending)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(again) <= keep || !strings.Contains(r.stderr, string(again)) {
+				t.Errorf("the denial did not write and print a whole new request; file:\n%s\nstderr:\n%s", again, r.stderr)
+			}
+		})
 	}
 }
 

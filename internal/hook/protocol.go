@@ -3,7 +3,6 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -98,26 +97,14 @@ type Call struct {
 // engine error, not a silent truncation.
 const MaxInput = 16 << 20
 
-// wireCall is the union of the three formats' input fields. Unknown fields
-// are ignored: the harnesses add new ones regularly.
-type wireCall struct {
-	SessionID      string          `json:"session_id"`
-	TranscriptPath *string         `json:"transcript_path"` // null in Codex
-	Cwd            string          `json:"cwd"`
-	PermissionMode string          `json:"permission_mode"`
-	HookEventName  string          `json:"hook_event_name"`
-	ToolName       string          `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	ToolUseID      string          `json:"tool_use_id"`
-	ToolResponse   json.RawMessage `json:"tool_response"`
-	Source         string          `json:"source"`
-	Reason         string          `json:"reason"`
-}
-
 // Decode reads one hook input from r. def is the event assumed when the
 // input does not name one (the --event flag). A tool event without a tool
 // name, input that is not one JSON object, and input over MaxInput are
 // errors.
+//
+// The object is decoded as a map of raw values, the type the policy decodes
+// tool inputs into, and not into a struct: reflecting on a struct type the
+// first time it is decoded was a tenth of a hook call's own cost.
 func Decode(r io.Reader, def Event) (*Call, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
 	if err != nil {
@@ -126,38 +113,37 @@ func Decode(r io.Reader, def Event) (*Call, error) {
 	if len(data) > MaxInput {
 		return nil, fmt.Errorf("hook input exceeds %d bytes", MaxInput)
 	}
-	var w wireCall
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&w); err != nil {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("decode hook input: %w", err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("decode hook input: trailing data after the JSON object")
+	// The union of the three formats' input fields: strings or null
+	// (transcript_path is null in Codex), and tool_input and tool_response
+	// kept as sent. Unknown fields are ignored: the harnesses add new ones
+	// regularly. Keys match exactly, as the harnesses write them.
+	c := &Call{Event: def, Input: m["tool_input"], Response: m["tool_response"]}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{
+		{"session_id", &c.SessionID}, {"transcript_path", &c.TranscriptPath}, {"cwd", &c.Cwd},
+		{"permission_mode", &c.PermissionMode}, {"hook_event_name", &c.EventName}, {"tool_name", &c.Tool},
+		{"tool_use_id", &c.ToolUseID}, {"source", &c.Source}, {"reason", &c.Reason},
+	} {
+		if raw, ok := m[f.key]; ok {
+			if err := json.Unmarshal(raw, f.dst); err != nil {
+				return nil, fmt.Errorf("decode hook input: %s: %w", f.key, err)
+			}
+		}
 	}
-	c := &Call{
-		Event:          def,
-		EventName:      w.HookEventName,
-		SessionID:      w.SessionID,
-		Cwd:            w.Cwd,
-		PermissionMode: w.PermissionMode,
-		Tool:           w.ToolName,
-		Input:          w.ToolInput,
-		ToolUseID:      w.ToolUseID,
-		Response:       w.ToolResponse,
-		Source:         w.Source,
-		Reason:         w.Reason,
-	}
-	if w.TranscriptPath != nil {
-		c.TranscriptPath = *w.TranscriptPath
-	}
-	if w.HookEventName != "" {
-		c.Event = eventNames[w.HookEventName] // "" for a non-tool event
+	if c.EventName != "" {
+		c.Event = eventNames[c.EventName] // "" for a non-tool event
 	}
 	if !toolEvent(c.Event) {
 		return c, nil
 	}
 	if c.Tool == "" {
-		return nil, fmt.Errorf("decode hook input: %s event without tool_name", orDefault(w.HookEventName, string(c.Event)))
+		return nil, fmt.Errorf("decode hook input: %s event without tool_name", orDefault(c.EventName, string(c.Event)))
 	}
 	if t := bytes.TrimSpace(c.Input); len(t) == 0 || string(t) == "null" {
 		c.Input = json.RawMessage(`{}`)
@@ -218,13 +204,10 @@ func Encode(stdout, stderr io.Writer, f Format, ev Event, a Answer) int {
 		fmt.Fprintln(stderr, msg)
 		switch f {
 		case Claude:
-			writeJSON(stdout, map[string]any{"hookSpecificOutput": map[string]any{
-				"hookEventName":            "PreToolUse",
-				"permissionDecision":       "deny",
-				"permissionDecisionReason": msg,
-			}})
+			writeLine(stdout, `{"hookSpecificOutput":`+stringObject("hookEventName", "PreToolUse",
+				"permissionDecision", "deny", "permissionDecisionReason", msg)+`}`)
 		case Gemini:
-			writeJSON(stdout, map[string]any{"decision": "deny", "reason": msg})
+			writeLine(stdout, stringObject("decision", "deny", "reason", msg))
 		}
 		return ExitBlock
 	}
@@ -253,6 +236,31 @@ func Encode(stdout, stderr io.Writer, f Format, ev Event, a Answer) int {
 		writeJSON(stdout, out)
 	}
 	return ExitAllow
+}
+
+// stringObject is the JSON object of string pairs kv (key, value, ...) in
+// that order, written as jsonMarshal writes a map (keys sorted, so kv is
+// given sorted), without the reflection a map needs the first time: a
+// denial is written by every denied call.
+func stringObject(kv ...string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := jsonMarshal(kv[i])
+		v, _ := jsonMarshal(kv[i+1])
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func writeLine(w io.Writer, s string) {
+	io.WriteString(w, s+"\n") // a failed write to the harness has no one to report to
 }
 
 func writeJSON(w io.Writer, v any) {

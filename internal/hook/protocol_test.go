@@ -99,6 +99,8 @@ func TestDecodeErrors(t *testing.T) {
 		"trailing":       `{"tool_name":"Bash"} {}`,
 		"no tool name":   `{"hook_event_name":"PreToolUse","tool_input":{}}`,
 		"tool not str":   `{"hook_event_name":"PreToolUse","tool_name":5}`,
+		"cwd not str":    `{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":["/"]}`,
+		"event not str":  `{"hook_event_name":{},"tool_name":"Bash"}`,
 		"oversize input": `{"tool_name":"Write","tool_input":{"content":"` + strings.Repeat("a", MaxInput) + `"}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -254,5 +256,19 @@ func TestSettings(t *testing.T) {
 	}
 	if got := ShellQuote("/usr/bin/fixrail"); got != "/usr/bin/fixrail" {
 		t.Errorf("ShellQuote = %s", got)
+	}
+}
+
+// The denial is written without a map; it must be the bytes the map gave.
+func TestStringObjectIsMapJSON(t *testing.T) {
+	for _, msg := range []string{"", "plain", `q"uote\back`, "a && b <c> 'd'", "nl\nand\ttab\x01", "bad utf8 \xff\xfe", "sep \u2028 \u2029", "ünïcødé ✓"} {
+		got := stringObject("hookEventName", "PreToolUse", "permissionDecision", "deny", "permissionDecisionReason", msg)
+		want, err := jsonMarshal(map[string]any{"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != string(want) {
+			t.Errorf("stringObject(%q) =\n%s\nwant\n%s", msg, got, want)
+		}
 	}
 }

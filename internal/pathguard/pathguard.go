@@ -391,18 +391,44 @@ var ErrNotRegular = errors.New("not a regular file of an accepted size")
 // reader (the hook, into the agent CLI's timeout, which lets the call run).
 // A missing file is an error wrapping fs.ErrNotExist.
 func ReadRegular(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
+	// Opened and checked below os.File: os.OpenFile registers a descriptor
+	// opened non-blocking with Go's poller, and that registration (an epoll
+	// instance, an eventfd, two epoll_ctl) was a visible part of a hook
+	// call. A regular file never blocks, so once fstat says it is one the
+	// flag is cleared and os.NewFile leaves the poller alone.
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			break
+		}
 	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		syscall.Close(fd)
+		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > limit {
+		// The refusal names the type as os does (a rare path: the poller
+		// may be set up for it).
+		f := os.NewFile(uintptr(fd), path)
+		defer f.Close()
+		var typ fs.FileMode
+		if fi, err := f.Stat(); err == nil {
+			typ = fi.Mode().Type()
+		}
+		return nil, fmt.Errorf("%s: %w (%v, %d bytes, limit %d)", path, ErrNotRegular, typ, st.Size, limit)
+	}
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, &fs.PathError{Op: "fcntl", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > limit {
-		return nil, fmt.Errorf("%s: %w (%v, %d bytes, limit %d)", path, ErrNotRegular, fi.Mode().Type(), fi.Size(), limit)
-	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ package policy
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -97,6 +98,15 @@ func (a *analyzer) childState(st *state) *state {
 	return c
 }
 
+// A wordSet is a package-level set of words. A composite literal of
+// constants is laid out by the compiler, so the sets cost nothing at start-up
+// (built as maps they were most of this package's initialisation, paid by
+// every hook call); a linear scan of a few dozen short strings is cheaper
+// than that for the few lookups a call makes.
+type wordSet []string
+
+func (w wordSet) has(s string) bool { return slices.Contains(w, s) }
+
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
@@ -108,7 +118,7 @@ func set(names ...string) map[string]bool {
 // dispatch analyses a command that is not a wrapper.
 func (a *analyzer) dispatch(name string, argv []field, env map[string]field, st *state, in input, depth int) {
 	args := argv[1:]
-	if shells[name] {
+	if shells.has(name) {
 		a.shell(name, args, st, in, depth)
 		return
 	}

@@ -100,7 +100,7 @@ func (a *analyzer) find(c *cmd) {
 			}
 			continue
 		}
-		if findValued[f.s] {
+		if findValued.has(f.s) {
 			i++ // -name -delete: "-delete" is the pattern
 			continue
 		}
@@ -150,11 +150,11 @@ func (a *analyzer) find(c *cmd) {
 }
 
 // findValued are find's tests and options that take an argument.
-var findValued = set("-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+var findValued = wordSet{"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
 	"-lname", "-ilname", "-newer", "-anewer", "-cnewer", "-newerat", "-newermt", "-newerct", "-newerBt", "-newermm",
 	"-type", "-xtype", "-user", "-group", "-uid", "-gid", "-perm", "-size", "-mtime", "-atime", "-ctime",
 	"-mmin", "-amin", "-cmin", "-used", "-maxdepth", "-mindepth", "-links", "-inum", "-samefile", "-fstype",
-	"-context", "-printf", "-regextype", "-files0-from")
+	"-context", "-printf", "-regextype", "-files0-from"}
 
 // cp, mv and install write their destination; mv also removes its sources.
 func (a *analyzer) cp(c *cmd) {
@@ -637,7 +637,7 @@ func (a *analyzer) helm(c *cmd) {
 var destructiveSQL = lazy(`(?i)\b(drop\s+(table|database|schema|collection|index|view)|truncate\s+(table\s+)?\w|delete\s+from\b|alter\s+table\b[^;]*\bdrop\b|flushall|flushdb|dropdatabase\s*\(|\.drop\s*\()|\.(deletemany|deleteone|remove|findoneanddelete|findandmodify)\s*\(`)
 
 // redisDeletes are redis-cli commands that delete keys.
-var redisDeletes = set("del", "unlink", "flushall", "flushdb", "getdel", "hdel", "srem", "zrem", "xdel", "lrem", "zremrangebyscore", "zremrangebyrank")
+var redisDeletes = wordSet{"del", "unlink", "flushall", "flushdb", "getdel", "hdel", "srem", "zrem", "xdel", "lrem", "zremrangebyscore", "zremrangebyrank"}
 
 // sql matches destructive statements given on the command line of a
 // database client (psql -c, mysql -e, sqlite3 db "...", redis-cli FLUSHALL).
@@ -653,7 +653,7 @@ func (a *analyzer) sql(c *cmd) {
 		// redis-cli [options] COMMAND args: the command is the first
 		// operand; -h/-p/-a/-n/-u... take values.
 		i := firstOperand(c.args, "hpasnuxdD", []string{"user", "pass", "tls", "cacert", "cert", "key", "sni", "pipe-timeout"})
-		if i >= 0 && redisDeletes[strings.ToLower(c.args[i].s)] {
+		if i >= 0 && redisDeletes.has(strings.ToLower(c.args[i].s)) {
 			a.add(Destructive, false, "redis-cli %s deletes keys", c.args[i].s)
 		}
 	}

@@ -58,7 +58,7 @@ func (a *analyzer) gitUnknown(reason string) {
 	}
 }
 
-var gitCommands = set("add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle", "cat-file",
+var gitCommands = wordSet{"add", "am", "annotate", "apply", "archive", "bisect", "blame", "branch", "bundle", "cat-file",
 	"check-attr", "check-ignore", "check-mailmap", "check-ref-format", "checkout", "checkout-index", "cherry",
 	"cherry-pick", "citool", "clean", "clone", "column", "commit", "commit-graph", "commit-tree", "config",
 	"count-objects", "credential", "describe", "diff", "diff-files", "diff-index", "diff-tree", "difftool",
@@ -73,7 +73,7 @@ var gitCommands = set("add", "am", "annotate", "apply", "archive", "bisect", "bl
 	"stripspace", "submodule", "switch", "symbolic-ref", "tag", "unpack-file", "unpack-objects", "update-index",
 	"update-ref", "update-server-info", "var", "verify-commit", "verify-pack", "verify-tag", "version",
 	"whatchanged", "worktree", "write-tree", "backfill", "replay", "refs", "init-db", "lfs", "diagnose",
-	"bugreport", "hook", "last-modified", "repo", "filter-repo")
+	"bugreport", "hook", "last-modified", "repo", "filter-repo"}
 
 // gitArgs analyses one git invocation: the global options first (gitGlobals),
 // then the subcommand, through an alias or through gitSubcommands.
@@ -98,11 +98,11 @@ func (a *analyzer) gitArgs(c *cmd, args []field, g *gitCtx, depth int) {
 		a.gitUnknown(fmt.Sprintf("git subcommand %s only known at run time", sub))
 		return
 	}
-	if body, ok := g.config["alias."+strings.ToLower(sub.s)]; ok && !gitCommands[sub.s] {
+	if body, ok := g.config["alias."+strings.ToLower(sub.s)]; ok && !gitCommands.has(sub.s) {
 		a.gitAlias(c, sub.s, body, args[:i], rest, g, depth)
 		return
 	}
-	if !gitCommands[sub.s] {
+	if !gitCommands.has(sub.s) {
 		a.gitUnknown(fmt.Sprintf("git %s is not a git command this analysis knows; it may be an alias", sub.s))
 		return
 	}

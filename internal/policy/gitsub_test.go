@@ -12,7 +12,7 @@ func TestGitSubcommandsAreKnown(t *testing.T) {
 		t.Fatal("gitSubcommands is empty: initGitSubcommands did not fill it")
 	}
 	for name := range gitSubcommands {
-		if !gitCommands[name] {
+		if !gitCommands.has(name) {
 			t.Errorf("gitSubcommands has %q, which gitCommands does not list", name)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 // /collections/c/points/delete, Milvus's /v2/vectordb/collections/drop,
 // InfluxDB's /api/v2/delete, Elasticsearch and OpenSearch's
 // /index/_delete_by_query, CouchDB's /db/_purge.
-var httpDeleteVerbs = set("delete", "drop", "truncate", "purge", "_purge", "_delete_by_query")
+var httpDeleteVerbs = wordSet{"delete", "drop", "truncate", "purge", "_purge", "_delete_by_query"}
 
 // httpQueryText are query parameters that carry a statement to a store
 // that speaks SQL or a query language over HTTP: ClickHouse (query),
@@ -82,7 +82,7 @@ func httpURLRemoves(raw string, sends bool) string {
 			return "it deletes the documents the request selects"
 		}
 	}
-	if sends && httpDeleteVerbs[last] {
+	if sends && httpDeleteVerbs.has(last) {
 		return "the endpoint deletes what the request names"
 	}
 	q := u.Query()

@@ -30,16 +30,16 @@ import (
 // behind a reading name is not caught.
 
 var (
-	mcpShell   = set("bash", "shell", "terminal", "sh", "zsh", "powershell")
-	mcpRun     = set("run", "exec", "execute", "invoke")
-	mcpCommand = set("command", "commands", "cmd", "script", "shell")
-	mcpPublish = set("merge", "publish", "release", "deploy")
-	mcpDelete  = set("delete", "remove", "drop", "destroy", "purge", "wipe", "truncate", "erase", "unlink", "rm", "del")
-	mcpWrite   = set("send", "post", "create", "update", "write", "edit", "upload", "put", "patch", "set", "add", "insert",
+	mcpShell   = wordSet{"bash", "shell", "terminal", "sh", "zsh", "powershell"}
+	mcpRun     = wordSet{"run", "exec", "execute", "invoke"}
+	mcpCommand = wordSet{"command", "commands", "cmd", "script", "shell"}
+	mcpPublish = wordSet{"merge", "publish", "release", "deploy"}
+	mcpDelete  = wordSet{"delete", "remove", "drop", "destroy", "purge", "wipe", "truncate", "erase", "unlink", "rm", "del"}
+	mcpWrite   = wordSet{"send", "post", "create", "update", "write", "edit", "upload", "put", "patch", "set", "add", "insert",
 		"comment", "reply", "message", "email", "mail", "invite", "share", "submit", "transfer", "move", "rename", "copy",
 		"save", "append", "commit", "push", "assign", "close", "reopen", "approve", "fork", "star", "trigger", "dispatch",
 		"schedule", "book", "order", "apply", "replace", "modify", "upsert", "store", "publish", "merge", "release",
-		"deploy", "mkdir", "revoke", "grant", "pay", "charge", "refund", "execute", "exec")
+		"deploy", "mkdir", "revoke", "grant", "pay", "charge", "refund", "execute", "exec"}
 	mcpPathKeys = []string{"path", "file_path", "filepath", "filename", "file", "destination", "dest", "target", "source",
 		"directory", "dir", "notebook_path", "absolute_path", "paths", "files", "new_path", "old_path"}
 )
@@ -82,9 +82,9 @@ func (a *analyzer) mcp(c Call) error {
 		tool = name
 	}
 	ws := words(tool)
-	has := func(m map[string]bool) string {
+	has := func(m wordSet) string {
 		for _, w := range ws {
-			if m[w] {
+			if m.has(w) {
 				return w
 			}
 		}

@@ -57,11 +57,11 @@ func (a *analyzer) mongorestore(c *cmd) {
 }
 
 // frameworkResets are framework tasks that drop or empty a database.
-var frameworkResets = map[string]map[string]bool{
-	"rails":   set("db:drop", "db:reset", "db:purge", "db:schema:load", "db:migrate:reset", "db:truncate_all", "db:seed:replant", "db:drop:all", "db:reset:all", "db:purge:all"),
-	"django":  set("flush", "reset_db"),
-	"artisan": set("migrate:fresh", "migrate:reset", "migrate:refresh", "db:wipe"),
-	"mix":     set("ecto.reset", "ecto.drop", "ecto.rollback"),
+var frameworkResets = map[string]wordSet{
+	"rails":   wordSet{"db:drop", "db:reset", "db:purge", "db:schema:load", "db:migrate:reset", "db:truncate_all", "db:seed:replant", "db:drop:all", "db:reset:all", "db:purge:all"},
+	"django":  wordSet{"flush", "reset_db"},
+	"artisan": wordSet{"migrate:fresh", "migrate:reset", "migrate:refresh", "db:wipe"},
+	"mix":     wordSet{"ecto.reset", "ecto.drop", "ecto.rollback"},
 }
 
 // frameworkTask reports a framework task that resets a database.
@@ -74,7 +74,7 @@ func (a *analyzer) frameworkTask(kind string, tasks []field, tool string) {
 		if i := strings.IndexByte(task, '['); i > 0 {
 			task = task[:i] // rake db:drop[args]
 		}
-		if frameworkResets[kind][task] {
+		if frameworkResets[kind].has(task) {
 			a.add(DataDrop, false, "%s %s drops or empties the database", tool, task)
 		}
 	}

@@ -198,18 +198,18 @@ func (a *analyzer) npm(c *cmd) {
 	case "run", "run-script", "rs":
 		a.scriptName(c, next)
 	default:
-		if c.name != "npm" && !npmBuiltins[sub.s] {
+		if c.name != "npm" && !npmBuiltins.has(sub.s) {
 			a.scriptName(c, sub.s) // yarn release, pnpm deploy
 		}
 	}
 }
 
-var npmBuiltins = set("install", "i", "add", "remove", "rm", "uninstall", "update", "upgrade", "up", "test", "t", "build",
+var npmBuiltins = wordSet{"install", "i", "add", "remove", "rm", "uninstall", "update", "upgrade", "up", "test", "t", "build",
 	"ci", "init", "create", "info", "view", "list", "ls", "outdated", "audit", "why", "link", "unlink", "pack", "config",
 	"cache", "start", "dev", "lint", "format", "help", "version", "login", "logout", "whoami", "workspace", "workspaces",
 	"dedupe", "prune", "rebuild", "store", "env", "patch", "patch-commit", "import", "fetch", "licenses", "node", "set",
 	"plugin", "constraints", "explain", "bin", "root", "search", "outdated", "doctor", "pm", "tsc", "jest", "vitest",
-	"eslint", "prettier", "typecheck", "check")
+	"eslint", "prettier", "typecheck", "check"}
 
 func (a *analyzer) scriptName(c *cmd, name string) {
 	if publishyName.MatchString(name) {

@@ -50,9 +50,9 @@ func (a *analyzer) at(c *cmd) {
 	}
 }
 
-var systemctlVerbs = set("enable", "reenable", "start", "restart", "try-restart", "reload-or-restart", "try-reload-or-restart",
+var systemctlVerbs = wordSet{"enable", "reenable", "start", "restart", "try-restart", "reload-or-restart", "try-reload-or-restart",
 	"link", "edit", "preset", "preset-all", "mask", "unmask", "set-default", "isolate", "add-wants", "add-requires",
-	"set-property", "revert", "set-environment", "import-environment")
+	"set-property", "revert", "set-environment", "import-environment"}
 
 func (a *analyzer) systemctl(c *cmd) {
 	i := firstOperand(c.args, "tpHMnosP", []string{"type", "property", "host", "machine", "root", "lines", "output", "signal",
@@ -61,7 +61,7 @@ func (a *analyzer) systemctl(c *cmd) {
 	if i < 0 {
 		return
 	}
-	if v := c.args[i]; v.dyn || systemctlVerbs[v.s] {
+	if v := c.args[i]; v.dyn || systemctlVerbs.has(v.s) {
 		a.add(ScopeEscalation, v.dyn, "systemctl %s changes services", v)
 	}
 }

@@ -61,11 +61,11 @@ func shellScript(b []byte) bool {
 			}
 		}
 	}
-	return shells[interp]
+	return shells.has(interp)
 }
 
-var shells = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh",
-	"rbash", "ksh93", "pdksh", "oksh", "loksh")
+var shells = wordSet{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "tcsh", "csh",
+	"rbash", "ksh93", "pdksh", "oksh", "loksh"}
 
 // shell analyses sh, bash and friends: -c text, a script file, or commands
 // on standard input.

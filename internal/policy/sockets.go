@@ -10,28 +10,28 @@ import (
 // SOCKS and HTTP proxies, VSOCK (another VM), TUN and INTERFACE (packets
 // into the network stack), the generic SOCKET-* types, and any keyword this
 // table does not know — is read as reaching the network.
-var socatLocal = set("unix-connect", "unix-listen", "unix-sendto", "unix-recvfrom", "unix-recv", "unix-client", "unix",
+var socatLocal = wordSet{"unix-connect", "unix-listen", "unix-sendto", "unix-recvfrom", "unix-recv", "unix-client", "unix",
 	"local", "abstract-connect", "abstract-listen", "abstract-sendto", "abstract-recvfrom", "abstract-recv",
 	"abstract-client", "stdio", "stdin", "stdout", "stderr", "fd", "pipe", "pty", "open", "gopen", "create", "creat",
 	"readline", "socketpair", "posixmq-read", "posixmq-receive", "posixmq-send", "posixmq-bidirectional",
-	"exec", "system", "shell")
+	"exec", "system", "shell"}
 
 // socatFiles are the local types whose parameter is a path socat opens or
 // creates (for a listener, the socket file it makes).
-var socatFiles = set("unix-listen", "unix-recvfrom", "unix-recv", "open", "gopen", "create", "creat", "pipe")
+var socatFiles = wordSet{"unix-listen", "unix-recvfrom", "unix-recv", "open", "gopen", "create", "creat", "pipe"}
 
 // socatLoopback are the network types that connect to the host they name:
 // to this machine's loopback they leave nothing on the network. Proxies
 // (SOCKS, PROXY) are not among them: the proxy forwards elsewhere.
-var socatLoopback = set("tcp", "tcp4", "tcp6", "tcp-connect", "tcp4-connect", "tcp6-connect", "udp", "udp4", "udp6",
+var socatLoopback = wordSet{"tcp", "tcp4", "tcp6", "tcp-connect", "tcp4-connect", "tcp6-connect", "udp", "udp4", "udp6",
 	"udp-connect", "udp4-connect", "udp6-connect", "udp-sendto", "udp4-sendto", "udp6-sendto", "sctp", "sctp4", "sctp6",
 	"sctp-connect", "sctp4-connect", "sctp6-connect", "dccp-connect", "dccp4-connect", "dccp6-connect",
 	"udplite-connect", "udplite4-connect", "udplite6-connect", "udplite-sendto", "openssl", "openssl-connect", "ssl",
-	"dtls", "dtls-connect")
+	"dtls", "dtls-connect"}
 
 // socatValued are socat's own options that take a value, attached (-t5)
 // or as the next word (-t 5).
-var socatValued = set("-b", "-t", "-T", "-L", "-W", "-r", "-R", "-lf", "-lp", "-S", "-lm")
+var socatValued = wordSet{"-b", "-t", "-T", "-L", "-W", "-r", "-R", "-lf", "-lp", "-S", "-lm"}
 
 // socat relays between two addresses; it reaches the network only through
 // an address of a network type. The peer of a Unix socket, a file or a
@@ -47,7 +47,7 @@ func (a *analyzer) socat(c *cmd) {
 			continue
 		}
 		switch {
-		case socatValued[f.s]:
+		case socatValued.has(f.s):
 			i++
 		case f.s == "-h" || f.s == "-hh" || f.s == "-hhh" || f.s == "-V" || f.s == "--help" || f.s == "--version":
 			return
@@ -75,7 +75,7 @@ func (a *analyzer) socatAddress(addr string, c *cmd) {
 	}
 	kw = strings.ToLower(kw)
 	switch {
-	case socatLocal[kw]:
+	case socatLocal.has(kw):
 	case !hasParams && (strings.ContainsRune(kw, '/') || allDigits(kw)):
 		// No keyword: a name with a slash is GOPEN, a number FD.
 		if strings.ContainsRune(kw, '/') {
@@ -83,7 +83,7 @@ func (a *analyzer) socatAddress(addr string, c *cmd) {
 			a.writePath(word(p), c.st, "socat")
 		}
 		return
-	case socatLoopback[kw] && hasParams:
+	case socatLoopback.has(kw) && hasParams:
 		host, _ := socatParam(params)
 		if loopbackURL(socatHostPort(host, params)) {
 			return
@@ -98,7 +98,7 @@ func (a *analyzer) socatAddress(addr string, c *cmd) {
 	switch {
 	case kw == "exec" || kw == "system" || kw == "shell":
 		a.runsText(word(p), c, "socat "+strings.ToUpper(kw))
-	case socatFiles[kw] && p != "":
+	case socatFiles.has(kw) && p != "":
 		a.writePath(word(p), c.st, "socat "+strings.ToUpper(kw))
 	}
 }

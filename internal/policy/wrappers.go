@@ -456,7 +456,7 @@ func wrapParallel(a *analyzer, name string, argv []field, env map[string]field, 
 		a.all("parallel runs text only known at run time")
 	}
 	a.script(dynText(text), a.childState(st), depth+1, "parallel")
-	if len(tmpl) > 1 && !tmpl[0].dyn && shells[progName(tmpl[0].s)] {
+	if len(tmpl) > 1 && !tmpl[0].dyn && shells.has(progName(tmpl[0].s)) {
 		// GNU parallel joins the template into shell text (above), but
 		// other parallels (moreutils, -q) run the words as argv: then
 		// `bash -c 'rm -rf {}'` keeps its script whole, with the input
