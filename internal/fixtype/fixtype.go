@@ -17,7 +17,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -112,6 +114,53 @@ type Claimed struct {
 	Evidence   []string
 	Files      []string
 	Dependency *Dependency
+	// Alert is the scanner result a scanned fix (sast, iac) was judged
+	// by, as the commit's trailers name it.
+	Alert *Alert
+}
+
+// Alert is the scanner result a scanned plan judged: the tool that
+// reported it, its rule, where, and how severe. Every value was
+// validated before it was planned on (ValidAlert).
+type Alert struct {
+	Tool, Rule, Path string
+	Line, EndLine    int
+	Severity         string
+}
+
+// The bounds of an alert's values: they come from an untrusted report.
+var (
+	// ruleID bounds a rule id to what scanners use (gosec G201, semgrep's
+	// dotted ids, CodeQL's go/sql-injection, checkov's CKV_AWS_20).
+	ruleID   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,199}$`)
+	toolName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_. +-]{0,63}$`)
+	severity = regexp.MustCompile(`^[a-z]{1,16}$`)
+)
+
+// MaxAlertLine bounds an alert's line numbers.
+const MaxAlertLine = 1 << 24
+
+// ValidAlert says which of a's values is not one fixrail plans on: a rule
+// id of the scanners' charset, a tool name of letters, digits and a few
+// marks, a clean relative path, lines in order (0: none), a lower-case
+// severity word.
+func ValidAlert(a Alert) error {
+	switch {
+	case !ruleID.MatchString(a.Rule):
+		return fmt.Errorf("rule %q is not a scanner's rule id", a.Rule)
+	case a.Tool != "" && (!toolName.MatchString(a.Tool) || strings.TrimSpace(a.Tool) != a.Tool):
+		return fmt.Errorf("tool %q is not a scanner's name", a.Tool)
+	case a.Severity != "" && !severity.MatchString(a.Severity):
+		return fmt.Errorf("severity %q is not a lower-case word", a.Severity)
+	case a.Line < 0 || a.Line > MaxAlertLine || a.EndLine < 0 || a.EndLine > MaxAlertLine:
+		return fmt.Errorf("line %d-%d is out of range", a.Line, a.EndLine)
+	case a.EndLine != 0 && a.EndLine < a.Line, a.Line == 0 && a.EndLine != 0:
+		return fmt.Errorf("end line %d is before line %d", a.EndLine, a.Line)
+	}
+	if c, err := pathguard.CleanRel(a.Path); err != nil || c != a.Path {
+		return fmt.Errorf("path %q is not a clean relative path", a.Path)
+	}
+	return nil
 }
 
 // ErrClaimDiffers wraps a Replay error that is a finding about the claim
@@ -212,6 +261,9 @@ type Plan struct {
 	// Dependency is the package a harness plan judged (cve); nil
 	// otherwise.
 	Dependency *Dependency
+	// Alert is the scanner result a scanned plan judged (sast, iac), its
+	// severity as the oracle settled it; nil otherwise.
+	Alert *Alert
 }
 
 // Conclusion is an investigation's answer that there is no bug to fix.
