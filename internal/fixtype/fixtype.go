@@ -143,7 +143,7 @@ const MaxAlertLine = 1 << 24
 // ValidAlert says which of a's values is not one fixrail plans on: a rule
 // id of the scanners' charset, a tool name of letters, digits and a few
 // marks, a clean relative path, lines in order (0: none), a lower-case
-// severity word.
+// severity word; a path with a colon only with a line.
 func ValidAlert(a Alert) error {
 	switch {
 	case !ruleID.MatchString(a.Rule):
@@ -159,6 +159,11 @@ func ValidAlert(a Alert) error {
 	}
 	if c, err := pathguard.CleanRel(a.Path); err != nil || c != a.Path {
 		return fmt.Errorf("path %q is not a clean relative path", a.Path)
+	}
+	if a.Line == 0 && strings.Contains(a.Path, ":") {
+		// path:line is how a trailer writes a place: a colon is only
+		// unambiguous with the line after it.
+		return fmt.Errorf("path %q holds a colon and the alert names no line", a.Path)
 	}
 	return nil
 }

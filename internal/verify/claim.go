@@ -315,8 +315,7 @@ func (c Claim) Alert() (fixtype.Alert, error) {
 
 // Location renders an alert's place as Fixrail-Location writes it: the
 // end line only when it is past the line, the line only when there is
-// one, and a path holding a colon always with a line (":0" is not one, so
-// such a path with no line is written as it is and refused on parse).
+// one (ValidAlert refuses a path holding a colon with none).
 func Location(a fixtype.Alert) string {
 	switch {
 	case a.Line > 0 && a.EndLine > a.Line:
