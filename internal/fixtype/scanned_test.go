@@ -203,7 +203,10 @@ func TestScannedReplay(t *testing.T) {
 	base := strings.Repeat("ab", 20)
 	var read []string
 	e := &Env{Config: &config.Config{Scanners: []config.Scanner{{Name: "gosec", Tools: []string{"gosec"}}}}, BaseSHA: base,
-		Read: func(_ context.Context, _, rev string, fn func(string) error) error { read = append(read, rev); return fn(dir) }}
+		Read: func(_ context.Context, _, rev string, fn func(string) error) error {
+			read = append(read, rev)
+			return fn(dir)
+		}}
 	good := Alert{Tool: "GoSec", Rule: "G201", Path: "db/users.go", Line: 3, EndLine: 4, Severity: "medium"}
 	for _, tc := range []struct {
 		name    string
