@@ -68,9 +68,11 @@ runs in order and the first that fails is named:
 
 Every command runs as a run's do: a fresh checkout of the exact tree,
 the build environment, no credentials, and bubblewrap as the base's
-sandbox setting says. A fix type whose oracle verify cannot replay from
-a commit (secret: the credential is known only from the alert) is
-reported skipped, with why.
+sandbox setting says. For secret, the credential is known only from
+the alert, so verify checks what needs no value: the claimed lines of
+the base hold a token a credential can be (secret-red), and every token
+the fix removed from them is in no tracked file of the commit, raw or
+encoded (secret-absent).
 Trailers say what fixrail claimed; verify proves the claim holds, not who
 made it: that is what a signed attestation adds.
 

@@ -128,6 +128,20 @@ type Alert struct {
 	Severity         string
 }
 
+// Location renders an alert's place as the Fixrail-Location trailer
+// writes it: path:line-endline, the end only when past the line, the line
+// only when there is one (ValidAlert refuses a path holding a colon with
+// none).
+func (a Alert) Location() string {
+	switch {
+	case a.Line > 0 && a.EndLine > a.Line:
+		return fmt.Sprintf("%s:%d-%d", a.Path, a.Line, a.EndLine)
+	case a.Line > 0:
+		return fmt.Sprintf("%s:%d", a.Path, a.Line)
+	}
+	return a.Path
+}
+
 // The bounds of an alert's values: they come from an untrusted report.
 var (
 	// ruleID bounds a rule id to what scanners use (gosec G201, semgrep's

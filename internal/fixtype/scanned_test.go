@@ -295,3 +295,92 @@ func TestValidAlert(t *testing.T) {
 		}
 	}
 }
+
+func TestLineTokens(t *testing.T) {
+	text := "package x\n\n// apiKey is the provider's key.\nconst apiKey = \"" + fakeKey + "\"\nurl := \"https://user:" + fakeKey + "@host/p\"\n"
+	for _, tc := range []struct {
+		name      string
+		line, end int
+		want      []string
+	}{
+		{"the key's line", 4, 0, []string{fakeKey}},
+		{"a URL's password", 5, 5, []string{fakeKey}},
+		{"a span", 3, 4, []string{"provider", fakeKey}},
+		{"no line: the whole file", 0, 0, []string{"provider", fakeKey}},
+		{"a line with nothing long", 1, 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, lineTokens([]byte(text), tc.line, tc.end)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestSecretReplay(t *testing.T) {
+	base, commit := t.TempDir(), t.TempDir()
+	write := func(dir, p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(base, "shop/client.go", "package shop\n\nconst apiKey = \""+fakeKey+"\"\n")
+	trees := map[string]string{"BASE": base, "COMMIT": commit}
+	e := &Env{Config: &config.Config{}, BaseSHA: "BASE", Read: func(_ context.Context, _, rev string, fn func(string) error) error { return fn(trees[rev]) }}
+	if _, err := Secret.Replay(context.Background(), e, Claimed{Files: []string{"shop/client.go"}}); !errors.Is(err, ErrClaimDiffers) {
+		t.Fatalf("no alert: err = %v, want ErrClaimDiffers", err)
+	}
+	if _, err := Secret.Replay(context.Background(), e, Claimed{Alert: &Alert{Rule: "r", Path: "shop/gone.go", Line: 3}}); !errors.Is(err, ErrClaimDiffers) {
+		t.Fatalf("a file the base lacks: err = %v, want ErrClaimDiffers", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		line  int
+		files map[string]string
+		green bool
+		want  string
+	}{
+		{"removed everywhere", 3, map[string]string{"shop/client.go": "package shop\n\nvar apiKey = os.Getenv(\"K\")\n"}, true, "in no tracked file"},
+		{"moved to another file", 3, map[string]string{"shop/client.go": "package shop\n", "deploy/env": "K=" + fakeKey}, false, "deploy/env"},
+		{"moved, base64 encoded", 3, map[string]string{"shop/client.go": "package shop\n", "x.txt": base64.StdEncoding.EncodeToString([]byte(fakeKey))}, false, "x.txt"},
+		{"left in place", 3, map[string]string{"shop/client.go": "package shop\n\n// fixed\nconst apiKey = \"" + fakeKey + "\"\n"}, false, "still holds each of the 1 token"},
+		{"file deleted", 3, map[string]string{"other.go": "package shop\n"}, true, "in no tracked file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.RemoveAll(commit); err != nil {
+				t.Fatal(err)
+			}
+			for p, s := range tc.files {
+				write(commit, p, s)
+			}
+			p, err := Secret.Replay(context.Background(), e, Claimed{Files: []string{"shop/client.go"}, Alert: &Alert{Tool: "gitleaks", Rule: "stripe-access-token", Path: "shop/client.go", Line: tc.line}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			red, err := Secret.Red(e, p).Run(context.Background(), &gates.Change{Commit: "BASE"})
+			if err != nil || !red.Pass {
+				t.Fatalf("red = %+v, %v", red, err)
+			}
+			var absent *gates.Gate
+			for _, g := range Secret.Gates(e, p) {
+				if g.Name == "secret-absent" {
+					absent = g
+				}
+			}
+			v, err := absent.Run(context.Background(), &gates.Change{Commit: "COMMIT"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Pass != tc.green || !strings.Contains(v.Detail, tc.want) {
+				t.Errorf("secret-absent = %v %q, want %v %q", v.Pass, v.Detail, tc.green, tc.want)
+			}
+			if strings.Contains(v.Detail+red.Detail, fakeKey) {
+				t.Errorf("a verdict prints the value")
+			}
+		})
+	}
+}

@@ -336,7 +336,7 @@ func (r *run) claimOf(inv *investigation, fixes []gitx.Entry) verify.Claim {
 		c.Ecosystem, c.Package, c.Manifest = d.Ecosystem, d.Package, d.Manifest
 	}
 	if a := inv.plan.Alert; a != nil {
-		c.Tool, c.Rule, c.Location, c.Severity = a.Tool, a.Rule, verify.Location(*a), a.Severity
+		c.Tool, c.Rule, c.Location, c.Severity = a.Tool, a.Rule, a.Location(), a.Severity
 	}
 	for _, e := range inv.evidence {
 		c.Evidence = append(c.Evidence, e.Path)

@@ -313,19 +313,6 @@ func (c Claim) Alert() (fixtype.Alert, error) {
 	return a, nil
 }
 
-// Location renders an alert's place as Fixrail-Location writes it: the
-// end line only when it is past the line, the line only when there is
-// one (ValidAlert refuses a path holding a colon with none).
-func Location(a fixtype.Alert) string {
-	switch {
-	case a.Line > 0 && a.EndLine > a.Line:
-		return fmt.Sprintf("%s:%d-%d", a.Path, a.Line, a.EndLine)
-	case a.Line > 0:
-		return fmt.Sprintf("%s:%d", a.Path, a.Line)
-	}
-	return a.Path
-}
-
 // bodyMarker opens the PR body's evidence block, so a reader (and
 // ParseBody) finds it by a fixed line.
 const bodyMarker = "### Evidence for `fixrail verify`"

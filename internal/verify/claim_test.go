@@ -33,8 +33,8 @@ func TestTrailersRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if Location(a) != loc {
-				t.Fatalf("Location(%+v) = %q, want %q", a, Location(a), loc)
+			if a.Location() != loc {
+				t.Fatalf("Location(%+v) = %q, want %q", a, a.Location(), loc)
 			}
 		})
 	}
@@ -50,7 +50,7 @@ func TestLocation(t *testing.T) {
 		{fixtype.Alert{Rule: "G201", Path: "a.go", Line: 3}, "a.go:3"},
 		{fixtype.Alert{Rule: "G201", Path: "a.go"}, "a.go"},
 	} {
-		if got := Location(tc.a); got != tc.want {
+		if got := tc.a.Location(); got != tc.want {
 			t.Errorf("Location(%+v) = %q, want %q", tc.a, got, tc.want)
 		}
 	}
@@ -147,8 +147,8 @@ func FuzzParseTrailers(f *testing.F) {
 			if err != nil {
 				t.Fatalf("a claim that validated has no alert: %v", err)
 			}
-			if Location(a) != c.Location {
-				t.Fatalf("location %q re-renders as %q", c.Location, Location(a))
+			if a.Location() != c.Location {
+				t.Fatalf("location %q re-renders as %q", c.Location, a.Location())
 			}
 		}
 	})
