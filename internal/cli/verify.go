@@ -53,15 +53,26 @@ runs in order and the first that fails is named:
               the run's own oracle, asking OSV and deps.dev through the
               cache as run --vuln does (--offline, --cache-dir,
               --osv-url, --depsdev-url). No advisory data: exit 1
+  scanner-red, no-suppression, scanner-green, build-check
+              (sast, iac) the scanner the base's fixrail.yaml configures
+              for the claimed tool (Fixrail-Tool) reports the claimed
+              rule (Fixrail-Rule) at the claimed place (Fixrail-Location)
+              on the base; the commit adds no suppression marker; on the
+              commit the rule is gone from that file and nothing as
+              severe (Fixrail-Severity) is new in a changed file; the
+              file's build check passes. No scanner for the tool, or a
+              build check that cannot run: skipped, not confirmed
   suite-green, suite-with-evidence
               the suite passes on the base plus the fix alone, then with
               the evidence added
 
 Every command runs as a run's do: a fresh checkout of the exact tree,
 the build environment, no credentials, and bubblewrap as the base's
-sandbox setting says. A fix type whose oracle verify cannot replay from
-a commit (sast, secret, iac: their scanners are not re-run) is reported
-skipped, with why.
+sandbox setting says. For secret, the credential is known only from
+the alert, so verify checks what needs no value: the claimed lines of
+the base hold a token a credential can be (secret-red), and every token
+the fix removed from them is in no tracked file of the commit, raw or
+encoded (secret-absent).
 Trailers say what fixrail claimed; verify proves the claim holds, not who
 made it: that is what a signed attestation adds.
 

@@ -17,7 +17,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -112,6 +114,72 @@ type Claimed struct {
 	Evidence   []string
 	Files      []string
 	Dependency *Dependency
+	// Alert is the scanner result a scanned fix (sast, iac) was judged
+	// by, as the commit's trailers name it.
+	Alert *Alert
+}
+
+// Alert is the scanner result a scanned plan judged: the tool that
+// reported it, its rule, where, and how severe. Every value was
+// validated before it was planned on (ValidAlert).
+type Alert struct {
+	Tool, Rule, Path string
+	Line, EndLine    int
+	Severity         string
+}
+
+// Location renders an alert's place as the Fixrail-Location trailer
+// writes it: path:line-endline, the end only when past the line, the line
+// only when there is one (ValidAlert refuses a path holding a colon with
+// none).
+func (a Alert) Location() string {
+	switch {
+	case a.Line > 0 && a.EndLine > a.Line:
+		return fmt.Sprintf("%s:%d-%d", a.Path, a.Line, a.EndLine)
+	case a.Line > 0:
+		return fmt.Sprintf("%s:%d", a.Path, a.Line)
+	}
+	return a.Path
+}
+
+// The bounds of an alert's values: they come from an untrusted report.
+var (
+	// ruleID bounds a rule id to what scanners use (gosec G201, semgrep's
+	// dotted ids, CodeQL's go/sql-injection, checkov's CKV_AWS_20).
+	ruleID   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,199}$`)
+	toolName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_. +-]{0,63}$`)
+	severity = regexp.MustCompile(`^[a-z]{1,16}$`)
+)
+
+// MaxAlertLine bounds an alert's line numbers.
+const MaxAlertLine = 1 << 24
+
+// ValidAlert says which of a's values is not one fixrail plans on: a rule
+// id of the scanners' charset, a tool name of letters, digits and a few
+// marks, a clean relative path, lines in order (0: none), a lower-case
+// severity word; a path with a colon only with a line.
+func ValidAlert(a Alert) error {
+	switch {
+	case !ruleID.MatchString(a.Rule):
+		return fmt.Errorf("rule %q is not a scanner's rule id", a.Rule)
+	case a.Tool != "" && (!toolName.MatchString(a.Tool) || strings.TrimSpace(a.Tool) != a.Tool):
+		return fmt.Errorf("tool %q is not a scanner's name", a.Tool)
+	case a.Severity != "" && !severity.MatchString(a.Severity):
+		return fmt.Errorf("severity %q is not a lower-case word", a.Severity)
+	case a.Line < 0 || a.Line > MaxAlertLine || a.EndLine < 0 || a.EndLine > MaxAlertLine:
+		return fmt.Errorf("line %d-%d is out of range", a.Line, a.EndLine)
+	case a.EndLine != 0 && a.EndLine < a.Line, a.Line == 0 && a.EndLine != 0:
+		return fmt.Errorf("end line %d is before line %d", a.EndLine, a.Line)
+	}
+	if c, err := pathguard.CleanRel(a.Path); err != nil || c != a.Path {
+		return fmt.Errorf("path %q is not a clean relative path", a.Path)
+	}
+	if a.Line == 0 && strings.Contains(a.Path, ":") {
+		// path:line is how a trailer writes a place: a colon is only
+		// unambiguous with the line after it.
+		return fmt.Errorf("path %q holds a colon and the alert names no line", a.Path)
+	}
+	return nil
 }
 
 // ErrClaimDiffers wraps a Replay error that is a finding about the claim
@@ -212,6 +280,9 @@ type Plan struct {
 	// Dependency is the package a harness plan judged (cve); nil
 	// otherwise.
 	Dependency *Dependency
+	// Alert is the scanner result a scanned plan judged (sast, iac), its
+	// severity as the oracle settled it; nil otherwise.
+	Alert *Alert
 }
 
 // Conclusion is an investigation's answer that there is no bug to fix.

@@ -45,6 +45,7 @@ func scannedType(name, doc, subject string, budget int, implied []string, exampl
 		Gates:      scannedGates,
 		CommitNote: scannedNote,
 		Section:    scannedSection,
+		Replay:     scannedReplay,
 	}
 }
 
@@ -80,10 +81,6 @@ type ScanPlanRef struct {
 
 func scanOf(p *Plan) *scanPlan { return p.Detail.(*scanPlan) }
 
-// ruleID bounds a rule id to what scanners use (gosec G201, semgrep's
-// dotted ids, CodeQL's go/sql-injection, checkov's CKV_AWS_20).
-var ruleID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,199}$`)
-
 // evidenceFile validates the finding's path and that the base holds it as
 // a regular file.
 func evidenceFile(dir string, ev *findings.Evidence) (string, error) {
@@ -110,10 +107,14 @@ func scannedPlan(_ context.Context, e *Env, dir string, f *findings.Finding) (*P
 	if err != nil {
 		return nil, err
 	}
-	sp := &scanPlan{Tool: ev.Tool, Rule: ev.Rule, Path: p, Line: ev.Line, EndLine: ev.EndLine, Severity: ev.Severity, Builds: BuildChecks(dir, []string{p})}
-	if ev.Tool != "" {
-		sp.Scanner = e.Config.ScannerFor(ev.Tool)
+	// The commit's trailers record these values for verify: only values
+	// that parse back are planned on.
+	alert := &Alert{Tool: ev.Tool, Rule: ev.Rule, Path: p, Line: ev.Line, EndLine: ev.EndLine, Severity: ev.Severity}
+	if err := ValidAlert(*alert); err != nil {
+		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNoLocation, Err: fmt.Errorf("the finding's %v", err)}
 	}
+	plan := scannedPlanOf(e, dir, alert)
+	sp := scanOf(plan)
 	loc := p
 	if ev.Line > 0 {
 		loc = fmt.Sprintf("%s:%d", p, ev.Line)
@@ -122,13 +123,47 @@ func scannedPlan(_ context.Context, e *Env, dir string, f *findings.Finding) (*P
 	if sp.Scanner != nil {
 		scn = sp.Scanner.Name
 	}
-	return &Plan{
-		Summary: fmt.Sprintf("%s reported %s at %s", orNone(ev.Tool), ev.Rule, loc),
-		Files:   []string{p},
-		Values:  fmt.Sprintf("file: %s\nline: %d\nend line: %d\nrule: %s\ntool: %s\nseverity: %s\nscanner the harness runs: %s", p, ev.Line, max(ev.EndLine, ev.Line), ev.Rule, orNone(ev.Tool), orNone(ev.Severity), scn),
-		Report:  sp.ref(),
-		Detail:  sp,
-	}, nil
+	plan.Summary = fmt.Sprintf("%s reported %s at %s", orNone(ev.Tool), ev.Rule, loc)
+	plan.Values = fmt.Sprintf("file: %s\nline: %d\nend line: %d\nrule: %s\ntool: %s\nseverity: %s\nscanner the harness runs: %s", p, ev.Line, max(ev.EndLine, ev.Line), ev.Rule, orNone(ev.Tool), orNone(ev.Severity), scn)
+	return plan, nil
+}
+
+// scannedPlanOf is the plan for alert on the base checked out in dir: the
+// scanner the base's configuration runs for its tool, the affected file's
+// build check.
+func scannedPlanOf(e *Env, dir string, alert *Alert) *Plan {
+	a := *alert
+	sp := &scanPlan{Tool: a.Tool, Rule: a.Rule, Path: a.Path, Line: a.Line, EndLine: a.EndLine, Severity: a.Severity, Builds: BuildChecks(dir, []string{a.Path})}
+	if a.Tool != "" {
+		sp.Scanner = e.Config.ScannerFor(a.Tool)
+	}
+	return &Plan{Files: []string{a.Path}, Report: sp.ref(), Detail: sp, Alert: alert}
+}
+
+// scannedReplay is the plan a sast or iac commit's claim stands for: the
+// alert its trailers name, judged again by the scanner the base's
+// fixrail.yaml (e.Config) runs for the tool, on a fresh checkout of the
+// base. The scanner sees the base and the commit as a run's did; with none
+// configured, red and green say so (needs-review), as in the run.
+func scannedReplay(ctx context.Context, e *Env, c Claimed) (*Plan, error) {
+	a := c.Alert
+	if a == nil {
+		return nil, fmt.Errorf("%w: a scanned fix's claim names no scanner result (no Fixrail-Rule trailer)", ErrClaimDiffers)
+	}
+	if err := ValidAlert(*a); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrClaimDiffers, err)
+	}
+	var plan *Plan
+	if err := e.Read(ctx, "scanner-plan", e.BaseSHA, func(dir string) error {
+		if _, err := evidenceFile(dir, &findings.Evidence{Path: a.Path}); err != nil {
+			return fmt.Errorf("%w: %v", ErrClaimDiffers, err)
+		}
+		plan = scannedPlanOf(e, dir, a)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return plan, nil
 }
 
 func orNone(s string) string {
@@ -203,6 +238,9 @@ func scannedRed(e *Env, p *Plan) *gates.Gate {
 			}
 			if sp.Severity == "" {
 				sp.Severity = at[0].Severity
+				if p.Alert != nil && severity.MatchString(sp.Severity) {
+					p.Alert.Severity = sp.Severity
+				}
 			}
 			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("%s reports %s on the base", sp.Scanner.Name, markdown.Code(at[0].String())), Output: out}, nil
 		},

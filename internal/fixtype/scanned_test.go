@@ -3,6 +3,7 @@ package fixtype
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,6 +184,202 @@ func TestIaCImplied(t *testing.T) {
 			s := r.Intake(risk.Report{Title: tc.title, Body: tc.body, Access: risk.AccessWrite, Implied: tc.implied})
 			if s.High() != tc.high {
 				t.Errorf("high = %v, want %v: %s", s.High(), tc.high, s.Reason())
+			}
+		})
+	}
+}
+
+func TestScannedReplay(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "db"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "db", "users.go"), []byte("package db\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("users.go", filepath.Join(dir, "db", "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	base := strings.Repeat("ab", 20)
+	var read []string
+	e := &Env{Config: &config.Config{Scanners: []config.Scanner{{Name: "gosec", Tools: []string{"gosec"}}}}, BaseSHA: base,
+		Read: func(_ context.Context, _, rev string, fn func(string) error) error {
+			read = append(read, rev)
+			return fn(dir)
+		}}
+	good := Alert{Tool: "GoSec", Rule: "G201", Path: "db/users.go", Line: 3, EndLine: 4, Severity: "medium"}
+	for _, tc := range []struct {
+		name    string
+		alert   *Alert
+		differs string
+		scanner string
+	}{
+		{"configured", &good, "", "gosec"},
+		{"no scanner for the tool", &Alert{Tool: "semgrep", Rule: "G201", Path: "db/users.go", Line: 3}, "", ""},
+		{"no alert", nil, "names no scanner result", ""},
+		{"bad rule", &Alert{Tool: "gosec", Rule: "G201 x", Path: "db/users.go", Line: 3}, "not a scanner's rule id", ""},
+		{"escaping path", &Alert{Tool: "gosec", Rule: "G201", Path: "../users.go", Line: 3}, "not a clean relative path", ""},
+		{"not on the base", &Alert{Tool: "gosec", Rule: "G201", Path: "db/gone.go", Line: 3}, "does not hold as a regular file", ""},
+		{"a link on the base", &Alert{Tool: "gosec", Rule: "G201", Path: "db/link.go", Line: 3}, "does not hold as a regular file", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			read = nil
+			p, err := SAST.Replay(context.Background(), e, Claimed{Files: []string{"db/users.go"}, Alert: tc.alert})
+			if tc.differs != "" {
+				if !errors.Is(err, ErrClaimDiffers) || !strings.Contains(err.Error(), tc.differs) {
+					t.Fatalf("err = %v, want ErrClaimDiffers %q", err, tc.differs)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(read) != 1 || read[0] != base {
+				t.Errorf("read %v, want the base only", read)
+			}
+			sp := scanOf(p)
+			if d := cmp.Diff([]string{tc.alert.Path}, p.Files); d != "" {
+				t.Errorf("files (-want +got):\n%s", d)
+			}
+			if sp.Rule != tc.alert.Rule || sp.Path != tc.alert.Path || sp.Line != tc.alert.Line || sp.EndLine != tc.alert.EndLine || sp.Severity != tc.alert.Severity {
+				t.Errorf("plan %+v, want the alert %+v", sp, tc.alert)
+			}
+			if tc.scanner == "" {
+				if sp.Scanner != nil {
+					t.Fatalf("scanner %q for an unconfigured tool", sp.Scanner.Name)
+				}
+				// Red and green say the oracle could not run: unconfirmed,
+				// needs-review, never a plain pass.
+				for _, g := range append([]*gates.Gate{IaC.Red(e, p)}, IaC.Gates(e, p)[1]) {
+					v, err := g.Run(context.Background(), &gates.Change{})
+					if err != nil || !v.Unconfirmed || v.Label != gates.LabelNeedsReview {
+						t.Errorf("%s = %+v, %v; want unconfirmed, needs-review", g.Name, v, err)
+					}
+				}
+				return
+			}
+			if sp.Scanner == nil || sp.Scanner.Name != tc.scanner {
+				t.Fatalf("scanner %v, want %s", sp.Scanner, tc.scanner)
+			}
+		})
+	}
+	if IaC.Replay == nil || SAST.Replay == nil {
+		t.Fatal("a scanned type has no Replay")
+	}
+}
+
+func TestValidAlert(t *testing.T) {
+	for _, tc := range []struct {
+		a    Alert
+		want string
+	}{
+		{Alert{Tool: "gosec", Rule: "G201", Path: "a.go", Line: 1, EndLine: 2, Severity: "high"}, ""},
+		{Alert{Rule: "go/sql-injection", Path: "a.go"}, ""},
+		{Alert{Tool: "Semgrep OSS", Rule: "CKV_AWS_20", Path: "x/main.tf", Line: 3}, ""},
+		{Alert{Rule: "", Path: "a.go"}, "rule"},
+		{Alert{Rule: "-x", Path: "a.go"}, "rule"},
+		{Alert{Tool: " gosec", Rule: "G1", Path: "a.go"}, "tool"},
+		{Alert{Tool: "gosec\n", Rule: "G1", Path: "a.go"}, "tool"},
+		{Alert{Rule: "G1", Path: "a.go", Severity: "High"}, "severity"},
+		{Alert{Rule: "G1", Path: "a.go", Line: 3, EndLine: 2}, "before"},
+		{Alert{Rule: "G1", Path: "a.go", EndLine: 2}, "before"},
+		{Alert{Rule: "G1", Path: "a.go", Line: -1}, "range"},
+		{Alert{Rule: "G1", Path: "/a.go", Line: 1}, "clean relative"},
+		{Alert{Rule: "G1", Path: "a/../b.go", Line: 1}, "clean relative"},
+		{Alert{Rule: "G1", Path: "a:b.go"}, "colon"},
+		{Alert{Rule: "G1", Path: "a:b.go", Line: 1}, ""},
+	} {
+		err := ValidAlert(tc.a)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("ValidAlert(%+v) = %v, want %q", tc.a, err, tc.want)
+		}
+	}
+}
+
+func TestLineTokens(t *testing.T) {
+	text := "package x\n\n// apiKey is the provider's key.\nconst apiKey = \"" + fakeKey + "\"\nurl := \"https://user:" + fakeKey + "@host/p\"\n"
+	for _, tc := range []struct {
+		name      string
+		line, end int
+		want      []string
+	}{
+		{"the key's line", 4, 0, []string{fakeKey}},
+		{"a URL's password", 5, 5, []string{fakeKey}},
+		{"a span", 3, 4, []string{"provider", fakeKey}},
+		{"no line: the whole file", 0, 0, []string{"provider", fakeKey}},
+		{"a line with nothing long", 1, 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, lineTokens([]byte(text), tc.line, tc.end)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestSecretReplay(t *testing.T) {
+	base, commit := t.TempDir(), t.TempDir()
+	write := func(dir, p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(base, "shop/client.go", "package shop\n\nconst apiKey = \""+fakeKey+"\"\n")
+	trees := map[string]string{"BASE": base, "COMMIT": commit}
+	e := &Env{Config: &config.Config{}, BaseSHA: "BASE", Read: func(_ context.Context, _, rev string, fn func(string) error) error { return fn(trees[rev]) }}
+	if _, err := Secret.Replay(context.Background(), e, Claimed{Files: []string{"shop/client.go"}}); !errors.Is(err, ErrClaimDiffers) {
+		t.Fatalf("no alert: err = %v, want ErrClaimDiffers", err)
+	}
+	if _, err := Secret.Replay(context.Background(), e, Claimed{Alert: &Alert{Rule: "r", Path: "shop/gone.go", Line: 3}}); !errors.Is(err, ErrClaimDiffers) {
+		t.Fatalf("a file the base lacks: err = %v, want ErrClaimDiffers", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		line  int
+		files map[string]string
+		green bool
+		want  string
+	}{
+		{"removed everywhere", 3, map[string]string{"shop/client.go": "package shop\n\nvar apiKey = os.Getenv(\"K\")\n"}, true, "in no tracked file"},
+		{"moved to another file", 3, map[string]string{"shop/client.go": "package shop\n", "deploy/env": "K=" + fakeKey}, false, "deploy/env"},
+		{"moved, base64 encoded", 3, map[string]string{"shop/client.go": "package shop\n", "x.txt": base64.StdEncoding.EncodeToString([]byte(fakeKey))}, false, "x.txt"},
+		{"left in place", 3, map[string]string{"shop/client.go": "package shop\n\n// fixed\nconst apiKey = \"" + fakeKey + "\"\n"}, false, "still holds each of the 1 token"},
+		{"file deleted", 3, map[string]string{"other.go": "package shop\n"}, true, "in no tracked file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.RemoveAll(commit); err != nil {
+				t.Fatal(err)
+			}
+			for p, s := range tc.files {
+				write(commit, p, s)
+			}
+			p, err := Secret.Replay(context.Background(), e, Claimed{Files: []string{"shop/client.go"}, Alert: &Alert{Tool: "gitleaks", Rule: "stripe-access-token", Path: "shop/client.go", Line: tc.line}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			red, err := Secret.Red(e, p).Run(context.Background(), &gates.Change{Commit: "BASE"})
+			if err != nil || !red.Pass {
+				t.Fatalf("red = %+v, %v", red, err)
+			}
+			var absent *gates.Gate
+			for _, g := range Secret.Gates(e, p) {
+				if g.Name == "secret-absent" {
+					absent = g
+				}
+			}
+			v, err := absent.Run(context.Background(), &gates.Change{Commit: "COMMIT"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Pass != tc.green || !strings.Contains(v.Detail, tc.want) {
+				t.Errorf("secret-absent = %v %q, want %v %q", v.Pass, v.Detail, tc.green, tc.want)
+			}
+			if strings.Contains(v.Detail+red.Detail, fakeKey) {
+				t.Errorf("a verdict prints the value")
 			}
 		})
 	}

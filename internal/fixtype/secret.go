@@ -50,6 +50,7 @@ var Secret = &Type{
 	},
 	Warning: func(*Env, *Plan) string { return RotationWarning },
 	Section: secretSection,
+	Replay:  secretReplay,
 }
 
 // RotationWarning opens a secret fix's PR body.
@@ -132,6 +133,14 @@ func secretPlan(_ context.Context, e *Env, dir string, f *findings.Finding) (*Pl
 	if len(files) > maxSecretFiles {
 		return nil, &StopError{Terminal: verdict.Halt, Reason: verdict.ReasonDiffBudget, Err: fmt.Errorf("the credential is in %d tracked files, over %d: too many for one fix", len(files), maxSecretFiles)}
 	}
+	// The commit's trailers record where the alert points (never the
+	// value, nor its hash): verify re-derives what it can from there. An
+	// alert with no rule, or values that would not parse back, is
+	// recorded without it, and verify says it cannot replay.
+	var alert *Alert
+	if a := (Alert{Tool: ev.Tool, Rule: ev.Rule, Path: p, Line: ev.Line, EndLine: ev.EndLine}); ValidAlert(a) == nil {
+		alert = &a
+	}
 	d := &secretPlanDetail{scanner: e.Config.ScannerFor(ev.Tool), value: value, digest: digestOf(value)[:12], path: p, line: ev.Line, files: files, builds: BuildChecks(dir, files)}
 	return &Plan{
 		Summary:  fmt.Sprintf("the alerted value (sha256 %s…) is in %d tracked file(s) of the base: %s", d.digest, len(files), strings.Join(files, ", ")),
@@ -140,7 +149,127 @@ func secretPlan(_ context.Context, e *Env, dir string, f *findings.Finding) (*Pl
 		Report:   &SecretPlanRef{Path: p, Line: ev.Line, SHA256: d.digest, Files: files},
 		Detail:   d,
 		Withhold: []string{value},
+		Alert:    alert,
 	}, nil
+}
+
+// secretReplayed is the plan verify replays from a secret commit's claim:
+// the tokens the claimed lines of the base hold, in memory only. The
+// value itself is known only from the alert (its plaintext or SHA-256),
+// which the repository does not hold, so verify cannot name it; what it
+// can prove is that whatever the fix removed from those lines went
+// nowhere else.
+type secretReplayed struct {
+	alert  Alert
+	tokens []string
+	builds []BuildCheck
+}
+
+// secretReplay reads the claimed lines (the whole file when the claim
+// names no line) of a fresh checkout of the base and keeps every token of
+// at least minSecretLen bytes between two delimiters (secretDelims): the
+// spans a credential stands in, as RecoverSecret walks them.
+func secretReplay(ctx context.Context, e *Env, c Claimed) (*Plan, error) {
+	a := c.Alert
+	if a == nil {
+		return nil, fmt.Errorf("%w: a secret fix's claim names no alert location (no Fixrail-Rule trailer)", ErrClaimDiffers)
+	}
+	if err := ValidAlert(*a); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrClaimDiffers, err)
+	}
+	r := &secretReplayed{alert: *a}
+	if err := e.Read(ctx, "secret-plan", e.BaseSHA, func(dir string) error {
+		p, err := evidenceFile(dir, &findings.Evidence{Path: a.Path})
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrClaimDiffers, err)
+		}
+		data, err := readBounded(filepath.Join(dir, filepath.FromSlash(p)), maxEvidenceFile)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", p, err)
+		}
+		r.tokens = lineTokens(data, a.Line, a.EndLine)
+		r.builds = BuildChecks(dir, c.Files)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return &Plan{Files: c.Files, Detail: r, Alert: a}, nil
+}
+
+// lineTokens are the distinct delimiter-bounded tokens of minSecretLen to
+// 1024 bytes on lines line..end of data (every line when line is 0).
+func lineTokens(data []byte, line, end int) []string {
+	end = max(end, line)
+	var out []string
+	for i, l := range strings.Split(string(data), "\n") {
+		if n := i + 1; line > 0 && (n < line || n > end) {
+			continue
+		}
+		for _, t := range strings.FieldsFunc(strings.TrimSuffix(l, "\r"), func(r rune) bool { return strings.ContainsRune(secretDelims, r) }) {
+			if len(t) >= minSecretLen && len(t) <= 1024 {
+				out = append(out, t)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func replayedRed(e *Env, r *secretReplayed) *gates.Gate {
+	return &gates.Gate{
+		Name:   "secret-red",
+		Doc:    "the alert's lines on the base hold a token a credential can be (the value itself is known only from the alert)",
+		Reason: verdict.ReasonGreenOnBase,
+		Fails:  verdict.NotRepro,
+		Run: func(context.Context, *gates.Change) (gates.Verdict, error) {
+			if len(r.tokens) == 0 {
+				return gates.Verdict{Detail: fmt.Sprintf("%s holds no token of %d bytes or more on the base: no credential is there", markdown.Code(r.alert.Location()), minSecretLen)}, nil
+			}
+			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("%s holds %d token(s) of %d bytes or more on the base (never printed); which one is the credential only the alert knows", markdown.Code(r.alert.Location()), len(r.tokens), minSecretLen)}, nil
+		},
+	}
+}
+
+// replayedAbsent is verify's secret green: of the tokens the alert's lines
+// held on the base, those the commit's copy of the file no longer holds
+// (what the fix removed) are in no tracked file of the commit, raw,
+// base64 or hex encoded; and the fix removed at least one.
+func replayedAbsent(e *Env, r *secretReplayed) *gates.Gate {
+	return &gates.Gate{
+		Name:   "secret-absent",
+		Doc:    "every token the fix removed from the alert's lines is in no tracked file of the commit, raw, base64 or hex encoded",
+		Reason: verdict.ReasonOracleStillRed,
+		Run: func(ctx context.Context, c *gates.Change) (gates.Verdict, error) {
+			var files []string
+			removed := 0
+			if err := e.Read(ctx, "secret-green", c.Commit, func(dir string) error {
+				data, err := readBounded(filepath.Join(dir, filepath.FromSlash(r.alert.Path)), maxEvidenceFile)
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+				var needles [][]byte
+				for _, t := range r.tokens {
+					if !bytes.Contains(data, []byte(t)) {
+						removed++
+						needles = append(needles, encodings(t)...)
+					}
+				}
+				if removed > 0 {
+					files, err = filesHolding(dir, needles)
+				}
+				return err
+			}); err != nil {
+				return gates.Verdict{}, fmt.Errorf("secret-absent: %w", err)
+			}
+			switch {
+			case removed == 0:
+				return gates.Verdict{Detail: fmt.Sprintf("the commit's %s still holds each of the %d token(s) the alert's lines held on the base: whichever is the credential is still there", markdown.Code(r.alert.Path), len(r.tokens))}, nil
+			case len(files) > 0:
+				return gates.Verdict{Detail: fmt.Sprintf("a token the fix removed from %s is still in %d tracked file(s) of the commit: %s", markdown.Code(r.alert.Location()), len(files), markdown.Code(strings.Join(files, ", ")))}, nil
+			}
+			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("the %d token(s) the fix removed from %s are in no tracked file of the commit, raw, base64 or hex encoded", removed, markdown.Code(r.alert.Location()))}, nil
+		},
+	}
 }
 
 func digestOf(v string) string {
@@ -325,6 +454,9 @@ func secretFix(b Brief, _ *Plan) string {
 }
 
 func secretRed(e *Env, p *Plan) *gates.Gate {
+	if r, ok := p.Detail.(*secretReplayed); ok {
+		return replayedRed(e, r)
+	}
 	d := secretOf(p)
 	return &gates.Gate{
 		Name:   "secret-red",
@@ -359,6 +491,9 @@ func secretRed(e *Env, p *Plan) *gates.Gate {
 }
 
 func secretGates(e *Env, p *Plan) []*gates.Gate {
+	if r, ok := p.Detail.(*secretReplayed); ok {
+		return []*gates.Gate{noSuppression(), replayedAbsent(e, r), buildCheckGate(e, func() []BuildCheck { return r.builds })}
+	}
 	d := secretOf(p)
 	gs := []*gates.Gate{noSuppression(), secretAbsent(e, d)}
 	if d.scanner != nil {

@@ -335,6 +335,9 @@ func (r *run) claimOf(inv *investigation, fixes []gitx.Entry) verify.Claim {
 	if d := inv.plan.Dependency; d != nil {
 		c.Ecosystem, c.Package, c.Manifest = d.Ecosystem, d.Package, d.Manifest
 	}
+	if a := inv.plan.Alert; a != nil {
+		c.Tool, c.Rule, c.Location, c.Severity = a.Tool, a.Rule, a.Location(), a.Severity
+	}
 	for _, e := range inv.evidence {
 		c.Evidence = append(c.Evidence, e.Path)
 	}

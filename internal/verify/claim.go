@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
@@ -40,6 +41,14 @@ type Claim struct {
 	Ecosystem string `json:"ecosystem,omitempty"`
 	Package   string `json:"package,omitempty"`
 	Manifest  string `json:"manifest,omitempty"`
+	// Tool, Rule, Location (path:line-endline, path:line or path) and
+	// Severity name the scanner result a scanned fix (sast, iac) was
+	// judged by: verify runs the base's scanner for the tool again. Empty
+	// for every other type.
+	Tool     string `json:"tool,omitempty"`
+	Rule     string `json:"rule,omitempty"`
+	Location string `json:"location,omitempty"`
+	Severity string `json:"severity,omitempty"`
 	// Evidence are the files the investigation wrote (the test first, then
 	// its fixtures); Files the fix's own. The commit's tree is the base
 	// plus exactly these paths.
@@ -62,6 +71,10 @@ const (
 	keyEco      = "Fixrail-Ecosystem"
 	keyPackage  = "Fixrail-Package"
 	keyManifest = "Fixrail-Manifest"
+	keyTool     = "Fixrail-Tool"
+	keyRule     = "Fixrail-Rule"
+	keyLocation = "Fixrail-Location"
+	keySeverity = "Fixrail-Severity"
 	keyEvidence = "Fixrail-Evidence"
 	keyFile     = "Fixrail-File"
 	keyVersion  = "Fixrail-Version"
@@ -120,6 +133,10 @@ func (c Claim) Trailers() string {
 	add(keyEco, c.Ecosystem)
 	add(keyPackage, c.Package)
 	add(keyManifest, c.Manifest)
+	add(keyTool, c.Tool)
+	add(keyRule, c.Rule)
+	add(keyLocation, c.Location)
+	add(keySeverity, c.Severity)
 	for _, p := range c.Evidence {
 		add(keyEvidence, p)
 	}
@@ -158,7 +175,8 @@ func ParseTrailers(msg string) (Claim, error) {
 	var c Claim
 	fields := map[string]*string{keyFinding: &c.Finding, keyFixType: &c.FixType, keyBase: &c.Base, keyTestPath: &c.TestPath,
 		keyTestName: &c.TestName, keySymptom: &c.Symptom, keySymHash: &c.SymptomSHA256, keyVersion: &c.Version,
-		keyEco: &c.Ecosystem, keyPackage: &c.Package, keyManifest: &c.Manifest}
+		keyEco: &c.Ecosystem, keyPackage: &c.Package, keyManifest: &c.Manifest,
+		keyTool: &c.Tool, keyRule: &c.Rule, keyLocation: &c.Location, keySeverity: &c.Severity}
 	lists := map[string]*[]string{keyEvidence: &c.Evidence, keyFile: &c.Files}
 	seen := map[string]bool{}
 	any := false
@@ -236,6 +254,14 @@ func (c Claim) Validate() error {
 			return fmt.Errorf("%s %q is not a clean relative path", keyManifest, c.Manifest)
 		}
 	}
+	if c.Tool != "" || c.Rule != "" || c.Location != "" || c.Severity != "" {
+		if c.Rule == "" || c.Location == "" {
+			return fmt.Errorf("%s and %s go together, with %s and %s", keyRule, keyLocation, keyTool, keySeverity)
+		}
+		if _, err := c.Alert(); err != nil {
+			return err
+		}
+	}
 	if c.TestPath == "" {
 		if c.TestName != "" || c.Symptom != "" || c.SymptomSHA256 != "" {
 			return fmt.Errorf("a test name or symptom with no %s", keyTestPath)
@@ -251,6 +277,40 @@ func (c Claim) Validate() error {
 		return fmt.Errorf("%s does not match %s: the symptom was changed after fixrail wrote it", keySymHash, keySymptom)
 	}
 	return nil
+}
+
+// maxLocation bounds a Fixrail-Location value.
+const maxLocation = 4096
+
+// Alert is the scanner result the claim names (Rule and Location set),
+// its values validated as the pipeline validated them before planning.
+func (c Claim) Alert() (fixtype.Alert, error) {
+	if len(c.Location) > maxLocation {
+		return fixtype.Alert{}, fmt.Errorf("%s is over %d bytes", keyLocation, maxLocation)
+	}
+	a := fixtype.Alert{Tool: c.Tool, Rule: c.Rule, Severity: c.Severity, Path: c.Location}
+	// path, path:line or path:line-end; a path holding a colon is written
+	// with its lines, so the last colon is the separator.
+	if i := strings.LastIndexByte(c.Location, ':'); i >= 0 {
+		lines := c.Location[i+1:]
+		from, to, span := strings.Cut(lines, "-")
+		l, err := strconv.Atoi(from)
+		if err != nil || l <= 0 || strconv.Itoa(l) != from {
+			return fixtype.Alert{}, fmt.Errorf("%s %q: %q is not a line number", keyLocation, c.Location, from)
+		}
+		a.Path, a.Line = c.Location[:i], l
+		if span {
+			e, err := strconv.Atoi(to)
+			if err != nil || e <= l || strconv.Itoa(e) != to {
+				return fixtype.Alert{}, fmt.Errorf("%s %q: %q is not an end line after %d", keyLocation, c.Location, to, l)
+			}
+			a.EndLine = e
+		}
+	}
+	if err := fixtype.ValidAlert(a); err != nil {
+		return fixtype.Alert{}, fmt.Errorf("%s/%s: %v", keyRule, keyLocation, err)
+	}
+	return a, nil
 }
 
 // bodyMarker opens the PR body's evidence block, so a reader (and
@@ -305,7 +365,7 @@ func (c Claim) Diff(o Claim) string {
 	var ma, mb map[string]any
 	_ = json.Unmarshal(a, &ma)
 	_ = json.Unmarshal(b, &mb)
-	keys := []string{"finding", "fix_type", "base", "test_path", "test_name", "symptom", "symptom_sha256", "ecosystem", "package", "manifest", "evidence", "files", "fixrail_version"}
+	keys := []string{"finding", "fix_type", "base", "test_path", "test_name", "symptom", "symptom_sha256", "ecosystem", "package", "manifest", "tool", "rule", "location", "severity", "evidence", "files", "fixrail_version"}
 	for _, k := range keys {
 		x, _ := json.Marshal(ma[k])
 		y, _ := json.Marshal(mb[k])

@@ -3,6 +3,8 @@ package verify
 import (
 	"strings"
 	"testing"
+
+	"github.com/fixrail/fixrail/internal/fixtype"
 )
 
 func sampleClaim() Claim {
@@ -22,6 +24,36 @@ func TestTrailersRoundTrip(t *testing.T) {
 			Manifest: "sub dir/requirements.txt", Files: []string{"sub dir/requirements.txt"}, Version: "devel"}
 		roundTrip(t, c)
 	})
+	for _, loc := range []string{"db/users.go:16-18", "db/users.go:16", "main.tf", "dir:with colon/x.go:3"} {
+		t.Run("sast "+loc, func(t *testing.T) {
+			c := Claim{Finding: "g201", FixType: "sast", Base: strings.Repeat("ab", 20), Tool: "gosec", Rule: "G201",
+				Location: loc, Severity: "medium", Files: []string{"db/users.go"}, Version: "devel"}
+			roundTrip(t, c)
+			a, err := c.Alert()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Location() != loc {
+				t.Fatalf("Location(%+v) = %q, want %q", a, a.Location(), loc)
+			}
+		})
+	}
+}
+
+func TestLocation(t *testing.T) {
+	for _, tc := range []struct {
+		a    fixtype.Alert
+		want string
+	}{
+		{fixtype.Alert{Rule: "G201", Path: "a.go", Line: 3, EndLine: 5}, "a.go:3-5"},
+		{fixtype.Alert{Rule: "G201", Path: "a.go", Line: 3, EndLine: 3}, "a.go:3"},
+		{fixtype.Alert{Rule: "G201", Path: "a.go", Line: 3}, "a.go:3"},
+		{fixtype.Alert{Rule: "G201", Path: "a.go"}, "a.go"},
+	} {
+		if got := tc.a.Location(); got != tc.want {
+			t.Errorf("Location(%+v) = %q, want %q", tc.a, got, tc.want)
+		}
+	}
 }
 
 func roundTrip(t *testing.T, c Claim) {
@@ -65,6 +97,22 @@ func TestParseTrailersRefuses(t *testing.T) {
 		{"bad quote", strings.Replace(good, `Fixrail-Symptom: "`, `Fixrail-Symptom: "\q`, 1), "does not unquote"},
 		{"package without manifest", good + "Fixrail-Ecosystem: PyPI\nFixrail-Package: requests\n", "go together"},
 		{"manifest dotdot", good + "Fixrail-Ecosystem: PyPI\nFixrail-Package: requests\nFixrail-Manifest: ../requirements.txt\n", "Fixrail-Manifest \"../requirements.txt\" is not a clean"},
+		{"rule without location", good + "Fixrail-Rule: G201\n", "go together"},
+		{"location without rule", good + "Fixrail-Location: a.go:3\n", "go together"},
+		{"tool alone", good + "Fixrail-Tool: gosec\n", "go together"},
+		{"rule charset", good + "Fixrail-Rule: \"G201; rm\"\nFixrail-Location: a.go:3\n", "not a scanner's rule id"},
+		{"rule too long", good + "Fixrail-Rule: G" + strings.Repeat("1", 200) + "\nFixrail-Location: a.go:3\n", "not a scanner's rule id"},
+		{"location dotdot", good + "Fixrail-Rule: G201\nFixrail-Location: ../a.go:3\n", "not a clean relative path"},
+		{"location absolute", good + "Fixrail-Rule: G201\nFixrail-Location: /etc/passwd:3\n", "not a clean relative path"},
+		{"location line zero", good + "Fixrail-Rule: G201\nFixrail-Location: a.go:0\n", "not a line number"},
+		{"location line signed", good + "Fixrail-Rule: G201\nFixrail-Location: a.go:+3\n", "not a line number"},
+		{"location end before", good + "Fixrail-Rule: G201\nFixrail-Location: a.go:5-3\n", "not an end line"},
+		{"location end equal", good + "Fixrail-Rule: G201\nFixrail-Location: a.go:5-5\n", "not an end line"},
+		{"location colon no line", good + "Fixrail-Rule: G201\nFixrail-Location: a:b\n", "not a line number"},
+		{"location huge line", good + "Fixrail-Rule: G201\nFixrail-Location: a.go:99999999999\n", "out of range"},
+		{"location too long", good + "Fixrail-Rule: G201\nFixrail-Location: " + strings.Repeat("a/", 2100) + "x:1\n", "over 4096 bytes"},
+		{"severity case", good + "Fixrail-Rule: G201\nFixrail-Location: a.go:3\nFixrail-Severity: HIGH\n", "not a lower-case word"},
+		{"tool charset", good + "Fixrail-Tool: \"go\\x1bsec\"\nFixrail-Rule: G201\nFixrail-Location: a.go:3\n", "not a scanner's name"},
 		{"test not first evidence", strings.Replace(good, "Fixrail-Test-Path: tests/test_none.py", "Fixrail-Test-Path: tests/other.py", 1), "is not the first"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +127,7 @@ func TestParseTrailersRefuses(t *testing.T) {
 func FuzzParseTrailers(f *testing.F) {
 	f.Add("s\n\n" + sampleClaim().Trailers())
 	f.Add("s\n\nFixrail-Finding: \"\\x00\"\n")
+	f.Add("s\n\n" + sampleClaim().Trailers() + "Fixrail-Tool: gosec\nFixrail-Rule: G201\nFixrail-Location: db/users.go:16-18\nFixrail-Severity: medium\n")
 	f.Fuzz(func(t *testing.T, msg string) {
 		c, err := ParseTrailers(msg)
 		if err != nil {
@@ -91,6 +140,16 @@ func FuzzParseTrailers(f *testing.F) {
 		}
 		if d := c.Diff(again); d != "" {
 			t.Fatalf("re-rendered claim differs in %s", d)
+		}
+		// A scanned claim's place is canonical: it re-renders as written.
+		if c.Rule != "" {
+			a, err := c.Alert()
+			if err != nil {
+				t.Fatalf("a claim that validated has no alert: %v", err)
+			}
+			if a.Location() != c.Location {
+				t.Fatalf("location %q re-renders as %q", c.Location, a.Location())
+			}
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/config"
@@ -86,7 +87,29 @@ func (x *executor) exec(ctx context.Context, label, rev string, argv []string, t
 	return res, err
 }
 
+// scan runs a scanner in a fresh checkout of rev, as a run's Env.Scan
+// does: a fresh empty output directory outside the checkout writable too,
+// ro (its rule packs) read-only; read sees both before they go.
+func (x *executor) scan(ctx context.Context, label, rev string, argv func(dir, out string) []string, ro []string, timeout time.Duration, read func(dir, out string) error) (res sandbox.Result, err error) {
+	err = x.read(ctx, label, rev, func(dir string) error {
+		out, err := os.MkdirTemp(x.dir, label+"-out-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(out)
+		if res, err = x.runWith(ctx, dir, argv(dir, out), timeout, []string{out}, ro); err != nil {
+			return err
+		}
+		return read(dir, out)
+	})
+	return res, err
+}
+
 func (x *executor) run(ctx context.Context, dir string, argv []string, timeout time.Duration) (sandbox.Result, error) {
+	return x.runWith(ctx, dir, argv, timeout, nil, nil)
+}
+
+func (x *executor) runWith(ctx context.Context, dir string, argv []string, timeout time.Duration, rw, ro []string) (sandbox.Result, error) {
 	if x.tc == nil {
 		tc, err := sandbox.ToolchainsIn(ctx, x.lookup, x.cfg.SandboxROPaths, dir)
 		if err != nil {
@@ -114,7 +137,7 @@ func (x *executor) run(ctx context.Context, dir string, argv []string, timeout t
 		Dir:     dir,
 		Env:     env,
 		Timeout: timeout,
-		Sandbox: &sandbox.Spec{Mode: mode, RW: []string{dir}, RO: x.tc.RO(), Tmp: tmp, Hide: x.hide(), GoCache: std},
+		Sandbox: &sandbox.Spec{Mode: mode, RW: append([]string{dir}, rw...), RO: slices.Concat(x.tc.RO(), ro), Tmp: tmp, Hide: x.hide(), GoCache: std},
 	})
 	release()
 	if err != nil {

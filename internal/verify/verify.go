@@ -356,8 +356,14 @@ func (v *verifier) gates(ctx context.Context, c *gates.Change, red string) error
 			return false, fmt.Errorf("%s: %w", g.Name, err)
 		}
 		status := Pass
-		if !verdict.Pass {
+		switch {
+		case !verdict.Pass:
 			status = Fail
+		case verdict.Unconfirmed:
+			// What a run ships labelled (needs-review) verify reports as
+			// not re-proven, never as passed.
+			status = Skipped
+			verdict.Detail = fmt.Sprintf("not confirmed (the run labels it %s): %s", verdict.Label, verdict.Detail)
 		}
 		v.rep.Checks = append(v.rep.Checks, Check{Name: g.Name, Status: status, Detail: verdict.Detail, Output: v.scrubbed(scrub, verdict.Output)})
 		fmt.Fprintf(v.in.Progress, "verify: %s %s: %s\n", g.Name, status, verdict.Detail)
@@ -371,13 +377,20 @@ func (v *verifier) gates(ctx context.Context, c *gates.Change, red string) error
 	if v.typ.Replay == nil {
 		v.record("oracle", Skipped, fmt.Sprintf("the %s oracle is not replayable from a commit: not re-run", v.typ.Name))
 	} else {
-		env := &fixtype.Env{Config: v.cfg, Base: "the base", BaseSHA: v.claim.Base, Exec: v.x.exec, Read: v.x.read}
+		env := &fixtype.Env{Config: v.cfg, Base: "the base", BaseSHA: v.claim.Base, Exec: v.x.exec, Read: v.x.read, Scan: v.x.scan}
 		cl := fixtype.Claimed{Evidence: v.claim.Evidence, Files: v.claim.Files}
 		if v.claim.TestPath != "" {
 			cl.Test = &fixtype.Test{Path: v.claim.TestPath, Name: v.claim.TestName, Symptom: v.claim.Symptom}
 		}
 		if v.claim.Package != "" {
 			cl.Dependency = &fixtype.Dependency{Ecosystem: v.claim.Ecosystem, Package: v.claim.Package, Manifest: v.claim.Manifest}
+		}
+		if v.claim.Rule != "" {
+			a, err := v.claim.Alert() // validated with the claim
+			if err != nil {
+				return err
+			}
+			cl.Alert = &a
 		}
 		plan, err := v.typ.Replay(ctx, env, cl)
 		if errors.Is(err, fixtype.ErrClaimDiffers) {

@@ -36,6 +36,10 @@ func TestSameFinding(t *testing.T) {
 		{"another test", func(c *Claim) { c.TestName = "test_other" }, "test_name"},
 		{"other evidence", func(c *Claim) { c.Evidence = c.Evidence[:1] }, "evidence"},
 		{"another package", func(c *Claim) { c.Package = "urllib3" }, "package"},
+		{"another tool", func(c *Claim) { c.Tool = "semgrep" }, "tool"},
+		{"another rule", func(c *Claim) { c.Rule = "G202" }, "rule"},
+		{"another location", func(c *Claim) { c.Location = "db/users.go:3" }, "location"},
+		{"another severity", func(c *Claim) { c.Severity = "low" }, "severity"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			parent := sampleClaim()
