@@ -262,14 +262,15 @@ func TestVerifyPathExercised(t *testing.T) {
 	}
 }
 
-func TestSSHKeygenSignature(t *testing.T) {
+// sshOwner makes a real ssh-keygen ed25519 key, installs its public half
+// as the owner's in e, and returns a func that signs a file with it exactly
+// as the printed approval command does.
+func sshOwner(t *testing.T, e *env) (sign func(path string)) {
+	t.Helper()
 	keygen, err := exec.LookPath("ssh-keygen")
 	if err != nil {
 		t.Fatal("ssh-keygen not installed: the test command installs openssh-client")
 	}
-	e := newEnv(t)
-	e.setPolicy(map[string]string{"push-force": "gate"})
-	h := e.hook()
 	keyPath := filepath.Join(t.TempDir(), "approval")
 	sshkg := func(args ...string) {
 		t.Helper()
@@ -293,12 +294,23 @@ func TestSSHKeygenSignature(t *testing.T) {
 	// The user clock must be real: ssh-keygen signs now, and the request
 	// expires relative to the hook's clock.
 	e.now = time.Now()
+	return func(path string) {
+		t.Helper()
+		sshkg("-Y", "sign", "-n", "fixrail-approval", "-f", keyPath, path)
+	}
+}
+
+func TestSSHKeygenSignature(t *testing.T) {
+	e := newEnv(t)
+	e.setPolicy(map[string]string{"push-force": "gate"})
+	h := e.hook()
+	sign := sshOwner(t, e)
 	in := e.input("Bash", bash("git push --force origin HEAD:feature"))
 	r := run(h, in)
 	key := callKeyIn(t, r.stderr)
 	pending := filepath.Join(e.home, ApprovalsDir, "pending", key+".json")
 	// Exactly the printed command, with the key filled in.
-	sshkg("-Y", "sign", "-n", "fixrail-approval", "-f", keyPath, pending)
+	sign(pending)
 	if r := run(h, in); r.code != 0 {
 		t.Fatalf("ssh-keygen approval refused: %+v", r)
 	}
@@ -312,36 +324,12 @@ func TestSSHKeygenSignature(t *testing.T) {
 // the owner approves nothing, and the next denial replaces it with a whole
 // request.
 func TestTornPendingFailsClosed(t *testing.T) {
-	keygen, err := exec.LookPath("ssh-keygen")
-	if err != nil {
-		t.Fatal("ssh-keygen not installed: the test command installs openssh-client")
-	}
 	for _, keep := range []int{0, 40} {
 		t.Run(fmt.Sprintf("kept %d bytes", keep), func(t *testing.T) {
 			e := newEnv(t)
 			e.setPolicy(map[string]string{"push-force": "gate"})
 			h := e.hook()
-			keyPath := filepath.Join(t.TempDir(), "approval")
-			sshkg := func(args ...string) {
-				t.Helper()
-				cmd := exec.Command(keygen, args...)
-				cmd.Env = append(os.Environ(), "SSH_AUTH_SOCK=")
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("ssh-keygen %v: %v\n%s", args, err, out)
-				}
-			}
-			sshkg("-q", "-t", "ed25519", "-N", "", "-C", "owner@example", "-f", keyPath)
-			pub, err := os.ReadFile(keyPath + ".pub")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.MkdirAll(filepath.Join(e.home, KeysDir), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(e.home, KeysDir, "owner.pub"), pub, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			e.now = time.Now()
+			sign := sshOwner(t, e)
 			in := e.input("Bash", bash("git push --force origin HEAD:feature"))
 			key := callKeyIn(t, run(h, in).stderr)
 			pending := filepath.Join(e.home, ApprovalsDir, "pending", key+".json")
@@ -352,7 +340,7 @@ func TestTornPendingFailsClosed(t *testing.T) {
 			if err := os.WriteFile(pending, whole[:keep], 0o600); err != nil {
 				t.Fatal(err)
 			}
-			sshkg("-Y", "sign", "-n", "fixrail-approval", "-f", keyPath, pending)
+			sign(pending)
 			r := run(h, in)
 			if r.code != ExitBlock {
 				t.Fatalf("a signed torn request let the call run: %+v", r)
