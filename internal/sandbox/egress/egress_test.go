@@ -299,6 +299,41 @@ func TestProxyRefuses(t *testing.T) {
 	}
 }
 
+// TestProxyRecordsBeforeAnswering: a refusal is in the log before the
+// client has its answer, so a client's next request is always logged after
+// it and the run's "first host tried" is the first. The recorder is slow
+// on purpose: answering first would let the client see an empty log.
+func TestProxyRecordsBeforeAnswering(t *testing.T) {
+	other := startListener(t, "other", 0)
+	rec := &recorder{}
+	p := &egress.Policy{Record: func(e egress.Event) {
+		time.Sleep(50 * time.Millisecond)
+		rec.add(e)
+	}}
+	sock := filepath.Join(t.TempDir(), "s")
+	x, err := egress.Listen(sock, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	// Refused by the list, by the list again, and before it (no port).
+	targets := []string{"first.test:443", "127.0.0.1:" + strconv.Itoa(other.port), "noport.test"}
+	for i, target := range targets {
+		status, _ := connect(t, sock, target)
+		if !strings.HasPrefix(status, "403") {
+			t.Fatalf("CONNECT %s: %s, want 403", target, status)
+		}
+		if got := len(rec.all()); got != i+1 {
+			t.Fatalf("after the answer to request %d the log holds %d event(s): the answer went out before the record", i+1, got)
+		}
+	}
+	for i, e := range rec.all() {
+		if want, _, _ := strings.Cut(targets[i], ":"); e.Host != want && i < 2 {
+			t.Errorf("event %d is for %q, want %q", i, e.Host, want)
+		}
+	}
+}
+
 // TestProxyByteCap: a response that would pass the run's byte cap is cut,
 // the client gets less than the whole, and the event says capped.
 func TestProxyByteCap(t *testing.T) {

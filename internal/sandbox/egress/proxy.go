@@ -139,17 +139,30 @@ func (x *Proxy) serve() {
 func (x *Proxy) handle(c net.Conn) {
 	start := time.Now()
 	ev := Event{}
+	recorded := false
 	defer func() {
+		if !recorded {
+			ev.Duration = time.Since(start)
+			x.p.record(ev)
+		}
+	}()
+	// refuse records the event before answering: the client (the agent)
+	// sends its next request only after this answer, so the log's order is
+	// the order the requests were made in, and "the first host tried" in a
+	// refusal's report is the first one, whatever the scheduler does.
+	refuse := func(v string, code int, reason string) {
+		ev.Verdict, ev.Reason = v, reason
 		ev.Duration = time.Since(start)
 		x.p.record(ev)
-	}()
+		recorded = true
+		writeStatus(c, code, reason)
+	}
 	_ = c.SetReadDeadline(time.Now().Add(headTimeout))
 	lim := &limited{r: c, n: maxHead}
 	br := bufio.NewReader(lim)
 	req, err := http.ReadRequest(br)
 	if err != nil {
-		ev.Verdict, ev.Reason = Failed, "not an HTTP proxy request (or a head over 64 KiB)"
-		writeStatus(c, http.StatusBadRequest, ev.Reason)
+		refuse(Failed, http.StatusBadRequest, "not an HTTP proxy request (or a head over 64 KiB)")
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
@@ -171,30 +184,26 @@ func (x *Proxy) handle(c net.Conn) {
 	ev.Host = host
 	ev.Port, _ = strconv.Atoi(port)
 	if err != nil {
-		ev.Verdict, ev.Reason = Refused, "not a host:port request: "+err.Error()
-		writeStatus(c, http.StatusForbidden, ev.Reason)
+		refuse(Refused, http.StatusForbidden, "not a host:port request: "+err.Error())
 		return
 	}
 	if !x.p.admit() {
-		ev.Verdict, ev.Reason = Capped, "the run's egress connection cap is reached"
-		writeStatus(c, http.StatusServiceUnavailable, ev.Reason)
+		refuse(Capped, http.StatusServiceUnavailable, "the run's egress connection cap is reached")
 		return
 	}
 	addr, verdict, reason := x.p.check(x.ctx, host, ev.Port)
 	if verdict != Allowed {
-		ev.Verdict, ev.Reason = verdict, reason
 		code := http.StatusForbidden
 		if verdict == Failed {
 			code = http.StatusBadGateway
 		}
-		writeStatus(c, code, reason)
+		refuse(verdict, code, reason)
 		return
 	}
 	d := net.Dialer{Timeout: dialTimeout}
 	up, err := d.DialContext(x.ctx, "tcp", addr.String())
 	if err != nil {
-		ev.Verdict, ev.Reason = Failed, "connect: "+err.Error()
-		writeStatus(c, http.StatusBadGateway, ev.Reason)
+		refuse(Failed, http.StatusBadGateway, "connect: "+err.Error())
 		return
 	}
 	if !x.track(up) {
