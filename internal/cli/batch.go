@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -256,7 +257,7 @@ func batchSetup(ctx context.Context, repo, base string, parallel int) (int, stri
 // repository keeps; the run reports, in .fixrail/runs, are not touched.
 const keptBatches = 20
 
-var batchDirName = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9]+$`)
+var batchDirName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9]+$`) })
 
 // pruneBatches removes all but the newest keep batch directories (by
 // name, which is their start time). Best effort: what cannot be removed
@@ -268,7 +269,7 @@ func pruneBatches(batches string, keep int) {
 	}
 	var names []string
 	for _, e := range ents {
-		if batchDirName.MatchString(e.Name()) {
+		if batchDirName().MatchString(e.Name()) {
 			names = append(names, e.Name())
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -39,7 +40,9 @@ func prSecretsCheck(ctx context.Context, setup *pipeline.Setup) check {
 
 // secretRef is a secret named in a workflow: ${{ secrets.NAME }},
 // secrets['NAME'], or secrets: inherit for a called workflow.
-var secretRef = regexp.MustCompile(`secrets\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*['"]([^'"]+)['"]\s*\])|secrets\s*:\s*inherit`)
+var secretRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`secrets\s*(?:\.\s*([A-Za-z_][A-Za-z0-9_]*)|\[\s*['"]([^'"]+)['"]\s*\])|secrets\s*:\s*inherit`)
+})
 
 // prSecretWorkflows lists, one phrase each, the base's workflows that
 // run on pull_request and name a secret other than GITHUB_TOKEN.
@@ -61,7 +64,7 @@ func prSecretWorkflows(ctx context.Context, setup *pipeline.Setup) ([]string, er
 			continue
 		}
 		var names []string
-		for _, m := range secretRef.FindAllStringSubmatch(string(data), -1) {
+		for _, m := range secretRef().FindAllStringSubmatch(string(data), -1) {
 			name := m[1] + m[2]
 			if m[1] == "" && m[2] == "" {
 				name = "inherit (every secret)"

@@ -17,17 +17,39 @@ import (
 // places; every other unknown key is one GitHub refuses as well and stays
 // unparseable. Each error is checked against the YAML itself: it must sit
 // on such a key, in such a place, with such a value.
+//
+// Most files that have such keys are in plain block style, and then the
+// keys' own lines answer (acceptedFromLines); any other file is parsed
+// again whole (acceptedFromParse).
 func githubAccepted(src []byte, errs []*actionlint.Error) []*actionlint.Error {
 	var keyErrs []*actionlint.Error
 	for _, e := range errs {
-		if strings.HasPrefix(e.Message, `unexpected key "description" for "workflow" section`) ||
-			strings.HasPrefix(e.Message, `unexpected key "queue" for "concurrency" section`) {
+		if isKeyErr(e) {
 			keyErrs = append(keyErrs, e)
 		}
 	}
 	if len(keyErrs) == 0 {
 		return errs
 	}
+	if accepted, ok := acceptedFromLines(src, keyErrs); ok {
+		out := errs[:0:0]
+		for _, e := range errs {
+			if !accepted[e] {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	return acceptedFromParse(src, errs, keyErrs)
+}
+
+func isKeyErr(e *actionlint.Error) bool {
+	return strings.HasPrefix(e.Message, `unexpected key "description" for "workflow" section`) ||
+		strings.HasPrefix(e.Message, `unexpected key "queue" for "concurrency" section`)
+}
+
+// acceptedFromParse is githubAccepted by the whole file parsed again.
+func acceptedFromParse(src []byte, errs, keyErrs []*actionlint.Error) []*actionlint.Error {
 	var doc yaml.Node
 	if yaml.Unmarshal(src, &doc) != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return errs

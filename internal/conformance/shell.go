@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -304,9 +305,17 @@ func readsEventPath(w *syntax.Word) bool {
 	return found
 }
 
+// printers holds syntax printers for reuse: printNode runs per word and
+// per node the rules quote, and a new printer is a 4 KB buffer and a tab
+// writer. Print resets a printer's state, so a reused one prints as a new
+// one does.
+var printers = sync.Pool{New: func() any { return syntax.NewPrinter() }}
+
 func printNode(n syntax.Node) string {
 	var b strings.Builder
-	syntax.NewPrinter().Print(&b, n)
+	p := printers.Get().(*syntax.Printer)
+	p.Print(&b, n)
+	printers.Put(p)
 	return b.String()
 }
 

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -146,9 +147,9 @@ func (a Alert) Location() string {
 var (
 	// ruleID bounds a rule id to what scanners use (gosec G201, semgrep's
 	// dotted ids, CodeQL's go/sql-injection, checkov's CKV_AWS_20).
-	ruleID   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,199}$`)
-	toolName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_. +-]{0,63}$`)
-	severity = regexp.MustCompile(`^[a-z]{1,16}$`)
+	ruleID   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,199}$`) })
+	toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_. +-]{0,63}$`) })
+	severity = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]{1,16}$`) })
 )
 
 // MaxAlertLine bounds an alert's line numbers.
@@ -160,11 +161,11 @@ const MaxAlertLine = 1 << 24
 // severity word; a path with a colon only with a line.
 func ValidAlert(a Alert) error {
 	switch {
-	case !ruleID.MatchString(a.Rule):
+	case !ruleID().MatchString(a.Rule):
 		return fmt.Errorf("rule %q is not a scanner's rule id", a.Rule)
-	case a.Tool != "" && (!toolName.MatchString(a.Tool) || strings.TrimSpace(a.Tool) != a.Tool):
+	case a.Tool != "" && (!toolName().MatchString(a.Tool) || strings.TrimSpace(a.Tool) != a.Tool):
 		return fmt.Errorf("tool %q is not a scanner's name", a.Tool)
-	case a.Severity != "" && !severity.MatchString(a.Severity):
+	case a.Severity != "" && !severity().MatchString(a.Severity):
 		return fmt.Errorf("severity %q is not a lower-case word", a.Severity)
 	case a.Line < 0 || a.Line > MaxAlertLine || a.EndLine < 0 || a.EndLine > MaxAlertLine:
 		return fmt.Errorf("line %d-%d is out of range", a.Line, a.EndLine)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/config"
@@ -100,7 +101,7 @@ func scannedPlan(_ context.Context, e *Env, dir string, f *findings.Finding) (*P
 	if ev == nil || ev.Path == "" || ev.Rule == "" {
 		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNoLocation, Err: errors.New("the finding names no file and rule the scanner can be asked about")}
 	}
-	if !ruleID.MatchString(ev.Rule) {
+	if !ruleID().MatchString(ev.Rule) {
 		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNoLocation, Err: errors.New("the finding's rule id is not one a scanner reports")}
 	}
 	p, err := evidenceFile(dir, ev)
@@ -238,7 +239,7 @@ func scannedRed(e *Env, p *Plan) *gates.Gate {
 			}
 			if sp.Severity == "" {
 				sp.Severity = at[0].Severity
-				if p.Alert != nil && severity.MatchString(sp.Severity) {
+				if p.Alert != nil && severity().MatchString(sp.Severity) {
 					p.Alert.Severity = sp.Severity
 				}
 			}
@@ -317,7 +318,9 @@ func scannedGreen(e *Env, p *Plan) *gates.Gate {
 // ESLint's are eslint-disable… and a configuration comment
 // (/* eslint security/detect-eval-with-expression: off */) that turns the
 // rule off for the file.
-var suppressions = regexp.MustCompile(`(?i)(#nosec|nosec\b|nolint|nosemgrep|semgrep-ignore|codeql\[|lgtm\[|NOSONAR|checkov:skip|tfsec:ignore|trivy:ignore|kics-scan ignore|gitleaks:allow|eslint-disable|/\*\s*eslint\s|noqa|bandit:|pragma: allowlist|detect-secrets)`)
+var suppressions = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(#nosec|nosec\b|nolint|nosemgrep|semgrep-ignore|codeql\[|lgtm\[|NOSONAR|checkov:skip|tfsec:ignore|trivy:ignore|kics-scan ignore|gitleaks:allow|eslint-disable|/\*\s*eslint\s|noqa|bandit:|pragma: allowlist|detect-secrets)`)
+})
 
 // noSuppression refuses a fix that adds a scanner-suppression marker.
 func noSuppression() *gates.Gate {
@@ -327,7 +330,7 @@ func noSuppression() *gates.Gate {
 		Reason: verdict.ReasonScannerSuppressed,
 		Run: func(_ context.Context, c *gates.Change) (gates.Verdict, error) {
 			for _, l := range addedLines(c.Diff) {
-				if m := suppressions.FindString(l.text); m != "" {
+				if m := suppressions().FindString(l.text); m != "" {
 					return gates.Verdict{Detail: fmt.Sprintf("%s adds %s, a scanner suppression", markdown.Code(l.path), markdown.Code(m))}, nil
 				}
 			}

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/findings"
@@ -90,7 +91,7 @@ type SecretPlanRef struct {
 
 func secretOf(p *Plan) *secretPlanDetail { return p.Detail.(*secretPlanDetail) }
 
-var hexDigest = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var hexDigest = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 
 func secretPlan(_ context.Context, e *Env, dir string, f *findings.Finding) (*Plan, error) {
 	ev := f.Evidence
@@ -98,7 +99,7 @@ func secretPlan(_ context.Context, e *Env, dir string, f *findings.Finding) (*Pl
 		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNoLocation, Err: errors.New("the finding names no file holding the credential")}
 	}
 	sum := strings.ToLower(ev.SecretSHA256)
-	if f.Secret == "" && !hexDigest.MatchString(sum) {
+	if f.Secret == "" && !hexDigest().MatchString(sum) {
 		return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNoLocation, Err: errors.New("the finding carries neither the credential nor its SHA-256 (64 hex digits)")}
 	}
 	p, err := evidenceFile(dir, ev)

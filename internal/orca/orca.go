@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/findings"
@@ -113,7 +114,7 @@ var ErrNotFound = errors.New("orca: no such open alert")
 
 // Alert reads one open alert of repo by id (orca-<digits>).
 func (c *Client) Alert(ctx context.Context, repo, id string) (Alert, error) {
-	if !alertIDRE.MatchString(id) {
+	if !alertIDRE().MatchString(id) {
 		return Alert{}, fmt.Errorf("orca: %q is not an alert id (orca-<digits>)", bound(id, 40))
 	}
 	data, err := c.post(ctx, AlertsQuery(repo, id, 0))
@@ -330,10 +331,10 @@ func snippet(raw json.RawMessage) (string, error) {
 	return strings.Join(lines, "\n"), nil
 }
 
-var alertIDRE = regexp.MustCompile(`^orca-[0-9]{1,18}$`)
+var alertIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^orca-[0-9]{1,18}$`) })
 
 // ValidID reports whether id has Orca's alert id form, orca-<digits>.
-func ValidID(id string) bool { return alertIDRE.MatchString(id) }
+func ValidID(id string) bool { return alertIDRE().MatchString(id) }
 
 // featureTypes maps RiskFindings.feature_type to the fix type's tag.
 var featureTypes = map[string]string{"sast": findings.SASTFixType, "iac": findings.IaCFixType, "secret": findings.SecretFixType, "secret_detection": findings.SecretFixType}
@@ -342,7 +343,7 @@ var featureTypes = map[string]string{"sast": findings.SASTFixType, "iac": findin
 // (scm_posture), unfixable (a cloud asset, a package CVE, no file, an id
 // that is not Orca's). The finding id is the alert id (orca-<digits>).
 func (a *Alert) Sort(tree findings.Tree, repo string) findings.ScannerResult {
-	if !alertIDRE.MatchString(a.ID) || !pathguard.SafeName(a.ID) {
+	if !alertIDRE().MatchString(a.ID) || !pathguard.SafeName(a.ID) {
 		return findings.ScannerResult{Group: findings.GroupUnfixable, Why: fmt.Sprintf("AlertId %q is not Orca's orca-<digits>", bound(a.ID, 40))}
 	}
 	path, line := sourcePath(a.Source, repo)
@@ -374,12 +375,14 @@ func (a *Alert) Sort(tree findings.Tree, repo string) findings.ScannerResult {
 	return findings.SortAlert(sa, a.ID, "open", "", tree, configured, "")
 }
 
-var blobRE = regexp.MustCompile(`^https://[^/]+/([^/]+/[^/]+)/blob/[^/]+/([^#?]+)(?:#L([0-9]+))?$`)
+var blobRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^https://[^/]+/([^/]+/[^/]+)/blob/[^/]+/([^#?]+)(?:#L([0-9]+))?$`)
+})
 
 // sourcePath reads Source: a blob URL of repo (another repository's is no
 // path here), path:line, or a path.
 func sourcePath(src, repo string) (string, int) {
-	if m := blobRE.FindStringSubmatch(src); m != nil {
+	if m := blobRE().FindStringSubmatch(src); m != nil {
 		if !strings.EqualFold(m[1], repo) {
 			return "", 0
 		}

@@ -131,7 +131,7 @@ func FuzzParseAlerts(f *testing.F) {
 		}
 		for _, a := range as {
 			r := a.Sort(findings.DirTree(root), "o/r")
-			if r.ID != "" && !alertIDRE.MatchString(r.ID) {
+			if r.ID != "" && !alertIDRE().MatchString(r.ID) {
 				t.Fatalf("id %q", r.ID)
 			}
 			if r.Group == findings.GroupToFix && (r.Finding == nil || r.Finding.Evidence.Path == "") {

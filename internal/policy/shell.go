@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/expand"
@@ -45,10 +46,18 @@ func (f field) String() string {
 	return strings.ReplaceAll(f.s, dynMark, "$…")
 }
 
+// printers holds syntax printers for reuse: a printer is a 4 KB buffer
+// and a tab writer, and source runs for every run-time word. Print resets
+// a printer's state, so a reused one prints as a new one does.
+var printers = sync.Pool{New: func() any { return syntax.NewPrinter() }}
+
 // source prints a word as written, for reasons.
 func source(w *syntax.Word) string {
 	var sb strings.Builder
-	if err := syntax.NewPrinter().Print(&sb, w); err != nil || sb.Len() > 200 {
+	p := printers.Get().(*syntax.Printer)
+	err := p.Print(&sb, w)
+	printers.Put(p)
+	if err != nil || sb.Len() > 200 {
 		return ""
 	}
 	return sb.String()

@@ -186,7 +186,7 @@ func Open(data []byte, v Verifier) (*Statement, error) {
 		return nil, bad("statement type %s", strconv.Quote(st.Type))
 	case st.PredicateType != PredicateType:
 		return nil, bad("predicate type %s", strconv.Quote(st.PredicateType))
-	case len(st.Subject) != 1 || !fullSHA.MatchString(st.Subject[0].Digest["gitCommit"]):
+	case len(st.Subject) != 1 || !fullSHA().MatchString(st.Subject[0].Digest["gitCommit"]):
 		return nil, bad("the subject is not one git commit")
 	}
 	if err := st.Predicate.Claim.Validate(); err != nil {

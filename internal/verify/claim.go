@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/pathguard"
@@ -160,7 +161,7 @@ func trailerValue(v string) string {
 // made by fixrail (or they were stripped).
 var ErrNoClaim = errors.New("the commit carries no Fixrail-* trailers")
 
-var trailerLine = regexp.MustCompile(`^([A-Za-z0-9-]+): (.*)$`)
+var trailerLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9-]+): (.*)$`) })
 
 // ParseTrailers reads the claim from a commit message's last paragraph.
 // Other trailers there (Signed-off-by) are left alone; a Fixrail-* key
@@ -181,7 +182,7 @@ func ParseTrailers(msg string) (Claim, error) {
 	seen := map[string]bool{}
 	any := false
 	for _, line := range strings.Split(block, "\n") {
-		m := trailerLine.FindStringSubmatch(line)
+		m := trailerLine().FindStringSubmatch(line)
 		if m == nil || !strings.HasPrefix(strings.ToLower(m[1]), "fixrail-") {
 			if strings.HasPrefix(strings.ToLower(line), "fixrail-") {
 				return Claim{}, fmt.Errorf("trailer line %q does not parse", line)
@@ -217,7 +218,7 @@ func ParseTrailers(msg string) (Claim, error) {
 	return c, c.Validate()
 }
 
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+var fullSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })
 
 // Validate holds a claim to what fixrail writes: every part present, the
 // base a full commit id, paths clean and relative and each named once,
@@ -228,7 +229,7 @@ func (c Claim) Validate() error {
 		return fmt.Errorf("no %s trailer", keyFinding)
 	case c.FixType == "":
 		return fmt.Errorf("no %s trailer", keyFixType)
-	case !fullSHA.MatchString(c.Base):
+	case !fullSHA().MatchString(c.Base):
 		return fmt.Errorf("%s %q is not a full commit id", keyBase, c.Base)
 	case c.Version == "":
 		return fmt.Errorf("no %s trailer", keyVersion)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	gh "github.com/google/go-github/v93/github"
 
@@ -120,9 +121,9 @@ func (f *Forge) probePush(ctx context.Context, req forge.AccessRequest) (string,
 	line := scrubURLs(pushErrorLine(ge.Stderr))
 	op := f.Repo() + ": push --dry-run to " + redactURL(url)
 	switch {
-	case pushTransient.MatchString(ge.Stderr):
+	case pushTransient().MatchString(ge.Stderr):
 		return "", &forge.APIError{Op: op, Message: line, Kind: forge.ErrUnavailable, Err: err}
-	case pushRejected.MatchString(ge.Stderr):
+	case pushRejected().MatchString(ge.Stderr):
 		return "", &forge.APIError{Op: op, Message: req.Branch + " is on the remote and the push would not fast-forward: " + line, Kind: forge.ErrForge, Err: err}
 	}
 	return "", &denied{why: "git push --dry-run to " + redactURL(url) + " failed: " + line + " (the credential did not reach the push, or may not write)", err: err}
@@ -131,10 +132,12 @@ func (f *Forge) probePush(ctx context.Context, req forge.AccessRequest) (string,
 var (
 	// pushTransient is git's wording for a remote it could not reach or
 	// that failed (5xx): an outage, not a refusal.
-	pushTransient = regexp.MustCompile(`(?i)could not resolve host|failed to connect|connection (refused|timed out|reset)|operation timed out|returned error: 5\d\d|the remote end hung up unexpectedly`)
+	pushTransient = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)could not resolve host|failed to connect|connection (refused|timed out|reset)|operation timed out|returned error: 5\d\d|the remote end hung up unexpectedly`)
+	})
 	// pushRejected: the ref exists and the dry run would not fast-forward.
-	pushRejected = regexp.MustCompile(`\[rejected\]|non-fast-forward|\(fetch first\)`)
-	urlUserinfo  = regexp.MustCompile(`(://)[^/@\s]+@`)
+	pushRejected = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[rejected\]|non-fast-forward|\(fetch first\)`) })
+	urlUserinfo  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(://)[^/@\s]+@`) })
 )
 
 // pushErrorLine is the line of git's stderr that says why: the first
@@ -151,7 +154,7 @@ func pushErrorLine(stderr string) string {
 
 // scrubURLs drops userinfo from URLs in git's words: a push URL may carry
 // a credential.
-func scrubURLs(s string) string { return urlUserinfo.ReplaceAllString(s, "${1}redacted@") }
+func scrubURLs(s string) string { return urlUserinfo().ReplaceAllString(s, "${1}redacted@") }
 
 // ProbePullRequests is the pull-requests: write probe: POST /pulls from a
 // head no branch can have into base. It returns what a pass proves, a
