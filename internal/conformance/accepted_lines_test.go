@@ -77,6 +77,8 @@ func TestAcceptedFromLinesAgrees(t *testing.T) {
 		{"description folded keep", "description: >+ # c\n  two\n\n  description: inside\n" + on + jobs, true, 1},
 		{"description block with a key inside", "description: |\n  queue: max\n  jobs:\n" + on + jobs, true, 1},
 		{"description mapping", "description:\n  a: b\n" + on + jobs, true, 0},
+		// A document whose every line is indented: its top level is not column 1.
+		{"description indented document", "  description: x\n  on: push\n  permissions: {}\n  jobs:\n    a:\n      runs-on: ubuntu-latest\n      steps:\n        - run: echo hi\n", false, 1},
 		{"description sequence", "description:\n- a\n" + on + jobs, true, 0},
 		{"description flow", "description: [a, b]\n" + on + jobs, true, 0},
 		{"description flow mapping", "description: {a: b}\n" + on + jobs, true, 0},
