@@ -91,7 +91,11 @@ def main():
             os.kill(os.getpid(), signal.SIGKILL)
     counter = os.path.join(base, phase + ".count")
     n = int(open(counter).read()) + 1 if os.path.exists(counter) else 1
-    open(counter, "w").write(str(n))
+    # Replaced whole, never truncated in place: runs started at once share
+    # this file, and one must never read another's half-written count.
+    tmp = "%s.%d" % (counter, os.getpid())
+    open(tmp, "w").write(str(n))
+    os.replace(tmp, counter)
     with open(os.path.join(base, phase + ".prompt"), "w") as f:
         f.write(prompt)
     if n > 1:
