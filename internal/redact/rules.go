@@ -591,12 +591,15 @@ func bodyEnd(t string, p int, b body, m *runMemo, rule string) (string, int) {
 // stop on every 's', 'e' or 'g' of ordinary text. The index is two small
 // levels (first byte, then second) rather than one 64 KiB table: the hook
 // builds it in every process, and writing a table that size touches a
-// page per prefix.
+// page per prefix. For the same reason each level is allocated once at its
+// final size: grown by append, the rows alone passed through six size
+// classes, each a fresh span and two page faults in a process that lives
+// for two milliseconds.
 var (
 	prefixPairs [1 << 16 / 64]uint64 // bit set: some prefix starts with these two bytes
 	prefixRow   [256]uint8           // first byte → row of prefixCol, 0 = none
-	prefixCol   = [][256]uint8{{}}   // second byte → index into prefixLists, 0 = none
-	prefixLists = [][]prefixEntry{nil}
+	prefixCol   [][256]uint8         // second byte → index into prefixLists, 0 = none
+	prefixLists [][]prefixEntry
 )
 
 type prefixEntry struct {
@@ -605,6 +608,44 @@ type prefixEntry struct {
 }
 
 func indexPrefixes() {
+	// First pass: number the rows and the lists (a list per distinct first
+	// two bytes, found by a linear search: there are a few dozen) and count
+	// each list's entries.
+	type pair struct{ a, b byte }
+	total := 0
+	for _, r := range tokenRules {
+		total += len(r.prefixes)
+	}
+	pairs := make([]pair, 0, total)
+	counts := make([]int, total+1)
+	listOf := func(p string) int {
+		for i, q := range pairs {
+			if q == (pair{p[0], p[1]}) {
+				return i + 1
+			}
+		}
+		pairs = append(pairs, pair{p[0], p[1]})
+		return len(pairs)
+	}
+	rows := 1
+	var seenRow [256]bool
+	for _, r := range tokenRules {
+		for _, p := range r.prefixes {
+			if !seenRow[p[0]] {
+				seenRow[p[0]] = true
+				rows++
+			}
+			counts[listOf(p)]++
+		}
+	}
+	// Second pass: fill the levels, every list a window of one array.
+	prefixCol = make([][256]uint8, 1, rows)
+	prefixLists = make([][]prefixEntry, len(pairs)+1)
+	entries := make([]prefixEntry, 0, total)
+	for k := 1; k < len(prefixLists); k++ {
+		prefixLists[k] = entries[len(entries) : len(entries) : len(entries)+counts[k]]
+		entries = entries[:len(entries)+counts[k]]
+	}
 	for ri, r := range tokenRules {
 		for _, p := range r.prefixes {
 			h := uint16(p[0])<<8 | uint16(p[1])
@@ -613,12 +654,8 @@ func indexPrefixes() {
 				prefixRow[p[0]] = uint8(len(prefixCol))
 				prefixCol = append(prefixCol, [256]uint8{})
 			}
-			col := &prefixCol[prefixRow[p[0]]]
-			if col[p[1]] == 0 {
-				col[p[1]] = uint8(len(prefixLists))
-				prefixLists = append(prefixLists, nil)
-			}
-			k := col[p[1]]
+			k := listOf(p)
+			prefixCol[prefixRow[p[0]]][p[1]] = uint8(k)
 			prefixLists[k] = append(prefixLists[k], prefixEntry{p, ri})
 		}
 	}
