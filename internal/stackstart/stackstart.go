@@ -1,0 +1,34 @@
+// Package stackstart grows the main goroutine's stack once, before any
+// other package initialises, for short-lived binaries (fixrail-hook, which
+// an agent CLI starts on every tool call). Import it for its effect only.
+//
+// Why: the main goroutine starts on a 2 KiB stack. A hook call grew it three
+// times (to 4, 8 and 16 KiB; a long shell command to 32 KiB), and each growth
+// copies the stack and walks every frame on it, reading the binary's
+// function tables for the first time: page faults in a process that lives
+// for two milliseconds. One growth here, while the stack is two frames deep,
+// costs one short copy. scripts/bench-hook measures the hook with it.
+//
+// It must import nothing: the Go specification initialises, among the
+// packages whose imports are done, the first by import path, so a package
+// with no imports under github.com/ runs before every package of the
+// standard library under internal/, os, regexp, unicode and the rest that
+// the hook links (TestInitializedFirst in cmd/fixrail-hook checks it).
+package stackstart
+
+func init() { grow() }
+
+// frame is sized so that the runtime moves the stack to 32 KiB: room for
+// the deepest hook call measured, a nested shell command with a denial.
+const frame = 24 << 10
+
+//go:noinline
+func grow() {
+	var b [frame]byte
+	touch(b[:])
+}
+
+// touch keeps b (and so the frame) from being optimised away.
+//
+//go:noinline
+func touch(b []byte) { b[0]++ }
