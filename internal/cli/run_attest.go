@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/pipeline"
+	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/verify"
 )
 
@@ -66,7 +68,26 @@ func attestDraft(ctx context.Context, key *approval.Key, s *pipeline.Setup, f pi
 	for _, g := range rep.Gates {
 		p.Gates = append(p.Gates, verify.GateVerdict{Phase: g.Phase, Name: g.Name, Verdict: g.Verdict, Detail: g.Detail})
 	}
-	data, err := verify.Sign(key, verify.NewStatement(c.SHA, p))
+	return sendAttestation(ctx, key, s.Scrub, f, rep, verify.NewStatement(c.SHA, p), stderr)
+}
+
+// sendAttestation signs st and puts the envelope beside the bundle (the
+// local forge) or on the PR as a comment. What it holds leaves like every
+// text a run sends, through the leak scan first — the statement as signed
+// too, since the envelope carries it base64-encoded, where neither a
+// reader nor the forge's own secret scanning would see a credential. The
+// gate details were redacted with the report; a blocking finding here
+// means something escaped that, and nothing is sent (fail closed: the
+// draft stands without an attestation, and says so on stderr).
+func sendAttestation(ctx context.Context, key *approval.Key, scrub *redact.Engine, f pipeline.Forge, rep *pipeline.Report, st verify.Statement, stderr io.Writer) error {
+	payload, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if err := attestLeakFree(scrub, "statement", string(payload)); err != nil {
+		return err
+	}
+	data, err := verify.Sign(key, st)
 	if err != nil {
 		return err
 	}
@@ -82,11 +103,32 @@ func attestDraft(ctx context.Context, key *approval.Key, s *pipeline.Setup, f pi
 	if err != nil {
 		return err
 	}
-	body := "### fixrail attestation\n\nAn in-toto statement in a DSSE envelope, signed by the operator's key: commit `" + c.SHA + "`, its trailers' claim and every gate's verdict. Save the block below to a file and check it with `fixrail verify --attestation FILE --key KEY.pub " + c.SHA + "`.\n\n```json\n" + strings.TrimSpace(string(data)) + "\n```\n"
-	if err := f.Notify(ctx, forge.Notice{ID: claim.Finding, Terminal: forge.Terminal(rep.Terminal), Reason: rep.Reason, Number: n, Body: body}); err != nil {
+	body := "### fixrail attestation\n\nAn in-toto statement in a DSSE envelope, signed by the operator's key: commit `" + st.Commit() + "`, its trailers' claim and every gate's verdict. Save the block below to a file and check it with `fixrail verify --attestation FILE --key KEY.pub " + st.Commit() + "`.\n\n```json\n" + strings.TrimSpace(string(data)) + "\n```\n"
+	if err := attestLeakFree(scrub, "comment", body); err != nil {
+		return err
+	}
+	if err := f.Notify(ctx, forge.Notice{ID: st.Predicate.Claim.Finding, Terminal: forge.Terminal(rep.Terminal), Reason: rep.Reason, Number: n, Body: body}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "attestation: commented on %s (sha256 %s)\n", rep.PR, verify.Digest(data))
+	return nil
+}
+
+// attestLeakFree fails on any blocking finding in the attestation's text,
+// naming the rule, never the value. Without a scan engine nothing is sent.
+func attestLeakFree(scrub *redact.Engine, what, text string) error {
+	if scrub == nil {
+		return fmt.Errorf("leak scan of the attestation %s: no scan engine", what)
+	}
+	fs, err := scrub.Detect(text)
+	if err != nil {
+		return fmt.Errorf("leak scan of the attestation %s: %w", what, err)
+	}
+	for _, f := range fs {
+		if f.Blocking() {
+			return fmt.Errorf("leak scan: the attestation %s holds %s; withheld", what, f.Rule)
+		}
+	}
 	return nil
 }
 
