@@ -9,11 +9,13 @@
 // for two milliseconds. One growth here, while the stack is two frames deep,
 // costs one short copy. scripts/bench-hook measures the hook with it.
 //
-// It must import nothing: the Go specification initialises, among the
-// packages whose imports are done, the first by import path, so a package
-// with no imports under github.com/ runs before every package of the
-// standard library under internal/, os, regexp, unicode and the rest that
-// the hook links (TestInitializedFirst in cmd/fixrail-hook checks it).
+// It must import nothing: the Go specification initialises, in each step,
+// the first package by import path whose imports are all initialised, so a
+// package with no imports under github.com/ is ready from the first step and
+// runs right after the runtime's own packages and the few leaves that sort
+// before it — before os, regexp, unicode, the crypto packages, the shell
+// parser and the rest that the hook links (TestInitializedFirst in
+// cmd/fixrail-hook reads the order from the binary's inittrace).
 package stackstart
 
 func init() { grow() }
