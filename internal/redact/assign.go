@@ -562,6 +562,20 @@ func readValue(t string, vs int, op byte, env, refs bool) (int, int, bool) {
 	if (t[p] == 'b' || t[p] == 'r' || t[p] == 'B' || t[p] == 'R') && p+1 < len(t) && isQuote(t[p+1]) {
 		p++
 	}
+	if k := backslashes(t, p); k > 0 && p+k < len(t) && (t[p+k] == '"' || t[p+k] == '\'') {
+		// A quote escaped one level down or more: the text of a JSON
+		// string (DB_PASSWORD=\"…\" in a tool call's command, as a hook
+		// receipt or a report holds it), a shell's nested quoting (bash -c
+		// "export PASSWORD=\"…\""), or both (\\\"). The value runs to the
+		// same escaped quote.
+		s := p + k + 1
+		if e := escapedClosingQuote(t, s, t[p:s]); e >= 0 {
+			if lit(t[s:e]) {
+				return s, e, true
+			}
+			return 0, 0, false
+		}
+	}
 	if isQuote(t[p]) {
 		s := p + 1
 		if e := closingQuote(t, s, t[p]); e >= 0 {
@@ -621,6 +635,38 @@ func closingQuote(t string, s int, q byte) int {
 		case '\n':
 			return -1
 		}
+	}
+	return -1
+}
+
+// backslashes counts the backslashes at t[p:].
+func backslashes(t string, p int) int {
+	k := 0
+	for p+k < len(t) && t[p+k] == '\\' {
+		k++
+	}
+	return k
+}
+
+// escapedClosingQuote finds the delimiter delim (backslashes and a quote,
+// as the literal was opened) that closes a literal starting at s, on the
+// same line and within maxValueLen: the first one not itself preceded by a
+// backslash.
+func escapedClosingQuote(t string, s int, delim string) int {
+	lim := min(len(t), s+maxValueLen)
+	for i := s; i < lim; {
+		j := strings.Index(t[i:lim], delim)
+		if j < 0 {
+			return -1
+		}
+		e := i + j
+		if nl := strings.IndexByte(t[s:e], '\n'); nl >= 0 {
+			return -1
+		}
+		if e == s || t[e-1] != '\\' {
+			return e
+		}
+		i = e + len(delim)
 	}
 	return -1
 }

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"math/rand/v2"
 	"net/url"
 	"slices"
@@ -429,4 +430,33 @@ func TestComparisons(t *testing.T) {
 		{"not a credential name", `if (username == "` + rs(alnumAlphabet, 20) + `")`, review, ruleEntropy},
 		{"assignment after a comparison", `ok := a == b; password = "` + rs(alnumAlphabet, 16) + `"`, block, ruleAssignment},
 	})
+}
+
+// TestEscapedQuotes: a value in quotes escaped one level down — the text of
+// a JSON string, as a hook receipt or a run report holds a command, or a
+// shell's nested quoting — is read as the quoted value it is. Before, the
+// backslash ended the value and the credential stayed in the receipt.
+func TestEscapedQuotes(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 12))
+	v := randomString(r, alnumAlphabet, 12) + "#7"
+	checkPrecision(t, []precisionCase{
+		{"JSON string of a command", `{"command":"export DB_PASSWORD=\"` + v + `\" && make test"}`, block, ruleAssignment},
+		{"shell nested quoting", `bash -c "export API_TOKEN=\"` + v + `\" && ./deploy"`, block, ruleAssignment},
+		{"single quotes escaped", `sh -c 'PASSWORD=\'` + v + `\' ./run'`, block, ruleAssignment},
+		{"nested quoting inside a JSON string", `{"command":"bash -c \"export API_TOKEN=\\\"` + v + `\\\" && ./deploy\""}`, block, ruleAssignment},
+		{"a flag in a JSON string", `{"command":"mysql --password \"` + v + `\" -e 'select 1'"}`, block, ""},
+		{"a reference stays code", `{"command":"export DB_PASSWORD=\"$DB_PASSWORD\""}`, none, ""},
+		{"an empty value", `{"command":"export DB_PASSWORD=\"\" && make"}`, none, ""},
+		{"a placeholder stays a placeholder", `{"command":"export DB_PASSWORD=\"changeme\""}`, none, ""},
+	})
+	// Redacting the JSON text keeps it JSON and removes the value.
+	e := mustNew(t, Options{})
+	in := `{"command":"export DB_PASSWORD=\"` + v + `\" && make test"}`
+	out, _, err := e.Redact(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, v) || !json.Valid([]byte(out)) {
+		t.Errorf("Redact(%s) = %s; want valid JSON without the value", in, out)
+	}
 }
