@@ -114,3 +114,33 @@ func TestProtectBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestReceiptHoldsNoQuotedCredential: the receipt keeps the tool input as
+// JSON, where a quoted value's quotes are escaped (DB_PASSWORD=\"…\"). The
+// real engine must read them as quotes: before, the value stayed in the
+// receipt log in the clear.
+func TestReceiptHoldsNoQuotedCredential(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "fx")
+	t.Setenv("FIXRAIL_HOME", home)
+	const value = "k9Qz2Lm7Rv#4" // a chosen password's shape; not a real credential
+	for i, cmd := range []string{
+		`export DB_PASSWORD=\"` + value + `\" && make test`,
+		`bash -c \"export API_TOKEN=\\\"` + value + `\\\" && ./deploy\"`,
+	} {
+		in := `{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"` + cmd + `"},"tool_use_id":"t` + string(rune('1'+i)) + `"}`
+		var out, errb bytes.Buffer
+		if code := Main([]string{"hook", "--event", "pre"}, strings.NewReader(in), &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d\n%s", cmd, code, errb.String())
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(home, "receipts.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(raw), "\n"); n != 2 {
+		t.Fatalf("%d receipts, want 2:\n%s", n, raw)
+	}
+	if strings.Contains(string(raw), value) || strings.Count(string(raw), "[REDACTED:credential-assignment]") != 2 {
+		t.Errorf("receipts hold the credential or miss a marker:\n%s", raw)
+	}
+}
