@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/redact"
@@ -158,11 +160,16 @@ type PhaseTime struct {
 func (r *Report) scrub(e interface {
 	Redact(string) (string, []redact.Finding, error)
 }) error {
-	b, err := json.Marshal(r)
-	if err != nil {
+	// Without HTML escaping: json.Marshal writes & < > as \u0026 \u003c
+	// \u003e, which breaks the shape of a credential holding them (a URL's
+	// password with an &) where the scan reads the text.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
 		return err
 	}
-	out, _, err := e.Redact(string(b))
+	out, _, err := e.Redact(strings.TrimSuffix(buf.String(), "\n"))
 	if err != nil || !json.Valid([]byte(out)) {
 		r.Detail = "[WITHHELD by fixrail: the report could not be scrubbed]"
 		r.Finding.Title = ""
