@@ -84,7 +84,14 @@ func sendAttestation(ctx context.Context, key *approval.Key, scrub *redact.Engin
 	if err != nil {
 		return err
 	}
-	if err := attestLeakFree(scrub, "statement", string(payload)); err != nil {
+	// Scanned as signed, and as a reader who decodes it sees each value:
+	// JSON escapes (\u0026 for &, \" for a quote) could break a
+	// credential's shape in the first form.
+	values, err := jsonStrings(payload)
+	if err != nil {
+		return err
+	}
+	if err := attestLeakFree(scrub, "statement", string(payload)+"\n"+values); err != nil {
 		return err
 	}
 	data, err := verify.Sign(key, st)
@@ -130,6 +137,36 @@ func attestLeakFree(scrub *redact.Engine, what, text string) error {
 		}
 	}
 	return nil
+}
+
+// jsonStrings returns every string in a JSON document, keys and values,
+// one per line.
+func jsonStrings(doc []byte) (string, error) {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			b.WriteString(v)
+			b.WriteByte('\n')
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range v {
+				b.WriteString(k)
+				b.WriteByte('\n')
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return b.String(), nil
 }
 
 // prNumber is the number at the end of a PR's address (…/pull/N).

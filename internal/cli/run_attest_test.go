@@ -56,6 +56,9 @@ func TestSendAttestationLeakScan(t *testing.T) {
 	}{
 		{name: "clean", detail: "42 tests passed", scrub: scrub, notify: true},
 		{name: "token in a gate detail", detail: "output: export GH_TOKEN=" + token, scrub: scrub, wantErr: "leak scan: the attestation statement holds github-pat"},
+		// JSON escapes the quotes and the ampersand in the statement as
+		// signed; the value a reader decodes is a credential assignment.
+		{name: "assignment broken by JSON escapes", detail: `config: DB_PASSWORD="k9&Qz2<Lm7#Rv"`, scrub: scrub, wantErr: "leak scan: the attestation statement holds credential-assignment"},
 		{name: "no scan engine", detail: "42 tests passed", scrub: nil, wantErr: "no scan engine"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
