@@ -537,6 +537,62 @@ func scanLogins(t string, c *collector) {
 	}
 }
 
+// mysqlClients are the MySQL and MariaDB clients whose -p takes the
+// password attached (-pVALUE); -p alone prompts for it, and -P is the port.
+var mysqlClients = []string{"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mysqlslap", "mariadb", "mariadb-dump", "mariadb-admin"}
+
+// scanMySQLPasswords finds the attached password of a MySQL client's -p
+// (mysql -u root -pVALUE, -p'VALUE'): only on the line of a command word
+// naming a client, since -pVALUE means other things to other tools.
+func scanMySQLPasswords(t string, c *collector) {
+	for pos := 0; ; {
+		j := strings.Index(t[pos:], "-p")
+		if j < 0 {
+			return
+		}
+		k := pos + j
+		pos = k + 2
+		if k == 0 || !isSpace(t[k-1]) || k+2 >= len(t) || isSpace(t[k+2]) || t[k+2] == '-' {
+			continue
+		}
+		if !mysqlOnLine(t, k) {
+			continue
+		}
+		if s, e, ok := assignedValue(t, k+2, ' ', false); ok {
+			if !c.addReview(ruleAssignment, s, e, secretValueReview(t[s:e])) {
+				return
+			}
+			pos = e
+		}
+	}
+}
+
+// mysqlOnLine reports whether a MySQL client's name is a word on the line
+// before position k.
+func mysqlOnLine(t string, k int) bool {
+	ls := strings.LastIndexByte(t[:k], '\n') + 1
+	if k-ls > 512 {
+		ls = k - 512
+	}
+	line := t[ls:k]
+	for _, name := range mysqlClients {
+		for off := 0; ; {
+			i := strings.Index(line[off:], name)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(name)
+			before := i == 0 || strings.IndexByte(" \t/;&|(\"'`", line[i-1]) >= 0
+			after := off < len(line) && (line[off] == ' ' || line[off] == '\t')
+			if before && after {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // assignedValue reads the value after an operator, starting at vs, and
 // reports its span when it is a literal worth redacting.
 func assignedValue(t string, vs int, op byte, env bool) (int, int, bool) {

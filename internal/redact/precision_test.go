@@ -460,3 +460,23 @@ func TestEscapedQuotes(t *testing.T) {
 		t.Errorf("Redact(%s) = %s; want valid JSON without the value", in, out)
 	}
 }
+
+// TestMySQLPasswords: a MySQL client's -p takes the password attached
+// (-pVALUE); -p alone prompts, -P is the port, and -pVALUE means other
+// things to other tools, so only a client's line counts.
+func TestMySQLPasswords(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 3))
+	v := randomString(r, alnumAlphabet, 12) + "%2"
+	checkPrecision(t, []precisionCase{
+		{"mysql -pVALUE", "mysql -u root -p" + v + " -e 'select 1'", block, ruleAssignment},
+		{"mysqldump, quoted", "mysqldump -h db -u app -p'" + v + "' app > dump.sql", block, ruleAssignment},
+		{"a path to the client", "/usr/bin/mysqladmin -uroot -p" + v + " status", block, ruleAssignment},
+		{"in a JSON string", `{"command":"mariadb -u app -p` + v + ` shop"}`, block, ruleAssignment},
+		{"-p alone prompts", "mysql -u root -p -e 'select 1'", none, ""},
+		{"-P is the port", "mysql -h db -P 3306 -u root", none, ""},
+		{"a reference", `mysql -u root -p"$MYSQL_PWD" shop`, none, ""},
+		{"another tool's -p", "ssh -p2222 deploy@host; rsync -pr src/ dst/", none, ""},
+		{"mkdir -p", "mkdir -p" + v + "/logs", none, ""},
+		{"a word containing mysql", "mysqlish -p" + v, none, ""},
+	})
+}

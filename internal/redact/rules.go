@@ -718,6 +718,8 @@ func scanShapes(t string, c *collector) {
 	c.begin()
 	scanLogins(t, c)
 	c.begin()
+	scanMySQLPasswords(t, c)
+	c.begin()
 	scanEntropy(t, c)
 	c.begin()
 	scanCards(t, c)
