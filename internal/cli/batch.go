@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fixrail/fixrail/internal/approval"
 	"github.com/fixrail/fixrail/internal/batch"
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/events"
@@ -143,6 +144,16 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	if set["repos-parallel"] || set["keep"] {
 		return usagef("--repos-parallel and --keep go with a batch over a scan's listing of several repositories")
 	}
+	// A grouping batch checks the signatures its stacked runs make (each
+	// loads the key itself) with the key's public half; one that will not
+	// load stops the batch before anything runs.
+	var key *approval.Key
+	if o.g.group != "" {
+		var err error
+		if key, err = attestKey(o.attestKey, os.LookupEnv); err != nil {
+			return err
+		}
+	}
 	parallel, dir, err := batchSetup(ctx, local, o.base, o.x.parallel)
 	if err != nil {
 		return err
@@ -186,7 +197,7 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	exec := func(ctx context.Context, it batch.Item) batch.Result { return run(ctx, it) }
 	var grouped *groupBatch
 	if o.g.group != "" {
-		if grouped, err = newGroupBatch(ctx, local, o.base, dir, o.x.dryRun, items, run); err != nil {
+		if grouped, err = newGroupBatch(ctx, local, o.base, dir, o.x.dryRun, key, items, run); err != nil {
 			return err
 		}
 		exec = grouped.g.Exec

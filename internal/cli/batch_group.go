@@ -10,10 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
+	"github.com/fixrail/fixrail/internal/approval"
 	"github.com/fixrail/fixrail/internal/batch"
 	"github.com/fixrail/fixrail/internal/forge"
+	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/pipeline"
 	"github.com/fixrail/fixrail/internal/untrusted"
@@ -123,17 +126,21 @@ type groupBatch struct {
 	local  string
 	base   string
 	dryRun bool
+	// key is --attest-key: each stacked run signs its held draft with it,
+	// and the batch checks each signature against its public half before
+	// it puts the attestation beside the group's draft.
+	key *approval.Key
 }
 
 // newGroupBatch reads the base branch's commit, which every group starts
 // from, and builds the grouper around run (a finding's `fixrail run`).
-func newGroupBatch(ctx context.Context, local, base, dir string, dryRun bool, items []batch.Item,
+func newGroupBatch(ctx context.Context, local, base, dir string, dryRun bool, key *approval.Key, items []batch.Item,
 	run func(ctx context.Context, it batch.Item, extra ...string) batch.Result) (*groupBatch, error) {
 	setup, err := pipeline.Prepare(ctx, local, base)
 	if err != nil {
 		return nil, err
 	}
-	gb := &groupBatch{dir: dir, local: local, base: setup.Base, dryRun: dryRun}
+	gb := &groupBatch{dir: dir, local: local, base: setup.Base, dryRun: dryRun, key: key}
 	start := setup.BaseSHA
 	setup.Close()
 	stacked := func(ctx context.Context, it batch.Item, on string) (batch.Result, string) {
@@ -154,6 +161,14 @@ func newGroupBatch(ctx context.Context, local, base, dir string, dryRun bool, it
 }
 
 func (gb *groupBatch) heldPath(id string) string { return filepath.Join(gb.dir, id+".held.json") }
+
+// heldAttestationPath is where a run writes its held draft's attestation:
+// beside the held draft, x.held.json → x.held.dsse.json.
+func heldAttestationPath(held string) string { return strings.TrimSuffix(held, ".json") + ".dsse.json" }
+
+// groupAttestationFile is an included finding's attestation beside the
+// group's draft.
+func groupAttestationFile(id string) string { return "attestation-" + id + ".dsse.json" }
 
 func readHeld(path string) (*heldPR, error) {
 	data, err := pathguard.ReadRegular(path, maxHeldBytes)
@@ -222,6 +237,7 @@ func (gb *groupBatch) publishGroup(ctx context.Context, g *batch.Group) (forge.P
 	defer setup.Close()
 	pr := forge.PR{ID: g.ID(), Title: g.Title(), Base: setup.Base, Head: forge.BranchPrefix + g.ID(), Draft: true, Commit: g.Tip(), Files: []string{}}
 	prev := g.Base
+	var judged []*gitx.Commit // the included findings' commits, in order
 	for i, m := range g.Members {
 		if !m.Included() {
 			continue
@@ -251,6 +267,7 @@ func (gb *groupBatch) publishGroup(ctx context.Context, g *batch.Group) (forge.P
 			return forge.Published{}, fmt.Errorf("finding %s: its held draft is for %s at %.12s", m.Item.ID, h.PR.ID, h.PR.Commit)
 		}
 		g.Members[i].Body = h.Body
+		judged = append(judged, &c)
 		pr.Files = append(pr.Files, h.PR.Files...)
 		pr.Labels = append(pr.Labels, h.PR.Labels...)
 		prev = c.SHA
@@ -307,5 +324,47 @@ func (gb *groupBatch) publishGroup(ctx context.Context, g *batch.Group) (forge.P
 			pub.Warnings = append(pub.Warnings, err.Error())
 		}
 	}
+	pub.Warnings = append(pub.Warnings, gb.attestations(sm.forge, pub.Location, g.Included(), judged)...)
 	return pub, nil
+}
+
+// attestations puts each included finding's attestation — signed by the
+// run that judged it — beside the group's draft (the local forge), as
+// attestation-<finding>.dsse.json, once it checks: signed by the key this
+// batch was given, about the commit the group's branch holds for that
+// finding, with that commit's tree and trailers. One that is missing or
+// does not check is left out and named in a warning; the draft stands, as
+// a single run's does when its attestation fails.
+func (gb *groupBatch) attestations(f pipeline.Forge, dir string, in []batch.Member, judged []*gitx.Commit) []string {
+	if gb.key == nil {
+		return nil
+	}
+	if _, ok := f.(*forge.Local); !ok {
+		return []string{"the group's attestations go beside a local draft only; this forge got none"}
+	}
+	ring := &approval.Keyring{}
+	if err := ring.Add(gb.key.PublicKey(), "attest-key"); err != nil {
+		return []string{"attestations: " + err.Error()}
+	}
+	var warn []string
+	for i, m := range in {
+		err := func() error {
+			data, err := pathguard.ReadRegular(heldAttestationPath(gb.heldPath(m.Item.ID)), maxHeldBytes)
+			if err != nil {
+				return fmt.Errorf("none was held (its run's log says why): %w", err)
+			}
+			st, err := verify.Open(data, ring)
+			if err != nil {
+				return err
+			}
+			if d := statementDiff("its commit", judged[i], st); d != "" {
+				return fmt.Errorf("%w: %s", verify.ErrBadAttestation, d)
+			}
+			return pathguard.WriteNew(filepath.Join(dir, groupAttestationFile(m.Item.ID)), data, 0o644)
+		}()
+		if err != nil {
+			warn = append(warn, fmt.Sprintf("finding %s: no attestation beside the group's draft: %v", m.Item.ID, err))
+		}
+	}
+	return warn
 }

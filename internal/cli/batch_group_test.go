@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fixrail/fixrail/internal/approval"
 	"github.com/fixrail/fixrail/internal/batch"
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/gitx/gittest"
@@ -149,5 +153,129 @@ func TestHeldDraftUnderDryRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "outbox")); !os.IsNotExist(err) {
 		t.Fatalf("the outbox was written: %v", err)
+	}
+}
+
+// TestGroupAttestations: with --attest-key, each finding's attestation,
+// signed by the run that judged it and held beside its draft, goes beside
+// the group's draft once it checks — signed by the batch's key, about the
+// commit the group holds for that finding, with its tree and trailers.
+// One that does not check, or is missing, is left out and named; the
+// group is published either way, as a single run's draft stands when its
+// attestation fails.
+func TestGroupAttestations(t *testing.T) {
+	newKey := func() *approval.Key {
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return approval.NewEd25519Key(priv)
+	}
+	key, other := newKey(), newKey()
+	// signed is the attestation a run would hold for commit sha in dir,
+	// signed by k; edit changes the statement before it is signed.
+	signed := func(t *testing.T, dir, id, sha string, k *approval.Key, edit func(*verify.Statement)) []byte {
+		t.Helper()
+		claim, err := verify.ParseTrailers(gittest.Git(t, dir, "log", "-1", "--format=%B", sha))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree := strings.TrimSpace(gittest.Git(t, dir, "rev-parse", sha+"^{tree}"))
+		st := verify.NewStatement(sha, verify.Predicate{Claim: claim, Tree: tree, Branch: forge.BranchPrefix + id,
+			RunID: "20261206-050000-0a0b0c0d", Terminal: string(pipeline.DraftPR), Reason: "fixed", Gates: []verify.GateVerdict{}})
+		if edit != nil {
+			edit(&st)
+		}
+		data, err := verify.Sign(k, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	for _, tc := range []struct {
+		name   string
+		noKey  bool                                                  // the batch was given no key
+		second func(t *testing.T, dir string, g *batch.Group) []byte // f2's held attestation; nil: none
+		want   string                                                // f2's warning; "" for none (and its file placed)
+	}{
+		{name: "both check", second: func(t *testing.T, dir string, g *batch.Group) []byte {
+			return signed(t, dir, "f2", g.Members[1].Commit, key, nil)
+		}},
+		{name: "another key", want: "keyid", second: func(t *testing.T, dir string, g *batch.Group) []byte {
+			return signed(t, dir, "f2", g.Members[1].Commit, other, nil)
+		}},
+		{name: "about the other commit", want: "is about commit", second: func(t *testing.T, dir string, g *batch.Group) []byte {
+			return signed(t, dir, "f1", g.Members[0].Commit, key, nil)
+		}},
+		{name: "another tree", want: "attested tree", second: func(t *testing.T, dir string, g *batch.Group) []byte {
+			return signed(t, dir, "f2", g.Members[1].Commit, key, func(st *verify.Statement) { st.Predicate.Tree = strings.Repeat("e", 40) })
+		}},
+		{name: "another claim", want: "claim differs", second: func(t *testing.T, dir string, g *batch.Group) []byte {
+			return signed(t, dir, "f2", g.Members[1].Commit, key, func(st *verify.Statement) { st.Predicate.Claim.Finding = "f9" })
+		}},
+		{name: "a changed byte", want: "does not verify", second: func(t *testing.T, dir string, g *batch.Group) []byte {
+			data := signed(t, dir, "f2", g.Members[1].Commit, key, nil)
+			return append([]byte{' '}, data...)
+		}},
+		{name: "none held", want: "none was held"},
+		{name: "no key", noKey: true, second: func(t *testing.T, dir string, g *batch.Group) []byte {
+			return signed(t, dir, "f2", g.Members[1].Commit, key, nil)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gb, g, dir := groupFixture(t, nil, "## Draft fix for finding f2\n")
+			for _, m := range g.Members { // as each run left them
+				gittest.Git(t, dir, "branch", forge.BranchPrefix+m.Item.ID, m.Commit)
+			}
+			if !tc.noKey {
+				gb.key = key
+			}
+			held := map[string][]byte{"f1": signed(t, dir, "f1", g.Members[0].Commit, key, nil)}
+			if tc.second != nil {
+				held["f2"] = tc.second(t, dir, g)
+			}
+			for id, data := range held {
+				if err := os.WriteFile(heldAttestationPath(gb.heldPath(id)), data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pub, err := gb.publishGroup(t.Context(), g)
+			if err != nil {
+				t.Fatalf("publishGroup = %v; an attestation never stops the group", err)
+			}
+			ring := &approval.Keyring{}
+			if err := ring.Add(key.PublicKey(), "k"); err != nil {
+				t.Fatal(err)
+			}
+			for i, id := range []string{"f1", "f2"} {
+				placed, err := os.ReadFile(filepath.Join(pub.Location, groupAttestationFile(id)))
+				wantPlaced := !tc.noKey && (id == "f1" || tc.want == "")
+				if !wantPlaced {
+					if err == nil {
+						t.Fatalf("%s: an attestation was placed", id)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", id, err)
+				}
+				if !bytes.Equal(placed, held[id]) {
+					t.Fatalf("%s: the placed attestation is not the one its run signed", id)
+				}
+				st, err := verify.Open(placed, ring)
+				if err != nil || st.Commit() != g.Members[i].Commit {
+					t.Fatalf("%s: placed attestation: %v", id, err)
+				}
+			}
+			warn := strings.Join(pub.Warnings, "\n")
+			switch {
+			case tc.want == "" && warn != "":
+				t.Fatalf("warnings: %s", warn)
+			case tc.want != "" && (!strings.Contains(warn, "finding f2: no attestation beside the group's draft") || !strings.Contains(warn, tc.want)):
+				t.Fatalf("warnings %q, want f2 named with %q", warn, tc.want)
+			case strings.Contains(warn, "finding f1"):
+				t.Fatalf("f1 named: %s", warn)
+			}
+		})
 	}
 }

@@ -128,7 +128,8 @@ after redaction; a receiver that is down never changes a run's outcome.
 With --attest-key FILE (or $FIXRAIL_ATTEST_KEY) a DRAFT-PR is signed: an
 in-toto statement in a DSSE envelope whose subject is the commit and whose
 predicate is its trailers' claim and every gate's verdict, written to
-.fixrail/outbox/<id>/attestation.dsse.json or commented on the GitHub PR.
+.fixrail/outbox/<id>/attestation.dsse.json or commented on the GitHub PR;
+a --group manifest draft holds one per commit, attestation-<finding>.dsse.json.
 ` + "`fixrail verify --attestation FILE --key KEY.pub`" + ` checks it.`,
 	Flags: func() *flag.FlagSet { fs, _ := runFlags(); return fs },
 	Run:   runRun,
@@ -281,8 +282,8 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	if o.g.holdPR == "" {
 		attest(ctx, key, setup, sm.forge, rep, stdio.Stderr)
-	} else if key != nil {
-		fmt.Fprintf(stdio.Stderr, "fixrail run: attestation: the draft is held for a grouped PR, which carries none\n")
+	} else {
+		attestHeld(ctx, key, setup, rep, o.g.holdPR, stdio.Stderr)
 	}
 	if err := printReport(stdio.Stdout, rep, o.json); err != nil {
 		return err

@@ -50,51 +50,94 @@ func attest(ctx context.Context, key *approval.Key, s *pipeline.Setup, f pipelin
 	if key == nil || rep.Terminal != pipeline.DraftPR || rep.Commit == "" {
 		return
 	}
-	if err := attestDraft(ctx, key, s, f, rep, stderr); err != nil {
+	err := func() error {
+		st, err := draftStatement(ctx, s, rep)
+		if err != nil {
+			return err
+		}
+		return sendAttestation(ctx, key, s.Scrub, f, rep, st, stderr)
+	}()
+	if err != nil {
 		fmt.Fprintf(stderr, "fixrail run: attestation: %v (the draft PR stands; it carries no attestation)\n", err)
 	}
 }
 
-func attestDraft(ctx context.Context, key *approval.Key, s *pipeline.Setup, f pipeline.Forge, rep *pipeline.Report, stderr io.Writer) error {
+// attestHeld signs a held draft's attestation as attest signs a published
+// one, and writes it beside the held draft (heldAttestationPath), where
+// the grouping batch checks it and puts it beside the group's PR. A
+// failure is said on stderr; the draft is held without one.
+func attestHeld(ctx context.Context, key *approval.Key, s *pipeline.Setup, rep *pipeline.Report, held string, stderr io.Writer) {
+	if key == nil || rep.Terminal != pipeline.DraftPR || rep.Commit == "" {
+		return
+	}
+	path := heldAttestationPath(held)
+	err := func() error {
+		st, err := draftStatement(ctx, s, rep)
+		if err != nil {
+			return err
+		}
+		data, err := signAttestation(key, s.Scrub, st)
+		if err != nil {
+			return err
+		}
+		return pathguard.WriteNew(path, data, 0o600)
+	}()
+	if err != nil {
+		fmt.Fprintf(stderr, "fixrail run: attestation: %v (the draft is held without one)\n", err)
+		return
+	}
+	fmt.Fprintf(stderr, "attestation: %s, for the grouped PR\n", path)
+}
+
+// draftStatement is what a DRAFT-PR run attests: its commit as read from
+// the repository, that commit's trailers' claim, and every gate's verdict.
+func draftStatement(ctx context.Context, s *pipeline.Setup, rep *pipeline.Report) (verify.Statement, error) {
 	c, err := s.Repo.ReadCommit(ctx, rep.Commit)
 	if err != nil {
-		return err
+		return verify.Statement{}, err
 	}
 	claim, err := verify.ParseTrailers(c.Message)
 	if err != nil {
-		return err
+		return verify.Statement{}, err
 	}
 	p := verify.Predicate{Claim: claim, Tree: c.Tree, Branch: rep.Branch, RunID: rep.RunID, Terminal: string(rep.Terminal), Reason: rep.Reason, Gates: []verify.GateVerdict{}}
 	for _, g := range rep.Gates {
 		p.Gates = append(p.Gates, verify.GateVerdict{Phase: g.Phase, Name: g.Name, Verdict: g.Verdict, Detail: g.Detail})
 	}
-	return sendAttestation(ctx, key, s.Scrub, f, rep, verify.NewStatement(c.SHA, p), stderr)
+	return verify.NewStatement(c.SHA, p), nil
 }
 
-// sendAttestation signs st and puts the envelope beside the bundle (the
-// local forge) or on the PR as a comment. What it holds leaves like every
-// text a run sends, through the leak scan first — the statement as signed
-// too, since the envelope carries it base64-encoded, where neither a
-// reader nor the forge's own secret scanning would see a credential. The
-// gate details were redacted with the report; a blocking finding here
-// means something escaped that, and nothing is sent (fail closed: the
-// draft stands without an attestation, and says so on stderr).
-func sendAttestation(ctx context.Context, key *approval.Key, scrub *redact.Engine, f pipeline.Forge, rep *pipeline.Report, st verify.Statement, stderr io.Writer) error {
+// signAttestation leak-scans st and signs it. What an attestation holds
+// leaves like every text a run sends, through the leak scan first — the
+// statement as signed too, since the envelope carries it base64-encoded,
+// where neither a reader nor the forge's own secret scanning would see a
+// credential. The gate details were redacted with the report; a blocking
+// finding here means something escaped that, and nothing is signed (fail
+// closed: the draft stands without an attestation, and says so on
+// stderr).
+func signAttestation(key *approval.Key, scrub *redact.Engine, st verify.Statement) ([]byte, error) {
 	payload, err := json.Marshal(st)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Scanned as signed, and as a reader who decodes it sees each value:
 	// JSON escapes (\u0026 for &, \" for a quote) could break a
 	// credential's shape in the first form.
 	values, err := jsonStrings(payload)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := attestLeakFree(scrub, "statement", string(payload)+"\n"+values); err != nil {
-		return err
+		return nil, err
 	}
-	data, err := verify.Sign(key, st)
+	return verify.Sign(key, st)
+}
+
+// sendAttestation signs st (signAttestation) and puts the envelope beside
+// the bundle (the local forge) or on the PR as a comment, which is
+// leak-scanned again as the text it is.
+func sendAttestation(ctx context.Context, key *approval.Key, scrub *redact.Engine, f pipeline.Forge, rep *pipeline.Report, st verify.Statement, stderr io.Writer) error {
+	data, err := signAttestation(key, scrub, st)
 	if err != nil {
 		return err
 	}

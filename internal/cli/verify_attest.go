@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/verify"
 )
 
@@ -84,18 +85,25 @@ func attestationMatches(ctx context.Context, dir, ref string, st *verify.Stateme
 	if err != nil {
 		return "", &errServiceUnavailable{err}
 	}
+	return statementDiff(ref, &c, st), nil
+}
+
+// statementDiff compares a verified statement with commit c (named ref in
+// what it says): the subject is c, the tree c's tree, the claim c's
+// trailers'. It returns the first difference, or "".
+func statementDiff(ref string, c *gitx.Commit, st *verify.Statement) string {
 	if c.SHA != st.Commit() {
-		return fmt.Sprintf("the attestation is about commit %s, %s is %s", st.Commit(), ref, c.SHA), nil
+		return fmt.Sprintf("the attestation is about commit %s, %s is %s", st.Commit(), ref, c.SHA)
 	}
 	if c.Tree != st.Predicate.Tree {
-		return fmt.Sprintf("the attested tree is %s, the commit's %s", st.Predicate.Tree, c.Tree), nil
+		return fmt.Sprintf("the attested tree is %s, the commit's %s", st.Predicate.Tree, c.Tree)
 	}
 	claim, err := verify.ParseTrailers(c.Message)
 	if err != nil {
-		return "the commit's trailers: " + err.Error(), nil
+		return "the commit's trailers: " + err.Error()
 	}
 	if d := claim.Diff(st.Predicate.Claim); d != "" {
-		return "the attested claim differs from the commit's trailers in " + d, nil
+		return "the attested claim differs from the commit's trailers in " + d
 	}
-	return "", nil
+	return ""
 }
