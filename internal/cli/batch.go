@@ -148,11 +148,18 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	// loads the key itself) with the key's public half; one that will not
 	// load stops the batch before anything runs.
 	var key *approval.Key
+	var sink *runSink
 	if o.g.group != "" {
 		var err error
 		if key, err = attestKey(o.attestKey, os.LookupEnv); err != nil {
 			return err
 		}
+		// The group's publication is the batch's own event (each run
+		// sends its own).
+		if sink, err = o.x.webhook(); err != nil {
+			return err
+		}
+		defer sink.close(stdio.Stderr)
 	}
 	parallel, dir, err := batchSetup(ctx, local, o.base, o.x.parallel)
 	if err != nil {
@@ -199,6 +206,9 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	if o.g.group != "" {
 		if grouped, err = newGroupBatch(ctx, local, o.base, dir, o.x.dryRun, key, items, run); err != nil {
 			return err
+		}
+		if sink.wh != nil {
+			grouped.sink = sink.wh
 		}
 		exec = grouped.g.Exec
 	}

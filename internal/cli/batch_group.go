@@ -12,13 +12,16 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/fixrail/fixrail/internal/approval"
 	"github.com/fixrail/fixrail/internal/batch"
+	"github.com/fixrail/fixrail/internal/events"
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/pipeline"
+	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/untrusted"
 	"github.com/fixrail/fixrail/internal/verdict"
 	"github.com/fixrail/fixrail/internal/verify"
@@ -130,6 +133,12 @@ type groupBatch struct {
 	// and the batch checks each signature against its public half before
 	// it puts the attestation beside the group's draft.
 	key *approval.Key
+	// sink is the webhook (FIXRAIL_WEBHOOK_URL), told each group's
+	// publication or why it failed; scrub is the base branch's redaction,
+	// what every event passes before it leaves.
+	sink  interface{ Send(events.Event) }
+	scrub *redact.Engine
+	now   func() time.Time
 }
 
 // newGroupBatch reads the base branch's commit, which every group starts
@@ -140,7 +149,7 @@ func newGroupBatch(ctx context.Context, local, base, dir string, dryRun bool, ke
 	if err != nil {
 		return nil, err
 	}
-	gb := &groupBatch{dir: dir, local: local, base: setup.Base, dryRun: dryRun, key: key}
+	gb := &groupBatch{dir: dir, local: local, base: setup.Base, dryRun: dryRun, key: key, scrub: setup.Scrub, now: time.Now}
 	start := setup.BaseSHA
 	setup.Close()
 	stacked := func(ctx context.Context, it batch.Item, on string) (batch.Result, string) {
@@ -188,39 +197,82 @@ func readHeld(path string) (*heldPR, error) {
 // publishes nothing.
 func (gb *groupBatch) publish(ctx context.Context, progress io.Writer, results []batch.Result) {
 	for _, g := range gb.g.Groups() {
-		in := g.Included()
-		if len(in) == 0 || gb.dryRun {
+		gb.publishOne(ctx, progress, g, results)
+	}
+}
+
+// publishOne publishes group g (publishGroup), says so on progress and to
+// the webhook, and writes the outcome into its members' results.
+func (gb *groupBatch) publishOne(ctx context.Context, progress io.Writer, g *batch.Group, results []batch.Result) {
+	in := g.Included()
+	if len(in) == 0 || gb.dryRun {
+		return
+	}
+	var pub forge.Published
+	var err error
+	if ctx.Err() != nil {
+		// A stopped batch publishes no half of a group.
+		err = errors.New("the batch was stopped before the group was published")
+	} else {
+		pub, err = gb.publishGroup(ctx, g)
+	}
+	loc := pub.Location
+	for i := range results {
+		if !slices.ContainsFunc(in, func(m batch.Member) bool { return m.Item.ID == results[i].Item.ID }) {
 			continue
 		}
-		var pub forge.Published
-		var err error
-		if ctx.Err() != nil {
-			// A stopped batch publishes no half of a group.
-			err = errors.New("the batch was stopped before the group was published")
-		} else {
-			pub, err = gb.publishGroup(ctx, g)
-		}
-		loc := pub.Location
-		for i := range results {
-			if !slices.ContainsFunc(in, func(m batch.Member) bool { return m.Item.ID == results[i].Item.ID }) {
-				continue
-			}
-			if err != nil {
-				results[i].Terminal, results[i].Reason, results[i].PR, results[i].Exit = "", "", "", exitInternal
-				results[i].Error = "the group's draft PR was not published: " + err.Error()
-			} else {
-				results[i].PR = loc
-			}
-		}
 		if err != nil {
-			fmt.Fprintf(progress, "batch: group %s: %d commit(s) on %s, not published: %s\n", g.ID(), len(in), untrusted.OneLine(g.Manifest), untrusted.OneLine(err.Error()))
+			results[i].Terminal, results[i].Reason, results[i].PR, results[i].Exit = "", "", "", exitInternal
+			results[i].Error = "the group's draft PR was not published: " + err.Error()
 		} else {
-			fmt.Fprintf(progress, "batch: group %s: %d of %d finding(s) on %s in one draft → %s\n", g.ID(), len(in), len(g.Members), untrusted.OneLine(g.Manifest), untrusted.OneLine(loc))
-		}
-		for _, w := range pub.Warnings {
-			fmt.Fprintf(progress, "batch: group %s: warning: %s\n", g.ID(), untrusted.OneLine(w))
+			results[i].PR = loc
 		}
 	}
+	if err != nil {
+		fmt.Fprintf(progress, "batch: group %s: %d commit(s) on %s, not published: %s\n", g.ID(), len(in), untrusted.OneLine(g.Manifest), untrusted.OneLine(err.Error()))
+	} else {
+		fmt.Fprintf(progress, "batch: group %s: %d of %d finding(s) on %s in one draft → %s\n", g.ID(), len(in), len(g.Members), untrusted.OneLine(g.Manifest), untrusted.OneLine(loc))
+	}
+	gb.notify(g, loc, err)
+	for _, w := range pub.Warnings {
+		fmt.Fprintf(progress, "batch: group %s: warning: %s\n", g.ID(), untrusted.OneLine(w))
+	}
+}
+
+// notify sends the group's outcome to the webhook, through the redaction
+// every event passes (a manifest's name and an error's text come from
+// the findings and the repository): published, with where and which
+// findings; or not published, with why.
+func (gb *groupBatch) notify(g *batch.Group, loc string, err error) {
+	if gb.sink == nil {
+		return
+	}
+	var ids []string
+	for _, m := range g.Included() {
+		ids = append(ids, m.Item.ID)
+	}
+	e := events.Event{Time: gb.now().UTC(), Run: g.ID(), Type: events.TypeGroup, Name: g.ID(), Verdict: "published",
+		Reason: fmt.Sprintf("%d of %d finding(s) on %s: %s", len(ids), len(g.Members), g.Manifest, strings.Join(ids, ", ")), Detail: loc}
+	if err != nil {
+		e.Verdict, e.Detail = "not-published", err.Error()
+	}
+	for _, f := range []*string{&e.Run, &e.Name, &e.Reason, &e.Detail} {
+		*f = scrubEventText(gb.scrub, *f)
+	}
+	gb.sink.Send(e)
+}
+
+// scrubEventText redacts one field of an event the batch itself sends; a
+// redaction that cannot finish, or no engine, withholds the field.
+func scrubEventText(scrub *redact.Engine, s string) string {
+	if scrub == nil {
+		return "[WITHHELD by fixrail: no redaction engine]"
+	}
+	out, _, err := scrub.Redact(s)
+	if err != nil {
+		return "[WITHHELD by fixrail: the redaction of this text failed]"
+	}
+	return out
 }
 
 // publishGroup checks the chain the group's branch will hold — each

@@ -5,16 +5,20 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fixrail/fixrail/internal/approval"
 	"github.com/fixrail/fixrail/internal/batch"
+	"github.com/fixrail/fixrail/internal/events"
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/gitx/gittest"
 	"github.com/fixrail/fixrail/internal/pipeline"
+	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/verdict"
 	"github.com/fixrail/fixrail/internal/verify"
 )
@@ -275,6 +279,56 @@ func TestGroupAttestations(t *testing.T) {
 				t.Fatalf("warnings %q, want f2 named with %q", warn, tc.want)
 			case strings.Contains(warn, "finding f1"):
 				t.Fatalf("f1 named: %s", warn)
+			}
+		})
+	}
+}
+
+// recordSink is a webhook that keeps what it is sent.
+type recordSink struct{ got []events.Event }
+
+func (r *recordSink) Send(e events.Event) { r.got = append(r.got, e) }
+
+// TestGroupEvent: a grouping batch tells the webhook whether each group's
+// draft was published — where, and which findings it holds — or why not;
+// each field passes the redaction first (a manifest's name comes from the
+// findings).
+func TestGroupEvent(t *testing.T) {
+	secret := "gh" + "p_" + strings.Repeat("A1b2C3d4E5", 4)[:36]
+	scrub, err := redact.New(redact.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		manifest string
+		tamper   func(c *verify.Claim, parent *string)
+		verdict  string
+		detail   string // a substring of the event's detail
+	}{
+		{name: "published", manifest: "requirements.txt", verdict: "published", detail: filepath.Join(".fixrail", "outbox", "group-")},
+		{name: "not published", manifest: "requirements.txt", tamper: func(c *verify.Claim, _ *string) { c.Finding = "f1" }, verdict: "not-published", detail: "trailers name finding"},
+		{name: "a secret in the manifest's name", manifest: "requirements-" + secret + ".txt", verdict: "not-published", detail: "leak scan"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gb, g, _ := groupFixture(t, tc.tamper, "## Draft fix for finding f2\n")
+			g.Manifest = tc.manifest
+			sink := &recordSink{}
+			gb.sink, gb.scrub, gb.now = sink, scrub, func() time.Time { return time.Date(2026, 12, 6, 5, 0, 0, 0, time.UTC) }
+			results := []batch.Result{{Item: batch.Item{ID: "f1"}}, {Item: batch.Item{ID: "f2"}}}
+			gb.publishOne(t.Context(), io.Discard, g, results)
+			if len(sink.got) != 1 {
+				t.Fatalf("%d events, want 1", len(sink.got))
+			}
+			e := sink.got[0]
+			if e.Type != events.TypeGroup || e.Run != g.ID() || e.Verdict != tc.verdict || !strings.Contains(e.Detail, tc.detail) {
+				t.Fatalf("event %+v, want %s with %q", e, tc.verdict, tc.detail)
+			}
+			if !strings.Contains(e.Reason, "2 of 2 finding(s) on ") || !strings.HasSuffix(e.Reason, ": f1, f2") {
+				t.Fatalf("reason %q", e.Reason)
+			}
+			if b, _ := json.Marshal(e); strings.Contains(string(b), secret) {
+				t.Fatalf("the event holds the secret: %s", b)
 			}
 		})
 	}

@@ -19,7 +19,7 @@ import (
 type Event struct {
 	Time    time.Time `json:"time"`
 	Run     string    `json:"run"`
-	Type    string    `json:"type"` // run-start, phase-start, phase-end, gate, terminal, note, egress; heartbeat (console only)
+	Type    string    `json:"type"` // run-start, phase-start, phase-end, gate, terminal, note, egress; heartbeat (console only); group (a grouping batch's publication, webhook only)
 	Phase   string    `json:"phase,omitempty"`
 	Name    string    `json:"name,omitempty"`
 	Verdict string    `json:"verdict,omitempty"`
@@ -32,6 +32,12 @@ type Event struct {
 	BytesUp   int64  `json:"bytes_up,omitempty"`
 	BytesDown int64  `json:"bytes_down,omitempty"`
 }
+
+// TypeGroup is the type of a grouping batch's event: whether the one draft
+// that holds a group's findings reached the forge. Each finding's run sent
+// its own terminal event (DRAFT-PR, its draft held for the group); a
+// webhook gets this one too by default.
+const TypeGroup = "group"
 
 // Scrub is the redaction chokepoint every event passes: it returns the text
 // to write and whether it had to remove anything.

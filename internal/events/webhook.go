@@ -131,9 +131,10 @@ func NewWebhook(cfg WebhookConfig) *Webhook {
 	return w
 }
 
-// Send queues e (a terminal event, or any with All); a full queue drops it.
+// Send queues e (a terminal event or a group's publication, or any with
+// All); a full queue drops it.
 func (w *Webhook) Send(e Event) {
-	if !w.cfg.All && e.Type != "terminal" {
+	if !w.cfg.All && e.Type != "terminal" && e.Type != TypeGroup {
 		return
 	}
 	w.mu.Lock()

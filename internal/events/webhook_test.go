@@ -122,6 +122,27 @@ func TestWebhookSignedRedactedTerminalOnly(t *testing.T) {
 	}
 }
 
+// TestWebhookSendsGroupEvents: a grouping batch's publication event is
+// sent by default, as a terminal one is; other types wait for All.
+func TestWebhookSendsGroupEvents(t *testing.T) {
+	srv, rec, _ := receiver(t, func(int) int { return 200 })
+	wh := NewWebhook(WebhookConfig{URL: srv.URL, Secret: []byte(testSecret)})
+	wh.Send(Event{Type: "note", Detail: "not sent"})
+	wh.Send(Event{Type: TypeGroup, Run: "group-x", Verdict: "published"})
+	if err := wh.Close(WebhookDrain); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.bodies) != 1 {
+		t.Fatalf("receiver got %d events, want the group's only", len(rec.bodies))
+	}
+	var e Event
+	if err := json.Unmarshal(rec.bodies[0], &e); err != nil || e.Type != TypeGroup || e.Run != "group-x" {
+		t.Fatalf("body %s: %v", rec.bodies[0], err)
+	}
+}
+
 func TestWebhookRetries(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
