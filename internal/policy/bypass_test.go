@@ -635,6 +635,20 @@ var bypassCases = []tc{
 	{id: "G31", in: `git switch --discard main`, want: "destructive"},
 	{id: "G31", in: `git checkout --orphan x main`, want: ""},
 	{id: "G31", in: `git checkout --end-of-options main -- a.txt`, want: "discard"},
+	// git rm removes tracked files (HEAD keeps them); with --force it also
+	// deletes their uncommitted changes, which it refuses to without.
+	{id: "G31-rm", in: `git rm -rf src`, want: "discard"},
+	{id: "G31-rm", in: `git rm --force src/x.go`, want: "discard"},
+	{id: "G31-rm", in: `git rm --forc -r src`, want: "discard"}, // --force abbreviated
+	{id: "G31-rm", in: `git rm -qfr -- src`, want: "discard"},
+	{id: "G31-rm", in: `git rm -f --pathspec-from-file=list.txt`, want: "discard"},
+	{id: "G31-rm", in: `git rm -rf .`, want: "destructive"}, // the whole tree, as git checkout . is
+	{id: "G31-rm", in: `git rm -rf "$d"`, want: "self-mod? destructive? scope-escalation?"},
+	{id: "G31-rm", in: `git rm -r src`, want: ""},                  // refuses a file with changes
+	{id: "G31-rm", in: `git rm -rf --cached src`, want: ""},        // the index only
+	{id: "G31-rm", in: `git rm -rfn src`, want: ""},                // lists, removes nothing
+	{id: "G31-rm", in: `git rm -f --no-force src/x.go`, want: ""},  // a later --no-force clears it
+	{id: "G31-rm", in: `git -C /tmp/scratch rm -rf src`, want: ""}, // a scratch repository
 	// rsync: a dry run changes nothing, --delete or not.
 	{id: "R31", in: `rsync -a --delete --dry-run empty/ target/`, want: ""},
 	{id: "R31", in: `rsync -avn --delete empty/ target/`, want: ""},

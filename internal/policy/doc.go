@@ -93,8 +93,10 @@
 //   - discard (default warn): git checkout and restore of named paths
 //     (git checkout -- f, git checkout <rev> f, --pathspec-from-file, git
 //     restore without --staged or with --worktree), --patch over the whole
-//     tree, and git reset --merge: they overwrite uncommitted changes to
-//     those files ("." and friends stay destructive). A repository in
+//     tree, git reset --merge, and git rm --force (git rm refuses a file
+//     with uncommitted changes without it; not --cached, not --dry-run):
+//     they overwrite or delete uncommitted changes to those files ("." and
+//     friends stay destructive). A repository in
 //     scratch is exempt. The command line is read against git's own option
 //     tables (gitopts.go): an option's value (--unified 3, --conflict merge,
 //     --source HEAD~2) is not a revision or a path, abbreviations resolve as

@@ -261,15 +261,7 @@ func initGitSubcommands() {
 				a.gitDestroys(x.g, "git worktree remove --force discards the worktree's changes", false)
 			}
 		},
-		"rm": func(a *analyzer, x gitCall) {
-			p := parseOpts(x.rest, optSpec{long: []string{"pathspec-from-file"}})
-			if p.has("--cached") {
-				return
-			}
-			for _, f := range p.operands {
-				a.removePath(f, x.st, "git rm", p.has("-r"))
-			}
-		},
+		"rm": func(a *analyzer, x gitCall) { a.gitRm(x.rest, x.g, x.st) },
 		"mv": func(a *analyzer, x gitCall) {
 			p := parseOpts(x.rest, optSpec{long: []string{"pathspec-from-file"}})
 			for _, f := range p.operands {
@@ -463,6 +455,36 @@ func (a *analyzer) gitCheckout(sub string, rest []field, g *gitCtx, st *state) {
 			continue
 		}
 		a.gitDiscard(g, "git "+sub+" "+f.String()+" discards its uncommitted changes", false)
+	}
+}
+
+// gitRm reads git rm against its option table. The files it removes are
+// tracked, so HEAD and the index keep them; what it can lose is a file's
+// uncommitted changes, which git rm refuses to remove without --force:
+// with it those changes are gone, as after a checkout of the path
+// (discard; the whole tree, as "git checkout ." is, destructive). --cached
+// leaves the work tree alone and --dry-run only lists.
+func (a *analyzer) gitRm(rest []field, g *gitCtx, st *state) {
+	p := parseGitOpts(rest, gitRmOpts)
+	if p.has("cached") {
+		return
+	}
+	paths := append(append([]field{}, p.operands...), p.paths...)
+	for _, f := range paths {
+		a.removePath(f, st, "git rm", p.has("-r"))
+	}
+	if !p.has("force") || p.has("dry-run") {
+		return
+	}
+	if p.has("pathspec-from-file") {
+		a.gitDiscard(g, "git rm --force --pathspec-from-file deletes the uncommitted changes of the files it lists", false)
+	}
+	for _, f := range paths {
+		if f.s == "." || f.s == ":/" || f.s == "*" || f.s == ":" || f.dyn {
+			a.gitDestroys(g, "git rm --force "+f.String()+" deletes uncommitted changes", f.dyn)
+			continue
+		}
+		a.gitDiscard(g, "git rm --force "+f.String()+" deletes its uncommitted changes", false)
 	}
 }
 

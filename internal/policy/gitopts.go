@@ -53,6 +53,13 @@ var (
 	})
 )
 
+// gitRmOpts is git rm's table (builtin/rm.c, builtin_rm_options).
+var gitRmOpts = []gitOption{
+	{"dry-run", 'n', gitFlag}, {"quiet", 'q', gitFlag}, {"cached", 0, gitFlag}, {"force", 'f', gitFlag},
+	{"", 'r', gitFlag}, {"ignore-unmatch", 0, gitFlag}, {"sparse", 0, gitFlag},
+	{"pathspec-from-file", 0, gitValue}, {"pathspec-file-nul", 0, gitFlag},
+}
+
 func gitOptTable(groups ...[]gitOption) []gitOption {
 	var t []gitOption
 	for _, g := range groups {
