@@ -649,6 +649,13 @@ var bypassCases = []tc{
 	{id: "G31-rm", in: `git rm -rfn src`, want: ""},                // lists, removes nothing
 	{id: "G31-rm", in: `git rm -f --no-force src/x.go`, want: ""},  // a later --no-force clears it
 	{id: "G31-rm", in: `git -C /tmp/scratch rm -rf src`, want: ""}, // a scratch repository
+	// git update-ref is the plumbing under git branch -D.
+	{id: "G31-ref", in: `git update-ref -d refs/heads/feature`, want: "destructive"},
+	{id: "G31-ref", in: `git update-ref -m cleanup -d refs/heads/feature abc123`, want: "destructive"},
+	{id: "G31-ref", in: `printf 'delete refs/heads/feature\n' | git update-ref --stdin`, want: "destructive?"},
+	{id: "G31-ref", in: `git update-ref -m "-d" refs/heads/feature HEAD`, want: ""}, // -d is -m's value
+	{id: "G31-ref", in: `git update-ref refs/heads/feature HEAD`, want: ""},
+	{id: "G31-ref", in: `git branch -M main`, want: ""}, // renames the current branch, as GitHub's own instructions do
 	// rsync: a dry run changes nothing, --delete or not.
 	{id: "R31", in: `rsync -a --delete --dry-run empty/ target/`, want: ""},
 	{id: "R31", in: `rsync -avn --delete empty/ target/`, want: ""},

@@ -61,7 +61,8 @@
 //     components that can match "..", and symbolic links followed the way
 //     the command follows them, lies outside Env.ScratchDirs; git clean -f,
 //     git reset --hard, git checkout/restore of ".", git switch/checkout -f,
-//     git stash drop/clear, git branch -D, git worktree remove --force
+//     git stash drop/clear, git branch -D and its plumbing (git update-ref -d,
+//     --stdin), git worktree remove --force
 //     (outside scratch); disk and partition tools; terraform destroy,
 //     kubectl delete and drain, helm uninstall, docker system/volume prune
 //     and volume rm, cloud removals (bucket removal, aws delete-*/

@@ -255,6 +255,18 @@ func initGitSubcommands() {
 				a.add(Destructive, false, "git branch -D deletes a branch that may not be merged")
 			}
 		},
+		"update-ref": func(a *analyzer, x gitCall) {
+			// The plumbing under git branch -D: -d deletes the ref
+			// whatever it holds; --stdin reads its commands (delete
+			// among them) from input this analysis does not see.
+			p := parseGitOpts(x.rest, gitUpdateRefOpts)
+			switch {
+			case p.has("-d") && len(p.operands) > 0:
+				a.add(Destructive, p.operands[0].dyn, "git update-ref -d deletes ref %s, merged or not", p.operands[0])
+			case p.has("stdin"):
+				a.add(Destructive, true, "git update-ref --stdin applies ref updates and deletions read from its input")
+			}
+		},
 		"worktree": func(a *analyzer, x gitCall) {
 			p := parseOpts(x.rest, optSpec{})
 			if len(p.operands) > 0 && p.operands[0].s == "remove" && p.has("-f", "--force") {

@@ -60,6 +60,12 @@ var gitRmOpts = []gitOption{
 	{"pathspec-from-file", 0, gitValue}, {"pathspec-file-nul", 0, gitFlag},
 }
 
+// gitUpdateRefOpts is git update-ref's table (builtin/update-ref.c).
+var gitUpdateRefOpts = []gitOption{
+	{"", 'm', gitValue}, {"", 'd', gitFlag}, {"", 'z', gitFlag}, {"no-deref", 0, gitFlag},
+	{"stdin", 0, gitFlag}, {"create-reflog", 0, gitFlag}, {"batch-updates", 0, gitFlag},
+}
+
 func gitOptTable(groups ...[]gitOption) []gitOption {
 	var t []gitOption
 	for _, g := range groups {
