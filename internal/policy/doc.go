@@ -46,7 +46,10 @@
 //     created earlier in the same command. Scripts and make targets whose
 //     name contains publish/release/deploy/upload/ship are unresolvable.
 //   - egress-other: curl/wget/httpie with a body or a non-GET method to a
-//     host other than localhost, ssh/scp/sftp/rsync to another host (a dry
+//     host other than localhost, or a GET whose URL (curl -G's data, an
+//     httpie query item) carries what a command printed — $(…), <(…), or a
+//     variable assigned from one — which the request hands to the host;
+//     ssh/scp/sftp/rsync to another host (a dry
 //     run included: the peer gets the file list), nc and socat to a network
 //     address (not nc -U or socat's UNIX-*/ABSTRACT-*, file, pipe or stdio
 //     addresses, nor a TCP/UDP connect to the loopback; a socat address type

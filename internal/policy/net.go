@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -137,9 +138,52 @@ func (a *analyzer) curl(c *cmd) {
 	get := p.has("-G", "--get")
 	sends := upload || (body && !get) || (method != "" && !readMethod(method))
 	if !sends {
+		// -G puts the data in the query string.
+		a.carried(urls, append(append([]field{}, urls...), bodies...), "curl")
 		return
 	}
 	a.offBox(urls, "curl "+describeSend(method, body, upload))
+}
+
+// carried matches egress-other for a request that reads (GET) but whose
+// URL — or, for httpie, a query item — carries what a command printed
+// (?d=$(base64 < key), or a variable assigned from one): the request hands
+// that output to the URL's host as surely as a body would. A URL on this
+// machine is exempt; one whose host is itself only known at run time is
+// unresolvable.
+func (a *analyzer) carried(urls, carriers []field, how string) {
+	if !slices.ContainsFunc(carriers, func(f field) bool { return f.out }) {
+		return
+	}
+	for _, u := range urls {
+		host, known := urlHost(u.s)
+		switch {
+		case !known:
+			a.add(EgressOther, true, "%s sends a command's output to %s, a host only known at run time", how, u)
+		case !loopbackURL(host):
+			a.add(EgressOther, false, "%s sends a command's output in the URL to %s", how, host)
+		}
+	}
+}
+
+// urlHost returns the scheme and authority of a URL (curl's, with or
+// without a scheme) whose run-time parts are dynMark, and false when a
+// run-time part stands in them.
+func urlHost(u string) (string, bool) {
+	rest := u
+	scheme := ""
+	if i := strings.Index(u, "://"); i >= 0 && !strings.Contains(u[:i], dynMark) {
+		scheme, rest = u[:i+3], u[i+3:]
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	auth := rest[:end]
+	if auth == "" || strings.Contains(auth, dynMark) {
+		return "", false
+	}
+	return scheme + auth, true
 }
 
 func describeSend(method string, body, upload bool) string {
@@ -219,7 +263,9 @@ func (a *analyzer) wget(c *cmd) {
 	}
 	if sends {
 		a.offBox(p.operands, how)
+		return
 	}
+	a.carried(p.operands, p.operands, "wget")
 }
 
 // httpie (http, https, xh): METHOD URL ITEM...; data items or a body on
@@ -272,6 +318,7 @@ func (a *analyzer) httpie(c *cmd) {
 	}
 	a.httpRemoves(strings.TrimSpace(c.name+" "+method), method, []field{target}, items)
 	if method == "" || readMethod(method) {
+		a.carried([]field{target}, ops, c.name)
 		return
 	}
 	a.offBox([]field{target}, c.name+" "+method)

@@ -30,6 +30,9 @@ type field struct {
 	s   string // the value; run-time parts are replaced by dynMark
 	dyn bool   // some part of the word is only known at run time
 	src string // for a run-time word, its source text, for reasons
+	// out: part of the word is what a command printed — a command or
+	// process substitution, or a variable assigned from one.
+	out bool
 }
 
 func word(s string) field { return field{s: s} }
@@ -78,11 +81,15 @@ type state struct {
 	cwd    string            // working directory; "" when unknown
 	vars   map[string]string // variables whose value is known
 	remote bool              // the commands run on another host (ssh payload)
+	// outVars are variables that may hold what a command printed
+	// (X=$(cat f)): a word that expands one carries that output.
+	outVars map[string]bool
 }
 
 func (s *state) clone() *state {
 	c := *s
 	c.vars = maps.Clone(s.vars)
+	c.outVars = maps.Clone(s.outVars)
 	return &c
 }
 
@@ -97,6 +104,22 @@ func (s *state) merge(b *state) {
 	}
 	if b.cwd != s.cwd {
 		s.setCwd("")
+	}
+	// What may hold a command's output in either branch may after it.
+	for k := range b.outVars {
+		s.setOut(k, true)
+	}
+}
+
+// setOut records whether variable name may hold a command's output.
+func (s *state) setOut(name string, out bool) {
+	switch {
+	case out && s.outVars == nil:
+		s.outVars = map[string]bool{name: true}
+	case out:
+		s.outVars[name] = true
+	default:
+		delete(s.outVars, name)
 	}
 }
 
@@ -493,6 +516,12 @@ func (w *walker) assign(as *syntax.Assign, st *state) {
 		return
 	}
 	name := as.Name.Value
+	if !as.Append {
+		st.setOut(name, false)
+	}
+	if as.Value != nil && !mktempWord(as.Value) && w.a.wordOutput(as.Value, st) {
+		st.setOut(name, true)
+	}
 	switch {
 	case as.Array != nil || as.Index != nil || name == "IFS":
 		delete(st.vars, name)
@@ -786,6 +815,27 @@ func (a *analyzer) wordDynamic(w *syntax.Word, st *state) bool {
 	return dyn
 }
 
+// wordOutput reports whether w carries what a command printed: a command
+// or process substitution, or a variable that may hold one's output.
+func (a *analyzer) wordOutput(w *syntax.Word, st *state) bool {
+	if w == nil || w.Lit() != "" {
+		return false // nil, or plain text (most words)
+	}
+	out := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			out = true
+		case *syntax.ParamExp:
+			if n.Param != nil && st.outVars[n.Param.Value] {
+				out = true
+			}
+		}
+		return !out
+	})
+	return out
+}
+
 // fields expands command words the way bash would with the known
 // variables: quote removal, ANSI-C quoting, escapes, brace and tilde
 // expansion. Globs are left as patterns.
@@ -793,9 +843,10 @@ func (a *analyzer) fields(words []*syntax.Word, st *state) []field {
 	var out []field
 	for _, w := range words {
 		dyn := a.wordDynamic(w, st)
+		carries := a.wordOutput(w, st)
 		fs, err := expand.Fields(a.expandConfig(st), w)
 		if err != nil {
-			out = append(out, field{s: dynMark, dyn: true, src: source(w)})
+			out = append(out, field{s: dynMark, dyn: true, src: source(w), out: carries})
 			continue
 		}
 		braces := hasBraces(w)
@@ -804,7 +855,7 @@ func (a *analyzer) fields(words []*syntax.Word, st *state) []field {
 				// Bash expands a tilde that brace expansion put first.
 				f = a.home + f[1:]
 			}
-			fd := field{s: f, dyn: dyn || strings.Contains(f, dynMark)}
+			fd := field{s: f, dyn: dyn || strings.Contains(f, dynMark), out: carries}
 			if fd.dyn && len(fs) == 1 {
 				fd.src = source(w)
 			}
@@ -830,11 +881,12 @@ func (a *analyzer) literal(w *syntax.Word, st *state) field {
 		return field{}
 	}
 	dyn := a.wordDynamic(w, st)
+	carries := a.wordOutput(w, st)
 	s, err := expand.Literal(a.expandConfig(st), w)
 	if err != nil {
-		return field{s: dynMark, dyn: true, src: source(w)}
+		return field{s: dynMark, dyn: true, src: source(w), out: carries}
 	}
-	f := field{s: s, dyn: dyn || strings.Contains(s, dynMark)}
+	f := field{s: s, dyn: dyn || strings.Contains(s, dynMark), out: carries}
 	if f.dyn {
 		f.src = source(w)
 	}
