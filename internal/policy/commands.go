@@ -608,15 +608,27 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 func forgetVars(a *analyzer, c *cmd) {
 	if c.name == "printf" {
 		p := parseOpts(c.args, optSpec{short: "v", posix: true})
+		carries := slices.ContainsFunc(p.operands, func(f field) bool { return f.out })
 		for _, v := range p.values("-v") {
 			delete(c.st.vars, v.s)
+			c.st.setOut(v.s, carries)
 		}
 		return
 	}
+	// read, mapfile and readarray fill their variables with what they
+	// read: data, as a command's output is.
+	data := c.name != "getopts" && c.name != "unset"
 	for _, f := range c.args {
 		if !f.dyn && validName(f.s) {
 			delete(c.st.vars, f.s)
+			c.st.setOut(f.s, data)
 		}
+	}
+	if data && (c.name == "mapfile" || c.name == "readarray") && !slices.ContainsFunc(c.args, func(f field) bool { return !f.optLike() }) {
+		c.st.setOut("MAPFILE", true) // the default array
+	}
+	if data && c.name == "read" && !slices.ContainsFunc(c.args, func(f field) bool { return !f.optLike() }) {
+		c.st.setOut("REPLY", true) // the default variable
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -434,11 +435,13 @@ func (w *walker) forClause(c *syntax.ForClause, st *state, in input) {
 		w.a.unrolling++
 		for _, it := range items {
 			b.vars[name] = it.s
+			b.setOut(name, it.out)
 			w.stmts(c.Do, b, in)
 		}
 		w.a.unrolling--
 	} else {
 		delete(b.vars, name)
+		b.setOut(name, slices.ContainsFunc(items, func(f field) bool { return f.out }))
 		w.stmts(c.Do, b, in)
 	}
 	st.merge(b)

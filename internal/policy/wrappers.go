@@ -407,13 +407,14 @@ func wrapXargs(a *analyzer, name string, argv []field, env map[string]field, st 
 	inner := make([]field, 0, len(rest)+1)
 	for _, f := range rest {
 		if repl != "" && strings.Contains(f.s, repl) {
-			f = field{s: strings.ReplaceAll(f.s, repl, dynMark), dyn: true}
+			// What xargs reads stands where the replacement string was.
+			f = field{s: strings.ReplaceAll(f.s, repl, dynMark), dyn: true, out: true}
 		}
 		inner = append(inner, f)
 	}
 	if repl == "" {
 		// The arguments xargs reads are appended to the command.
-		inner = append(inner, field{s: dynMark, dyn: true})
+		inner = append(inner, field{s: dynMark, dyn: true, out: true})
 	}
 	return inner, st, input{}
 }
