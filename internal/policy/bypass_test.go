@@ -762,3 +762,21 @@ func TestBypassCatalogue(t *testing.T) {
 	}
 	t.Logf("%d catalogue cases", len(bypassCases))
 }
+
+// TestCodeWritesZoneByPath: inline code that writes a zone named by its
+// real path is caught whatever the path's name — a $FIXRAIL_HOME that
+// holds none of the words the scan looks for (tenv's holds "fixrail").
+func TestCodeWritesZoneByPath(t *testing.T) {
+	env := tenv
+	env.FixrailHome = "/srv/agent-gate"
+	for _, c := range []tc{
+		{id: "zone", in: `python3 -c 'open("/srv/agent-gate/policy.json","w").write("{}")'`, want: "self-mod?"},
+		{id: "zone", in: `node -e 'require("fs").writeFileSync("/srv/agent-gate/receipts.ndjson", "")'`, want: "self-mod?"},
+		{id: "zone", in: `perl -e 'unlink "/srv/agent-gate/receipts.ndjson"'`, want: "self-mod?"},
+		{id: "zone-read", in: `python3 -c 'print(open("/srv/agent-gate/policy.json").read())'`, want: ""},
+		{id: "zone-other", in: `python3 -c 'open("/srv/agent-gates/x","w").write("{}")'`, want: ""},  // another directory
+		{id: "zone-other", in: `python3 -c 'open("/x/srv/agent-gate/y","w").write("{}")'`, want: ""}, // the tail of another path
+	} {
+		runCase(t, c, env)
+	}
+}

@@ -60,8 +60,37 @@ func (a *analyzer) scanCode(lang, code, how string) {
 	if writes && containsAny(lc, scopeMarkers) {
 		a.add(ScopeEscalation, true, "%s may write start-up, scheduling or system files", how)
 	}
+	if writes {
+		// The zones by their real paths: a $FIXRAIL_HOME or a binary
+		// whose name holds none of the markers above.
+		for _, z := range a.zoneList() {
+			if p := "/" + strings.Join(z.comps, "/"); len(z.comps) > 1 && namesPath(lc, p) {
+				a.add(z.rule, true, "%s may write %s (%s)", how, p, z.what)
+			}
+		}
+	}
 	if a.keys != "" && (strings.Contains(code, a.keys) || strings.Contains(lc, "fixrail/keys") || strings.Contains(lc, approvalNamespace)) {
 		a.add(SelfMod, true, "%s refers to the fixrail approval keys", how)
+	}
+}
+
+// namesPath reports whether text names the absolute path p, or a path
+// under it: p stands there whole, not as part of a longer name
+// (/srv/gates is not /srv/gate) nor the tail of another path.
+func namesPath(text, p string) bool {
+	pathByte := func(c byte) bool {
+		return c == '/' || c == '.' || c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], p)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(p)
+		if (start == 0 || !pathByte(text[start-1])) && (end == len(text) || text[end] == '/' || !pathByte(text[end])) {
+			return true
+		}
+		i = start + 1
 	}
 }
 
