@@ -32,6 +32,13 @@ type Env struct {
 	// sign what the owner did not mean to). Empty means none is protected
 	// by path (the "fixrail" command name is still recognised).
 	FixrailBinaries []string
+	// SigningKeys are private key files the owner signs with, where this
+	// process can tell ($FIXRAIL_APPROVAL_KEY and $FIXRAIL_ATTEST_KEY in the
+	// agent's environment): reading, copying or naming one is self-mod, as
+	// reading $FIXRAIL_HOME/keys is, and so is writing one. A key the
+	// environment does not name is not known by path (signing with it is
+	// still recognised).
+	SigningKeys []string
 	// ProtectedBranches are the branch names push-protected guards.
 	// Nil means main and master.
 	ProtectedBranches []string
@@ -57,13 +64,30 @@ func DefaultScratchDirs() []string {
 }
 
 // DefaultEnv returns an Env filled from this process: $HOME, $FIXRAIL_HOME,
-// $TMPDIR and the running executable.
+// $TMPDIR, the signing keys it names and the running executable.
 func DefaultEnv() Env {
-	e := Env{Home: os.Getenv("HOME"), FixrailHome: os.Getenv("FIXRAIL_HOME"), TmpDir: os.Getenv("TMPDIR")}
+	e := Env{Home: os.Getenv("HOME"), FixrailHome: os.Getenv("FIXRAIL_HOME"), TmpDir: os.Getenv("TMPDIR"), SigningKeys: SigningKeysFrom(os.LookupEnv)}
 	if exe, err := os.Executable(); err == nil {
 		e.FixrailBinaries = []string{exe}
 	}
 	return e
+}
+
+// SigningKeysFrom returns the private key files the environment names for
+// fixrail to sign with ($FIXRAIL_APPROVAL_KEY, $FIXRAIL_ATTEST_KEY), made
+// absolute.
+func SigningKeysFrom(lookup func(string) (string, bool)) []string {
+	var out []string
+	for _, name := range []string{"FIXRAIL_APPROVAL_KEY", "FIXRAIL_ATTEST_KEY"} {
+		v, _ := lookup(name)
+		if v == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(v); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
 }
 
 // Match is one rule a call triggers.

@@ -780,3 +780,35 @@ func TestCodeWritesZoneByPath(t *testing.T) {
 		runCase(t, c, env)
 	}
 }
+
+// TestSigningKeysProtected: a signing key the environment names
+// ($FIXRAIL_APPROVAL_KEY, $FIXRAIL_ATTEST_KEY) is protected as the keyring
+// is: reading it, handing it to a command, naming it in inline code and
+// writing it are self-mod. Without the variable the key is not known.
+func TestSigningKeysProtected(t *testing.T) {
+	env := tenv
+	env.SigningKeys = SigningKeysFrom(func(k string) (string, bool) {
+		return map[string]string{"FIXRAIL_APPROVAL_KEY": "/home/u/.ssh/fixrail_approval", "FIXRAIL_ATTEST_KEY": "/home/u/keys/attest"}[k], true
+	})
+	if len(env.SigningKeys) != 2 {
+		t.Fatalf("SigningKeys = %q, want both", env.SigningKeys)
+	}
+	for _, c := range []tc{
+		{id: "key", in: `cat ~/.ssh/fixrail_approval`, want: "self-mod"},
+		{id: "key", in: `base64 < /home/u/.ssh/fixrail_approval`, want: "self-mod"},
+		{id: "key", in: `cp ~/.ssh/fixrail_approval /tmp/k`, want: "self-mod"},
+		{id: "key", in: `ssh-add ~/.ssh/fixrail_approval`, want: "self-mod"},
+		{id: "key", in: `grep -r BEGIN ~/.ssh`, want: "self-mod"},
+		{id: "key", in: `python3 -c 'print(open("/home/u/.ssh/fixrail_approval").read())'`, want: "self-mod?"},
+		{id: "key", in: `{"file_path": "/home/u/.ssh/fixrail_approval"}`, tool: "Read", want: "self-mod"},
+		{id: "key", in: `ssh-keygen -f /home/u/keys/attest -y`, want: "self-mod"},
+		{id: "key", in: `echo x > /home/u/keys/attest`, want: "self-mod"},
+		{id: "key", in: `mv /tmp/mine /home/u/keys/attest`, want: "self-mod"},
+		{id: "key", in: `cat ~/.ssh/fixrail_approval.pub`, want: ""}, // the public half
+		{id: "key", in: `cat /home/u/keys/attest.pub`, want: ""},
+		{id: "key", in: `cat ~/.ssh/config`, want: ""},
+	} {
+		runCase(t, c, env)
+	}
+	runCase(t, tc{id: "unnamed", in: `cat ~/.ssh/fixrail_approval`, want: ""}, tenv)
+}

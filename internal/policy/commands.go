@@ -52,7 +52,7 @@ func (a *analyzer) command(argv []field, env map[string]field, st *state, in inp
 // directory: whatever the command does with it, the agent has no business
 // touching the key.
 func (a *analyzer) keyRefs(args []field, st *state) {
-	if a.keys == "" {
+	if len(a.secrets) == 0 {
 		return
 	}
 	for _, f := range args {

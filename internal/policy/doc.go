@@ -23,7 +23,9 @@
 //     the global git configuration (~/.gitconfig and git config --global),
 //     $FIXRAIL_HOME/** (policy.json, keys, nonces, receipts) and the fixrail
 //     binary; any read of, or argument naming, a file under
-//     $FIXRAIL_HOME/keys; a recursive operation on a directory that contains
+//     $FIXRAIL_HOME/keys or a signing key the environment names
+//     ($FIXRAIL_APPROVAL_KEY, $FIXRAIL_ATTEST_KEY: Env.SigningKeys), and a
+//     write of one; a recursive operation on a directory that contains
 //     any of these; a link to a protected file (a later edit of the link
 //     would change it); a write to a hard link of a protected file; fixrail
 //     approve, fixrail receipts checkpoint and repair, and ssh-keygen -Y

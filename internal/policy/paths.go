@@ -78,6 +78,11 @@ func (a *analyzer) buildZones() {
 	if a.fxHome != "" {
 		dir(SelfMod, "fixrail's policy, keys and receipts", a.fxHome)
 	}
+	for _, z := range a.secrets {
+		if z.file {
+			a.zones = append(a.zones, z) // a signing key: replaced, it signs for whoever made it
+		}
+	}
 	for _, b := range a.env.FixrailBinaries {
 		if !filepath.IsAbs(b) {
 			continue
@@ -567,14 +572,11 @@ func (a *analyzer) redirectWrite(t field, st *state) {
 	a.writePath(t, st, ">")
 }
 
-// readPath checks a file the command reads: reading the approval keys is
-// self-mod. recursive means the command reads everything below p.
+// readPath checks a file the command reads: reading the approval keys or a
+// signing key is self-mod. recursive means the command reads everything
+// below p.
 func (a *analyzer) readPath(f field, st *state, how string, recursive bool) {
-	if a.keys == "" || st.remote {
-		return
-	}
-	kz := zone{comps: splitPath(a.keys)}
-	if f.dyn {
+	if len(a.secrets) == 0 || st.remote || f.dyn {
 		return
 	}
 	s := f.s
@@ -587,8 +589,10 @@ func (a *analyzer) readPath(f field, st *state, how string, recursive bool) {
 	}
 	gs, ok := a.globs(p)
 	if !ok {
-		if patternReaches(splitPath(p), kz.comps) {
-			a.add(SelfMod, true, "%s reads %s, a pattern too broad to expand that may reach the approval keys", how, p)
+		for _, z := range a.secrets {
+			if patternReaches(splitPath(p), z.comps) {
+				a.add(SelfMod, true, "%s reads %s, a pattern too broad to expand that may reach %s", how, p, z.what)
+			}
 		}
 		return
 	}
@@ -598,8 +602,10 @@ func (a *analyzer) readPath(f field, st *state, how string, recursive bool) {
 		}
 		for _, c := range a.candidates(g) {
 			comps := splitPath(c)
-			if kz.inside(comps) || (recursive && kz.containedBy(comps)) {
-				a.add(SelfMod, false, "%s reads %s (fixrail approval keys)", how, c)
+			for _, z := range a.secrets {
+				if z.inside(comps) || (recursive && z.containedBy(comps)) {
+					a.add(SelfMod, false, "%s reads %s (%s)", how, c, z.what)
+				}
 			}
 		}
 	}

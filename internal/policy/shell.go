@@ -154,6 +154,7 @@ type analyzer struct {
 	home      string
 	fxHome    string
 	keys      string
+	secrets   []zone // what no call may read: the keyring directory, the signing keys
 	branches  []string
 	scratch   []string // resolved on first use: most calls delete nothing
 	scratchOK bool
@@ -193,6 +194,12 @@ func newAnalyzer(env Env, cwd string) *analyzer {
 	}
 	if a.fxHome != "" {
 		a.keys = filepath.Join(a.fxHome, "keys")
+		a.secrets = append(a.secrets, zone{rule: SelfMod, what: "fixrail approval keys", comps: splitPath(a.keys)})
+	}
+	for _, k := range env.SigningKeys {
+		if filepath.IsAbs(k) {
+			a.secrets = append(a.secrets, zone{rule: SelfMod, what: "a fixrail signing key", comps: splitPath(filepath.Clean(k)), file: true})
+		}
 	}
 	a.branches = env.ProtectedBranches
 	if a.branches == nil {

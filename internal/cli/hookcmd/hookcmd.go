@@ -90,7 +90,7 @@ func New(o *Opts) (*hook.Hook, error) {
 		}
 	}
 	h.Home, h.SetupErr = hook.HomeDir(os.LookupEnv)
-	h.Env = policy.Env{Home: os.Getenv("HOME"), FixrailHome: h.Home, TmpDir: os.Getenv("TMPDIR")}
+	h.Env = policy.Env{Home: os.Getenv("HOME"), FixrailHome: h.Home, TmpDir: os.Getenv("TMPDIR"), SigningKeys: policy.SigningKeysFrom(os.LookupEnv)}
 	if exe, err := os.Executable(); err == nil {
 		h.Env.FixrailBinaries = append(h.Env.FixrailBinaries, exe)
 	}

@@ -115,6 +115,34 @@ func TestProtectBinary(t *testing.T) {
 	}
 }
 
+// TestSigningKeyFromEnvironment: a signing key the agent's environment
+// names ($FIXRAIL_APPROVAL_KEY) is one no call may read: the hook denies
+// reading it (self-mod, gate by default), and allows the same read of a
+// key no variable names.
+func TestSigningKeyFromEnvironment(t *testing.T) {
+	t.Setenv("FIXRAIL_HOME", filepath.Join(t.TempDir(), "fx"))
+	dir := t.TempDir()
+	key, other := filepath.Join(dir, "approval_key"), filepath.Join(dir, "another_key")
+	read := func(path string) string {
+		return `{"session_id":"s","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat ` + path + `"},"tool_use_id":"t1"}`
+	}
+	for _, tc := range []struct {
+		name, env, path string
+		want            int
+	}{
+		{"named key", key, key, 2},
+		{"another file", key, other, 0},
+		{"no variable", "", key, 0},
+	} {
+		t.Setenv("FIXRAIL_APPROVAL_KEY", tc.env)
+		var out, errb bytes.Buffer
+		code := Main([]string{"hook"}, strings.NewReader(read(tc.path)), &out, &errb)
+		if code != tc.want || (tc.want == 2 && !strings.Contains(errb.String(), "a fixrail signing key")) {
+			t.Errorf("%s: exit %d, want %d\n%s", tc.name, code, tc.want, errb.String())
+		}
+	}
+}
+
 // TestReceiptHoldsNoQuotedCredential: the receipt keeps the tool input as
 // JSON, where a quoted value's quotes are escaped (DB_PASSWORD=\"…\"). The
 // real engine must read them as quotes: before, the value stayed in the
