@@ -27,7 +27,11 @@
 //     ($FIXRAIL_APPROVAL_KEY, $FIXRAIL_ATTEST_KEY: Env.SigningKeys), and a
 //     write of one; a recursive operation on a directory that contains
 //     any of these; a link to a protected file (a later edit of the link
-//     would change it); a write to a hard link of a protected file; fixrail
+//     would change it); a write to a hard link of a protected file; a tree
+//     copied, moved or synced into place (cp -r, mv, rsync -a) that holds
+//     a protected name, which lands where the tree does, and a link whose
+//     own path completes one (ln -s DIR .claude: whatever DIR holds is the
+//     project's settings); fixrail
 //     approve, fixrail receipts checkpoint and repair, and ssh-keygen -Y
 //     sign -n fixrail-approval.
 //   - push-force: git push -f/--force/--force-with-lease/--force-if-includes

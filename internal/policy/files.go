@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -202,6 +203,9 @@ func (a *analyzer) cp(c *cmd) {
 		if !dest.dyn && !s.dyn && !p.has("-T", "--no-target-directory") {
 			a.writePath(word(filepath.Join(dest.s, filepath.Base(s.s))), c.st, c.name)
 		}
+		if c.name == "mv" || recursive {
+			a.treeLands(s, dest, c.st, c.name, !p.has("-T", "--no-target-directory"), false)
+		}
 		if c.name == "mv" {
 			a.removePath(s, c.st, "mv", true)
 		} else {
@@ -263,6 +267,61 @@ func (a *analyzer) ln(c *cmd) {
 	// the link change it.
 	a.writePath(target, c.st, "ln (link target)")
 	a.lnLink(link, link.dyn, c.st)
+	a.treeLands(target, link, c.st, "ln", true, true)
+}
+
+// landingNames are the paths below a tree's top that a name rule protects
+// (paths.go's a.names), whole or by the tail a landing entry completes
+// (a tree landing at .claude completes settings.json).
+var landingNames = []string{".claude/settings*.json", ".claude/hooks", ".codex", ".gemini", ".mcp.json",
+	".cursor/hooks.json", ".git/hooks", ".git/config", ".envrc", "settings*.json", "hooks", "hooks.json", "config"}
+
+// linkTails are the names a link's own path can complete into a protected
+// name: a link at .claude holds .claude/settings.json, whatever its target
+// holds now.
+var linkTails = []string{"settings.json", "settings.local.json", "hooks", "hooks.json", "config"}
+
+// treeLands checks a tree that lands whole at dest — copied or moved
+// recursively, or linked — against the name rules: what it holds arrives
+// under dest's path. A copy of a template's .claude directory writes
+// .claude/settings.json as surely as an editor does, though neither
+// command line names the file. into: dest, when a directory, receives src
+// under its own name (cp, mv and ln without -T). A link makes whatever its
+// target holds, now or later, the files at its own path, so for ln every
+// protected name the link's own path completes counts (linkTails), present
+// or not.
+func (a *analyzer) treeLands(src, dest field, st *state, how string, into, link bool) {
+	if src.dyn || dest.dyn || st.remote {
+		return
+	}
+	s, ok1 := cleanAbs(st.cwd, a.expandTilde(src.s))
+	d, ok2 := cleanAbs(st.cwd, a.expandTilde(dest.s))
+	if !ok1 || !ok2 {
+		return
+	}
+	if fi, err := os.Stat(d); into && err == nil && fi.IsDir() {
+		if strings.HasSuffix(src.s, "/.") || (how == "rsync" && strings.HasSuffix(src.s, "/")) {
+			// The source's contents, not the directory itself.
+		} else {
+			d = filepath.Join(d, filepath.Base(s))
+		}
+	}
+	if link {
+		for _, rel := range linkTails {
+			a.checkNames(splitPath(filepath.Join(d, rel)), how+" (a link at "+d+")", filepath.Join(d, rel))
+		}
+		return
+	}
+	for _, rel := range landingNames {
+		found, _ := filepath.Glob(filepath.Join(s, rel))
+		for _, f := range found {
+			r, err := filepath.Rel(s, f)
+			if err != nil {
+				continue
+			}
+			a.checkNames(splitPath(filepath.Join(d, r)), how+" (the tree at "+s+")", filepath.Join(d, r))
+		}
+	}
 }
 
 func (a *analyzer) lnLink(link field, dyn bool, st *state) {

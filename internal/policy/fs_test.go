@@ -104,6 +104,39 @@ func TestRecursiveReachesProjectSettings(t *testing.T) {
 	runCase(t, tc{id: "tree-sibling", in: "rm -rf " + filepath.Join(scratch, "other"), cwd: scratch, want: ""}, env)
 }
 
+// TestTreeLandsSettings: a tree copied, moved, synced or linked into place
+// writes what it holds, though no command line names those files: a
+// template's .claude directory lands as the project's agent settings.
+func TestTreeLandsSettings(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, "tmpl", ".claude", "settings.json"), "{}")
+	write(t, filepath.Join(repo, "tmpl", ".git", "hooks", "pre-commit"), "#!/bin/sh\n")
+	write(t, filepath.Join(repo, "plain", "src", "a.go"), "package a\n")
+	if err := os.MkdirAll(filepath.Join(repo, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []tc{
+		{id: "cp", in: "cp -r tmpl/.claude .", want: "self-mod"},
+		{id: "cp", in: "cp -a tmpl/. .", want: "self-mod scope-escalation"},
+		{id: "cp", in: "cp -R tmpl/.claude/ newdir/.claude", want: "self-mod"},
+		{id: "mv", in: "mv tmpl/.claude .claude", want: "self-mod"},
+		{id: "rsync", in: "rsync -a tmpl/ .", want: "self-mod scope-escalation"},
+		{id: "rsync", in: "rsync -a tmpl/.claude .", want: "self-mod"},
+		{id: "ln", in: "ln -s /var/empty .claude", want: "self-mod"}, // whatever it holds later is the settings
+		{id: "ln", in: "ln -sfn tmpl/.claude .claude", want: "self-mod"},
+		{id: "ln", in: "ln -s /var/empty .gitx", want: ""},
+		{id: "ln", in: "ln -s ../shared lib", want: ""},
+		{id: "ln", in: "ln -s /var/empty build", want: ""}, // into the directory: build/empty
+		{id: "plain", in: "cp -r plain/. build", want: ""},
+		{id: "plain", in: "rsync -a plain/ build/", want: ""},
+		{id: "plain", in: "mv plain moved", want: ""},
+		{id: "not-recursive", in: "cp tmpl/.claude build", want: ""}, // cp without -r copies no directory
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
+
 // PP5: a push without a refspec is judged by the checked-out branch, read
 // from the repository (a plain .git directory or a worktree's .git file).
 func TestPushCurrentBranch(t *testing.T) {

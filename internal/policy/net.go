@@ -501,6 +501,13 @@ func (a *analyzer) rsync(c *cmd) {
 		if del {
 			a.deleteTree(dest, c.st, "rsync --delete into")
 		}
+		if recursive {
+			for _, s := range ops[:len(ops)-1] {
+				if !remoteOperand(s) {
+					a.treeLands(s, dest, c.st, "rsync", true, false)
+				}
+			}
+		}
 	}
 	for _, s := range ops[:len(ops)-1] {
 		if !remoteOperand(s) {
