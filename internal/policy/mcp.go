@@ -23,6 +23,10 @@ import (
 //     checked as writes instead;
 //   - a branch argument naming a protected branch on a writing tool is
 //     push-protected, and force: true is push-force;
+//   - a tool that runs database statements (query, sql, execute, exec,
+//     run, statement in its name: query, execute_sql, write_query) has its
+//     query/sql/statement argument read as a database client's command line
+//     is: DROP, TRUNCATE, DELETE FROM, a MongoDB drop are destructive;
 //   - tools whose words are only reads (get, list, search, read, fetch, ...)
 //     match nothing, except a path argument under the approval keys.
 //
@@ -40,6 +44,8 @@ var (
 		"save", "append", "commit", "push", "assign", "close", "reopen", "approve", "fork", "star", "trigger", "dispatch",
 		"schedule", "book", "order", "apply", "replace", "modify", "upsert", "store", "publish", "merge", "release",
 		"deploy", "mkdir", "revoke", "grant", "pay", "charge", "refund", "execute", "exec"}
+	mcpSQL      = wordSet{"query", "sql", "execute", "exec", "run", "statement"}
+	mcpSQLKeys  = []string{"query", "sql", "statement", "stmt", "queries", "statements"}
 	mcpPathKeys = []string{"path", "file_path", "filepath", "filename", "file", "destination", "dest", "target", "source",
 		"directory", "dir", "notebook_path", "absolute_path", "paths", "files", "new_path", "old_path"}
 )
@@ -107,6 +113,23 @@ func (a *analyzer) mcp(c Call) error {
 		}
 		a.all(c.Tool + " runs commands this analysis cannot see")
 		return nil
+	}
+
+	if w := has(mcpSQL); w != "" {
+		for _, k := range mcpSQLKeys {
+			raw, ok := in[k]
+			if !ok {
+				continue
+			}
+			var s string
+			var ss []string
+			if json.Unmarshal(raw, &s) != nil && json.Unmarshal(raw, &ss) == nil {
+				s = strings.Join(ss, ";\n")
+			}
+			if destructiveSQL.MatchString(s) {
+				a.add(Destructive, false, "%s runs a destructive statement (its %s)", c.Tool, k)
+			}
+		}
 	}
 
 	var paths []string
