@@ -115,18 +115,9 @@ func (a *analyzer) mcp(c Call) error {
 		return nil
 	}
 
-	if w := has(mcpSQL); w != "" {
+	if has(mcpSQL) != "" {
 		for _, k := range mcpSQLKeys {
-			raw, ok := in[k]
-			if !ok {
-				continue
-			}
-			var s string
-			var ss []string
-			if json.Unmarshal(raw, &s) != nil && json.Unmarshal(raw, &ss) == nil {
-				s = strings.Join(ss, ";\n")
-			}
-			if destructiveSQL.MatchString(s) {
+			if destructiveSQL.MatchString(strings.Join(stringValues(in[k]), ";\n")) {
 				a.add(Destructive, false, "%s runs a destructive statement (its %s)", c.Tool, k)
 			}
 		}
@@ -134,18 +125,7 @@ func (a *analyzer) mcp(c Call) error {
 
 	var paths []string
 	for _, k := range mcpPathKeys {
-		raw, ok := in[k]
-		if !ok {
-			continue
-		}
-		var s string
-		var ss []string
-		switch {
-		case json.Unmarshal(raw, &s) == nil:
-			paths = append(paths, s)
-		case json.Unmarshal(raw, &ss) == nil:
-			paths = append(paths, ss...)
-		}
+		paths = append(paths, stringValues(in[k])...)
 	}
 	for _, p := range paths {
 		a.readPath(word(p), a.toolState(), c.Tool, false)
@@ -172,6 +152,21 @@ func (a *analyzer) mcp(c Call) error {
 		} else {
 			a.add(EgressOther, false, "%s changes something outside this machine", c.Tool)
 		}
+	}
+	return nil
+}
+
+// stringValues reads an argument that is a string or a list of strings;
+// anything else (or nothing) is none.
+func stringValues(raw json.RawMessage) []string {
+	var s string
+	var ss []string
+	switch {
+	case raw == nil:
+	case json.Unmarshal(raw, &s) == nil:
+		return []string{s}
+	case json.Unmarshal(raw, &ss) == nil:
+		return ss
 	}
 	return nil
 }
