@@ -318,6 +318,25 @@ var bypassCases = []tc{
 	{id: "E12", tool: "mcp__slack__post_message", in: `{"channel":"c","text":"t"}`, want: "egress-other"},
 	{id: "E12", tool: "mcp__github__create_issue", in: `{"owner":"o","repo":"r","title":"t"}`, want: "egress-other"},
 	{id: "E12", tool: "mcp__github__list_issues", in: `{"owner":"o","repo":"r"}`, want: ""},
+	// Git-hook managers install hooks that later git commands run.
+	{id: "S31-hooks", in: `pre-commit install`, want: "scope-escalation"},
+	{id: "S31-hooks", in: `pre-commit install -t pre-push`, want: "scope-escalation"},
+	{id: "S31-hooks", in: `npx husky`, want: "scope-escalation"},
+	{id: "S31-hooks", in: `npx husky init`, want: "scope-escalation"},
+	{id: "S31-hooks", in: `lefthook install`, want: "scope-escalation"},
+	{id: "S31-hooks", in: `overcommit --install`, want: "scope-escalation"},
+	{id: "S31-hooks", in: `pre-commit run --all-files`, want: ""},
+	{id: "S31-hooks", in: `lefthook run pre-commit`, want: ""},
+	// A container given this machine's root is sudo by another name.
+	{id: "S31-container", in: `docker run --privileged alpine sh`, want: "scope-escalation"},
+	{id: "S31-container", in: `docker run -it --rm -v /:/host alpine chroot /host`, want: "scope-escalation"},
+	{id: "S31-container", in: `docker run -v/var/run/docker.sock:/var/run/docker.sock img`, want: "scope-escalation"},
+	{id: "S31-container", in: `podman run --mount type=bind,source=/etc,target=/e img`, want: "scope-escalation"},
+	{id: "S31-container", in: `docker run --pid=host --cap-add SYS_ADMIN img`, want: "scope-escalation"},
+	{id: "S31-container", in: `docker run --rm -v "$PWD":/app -w /app golang go test ./...`, want: ""},
+	{id: "S31-container", in: `docker run --rm alpine ls -v /`, want: ""},             // the container's own command
+	{id: "S31-container", in: `docker run -e PRIV=--privileged alpine env`, want: ""}, // a value
+	{id: "S31-container", in: `docker run --privileged=false alpine`, want: ""},
 	// A database server's statement is read as a client's command line is.
 	{id: "D31-mcp", tool: "mcp__postgres__query", in: `{"sql":"DROP TABLE users"}`, want: "destructive"},
 	{id: "D31-mcp", tool: "mcp__supabase__execute_sql", in: `{"project_id":"p","query":"truncate orders"}`, want: "egress-other destructive"}, // execute: a change outside, as before

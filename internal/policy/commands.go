@@ -509,6 +509,8 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).rake
 	case "crontab":
 		return (*analyzer).crontab
+	case "pre-commit", "husky", "lefthook", "overcommit":
+		return (*analyzer).hookInstaller
 	case "at":
 		return (*analyzer).at
 	case "batch":

@@ -91,7 +91,11 @@
 //     loginctl enable-linger, launchctl load, service start, sudo/doas/su/
 //     pkexec/run0 running a command, nohup, setsid, disown, daemonize,
 //     systemd-run, tmux/screen detached sessions, pm2 start, docker run
-//     --restart, setuid modes (chmod u+s, install -m 4755), setcap, user and
+//     --restart, a container given this machine's root (docker/podman run
+//     --privileged, --pid/--userns=host, --cap-add SYS_ADMIN and kin, a
+//     bind mount of /, /etc, the home directories or the engine's socket),
+//     git-hook managers installing hooks (pre-commit install, husky,
+//     lefthook install, overcommit --install), setuid modes (chmod u+s, install -m 4755), setcap, user and
 //     group administration, direnv allow, repository git config keys that
 //     run commands (alias.*, core.hooksPath, core.sshCommand, ...), starting
 //     another agent without its controls (claude

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path/filepath"
 	"strings"
 )
 
@@ -322,6 +323,7 @@ func (a *analyzer) docker(c *cmd) {
 	case sub == "system" && next == "prune", sub == "volume" && (next == "prune" || next == "rm"):
 		a.add(Destructive, false, "%s %s %s", c.name, sub, next)
 	case sub == "run" || sub == "create" || sub == "container" && (next == "run" || next == "create"):
+		a.containerPrivilege(c, rest)
 		for _, f := range rest {
 			if v, ok := strings.CutPrefix(f.s, "--restart="); ok && v != "no" {
 				a.add(ScopeEscalation, false, "%s run --restart=%s keeps a container running after the session", c.name, v)
@@ -333,6 +335,78 @@ func (a *analyzer) docker(c *cmd) {
 			}
 		}
 	}
+}
+
+// hostPaths are bind-mount sources that hand a container this machine:
+// its root, its configuration, or the container engine's own socket
+// (which starts any container it likes).
+var hostPaths = wordSet{"/", "/etc", "/root", "/boot", "/usr", "/var", "/home", "/var/run/docker.sock", "/run/docker.sock",
+	"/var/run", "/run", "/run/podman/podman.sock", "/proc", "/sys", "/dev"}
+
+// containerPrivilege: docker/podman run options that give the container
+// root on this machine are scope-escalation, as sudo is: --privileged,
+// the host's process or user namespace, capabilities that reach the host,
+// and a bind mount of the host's root, configuration or engine socket.
+// Only the options are read, up to the image: what follows is the
+// container's own command line.
+func (a *analyzer) containerPrivilege(c *cmd, rest []field) {
+	say := func(what string) {
+		a.add(ScopeEscalation, false, "%s run %s gives the container root on this machine", c.name, what)
+	}
+	for k := 0; k < len(rest); k++ {
+		f := rest[k]
+		if f.dyn || f.s == "--" || !strings.HasPrefix(f.s, "-") {
+			break // the image (or a word only known at run time)
+		}
+		name, val, eq := strings.Cut(f.s, "=")
+		if !eq && !containerFlag(name) {
+			if !strings.HasPrefix(name, "--") && len(name) > 2 {
+				name, val = name[:2], name[2:] // -v/:/host
+			} else if k+1 < len(rest) {
+				k++
+				val = rest[k].s
+			}
+		}
+		switch name {
+		case "--privileged":
+			if val == "" || val == "true" {
+				say("--privileged")
+			}
+		case "--pid", "--userns", "--uts", "--ipc", "--cgroupns":
+			if val == "host" {
+				say(name + "=host")
+			}
+		case "--cap-add":
+			switch strings.TrimPrefix(strings.ToUpper(val), "CAP_") {
+			case "ALL", "SYS_ADMIN", "SYS_MODULE", "SYS_PTRACE", "SYS_RAWIO", "DAC_READ_SEARCH":
+				say("--cap-add " + val)
+			}
+		case "-v", "--volume", "--mount":
+			src, _, _ := strings.Cut(val, ":")
+			if name == "--mount" {
+				src = ""
+				for kv := range strings.SplitSeq(val, ",") {
+					if s, ok := cutAny(kv, "source=", "src="); ok {
+						src = s
+					}
+				}
+			}
+			if src != "" && hostPaths.has(filepath.Clean(src)) {
+				say("with " + filepath.Clean(src) + " mounted")
+			}
+		}
+	}
+}
+
+// containerFlag reports a docker/podman run option that takes no value
+// (clustered short flags such as -it included).
+func containerFlag(name string) bool {
+	switch name {
+	case "--detach", "--interactive", "--tty", "--rm", "--privileged", "--init", "--publish-all", "--read-only",
+		"--sig-proxy", "--no-healthcheck", "--oom-kill-disable", "--help", "--quiet", "--disable-content-trust", "--use-api-socket":
+		return true
+	}
+	return !strings.HasPrefix(name, "--") && len(name) > 1 && strings.Trim(name[1:], "ditPq") == ""
 }
 
 func (a *analyzer) skopeo(c *cmd) {

@@ -4,6 +4,33 @@ import (
 	"strings"
 )
 
+// hookInstaller: git-hook managers that install hooks into the repository
+// (.git/hooks, or core.hooksPath for husky): every later commit, push or
+// checkout runs what they name, outside any gated call, as a hand-written
+// .git/hooks file would.
+func (a *analyzer) hookInstaller(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "t", long: []string{"hook-type", "config", "color"}})
+	ops := statics(p.operands)
+	sub := ""
+	if len(ops) > 0 {
+		sub = ops[0]
+	}
+	installs := false
+	switch c.name {
+	case "pre-commit":
+		installs = sub == "install" || sub == "init-templatedir"
+	case "husky":
+		installs = sub == "" || sub == "install" || sub == "init" // husky 9 with no argument sets core.hooksPath
+	case "lefthook":
+		installs = sub == "install"
+	case "overcommit":
+		installs = p.has("--install", "-i")
+	}
+	if installs || anyDyn(p.operands) {
+		a.add(ScopeEscalation, !installs, "%s installs git hooks: later git commands run what they name", strings.TrimSpace(c.name+" "+sub))
+	}
+}
+
 func (a *analyzer) crontab(c *cmd) {
 	p := parseOpts(c.args, optSpec{short: "u"})
 	if p.has("-l") && !p.has("-r", "-e") {
