@@ -337,6 +337,21 @@ var bypassCases = []tc{
 	{id: "S31-container", in: `docker run --rm alpine ls -v /`, want: ""},             // the container's own command
 	{id: "S31-container", in: `docker run -e PRIV=--privileged alpine env`, want: ""}, // a value
 	{id: "S31-container", in: `docker run --privileged=false alpine`, want: ""},
+	{id: "N31-az", in: `az storage blob delete-batch -s c`, want: "destructive"},
+	// Migration tools' resets drop or empty the database.
+	{id: "N31-reset", in: `supabase db reset`, want: "data-drop"},
+	{id: "N31-reset", in: `flyway -url=jdbc:x clean`, want: "data-drop"},
+	{id: "N31-reset", in: `alembic -c alembic.ini downgrade base`, want: "data-drop"},
+	{id: "N31-reset", in: `liquibase dropAll`, want: "data-drop"},
+	{id: "N31-reset", in: `npx sequelize-cli db:drop`, want: "data-drop"},
+	{id: "N31-reset", in: `npx typeorm schema:drop -d src/ds.ts`, want: "data-drop"},
+	{id: "N31-reset", in: `firebase firestore:delete --all-collections`, want: "data-drop"},
+	{id: "N31-reset", in: `npx knex migrate:rollback --all`, want: "data-drop"},
+	{id: "N31-reset", in: `npx knex migrate:rollback`, want: ""}, // the last batch only
+	{id: "N31-reset", in: `alembic downgrade -1`, want: ""},
+	{id: "N31-reset", in: `alembic upgrade head`, want: ""},
+	{id: "N31-reset", in: `supabase db push`, want: ""},
+	{id: "N31-reset", in: `flyway migrate`, want: ""},
 	// A database server's statement is read as a client's command line is.
 	{id: "D31-mcp", tool: "mcp__postgres__query", in: `{"sql":"DROP TABLE users"}`, want: "destructive"},
 	{id: "D31-mcp", tool: "mcp__supabase__execute_sql", in: `{"project_id":"p","query":"truncate orders"}`, want: "egress-other destructive"}, // execute: a change outside, as before

@@ -303,6 +303,8 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).cdk
 	case "dropdb":
 		return (*analyzer).dropdb
+	case "supabase", "flyway", "alembic", "liquibase", "sequelize", "sequelize-cli", "typeorm", "firebase", "knex":
+		return (*analyzer).migrationReset
 	case "mysqladmin":
 		return (*analyzer).mysqladmin
 	case "mariadb-admin":

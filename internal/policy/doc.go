@@ -75,7 +75,7 @@
 //     (outside scratch); disk and partition tools; terraform destroy,
 //     kubectl delete and drain, helm uninstall, docker system/volume prune
 //     and volume rm, cloud removals (bucket removal, aws delete-*/
-//     terminate-*/remove-*, az ... delete, gcloud ... delete), rsync
+//     terminate-*/remove-*, az ... delete/delete-*, gcloud ... delete), rsync
 //     --remove-source-files, moving a file onto /dev/null, destructive SQL passed on a client's command line
 //     (DROP, TRUNCATE, DELETE FROM, ALTER TABLE ... DROP, MongoDB drops and
 //     deleteMany/deleteOne/remove, redis-cli DEL/UNLINK/FLUSH*); HTTP
@@ -126,7 +126,11 @@
 //     db:drop, db:reset, db:purge, db:schema:load, ...; manage.py and
 //     django-admin flush/reset_db; artisan migrate:fresh/reset/refresh,
 //     db:wipe; mix ecto.reset/drop/rollback; prisma migrate reset, db push
-//     --force-reset), also through bundle exec; docker/podman compose
+//     --force-reset), also through bundle exec; migration and database
+//     tools' resets (supabase db reset, flyway clean, alembic downgrade
+//     base, liquibase dropAll, sequelize db:drop and db:migrate:undo:all,
+//     typeorm schema:drop, knex migrate:rollback --all, firebase
+//     firestore:delete and database:remove); docker/podman compose
 //     down -v and rm -v, docker rm -f/-v. It cannot see which database a
 //     task points at (a test database is as gated as production) nor what a
 //     make target or script runs.

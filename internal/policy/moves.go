@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -53,6 +54,44 @@ func (a *analyzer) mysqladmin(c *cmd) {
 func (a *analyzer) mongorestore(c *cmd) {
 	if hasField(c.args, "--drop") {
 		a.add(DataDrop, false, "mongorestore --drop drops collections before restoring")
+	}
+}
+
+// migrationResets are the subcommands of database and migration tools that
+// drop or empty a database (or every object in its schemas), as word runs
+// found anywhere among the operands (an option's value may stand before
+// them: alembic -c alembic.ini downgrade base).
+var migrationResets = map[string][][]string{
+	"supabase":      {{"db", "reset"}},
+	"flyway":        {{"clean"}},
+	"alembic":       {{"downgrade", "base"}},
+	"liquibase":     {{"dropall"}, {"drop-all"}},
+	"sequelize":     {{"db:drop"}, {"db:migrate:undo:all"}},
+	"sequelize-cli": {{"db:drop"}, {"db:migrate:undo:all"}},
+	"typeorm":       {{"schema:drop"}},
+	"firebase":      {{"firestore:delete"}, {"database:remove"}},
+}
+
+// migrationReset reports a database or migration tool's subcommand that
+// drops or empties the database (migrationResets); knex's migrate:rollback
+// counts with --all, which undoes every migration.
+func (a *analyzer) migrationReset(c *cmd) {
+	ops := parseOpts(c.args, optSpec{}).operands
+	words := make([]string, 0, len(ops))
+	for _, f := range ops {
+		words = append(words, strings.ToLower(f.s))
+	}
+	runs := migrationResets[c.name]
+	if c.name == "knex" && hasField(c.args, "--all") {
+		runs = [][]string{{"migrate:rollback"}}
+	}
+	for _, run := range runs {
+		for i := 0; i+len(run) <= len(words); i++ {
+			if slices.Equal(words[i:i+len(run)], run) {
+				a.add(DataDrop, false, "%s %s drops or empties the database", c.name, strings.Join(run, " "))
+				return
+			}
+		}
 	}
 }
 

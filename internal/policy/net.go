@@ -614,7 +614,7 @@ func (a *analyzer) az(c *cmd) {
 	words := statics(parseOpts(c.args, optSpec{}).operands)
 	for i, w := range words {
 		switch {
-		case w == "delete" || w == "purge":
+		case w == "delete" || w == "purge" || strings.HasPrefix(w, "delete-"): // delete-batch
 			a.add(Destructive, false, "az %s", strings.Join(words[:i+1], " "))
 			return
 		case strings.HasPrefix(w, "upload"):
