@@ -31,7 +31,10 @@
 //     copied, moved or synced into place (cp -r, mv, rsync -a) that holds
 //     a protected name, which lands where the tree does, and a link whose
 //     own path completes one (ln -s DIR .claude: whatever DIR holds is the
-//     project's settings); fixrail
+//     project's settings); find -exec/-execdir running a command that
+//     writes {}, for each protected file find could hand it below its
+//     start that its -name/-iname tests let through (a zone's files, the
+//     project's own protected names at the start's top); fixrail
 //     approve, fixrail receipts checkpoint and repair, and ssh-keygen -Y
 //     sign -n fixrail-approval.
 //   - push-force: git push -f/--force/--force-with-lease/--force-if-includes

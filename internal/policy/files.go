@@ -2,7 +2,9 @@ package policy
 
 import (
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -145,9 +147,106 @@ func (a *analyzer) find(c *cmd) {
 					a.deleteTree(s, c.st, "find "+f.s+" "+name+" under")
 				}
 				a.command(argv, nil, c.st, input{}, c.depth+1)
+				// {} is every file find reaches below s, not s: the
+				// command runs again on each protected file find could
+				// hand it, so that sed -i {} on ~/.claude/settings.json
+				// is the write it is.
+				for _, p := range a.protectedBelow(s, c.st, findNames(args)) {
+					pv := make([]field, len(inner))
+					for k, w := range inner {
+						pv[k] = w
+						if w.s == "{}" && !w.dyn {
+							pv[k] = word(p)
+						}
+					}
+					a.command(pv, nil, c.st, input{}, c.depth+1)
+				}
 			}
 		}
 	}
+}
+
+// findNames returns find's -name/-iname patterns, lower-cased, when they
+// filter what reaches -exec; nil when nothing does or when a negation
+// (! or -not) makes the filter unreadable at a glance (every file counts).
+func findNames(args []field) []string {
+	var pats []string
+	for i, f := range args {
+		switch {
+		case f.dyn || f.s == "!" || f.s == "-not":
+			return nil
+		case (f.s == "-name" || f.s == "-iname") && i+1 < len(args) && !args[i+1].dyn:
+			pats = append(pats, strings.ToLower(args[i+1].s))
+		}
+	}
+	return pats
+}
+
+// protectedNamesBelow are the project names a tree may hold at its top.
+var protectedNamesBelow = []string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".envrc",
+	".git/config", ".cursor/hooks.json"}
+
+// protectedBelow lists the protected files find could reach below start
+// and hand to -exec: the files of every zone inside it (its directories
+// listed once, bounded), and the project's own protected names at its
+// top; with name patterns, only those whose base name matches one.
+func (a *analyzer) protectedBelow(start field, st *state, names []string) []string {
+	if start.dyn || st.remote {
+		return nil
+	}
+	root, ok := cleanAbs(st.cwd, a.expandTilde(start.s))
+	if !ok {
+		return nil
+	}
+	rc := splitPath(root)
+	match := func(p string) bool {
+		if names == nil {
+			return true
+		}
+		b := strings.ToLower(filepath.Base(p))
+		for _, n := range names {
+			if m, _ := path.Match(n, b); m {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	add := func(p string) {
+		if match(p) && !slices.Contains(out, p) && len(out) < maxGlob {
+			out = append(out, p)
+		}
+	}
+	for _, z := range a.zoneList() {
+		var zp string
+		switch {
+		case z.inside(rc):
+			zp = root // find starts inside the zone
+		case z.containedBy(rc):
+			// The start's own spelling, then the zone's remaining
+			// components (lower-cased, as zones keep them).
+			zp = filepath.Join(append([]string{root}, z.comps[len(rc):]...)...)
+		default:
+			continue
+		}
+		fi, err := os.Lstat(zp)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			names, _ := a.readDir(zp)
+			for _, n := range names {
+				add(filepath.Join(zp, n))
+			}
+		default:
+			add(zp)
+		}
+	}
+	for _, rel := range protectedNamesBelow {
+		if p := filepath.Join(root, rel); func() bool { _, err := os.Lstat(p); return err == nil }() {
+			add(p)
+		}
+	}
+	return out
 }
 
 // findValued are find's tests and options that take an argument.

@@ -137,6 +137,30 @@ func TestTreeLandsSettings(t *testing.T) {
 	}
 }
 
+// TestFindExecReachesProtected: find hands -exec every file it reaches,
+// so a command that writes {} writes each protected file below the start
+// that the name tests let through — the agent settings under a home
+// directory, the project's own .claude/settings.json — while a read, or a
+// name test that cannot match them, stays allowed.
+func TestFindExecReachesProtected(t *testing.T) {
+	env, home, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, ".claude", "settings.json"), "{}")
+	write(t, filepath.Join(repo, "main.go"), "package main\n")
+	for _, c := range []tc{
+		{id: "home", in: "find " + home + " -name settings.json -exec sed -i s/a/b/ {} +", want: "self-mod"},
+		{id: "home", in: "find ~ -type f -exec cp /tmp/x {} \\;", want: "self-mod"},
+		{id: "project", in: "find . -name '*.json' -exec sed -i s/a/b/ {} +", want: "self-mod"},
+		{id: "project", in: "find . -iname 'SETTINGS.JSON' -execdir tee {} ';'", want: "self-mod"},
+		{id: "negated", in: "find . ! -name '*.go' -exec sed -i s/a/b/ {} +", want: "self-mod"}, // every file counts
+		{id: "read", in: "find ~ -name settings.json -exec grep x {} +", want: ""},
+		{id: "names", in: "find . -name '*.go' -exec gofmt -w {} +", want: ""},
+		{id: "names", in: "find ~ -name '*.go' -exec sed -i s/a/b/ {} +", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
+
 // PP5: a push without a refspec is judged by the checked-out branch, read
 // from the repository (a plain .git directory or a worktree's .git file).
 func TestPushCurrentBranch(t *testing.T) {
