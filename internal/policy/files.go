@@ -412,8 +412,17 @@ func (a *analyzer) treeLands(src, dest field, st *state, how string, into, link 
 		return
 	}
 	for _, rel := range landingNames {
-		found, _ := filepath.Glob(filepath.Join(s, rel))
+		// The analyzer's own glob: bounded, so a planted directory of a
+		// million names cannot stall the hook past the CLI's timeout.
+		found, ok := a.globs(filepath.Join(s, rel))
+		if !ok {
+			a.add(SelfMod, true, "%s: the tree at %s is too large to read for %s", how, s, rel)
+			continue
+		}
 		for _, f := range found {
+			if _, err := os.Lstat(f); err != nil {
+				continue
+			}
 			r, err := filepath.Rel(s, f)
 			if err != nil {
 				continue

@@ -137,6 +137,26 @@ func TestTreeLandsSettings(t *testing.T) {
 	}
 }
 
+// TestTreeLandsHugeDirectory: a source tree's .claude directory planted
+// with more names than the hook reads is not read to the end (that could
+// stall the hook past the CLI's timeout); the copy is unresolvable
+// self-mod instead of allowed.
+func TestTreeLandsHugeDirectory(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	dir := filepath.Join(repo, "tmpl", ".claude")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxDirEntries + 1 {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("n%05d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	runCase(t, tc{id: "huge", in: "cp -r tmpl/. .", cwd: repo, want: "self-mod?"}, env)
+}
+
 // TestFindExecReachesProtected: find hands -exec every file it reaches,
 // so a command that writes {} writes each protected file below the start
 // that the name tests let through — the agent settings under a home
