@@ -260,6 +260,14 @@ func (s *Store) Peek(callKey string, k *Keyring, now time.Time) (*Token, error) 
 // and parses it. It returns the claimed path, to be removed by the caller,
 // whenever a file was claimed, even if parsing failed.
 func (s *Store) claim(callKey string) (*Token, string, error) {
+	// Most denials have no approval waiting. Say so before drawing the
+	// private name's randomness, whose first use in a process (the hook's
+	// one call) costs more than the rest of the lookup. The rename below is
+	// still the claim: a file that appears after this look is found by the
+	// call's retry.
+	if absent(s.tokenPath(callKey)) && absent(s.SigPath(callKey)) {
+		return nil, "", ErrNoToken
+	}
 	var suffix [8]byte
 	if _, err := rand.Read(suffix[:]); err != nil {
 		return nil, "", fmt.Errorf("take approval: %w", err)
@@ -414,4 +422,10 @@ func syncDir(dir string) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// absent reports whether nothing, not even a dangling link, is at path.
+func absent(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }
