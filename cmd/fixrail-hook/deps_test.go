@@ -18,8 +18,8 @@ var links = slimtest.Links{
 		"github.com/fixrail/fixrail/internal/receipt",
 		"github.com/fixrail/fixrail/internal/redact",
 		"github.com/fixrail/fixrail/internal/pathguard",
-		"github.com/fixrail/fixrail/internal/untrusted",  // pathguard refuses the characters it escapes
-		"github.com/fixrail/fixrail/internal/stackstart", // one stack growth before every other init
+		"github.com/fixrail/fixrail/internal/untrusted", // pathguard refuses the characters it escapes
+		"github.com/fixrail/fixrail/internal/hookstart", // one processor and one stack growth before every other init
 		"mvdan.cc/sh/v3/",                  // the shell parser and expander
 		"github.com/bmatcuk/doublestar/v4", // policy's path globs
 	},

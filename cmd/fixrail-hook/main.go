@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/fixrail/fixrail/internal/cli/hookcmd"
-	_ "github.com/fixrail/fixrail/internal/stackstart" // one stack growth, first
+	_ "github.com/fixrail/fixrail/internal/hookstart" // one processor, one stack growth, first
 )
 
 func main() {
