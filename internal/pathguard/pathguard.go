@@ -391,6 +391,26 @@ var ErrNotRegular = errors.New("not a regular file of an accepted size")
 // reader (the hook, into the agent CLI's timeout, which lets the call run).
 // A missing file is an error wrapping fs.ErrNotExist.
 func ReadRegular(path string, limit int64) ([]byte, error) {
+	f, _, err := OpenRegular(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: %w (grew past %d bytes)", path, ErrNotRegular, limit)
+	}
+	return b, nil
+}
+
+// OpenRegular opens the regular file at path for reading, with its size,
+// refusing anything else and anything larger than limit, as ReadRegular
+// does: the open never blocks on a FIFO. For a reader that streams or seeks
+// (an archive's index) rather than holding the whole file.
+func OpenRegular(path string, limit int64) (*os.File, int64, error) {
 	// Opened and checked below os.File: os.OpenFile registers a descriptor
 	// opened non-blocking with Go's poller, and that registration (an epoll
 	// instance, an eventfd, two epoll_ctl) was a visible part of a hook
@@ -405,12 +425,12 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 		}
 	}
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, 0, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		syscall.Close(fd)
-		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
+		return nil, 0, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > limit {
 		// The refusal names the type as os does (a rare path: the poller
@@ -421,20 +441,11 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 		if fi, err := f.Stat(); err == nil {
 			typ = fi.Mode().Type()
 		}
-		return nil, fmt.Errorf("%s: %w (%v, %d bytes, limit %d)", path, ErrNotRegular, typ, st.Size, limit)
+		return nil, 0, fmt.Errorf("%s: %w (%v, %d bytes, limit %d)", path, ErrNotRegular, typ, st.Size, limit)
 	}
 	if err := syscall.SetNonblock(fd, false); err != nil {
 		syscall.Close(fd)
-		return nil, &fs.PathError{Op: "fcntl", Path: path, Err: err}
+		return nil, 0, &fs.PathError{Op: "fcntl", Path: path, Err: err}
 	}
-	f := os.NewFile(uintptr(fd), path)
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: %w (grew past %d bytes)", path, ErrNotRegular, limit)
-	}
-	return b, nil
+	return os.NewFile(uintptr(fd), path), st.Size, nil
 }

@@ -76,7 +76,7 @@ var benign = []struct {
 	{in: `mkdir -p build`}, {in: `touch src/new.go`}, {in: `cp a.go b.go`}, {in: `mv old.go new.go`}, {in: `rm file.txt`},
 	{in: `rm -f /tmp/x.log`}, {in: `rm -rf /tmp/build-123`}, {in: `rm -rf node_modules`}, {in: `rm -rf __pycache__ .pytest_cache`},
 	{in: `ln -s ../shared/config.yaml config.yaml`}, {in: `chmod +x scripts/run.sh`}, {in: `tar czf /tmp/out.tgz src`},
-	{in: `tar xzf archive.tgz`}, {in: `unzip a.zip -d /tmp/x`}, {in: `echo done > /tmp/status`}, {in: `go test ./... > out.txt 2>&1`},
+	{in: `unzip a.zip -d /tmp/x`}, {in: `echo done > /tmp/status`}, {in: `go test ./... > out.txt 2>&1`},
 	{in: `go test ./... 2>&1 | tee /tmp/test.log`}, {in: `sort -o sorted.txt data.txt`}, {in: `cat <<EOF > /tmp/notes.md
 # Notes
 - item
@@ -131,6 +131,11 @@ EOF`}, {in: `echo '{}' > testdata/x.json`}, {in: `sed -i 's/foo/bar/g' src/x.go`
 	{in: `go test ./... > "$LOG"`, fp: "self-mod? scope-escalation?"},
 	{in: `git config --global user.name "A"`, fp: "self-mod"},
 	{in: `git checkout .`, fp: "destructive"},
+	// The archive is not there when the hook reads (this corpus runs on
+	// no files): made by this very command for all the hook knows, what it
+	// holds lands unread in the project's directory. An archive that is
+	// there is read (TestArchiveExtraction).
+	{in: `tar xzf archive.tgz`, fp: "self-mod?"},
 	// What the rules that start in warn would cost in gate (issue 16).
 	{in: `git checkout -- go.sum`, fp: "discard"},
 	{in: `docker compose down -v && docker compose up -d`, fp: "data-drop"},

@@ -235,7 +235,7 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).dd
 	case "sed":
 		return (*analyzer).sed
-	case "tar":
+	case "tar", "gtar", "bsdtar":
 		return (*analyzer).tar
 	case "zip":
 		return (*analyzer).zip

@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -601,7 +602,8 @@ func (a *analyzer) tar(c *cmd) {
 	}
 	p := parseOpts(args, optSpec{short: "fCbHKLNTVgXI", long: []string{"file", "directory", "files-from", "exclude-from",
 		"format", "use-compress-program", "transform", "owner", "group", "mode", "label", "newer", "after-date",
-		"blocking-factor", "record-size", "tape-length", "volno-file", "info-script", "new-volume-script", "rsh-command", "to-command", "checkpoint-action"}})
+		"blocking-factor", "record-size", "tape-length", "volno-file", "info-script", "new-volume-script", "rsh-command", "to-command", "checkpoint-action",
+		"strip-components", "strip", "transform", "xform"}})
 	for _, o := range p.opts {
 		if !o.has {
 			continue
@@ -626,9 +628,52 @@ func (a *analyzer) tar(c *cmd) {
 		}
 	}
 	if extract {
-		if d, ok := p.value("-C", "--directory"); ok {
+		d, ok := p.value("-C", "--directory")
+		if ok {
 			a.writePath(d, c.st, "tar -x -C")
 		}
+		if p.has("-O", "--to-stdout", "--to-command", "-t", "--list") {
+			return // the members go to standard output or a command, not to files
+		}
+		x := extraction{how: "tar -x", dest: d, absolute: p.has("-P", "--absolute-names"), only: p.operands}
+		if f, ok := p.value("-f", "--file"); ok && f.s != "-" {
+			x.archive = f
+		} else {
+			x.stdin = true // GNU tar's and bsdtar's default archive
+		}
+		if p.has("-T", "--files-from") {
+			x.only = nil // the members picked are listed in a file; read every one
+		}
+		if v, ok := p.value("--strip-components", "--strip"); ok {
+			if n, err := strconv.Atoi(v.s); err == nil && !v.dyn && n >= 0 {
+				x.strip = n
+			} else {
+				x.renamed = "--strip-components has no count known here"
+			}
+		}
+		if p.has("--transform", "--xform") {
+			x.renamed = "--transform renames them"
+		}
+		if p.has("-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script", "-M", "--multi-volume") {
+			x.renamed = "a program or another volume supplies them"
+		}
+		if p.has("--one-top-level") {
+			top, _ := p.value("--one-top-level")
+			if top.s == "" && !top.dyn {
+				base := filepath.Base(x.archive.s)
+				if i := strings.Index(base, ".tar"); i > 0 {
+					base = base[:i]
+				} else {
+					base = strings.TrimSuffix(base, filepath.Ext(base))
+				}
+				top = word(base)
+			}
+			if x.dest.s == "" {
+				x.dest = word(".")
+			}
+			x.dest = field{s: filepath.Join(x.dest.s, top.s), dyn: x.dest.dyn || top.dyn}
+		}
+		a.extracts(x, c.st)
 	}
 }
 
@@ -655,10 +700,32 @@ func (a *analyzer) zip(c *cmd) {
 }
 
 func (a *analyzer) unzip(c *cmd) {
-	p := parseOpts(c.args, optSpec{short: "dxP"})
-	if d, ok := p.value("-d"); ok {
+	p := parseOpts(c.args, optSpec{short: "dP"})
+	d, ok := p.value("-d")
+	if ok {
 		a.writePath(d, c.st, "unzip -d")
 	}
+	if p.has("-l", "-v", "-t", "-z", "-Z", "-p", "-c") || len(p.operands) == 0 {
+		return // listing, testing, comments, zipinfo, or to standard output
+	}
+	x := extraction{how: "unzip", archive: p.operands[0], dest: d, junk: p.has("-j"), only: p.operands[1:]}
+	if !x.archive.dyn && hasMeta(x.archive.s) {
+		x.renamed = "unzip expands its archive's name itself"
+	} else if !x.archive.dyn && filepath.Ext(x.archive.s) == "" {
+		// unzip tries NAME, then NAME.zip.
+		if p, ok := cleanAbs(c.st.cwd, a.expandTilde(x.archive.s)); ok {
+			if _, err := os.Lstat(p); err != nil {
+				x.archive.s += ".zip"
+			}
+		}
+	}
+	if p.has("-x") {
+		x.only = nil // what follows -x is excluded, not picked; read every member
+	}
+	if p.has("-:") {
+		x.renamed = "-: lets members climb out with ../"
+	}
+	a.extracts(x, c.st)
 }
 
 func (a *analyzer) yq(c *cmd) {

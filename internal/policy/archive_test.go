@@ -1,0 +1,186 @@
+package policy
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// entry is one member of a test archive: a file with contents, or a link.
+type entry struct {
+	name, body, link string
+	hard             bool
+}
+
+func writeTar(t testing.TB, p string, es ...entry) {
+	t.Helper()
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var w io.Writer = f
+	if strings.HasSuffix(p, "gz") {
+		z := gzip.NewWriter(f)
+		defer z.Close()
+		w = z
+	}
+	tw := tar.NewWriter(w)
+	for _, e := range es {
+		h := &tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.body)), Typeflag: tar.TypeReg}
+		switch {
+		case e.link != "" && e.hard:
+			h.Typeflag, h.Linkname, h.Size = tar.TypeLink, e.link, 0
+		case e.link != "":
+			h.Typeflag, h.Linkname, h.Size = tar.TypeSymlink, e.link, 0
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(tw, e.body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeZip(t *testing.T, p string, es ...entry) {
+	t.Helper()
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := zip.NewWriter(f)
+	for _, e := range es {
+		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
+		body := e.body
+		if e.link != "" {
+			h.SetMode(os.ModeSymlink | 0o777)
+			body = e.link
+		}
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(w, body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestArchiveExtraction: an extraction writes what its archive holds. The
+// members of a local tar (plain or gzip) or zip are read and each landing
+// path judged as a write: a project's .claude/settings.json, a git hook, a
+// write through a link an earlier member made. An archive whose members
+// cannot be read — standard input, a format not read here, one this command
+// writes first, one past the bounds — is unresolvable where a protected name
+// could land (the project's directory, one holding .git or .claude, a
+// zone), and allowed into a plain directory.
+func TestArchiveExtraction(t *testing.T) {
+	env, home, repo, scratch := fsEnv(t)
+	at := func(n string) string { return filepath.Join(repo, n) }
+	settings := entry{name: ".claude/settings.json", body: "{}"}
+	src := entry{name: "src/a.go", body: "package a\n"}
+	writeTar(t, at("evil.tgz"), settings, src)
+	writeTar(t, at("evil.tar"), settings, src)
+	writeTar(t, at("ok.tgz"), src, entry{name: "README.md", body: "hi"})
+	writeTar(t, at("hooks.tar"), entry{name: ".git/hooks/pre-commit", body: "#!/bin/sh\n"})
+	writeTar(t, at("deep.tar"), entry{name: "a/.claude/settings.json", body: "{}"})
+	writeTar(t, at("sym.tar"), entry{name: "cfg", link: filepath.Join(home, ".claude")}, entry{name: "cfg/settings.json", body: "{}"})
+	writeTar(t, at("venv.tar"), entry{name: "venv/bin/python", link: "/usr/bin/python3"}, entry{name: "venv/lib/x.py", body: "x"})
+	writeTar(t, at("hard.tar"), entry{name: "h", link: filepath.Join(home, ".claude", "settings.json"), hard: true}, entry{name: "h", body: "{}"})
+	writeZip(t, at("evil.zip"), settings, src)
+	writeZip(t, at("zsym.zip"), entry{name: "lnk", link: filepath.Join(home, ".claude")}, entry{name: "lnk/settings.json", body: "{}"})
+	write(t, at("data.txz"), "\xfd7zXZ\x00 not a tar the hook reads")
+	write(t, at("data.tbz2"), "BZh91AY&SY not read either")
+	if err := syscall.Mkfifo(at("fifo.tar"), 0o644); err != nil { // read, it would block the hook
+		t.Fatal(err)
+	}
+	many := make([]entry, archiveMaxMembers+1)
+	for i := range many {
+		many[i] = entry{name: fmt.Sprintf("f/%06d", i)}
+	}
+	writeTar(t, at("many.tgz"), many...)
+	write(t, filepath.Join(repo, "build", "keep"), "")
+	writeTar(t, filepath.Join(scratch, "ok.tgz"), src)
+
+	for _, c := range []tc{
+		{id: "tgz", in: "tar xzf evil.tgz", want: "self-mod"},
+		{id: "tar", in: "tar -x -f evil.tar", want: "self-mod"},
+		{id: "bsdtar", in: "bsdtar -xf evil.tgz", want: "self-mod"},
+		{id: "zip", in: "unzip evil.zip", want: "self-mod"},
+		{id: "zip-name", in: "unzip evil", want: "self-mod"}, // unzip tries evil.zip
+		{id: "elsewhere", in: "tar xzf evil.tgz -C " + scratch, want: "self-mod"},
+		{id: "git-hook", in: "tar xf hooks.tar", want: "scope-escalation"},
+		{id: "link", in: "tar xf sym.tar", want: "self-mod"},
+		{id: "zip-link", in: "unzip zsym.zip", want: "self-mod"},
+		{id: "hard-link", in: "tar xf hard.tar", want: "self-mod"},
+		{id: "strip", in: "tar xf deep.tar --strip-components=1", want: "self-mod"},
+		{id: "picked", in: "bsdtar -xf evil.tgz '*.json'", want: "self-mod"},
+		{id: "excluded-not-picked", in: "unzip evil.zip -x '*.md'", want: "self-mod"},
+		{id: "transform", in: "tar xzf ok.tgz --transform s,src,.claude,", want: "self-mod?"},
+
+		{id: "plain", in: "tar xzf ok.tgz", want: ""},
+		{id: "plain-zip", in: "unzip -o -q evil.zip 'src/*'", want: ""},
+		{id: "member", in: "tar xzf evil.tgz src/a.go", want: ""},
+		{id: "strip-past", in: "tar xf deep.tar --strip-components=2", want: ""}, // lands as settings.json
+		{id: "junk", in: "unzip -j evil.zip", want: ""},
+		{id: "list", in: "tar tzf evil.tgz", want: ""},
+		{id: "stdout", in: "tar xzOf evil.tgz", want: ""},
+		{id: "zip-list", in: "unzip -l evil.zip", want: ""},
+		{id: "venv", in: "tar xf venv.tar", want: ""}, // a link is not a write to its target
+		{id: "create", in: "tar czf out.tgz src", want: ""},
+
+		{id: "stdin", in: "curl -sL https://example.com/x.tgz | tar xz", want: "self-mod?"},
+		{id: "stdin-elsewhere", in: "curl -sL https://example.com/x.tgz | tar xz -C " + scratch, want: ""},
+		{id: "stdin-subdir", in: "curl -sL https://example.com/x.tgz | tar xz -C build", want: ""},
+		{id: "xz", in: "tar xJf data.txz", want: "self-mod?"},
+		{id: "bzip2", in: "tar xjf data.tbz2", want: "self-mod?"},
+		{id: "fifo", in: "tar xf fifo.tar", want: "self-mod?"},
+		{id: "missing", in: "tar xzf later.tgz", want: "self-mod?"},
+		{id: "written-first", in: "cp " + filepath.Join(scratch, "ok.tgz") + " ok.tgz && tar xzf ok.tgz", want: "self-mod?"},
+		{id: "too-many", in: "tar xzf many.tgz", want: "self-mod?"},
+		{id: "run-time", in: "tar xzf \"$ARCHIVE\"", want: "self-mod?"},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
+
+// FuzzArchiveMembers: whatever bytes an archive holds, listing it returns
+// members or an error, within its bounds, and never panics.
+func FuzzArchiveMembers(f *testing.F) {
+	for _, b := range []string{"", "PK\x05\x06", "\x1f\x8b", "BZh91AY", "\xfd7zXZ\x00"} {
+		f.Add([]byte(b))
+	}
+	seed := filepath.Join(f.TempDir(), "seed.tar")
+	writeTar(f, seed, entry{name: ".claude/settings.json", body: "{}"}, entry{name: "l", link: "/etc"})
+	b, err := os.ReadFile(seed)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "a")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ms, err := archiveMembers(p)
+		if err == nil && len(ms) > archiveMaxMembers {
+			t.Fatalf("%d members, past the bound %d", len(ms), archiveMaxMembers)
+		}
+	})
+}
