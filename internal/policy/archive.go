@@ -26,12 +26,16 @@ import (
 // past the contents, or reading the central directory), a compressed tar
 // must be decompressed to reach each header.
 const (
-	archiveMaxFile     = 4 << 30  // bytes of archive file opened at all
-	archiveMaxRead     = 64 << 20 // bytes read from it (not counting what a tar seeks past)
-	archiveMaxZip      = 512 << 20
-	archiveMaxExpanded = 64 << 20 // bytes decompressed from a gzip tar
-	archiveMaxMembers  = 20000
-	archiveMaxLink     = 4 << 10 // a zip symbolic link's target, stored as its contents
+	archiveMaxFile    = 4 << 30 // bytes of archive file opened at all
+	archiveMaxZip     = 512 << 20
+	archiveMaxMembers = 20000
+	archiveMaxLink    = 4 << 10 // a zip symbolic link's target, stored as its contents
+)
+
+// Variables only so that a test can lower them.
+var (
+	archiveMaxRead     int64 = 64 << 20 // bytes read from the file (not counting what a tar seeks past)
+	archiveMaxExpanded int64 = 64 << 20 // bytes decompressed from a gzip tar
 )
 
 // member is one entry of an archive, named as the archive names it.
@@ -151,7 +155,7 @@ type budgetFile struct {
 func (b *budgetFile) spend(n int) error {
 	b.left -= int64(n)
 	if b.left < 0 {
-		return fmt.Errorf("%w: more than %d bytes read", errUnread, int64(archiveMaxRead))
+		return fmt.Errorf("%w: more than %d bytes read", errUnread, archiveMaxRead)
 	}
 	return nil
 }
@@ -182,7 +186,7 @@ type boundedReader struct {
 
 func (b *boundedReader) Read(p []byte) (int, error) {
 	if b.left <= 0 {
-		return 0, fmt.Errorf("%w: more than %d bytes decompressed", errUnread, int64(archiveMaxExpanded))
+		return 0, fmt.Errorf("%w: more than %d bytes decompressed", errUnread, archiveMaxExpanded)
 	}
 	if int64(len(p)) > b.left {
 		p = p[:b.left]

@@ -3,8 +3,12 @@ package policy
 import (
 	"archive/tar"
 	"archive/zip"
+	"bytes"
 	"compress/gzip"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -183,4 +187,69 @@ func FuzzArchiveMembers(f *testing.F) {
 			t.Fatalf("%d members, past the bound %d", len(ms), archiveMaxMembers)
 		}
 	})
+}
+
+// TestArchiveReadBounds: an archive is read within its bounds whatever it
+// holds — input a gzip stream consumes without output (empty deflate
+// blocks), a decompressed stream past its size, tar headers grown by a PAX
+// record — while a tar's contents are seeked past, not read. Past a bound
+// the members are unknown (errUnread), which the extraction then judges by
+// where it lands.
+func TestArchiveReadBounds(t *testing.T) {
+	read, expanded := archiveMaxRead, archiveMaxExpanded
+	t.Cleanup(func() { archiveMaxRead, archiveMaxExpanded = read, expanded })
+	archiveMaxRead, archiveMaxExpanded = 16<<10, 16<<10
+	dir := t.TempDir()
+
+	small := filepath.Join(dir, "small.tar")
+	writeTar(t, small, entry{name: ".claude/settings.json", body: "{}"})
+	tarBytes, err := os.ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A gzip member of empty stored blocks, then the tar in a final stored
+	// block: 20 KiB of input before a byte of output.
+	var gz bytes.Buffer
+	gz.Write([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff})
+	for range (20 << 10) / 5 {
+		gz.Write([]byte{0x00, 0x00, 0x00, 0xff, 0xff})
+	}
+	n := len(tarBytes)
+	gz.Write([]byte{0x01, byte(n), byte(n >> 8), ^byte(n), ^byte(n >> 8)})
+	gz.Write(tarBytes)
+	var trailer [8]byte
+	binary.LittleEndian.PutUint32(trailer[:4], crc32.ChecksumIEEE(tarBytes))
+	binary.LittleEndian.PutUint32(trailer[4:], uint32(n))
+	gz.Write(trailer[:])
+	empty := filepath.Join(dir, "empty-blocks.tgz")
+	if err := os.WriteFile(empty, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	big := strings.Repeat("x", 64<<10)
+	for _, c := range []struct {
+		name  string
+		make  func(p string)
+		bound bool // past a bound: errUnread
+	}{
+		{"small", func(p string) { writeTar(t, p, entry{name: "a", body: "x"}) }, false},
+		{"content-seeked-past", func(p string) { writeTar(t, p, entry{name: "a", body: big}) }, false},
+		{"pax-record", func(p string) {
+			writeTar(t, p, entry{name: strings.Repeat("d/", 10<<10) + "a", body: "x"}) // a PAX path past 16 KiB
+		}, true},
+		{"decompressed", func(p string) { writeTar(t, p+".gz", entry{name: "a", body: big}); os.Rename(p+".gz", p) }, true},
+		{"empty-blocks", func(p string) { os.Rename(empty, p) }, true},
+	} {
+		p := filepath.Join(dir, c.name)
+		c.make(p)
+		_, err := archiveMembers(p)
+		if got := errors.Is(err, errUnread); got != c.bound || (!c.bound && err != nil) {
+			t.Errorf("%s: archiveMembers err = %v, want past a bound: %v", c.name, err, c.bound)
+		}
+	}
+	// The same gzip read whole, with the bounds as they ship.
+	archiveMaxRead, archiveMaxExpanded = read, expanded
+	if ms, err := archiveMembers(filepath.Join(dir, "empty-blocks")); err != nil || len(ms) != 1 {
+		t.Errorf("empty-blocks under the shipped bounds: %v, %v; want its one member", ms, err)
+	}
 }
