@@ -245,8 +245,8 @@ func (x extraction) selects(name string) bool {
 
 // extracts checks what an extraction writes. Each member's landing path is
 // a write, as if the command named it; a link member is also a link at that
-// path (ln's rule) and a write to its target, which a later member can write
-// through. When the members cannot be known — the archive comes from
+// path (ln's rule), and a later member under it is a write at the link's
+// target, as is a file extracted again over a hard link. When the members cannot be known — the archive comes from
 // standard input, is written earlier in this same command, is missing, is
 // in a format not read here, or is past the bounds — the extraction is
 // unresolvable where a protected name could land: the project's root or a
