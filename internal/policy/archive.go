@@ -297,7 +297,13 @@ func (a *analyzer) extracts(x extraction, st *state) {
 		}
 	}
 	if why != "" {
-		if exposed, what := a.exposedDir(dest); exposed {
+		exposed, what := a.exposedDir(dest)
+		if r := a.resolve(dest); !exposed && r != dest {
+			// A directory reached through a link (cd link && tar x) is
+			// where the members land.
+			exposed, what = a.exposedDir(r)
+		}
+		if exposed {
 			src := "standard input"
 			if !x.stdin {
 				src = x.archive.String()

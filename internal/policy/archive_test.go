@@ -120,6 +120,9 @@ func TestArchiveExtraction(t *testing.T) {
 	writeTar(t, at("many.tgz"), many...)
 	write(t, filepath.Join(repo, "build", "keep"), "")
 	writeTar(t, filepath.Join(scratch, "ok.tgz"), src)
+	if err := os.Symlink(filepath.Join(home, ".claude"), at("cfg-link")); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, c := range []tc{
 		{id: "tgz", in: "tar xzf evil.tgz", want: "self-mod"},
@@ -150,6 +153,7 @@ func TestArchiveExtraction(t *testing.T) {
 
 		{id: "stdin", in: "curl -sL https://example.com/x.tgz | tar xz", want: "self-mod?"},
 		{id: "stdin-elsewhere", in: "curl -sL https://example.com/x.tgz | tar xz -C " + scratch, want: ""},
+		{id: "stdin-through-link", in: "cd cfg-link && curl -sL https://example.com/x.tgz | tar xz", want: "self-mod?"},
 		{id: "stdin-subdir", in: "curl -sL https://example.com/x.tgz | tar xz -C build", want: ""},
 		{id: "xz", in: "tar xJf data.txz", want: "self-mod?"},
 		{id: "bzip2", in: "tar xjf data.tbz2", want: "self-mod?"},
