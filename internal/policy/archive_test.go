@@ -102,6 +102,7 @@ func TestArchiveExtraction(t *testing.T) {
 	writeTar(t, at("evil.tar"), settings, src)
 	writeTar(t, at("ok.tgz"), src, entry{name: "README.md", body: "hi"})
 	writeTar(t, at("hooks.tar"), entry{name: ".git/hooks/pre-commit", body: "#!/bin/sh\n"})
+	writeTar(t, at("bare.tar"), entry{name: "settings.json", body: "{}"}) // harmless until it lands in a zone
 	writeTar(t, at("deep.tar"), entry{name: "a/.claude/settings.json", body: "{}"})
 	writeTar(t, at("sym.tar"), entry{name: "cfg", link: filepath.Join(home, ".claude")}, entry{name: "cfg/settings.json", body: "{}"})
 	writeTar(t, at("venv.tar"), entry{name: "venv/bin/python", link: "/usr/bin/python3"}, entry{name: "venv/lib/x.py", body: "x"})
@@ -139,10 +140,24 @@ func TestArchiveExtraction(t *testing.T) {
 		{id: "picked", in: "bsdtar -xf evil.tgz '*.json'", want: "self-mod"},
 		{id: "excluded-not-picked", in: "unzip evil.zip -x '*.md'", want: "self-mod"},
 		{id: "transform", in: "tar xzf ok.tgz --transform s,src,.claude,", want: "self-mod?"},
+		{id: "bsdtar-substitute", in: "bsdtar -xf ok.tgz -s ,^src,.claude,", want: "self-mod?"},
+		// The traditional first argument: each letter's value is the next
+		// word, in the letters' order (C's is build, f's is evil.tar).
+		{id: "old-style-C-first", in: "tar xCf build evil.tar", want: "self-mod"},
+		{id: "old-style-f-first", in: "tar xfC evil.tar build", want: "self-mod"},
+		{id: "old-style-zone", in: "tar xCf " + filepath.Join(home, ".claude") + " bare.tar", want: "self-mod"},
+		// -C is cumulative, and GNU tar extracts a member operand in the
+		// directory in effect where it stands, not in a -C after it.
+		{id: "chdir-cumulative", in: "tar -C " + filepath.Join(home, ".claude") + " -xf " + at("bare.tar") + " -C sub", want: "self-mod"},
+		{id: "chdir-before-member", in: "tar -C " + filepath.Join(home, ".claude") + " -xf " + at("bare.tar") + " settings.json -C " + scratch, want: "self-mod"},
+		// -F (--info-script) takes a value: the command tar runs.
+		{id: "info-script", in: "tar -c -M -L 1024 -F 'rm -rf /var/lib/app' -f out.tar src", want: "destructive"},
 
 		{id: "plain", in: "tar xzf ok.tgz", want: ""},
 		{id: "plain-zip", in: "unzip -o -q evil.zip 'src/*'", want: ""},
 		{id: "member", in: "tar xzf evil.tgz src/a.go", want: ""},
+		{id: "old-style-elsewhere", in: "tar xCf " + scratch + " bare.tar", want: ""},
+		{id: "chdir-member-elsewhere", in: "tar -C " + scratch + " -xf " + at("evil.tar") + " src/a.go", want: ""},
 		{id: "strip-past", in: "tar xf deep.tar --strip-components=2", want: ""}, // lands as settings.json
 		{id: "junk", in: "unzip -j evil.zip", want: ""},
 		{id: "list", in: "tar tzf evil.tgz", want: ""},

@@ -596,11 +596,7 @@ func (a *analyzer) sed(c *cmd) {
 // tar: creating reads the operands and writes the archive; extracting
 // writes into -C; --to-command and friends run commands.
 func (a *analyzer) tar(c *cmd) {
-	args := c.args
-	if len(args) > 0 && !args[0].dyn && !strings.HasPrefix(args[0].s, "-") && strings.Trim(args[0].s, "AcdrtuxzjJvfpPkmOSWhlCZaB") == "" {
-		args = append([]field{word("-" + args[0].s)}, args[1:]...)
-	}
-	p := parseOpts(args, optSpec{short: "fCbHKLNTVgXI", long: []string{"file", "directory", "files-from", "exclude-from",
+	p := parseOpts(tarOldStyle(c.args), optSpec{short: tarValued, long: []string{"file", "directory", "files-from", "exclude-from",
 		"format", "use-compress-program", "transform", "owner", "group", "mode", "label", "newer", "after-date",
 		"blocking-factor", "record-size", "tape-length", "volno-file", "info-script", "new-volume-script", "rsh-command", "to-command", "checkpoint-action",
 		"strip-components", "strip", "transform", "xform"}})
@@ -627,54 +623,159 @@ func (a *analyzer) tar(c *cmd) {
 			a.readPath(f, c.st, "tar", true)
 		}
 	}
-	if extract {
-		d, ok := p.value("-C", "--directory")
-		if ok {
-			a.writePath(d, c.st, "tar -x -C")
+	if !extract {
+		return
+	}
+	groups := tarLandings(p)
+	for _, g := range groups {
+		if g.dir.s != "" || g.dir.dyn {
+			a.writePath(g.dir, c.st, "tar -x -C")
 		}
-		if p.has("-O", "--to-stdout", "--to-command", "-t", "--list") {
-			return // the members go to standard output or a command, not to files
-		}
-		x := extraction{how: "tar -x", dest: d, absolute: p.has("-P", "--absolute-names"), only: p.operands}
-		if f, ok := p.value("-f", "--file"); ok && f.s != "-" {
-			x.archive = f
+	}
+	if p.has("-O", "--to-stdout", "--to-command", "-t", "--list") {
+		return // the members go to standard output or a command, not to files
+	}
+	x := extraction{how: "tar -x", absolute: p.has("-P", "--absolute-names")}
+	if f, ok := p.value("-f", "--file"); ok && f.s != "-" {
+		x.archive = f
+	} else {
+		x.stdin = true // GNU tar's and bsdtar's default archive
+	}
+	if v, ok := p.value("--strip-components", "--strip"); ok {
+		if n, err := strconv.Atoi(v.s); err == nil && !v.dyn && n >= 0 {
+			x.strip = n
 		} else {
-			x.stdin = true // GNU tar's and bsdtar's default archive
+			x.renamed = "--strip-components has no count known here"
 		}
-		if p.has("-T", "--files-from") {
-			x.only = nil // the members picked are listed in a file; read every one
-		}
-		if v, ok := p.value("--strip-components", "--strip"); ok {
-			if n, err := strconv.Atoi(v.s); err == nil && !v.dyn && n >= 0 {
-				x.strip = n
+	}
+	switch {
+	case p.has("--transform", "--xform"):
+		x.renamed = "--transform renames them"
+	case p.has("-s"):
+		x.renamed = "-s may rename them (bsdtar's -s substitutes in member names)"
+	case p.has("-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script", "-M", "--multi-volume"):
+		x.renamed = "a program or another volume supplies them"
+	}
+	var top field
+	oneTop := p.has("--one-top-level")
+	if oneTop {
+		top, _ = p.value("--one-top-level")
+		if top.s == "" && !top.dyn {
+			base := filepath.Base(x.archive.s)
+			if i := strings.Index(base, ".tar"); i > 0 {
+				base = base[:i]
 			} else {
-				x.renamed = "--strip-components has no count known here"
+				base = strings.TrimSuffix(base, filepath.Ext(base))
 			}
+			top = word(base)
 		}
-		if p.has("--transform", "--xform") {
-			x.renamed = "--transform renames them"
-		}
-		if p.has("-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script", "-M", "--multi-volume") {
-			x.renamed = "a program or another volume supplies them"
-		}
-		if p.has("--one-top-level") {
-			top, _ := p.value("--one-top-level")
-			if top.s == "" && !top.dyn {
-				base := filepath.Base(x.archive.s)
-				if i := strings.Index(base, ".tar"); i > 0 {
-					base = base[:i]
-				} else {
-					base = strings.TrimSuffix(base, filepath.Ext(base))
-				}
-				top = word(base)
-			}
-			if x.dest.s == "" {
+	}
+	for _, g := range groups {
+		x := x
+		x.dest, x.only = g.dir, g.only
+		if oneTop {
+			if x.dest.s == "" && !x.dest.dyn {
 				x.dest = word(".")
 			}
 			x.dest = field{s: filepath.Join(x.dest.s, top.s), dyn: x.dest.dyn || top.dyn}
 		}
 		a.extracts(x, c.st)
 	}
+}
+
+// tarValued are the letters of tar's short options that take a value
+// (GNU tar's; -F is its --info-script).
+const tarValued = "bCfFgHIKLNTVX"
+
+// tarOldStyle expands tar's traditional first argument, letters with no
+// dash ("tar xzf a.tgz"), into options. Each letter that takes a value
+// takes the next word, in the order the letters come: "tar xCf dir a.tar"
+// extracts a.tar into dir, as GNU tar and bsdtar read it. A dashed cluster
+// is read otherwise: in "-xCf" the value of C is "f".
+func tarOldStyle(args []field) []field {
+	if len(args) == 0 || args[0].dyn || args[0].s == "" || strings.HasPrefix(args[0].s, "-") {
+		return args
+	}
+	for _, r := range args[0].s {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			return args
+		}
+	}
+	rest := args[1:]
+	out := make([]field, 0, 2*len(args[0].s)+len(rest))
+	for _, l := range args[0].s {
+		out = append(out, word("-"+string(l)))
+		if strings.ContainsRune(tarValued, l) && len(rest) > 0 {
+			out = append(out, rest[0])
+			rest = rest[1:]
+		}
+	}
+	return append(out, rest...)
+}
+
+// tarLanding is a directory tar -x puts members in, and the member
+// operands that land there (none: every member).
+type tarLanding struct {
+	dir  field // "" for the working directory
+	only []field
+}
+
+// tarLandings says where tar -x puts members. -C is cumulative (a relative
+// directory is taken from the one before it: "-C a -C b" is a/b) and, in
+// GNU tar, positional: a member operand is extracted in the directory in
+// effect where it stands, so "tar -C dir -xf a.tar member -C /tmp/x" writes
+// dir/member. bsdtar extracts everything in the last one. Both readings
+// are judged; members listed in a file (-T) are judged in every directory
+// the command line names.
+func tarLandings(p parsed) []tarLanding {
+	dirs := []field{{}} // dirs[k]: the directory in effect after the first k options
+	for _, o := range p.opts {
+		d := dirs[len(dirs)-1]
+		if (o.name == "-C" || o.name == "--directory") && o.has {
+			d = tarChdir(d, o.val)
+		}
+		dirs = append(dirs, d)
+	}
+	final := dirs[len(dirs)-1]
+	var out []tarLanding
+	add := func(d field, member *field) {
+		for i := range out {
+			if out[i].dir == d {
+				if member != nil && out[i].only != nil {
+					out[i].only = append(out[i].only, *member)
+				}
+				return
+			}
+		}
+		l := tarLanding{dir: d}
+		if member != nil {
+			l.only = []field{*member}
+		}
+		out = append(out, l)
+	}
+	switch {
+	case p.has("-T", "--files-from"):
+		for _, d := range dirs {
+			add(d, nil)
+		}
+	case len(p.operands) == 0:
+		add(final, nil)
+	default:
+		for i, m := range p.operands {
+			add(dirs[p.before[i]], &m)
+			add(final, &m)
+		}
+	}
+	return out
+}
+
+// tarChdir is the directory after -C next, from d.
+func tarChdir(d, next field) field {
+	switch {
+	case next.dyn, d.s == "" && !d.dyn, strings.HasPrefix(next.s, "/"), strings.HasPrefix(next.s, "~"):
+		return next
+	}
+	return field{s: d.s + "/" + next.s, dyn: d.dyn}
 }
 
 // runsText analyses text a command hands to a shell.

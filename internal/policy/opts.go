@@ -21,7 +21,15 @@ type opt struct {
 type parsed struct {
 	opts     []opt
 	operands []field
-	dyn      bool // a word only known at run time stood where an option could be
+	before   []int // for each operand, how many of opts came before it (tar -C is positional)
+	dyn      bool  // a word only known at run time stood where an option could be
+}
+
+func (p *parsed) operand(fs ...field) {
+	for _, f := range fs {
+		p.operands = append(p.operands, f)
+		p.before = append(p.before, len(p.opts))
+	}
 }
 
 // parseOpts separates options from operands in getopt style: short options
@@ -35,19 +43,19 @@ func parseOpts(args []field, sp optSpec) parsed {
 		case f.dyn && f.optLike():
 			p.dyn = true
 			if sp.posix {
-				p.operands = append(p.operands, args[i:]...)
+				p.operand(args[i:]...)
 				return p
 			}
-			p.operands = append(p.operands, f)
+			p.operand(f)
 		case f.s == "--":
-			p.operands = append(p.operands, args[i+1:]...)
+			p.operand(args[i+1:]...)
 			return p
 		case !f.optLike():
 			if sp.posix {
-				p.operands = append(p.operands, args[i:]...)
+				p.operand(args[i:]...)
 				return p
 			}
-			p.operands = append(p.operands, f)
+			p.operand(f)
 		case strings.HasPrefix(f.s, "--"):
 			name, val, eq := strings.Cut(f.s[2:], "=")
 			o := opt{name: "--" + name}
