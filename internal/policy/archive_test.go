@@ -108,6 +108,10 @@ func TestArchiveExtraction(t *testing.T) {
 	writeTar(t, at("venv.tar"), entry{name: "venv/bin/python", link: "/usr/bin/python3"}, entry{name: "venv/lib/x.py", body: "x"})
 	writeTar(t, at("hard.tar"), entry{name: "h", link: filepath.Join(home, ".claude", "settings.json"), hard: true}, entry{name: "h", body: "{}"})
 	writeZip(t, at("evil.zip"), settings, src)
+	writeZip(t, at("evil.jar"), settings, src)
+	write(t, at("data.7z"), "7z\xbc\xaf\x27\x1c not a format the hook reads")
+	write(t, at("data.rar"), "Rar!\x1a\x07\x01\x00 nor this")
+	write(t, at("lib.a"), "!<arch>\n nor this")
 	writeZip(t, at("zsym.zip"), entry{name: "lnk", link: filepath.Join(home, ".claude")}, entry{name: "lnk/settings.json", body: "{}"})
 	write(t, at("data.txz"), "\xfd7zXZ\x00 not a tar the hook reads")
 	write(t, at("data.tbz2"), "BZh91AY&SY not read either")
@@ -130,6 +134,7 @@ func TestArchiveExtraction(t *testing.T) {
 		{id: "tar", in: "tar -x -f evil.tar", want: "self-mod"},
 		{id: "bsdtar", in: "bsdtar -xf evil.tgz", want: "self-mod"},
 		{id: "zip", in: "unzip evil.zip", want: "self-mod"},
+		{id: "bsdunzip", in: "bsdunzip evil.zip", want: "self-mod"},
 		{id: "zip-name", in: "unzip evil", want: "self-mod"}, // unzip tries evil.zip
 		{id: "elsewhere", in: "tar xzf evil.tgz -C " + scratch, want: "self-mod"},
 		{id: "git-hook", in: "tar xf hooks.tar", want: "scope-escalation"},
@@ -153,7 +158,36 @@ func TestArchiveExtraction(t *testing.T) {
 		// -F (--info-script) takes a value: the command tar runs.
 		{id: "info-script", in: "tar -c -M -L 1024 -F 'rm -rf /var/lib/app' -f out.tar src", want: "destructive"},
 
+		// Other extractors: a tar or zip is read whichever tool unpacks it;
+		// another format is judged by where it lands.
+		{id: "7z-zip", in: "7z x evil.zip", want: "self-mod"},
+		{id: "7z-unread", in: "7z x data.7z -y", want: "self-mod?"},
+		{id: "7z-stdin", in: "curl -sL https://example.com/a.7z | 7za x -si", want: "self-mod?"},
+		{id: "jar", in: "jar xf evil.jar", want: "self-mod"},
+		{id: "jar-dashed", in: "jar --extract --file=evil.jar", want: "self-mod"},
+		{id: "cpio", in: "cpio -idm < data.7z", want: "self-mod?"},
+		{id: "cpio-pass", in: "find tmpl | cpio -pdm .", want: "self-mod?"},
+		{id: "pax", in: "pax -r -f evil.tar", want: "self-mod"},
+		{id: "pax-rename", in: "pax -r -s ,^src,.claude, -f ok.tgz", want: "self-mod?"},
+		{id: "unrar", in: "unrar x data.rar", want: "self-mod?"},
+		{id: "aunpack", in: "aunpack evil.zip", want: "self-mod"},
+		{id: "ar", in: "ar x lib.a", want: "self-mod?"},
+		{id: "python-zipfile", in: "python3 -m zipfile -e evil.zip .", want: "self-mod"},
+		{id: "python-tarfile", in: "python3 -m tarfile -e evil.tar", want: "self-mod"},
+
 		{id: "plain", in: "tar xzf ok.tgz", want: ""},
+		{id: "7z-flat", in: "7z e evil.zip", want: ""}, // lands as settings.json
+		{id: "7z-elsewhere", in: "7z x data.7z -o" + scratch, want: ""},
+		{id: "7z-list", in: "7z l data.7z", want: ""},
+		{id: "jar-list", in: "jar tf evil.jar", want: ""},
+		{id: "cpio-elsewhere", in: "cpio -idm -D " + scratch + " < data.7z", want: ""},
+		{id: "cpio-pass-build", in: "find src | cpio -pdm build", want: ""},
+		{id: "pax-copy-build", in: "pax -rw src build", want: ""},
+		{id: "unrar-elsewhere", in: "unrar x data.rar " + scratch + "/", want: ""},
+		{id: "unar-elsewhere", in: "unar -o " + scratch + " data.rar", want: ""},
+		{id: "ar-list", in: "ar t lib.a", want: ""},
+		{id: "python-zipfile-list", in: "python3 -m zipfile -l evil.zip", want: ""},
+		{id: "python-zipfile-build", in: "python3 -m zipfile -e ok.zip build", want: ""},
 		{id: "plain-zip", in: "unzip -o -q evil.zip 'src/*'", want: ""},
 		{id: "member", in: "tar xzf evil.tgz src/a.go", want: ""},
 		{id: "old-style-elsewhere", in: "tar xCf " + scratch + " bare.tar", want: ""},

@@ -203,6 +203,8 @@ func (a *analyzer) pythonModule(mod string, rest []field, c *cmd) {
 	switch mod {
 	case "twine", "poetry", "flit", "hatch", "pdm", "uv":
 		a.command(append([]field{word(mod)}, rest...), nil, c.st, c.in, c.depth+1)
+	case "zipfile", "tarfile":
+		a.pythonArchive(mod, rest, c)
 	case "http.server", "smtpd":
 	}
 }

@@ -239,8 +239,20 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).tar
 	case "zip":
 		return (*analyzer).zip
-	case "unzip":
+	case "unzip", "bsdunzip":
 		return (*analyzer).unzip
+	case "jar":
+		return (*analyzer).jar
+	case "7z", "7za", "7zr", "7zz":
+		return (*analyzer).sevenZip
+	case "cpio", "bsdcpio":
+		return (*analyzer).cpio
+	case "pax":
+		return (*analyzer).pax
+	case "unrar", "unar", "aunpack", "atool":
+		return (*analyzer).unarchiver
+	case "ar":
+		return (*analyzer).ar
 	case "yq":
 		return (*analyzer).yq
 	case "patch":

@@ -596,7 +596,7 @@ func (a *analyzer) sed(c *cmd) {
 // tar: creating reads the operands and writes the archive; extracting
 // writes into -C; --to-command and friends run commands.
 func (a *analyzer) tar(c *cmd) {
-	p := parseOpts(tarOldStyle(c.args), optSpec{short: tarValued, long: []string{"file", "directory", "files-from", "exclude-from",
+	p := parseOpts(oldStyle(c.args, tarValued), optSpec{short: tarValued, long: []string{"file", "directory", "files-from", "exclude-from",
 		"format", "use-compress-program", "transform", "owner", "group", "mode", "label", "newer", "after-date",
 		"blocking-factor", "record-size", "tape-length", "volno-file", "info-script", "new-volume-script", "rsh-command", "to-command", "checkpoint-action",
 		"strip-components", "strip", "transform", "xform"}})
@@ -684,34 +684,9 @@ func (a *analyzer) tar(c *cmd) {
 }
 
 // tarValued are the letters of tar's short options that take a value
-// (GNU tar's; -F is its --info-script).
+// (GNU tar's; -F is its --info-script). In the traditional first argument
+// ("tar xCf dir a.tar") each takes the next word, in the letters' order.
 const tarValued = "bCfFgHIKLNTVX"
-
-// tarOldStyle expands tar's traditional first argument, letters with no
-// dash ("tar xzf a.tgz"), into options. Each letter that takes a value
-// takes the next word, in the order the letters come: "tar xCf dir a.tar"
-// extracts a.tar into dir, as GNU tar and bsdtar read it. A dashed cluster
-// is read otherwise: in "-xCf" the value of C is "f".
-func tarOldStyle(args []field) []field {
-	if len(args) == 0 || args[0].dyn || args[0].s == "" || strings.HasPrefix(args[0].s, "-") {
-		return args
-	}
-	for _, r := range args[0].s {
-		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
-			return args
-		}
-	}
-	rest := args[1:]
-	out := make([]field, 0, 2*len(args[0].s)+len(rest))
-	for _, l := range args[0].s {
-		out = append(out, word("-"+string(l)))
-		if strings.ContainsRune(tarValued, l) && len(rest) > 0 {
-			out = append(out, rest[0])
-			rest = rest[1:]
-		}
-	}
-	return append(out, rest...)
-}
 
 // tarLanding is a directory tar -x puts members in, and the member
 // operands that land there (none: every member).
