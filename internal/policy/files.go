@@ -536,13 +536,22 @@ func (a *analyzer) dd(c *cmd) {
 	}
 }
 
-// sed writes its file operands only with -i.
+// sed writes its file operands with -i, and its script may run commands
+// and write files (GNU sed's e and w; see sedScript).
 func (a *analyzer) sed(c *cmd) {
-	inPlace, script := false, false
-	var ops []field
+	inPlace, sandbox := false, false
+	var ops, scripts []field
+	fromFile := false
 	args := c.args
 	for i := 0; i < len(args); i++ {
 		f := args[i]
+		next := func() (field, bool) {
+			if i+1 < len(args) {
+				i++
+				return args[i], true
+			}
+			return field{}, false
+		}
 		switch {
 		case f.s == "--":
 			ops = append(ops, args[i+1:]...)
@@ -552,11 +561,24 @@ func (a *analyzer) sed(c *cmd) {
 			ops = append(ops, f)
 		case strings.HasPrefix(f.s, "--in-place"):
 			inPlace = true
-		case f.s == "--expression" || f.s == "--file":
-			script = true
+		case f.s == "--sandbox":
+			sandbox = true // GNU sed refuses e, r and w
+		case f.s == "--expression":
+			if v, ok := next(); ok {
+				scripts = append(scripts, v)
+			}
+		case f.s == "--file":
+			fromFile = true
+			if v, ok := next(); ok {
+				a.scriptArg(v, c)
+			}
+		case strings.HasPrefix(f.s, "--expression="):
+			scripts = append(scripts, field{s: strings.TrimPrefix(f.s, "--expression="), dyn: f.dyn})
+		case strings.HasPrefix(f.s, "--file="):
+			fromFile = true
+			a.scriptArg(field{s: strings.TrimPrefix(f.s, "--file="), dyn: f.dyn}, c)
+		case f.s == "--line-length":
 			i++
-		case strings.HasPrefix(f.s, "--expression=") || strings.HasPrefix(f.s, "--file="):
-			script = true
 		case strings.HasPrefix(f.s, "--"):
 		case strings.HasPrefix(f.s, "-") && len(f.s) > 1:
 			cl := f.s[1:]
@@ -565,15 +587,17 @@ func (a *analyzer) sed(c *cmd) {
 				case 'i':
 					inPlace = true
 					j = len(cl)
-				case 'e', 'f':
-					script = true
+				case 'e', 'f', 'l':
+					v := field{s: cl[j+1:], dyn: f.dyn}
 					if j == len(cl)-1 {
-						i++
+						v, _ = next()
 					}
-					j = len(cl)
-				case 'l':
-					if j == len(cl)-1 {
-						i++
+					switch cl[j] {
+					case 'e':
+						scripts = append(scripts, v)
+					case 'f':
+						fromFile = true
+						a.scriptArg(v, c)
 					}
 					j = len(cl)
 				}
@@ -582,14 +606,36 @@ func (a *analyzer) sed(c *cmd) {
 			ops = append(ops, f)
 		}
 	}
-	if !script && len(ops) > 0 {
-		ops = ops[1:]
+	if len(scripts) == 0 && !fromFile && len(ops) > 0 {
+		scripts, ops = ops[:1], ops[1:]
+	}
+	if !sandbox {
+		for _, sc := range scripts {
+			a.sedEffects(sc, c)
+		}
 	}
 	if !inPlace {
 		return
 	}
 	for _, f := range ops {
 		a.writePath(f, c.st, "sed -i")
+	}
+}
+
+// sedEffects judges what a sed script runs and writes.
+func (a *analyzer) sedEffects(script field, c *cmd) {
+	e := sedScript(script.s)
+	for _, r := range e.runs {
+		a.runsText(field{s: r, dyn: strings.Contains(r, dynMark)}, c, "sed e")
+	}
+	if e.runsPattern {
+		a.all("sed's e runs text it reads, only known at run time")
+	}
+	for _, w := range e.writes {
+		a.writePath(field{s: w, dyn: strings.Contains(w, dynMark)}, c.st, "sed w")
+	}
+	if e.unread != "" {
+		a.all("sed runs a script the hook cannot read to its end (" + e.unread + ")")
 	}
 }
 
