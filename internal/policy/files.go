@@ -808,16 +808,22 @@ func (a *analyzer) runsText(t field, c *cmd, how string) {
 }
 
 func (a *analyzer) zip(c *cmd) {
-	p := parseOpts(c.args, optSpec{short: "bnPtxiTZ", long: []string{"temp-path", "suffixes", "password", "from-date", "exclude", "include", "unzip-command"}})
+	args := slices.Clone(c.args)
+	for i, f := range args {
+		if f.s == "-TT" { // the one two-letter short option: the command -T tests with
+			args[i] = word("--unzip-command")
+		}
+	}
+	p := parseOpts(args, optSpec{short: "bnPtxiZ", long: []string{"temp-path", "suffixes", "password", "from-date", "exclude", "include", "unzip-command", "compression-method"}})
+	if t, ok := p.value("--unzip-command"); ok {
+		a.runsText(t, c, "zip -TT")
+	}
 	if len(p.operands) == 0 {
 		return
 	}
 	a.writePath(p.operands[0], c.st, "zip")
 	for _, f := range p.operands[1:] {
 		a.readPath(f, c.st, "zip", p.has("-r", "--recurse-paths"))
-	}
-	if t, ok := p.value("-TT", "--unzip-command"); ok {
-		a.runsText(t, c, "zip --unzip-command")
 	}
 }
 

@@ -3,7 +3,6 @@ package policy
 import (
 	"net/netip"
 	"net/url"
-	"path"
 	"slices"
 	"strings"
 )
@@ -71,9 +70,15 @@ func (a *analyzer) curl(c *cmd) {
 	st := c.st
 	urls := append([]field{}, p.operands...)
 	urls = append(urls, p.values("--url")...)
+	// --output-dir holds what -o names relatively and what -O names.
+	outDir, _ := p.value("--output-dir")
 	for _, o := range p.opts {
 		switch o.name {
-		case "-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--libcurl",
+		case "-o", "--output":
+			if o.has && o.val.s != "-" {
+				a.writePath(inDir(outDir, o.val), st, "curl "+o.name)
+			}
+		case "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--libcurl",
 			"--etag-save", "--stderr", "--hsts", "--alt-svc":
 			if o.has && o.val.s != "-" {
 				a.writePath(o.val, st, "curl "+o.name)
@@ -82,14 +87,12 @@ func (a *analyzer) curl(c *cmd) {
 			if o.has {
 				a.writePath(o.val, st, "curl --output-dir")
 			}
-		case "-O", "--remote-name":
-			for _, u := range urls {
-				if !u.dyn {
-					if pu, err := url.Parse(u.s); err == nil && path.Base(pu.Path) != "/" && path.Base(pu.Path) != "." {
-						a.writePath(word(path.Base(pu.Path)), st, "curl -O")
-					}
-				}
+		case "-O", "--remote-name", "--remote-name-all":
+			unknown := ""
+			if p.has("-J", "--remote-header-name") {
+				unknown = "-J takes the file's name from the server's answer"
 			}
+			a.downloads("curl "+o.name, outDir, urls, unknown, st)
 		case "-d", "--data", "--data-ascii", "--data-binary", "--data-urlencode", "--json", "-T", "--upload-file":
 			if o.has {
 				v := strings.TrimPrefix(o.val.s, "@")
@@ -241,6 +244,26 @@ func (a *analyzer) wget(c *cmd) {
 			}
 		}
 	}
+	if _, ok := p.value("-O", "--output-document"); !ok && !p.has("--spider") {
+		// Without -O each URL is saved under its own name (-P: in a
+		// directory). A recursive download keeps each host's tree under a
+		// directory named for the host, unless -nd or -nH drop it.
+		recursive := p.has("-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites")
+		flat := hasField(c.args, "-nd") || hasField(c.args, "-nH") || p.has("--no-directories", "--no-host-directories", "--cut-dirs")
+		unknown := ""
+		switch {
+		case recursive && flat:
+			unknown = "it downloads a tree the server's pages name, without its host's directory"
+		case p.has("--content-disposition", "--trust-server-names"):
+			unknown = "it takes the file's name from the server's answer"
+		case p.has("-i", "--input-file"):
+			unknown = "its URLs are read from a file"
+		}
+		if !recursive || flat {
+			dir, _ := p.value("-P", "--directory-prefix")
+			a.downloads("wget", dir, p.operands, unknown, st)
+		}
+	}
 	sends := p.has("--post-data", "--post-file", "--body-data", "--body-file")
 	how := "wget with a request body"
 	method := ""
@@ -266,6 +289,81 @@ func (a *analyzer) wget(c *cmd) {
 		return
 	}
 	a.carried(p.operands, p.operands, "wget")
+}
+
+// inDir is name within dir when dir is given and name is relative.
+func inDir(dir, name field) field {
+	if (dir.s == "" && !dir.dyn) || strings.HasPrefix(name.s, "/") {
+		return name
+	}
+	return field{s: strings.TrimSuffix(dir.s, "/") + "/" + name.s, dyn: dir.dyn || name.dyn}
+}
+
+// downloads judges the files a download names after its URLs (curl -O,
+// wget without -O): each URL path's last segment, in dir (the working
+// directory when empty). When the names are not the URLs' (unknown says
+// why), the download is unresolvable where a protected name could land.
+func (a *analyzer) downloads(how string, dir field, urls []field, unknown string, st *state) {
+	var names []string
+	for _, u := range urls {
+		name := urlFileName(u.s)
+		if strings.Contains(name, dynMark) {
+			unknown = "a URL's file name is only known at run time"
+		}
+		if name == "" {
+			if how != "wget" {
+				continue // curl -O refuses a URL with no file name
+			}
+			name = "index.html"
+		}
+		names = append(names, name)
+	}
+	if unknown != "" {
+		if dir.dyn {
+			return // writePath has judged a run-time directory
+		}
+		d := st.cwd
+		if dir.s != "" {
+			var ok bool
+			if d, ok = cleanAbs(st.cwd, a.expandTilde(dir.s)); !ok {
+				return
+			}
+		}
+		if d == "" {
+			return
+		}
+		if exposed, what := a.exposedDir(a.resolve(d)); exposed {
+			a.add(SelfMod, true, "%s saves files into %s (%s), where project agent settings could land; their names are not known here: %s", how, d, what, unknown)
+		}
+		return
+	}
+	for _, name := range names {
+		a.writePath(inDir(dir, word(name)), st, how)
+	}
+}
+
+// urlFileName is the last segment of a URL's path, percent-decoded (as
+// wget saves it; curl keeps the escapes, which this over-reads), or ""
+// when the path names no file. Run-time parts stay dynMark.
+func urlFileName(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	}
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	i := strings.Index(u, "/")
+	if i < 0 {
+		return "" // a host alone
+	}
+	name := u[strings.LastIndex(u, "/")+1:]
+	if d, err := url.PathUnescape(name); err == nil {
+		name = d
+	}
+	if name == "." || name == ".." || strings.Contains(name, "/") {
+		return ""
+	}
+	return name
 }
 
 // httpie (http, https, xh): METHOD URL ITEM...; data items or a body on

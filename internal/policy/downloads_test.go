@@ -1,0 +1,52 @@
+package policy
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestDownloadsNamed: a download saved under the URL's name is a write of
+// that name (curl -O, wget without -O), inside --output-dir or -P; when
+// the server chooses the name, it is unresolvable where a protected name
+// could land.
+func TestDownloadsNamed(t *testing.T) {
+	env, home, repo, scratch := fsEnv(t)
+	claude := filepath.Join(home, ".claude")
+	for _, c := range []tc{
+		{id: "curl-O", in: "curl -O https://example.com/.mcp.json", want: "self-mod"},
+		{id: "curl-output-dir-O", in: "curl --output-dir " + claude + " -O https://example.com/settings.json", want: "self-mod"},
+		{id: "curl-output-dir-o", in: "curl --output-dir .claude -o settings.json https://example.com/x", want: "self-mod"},
+		{id: "curl-OJ", in: "curl -OJ https://example.com/download", want: "self-mod?"},
+		{id: "curl-O-escaped", in: "curl -O https://example.com/%2Emcp.json", want: "self-mod"}, // over-read: curl keeps the escape
+		{id: "wget", in: "wget https://example.com/.mcp.json", want: "self-mod"},
+		{id: "wget-P", in: "wget -P .claude https://example.com/settings.json", want: "self-mod"},
+		{id: "wget-content-disposition", in: "wget --content-disposition https://example.com/dl", want: "self-mod?"},
+		{id: "wget-flat-tree", in: "wget -r -nd https://example.com/", want: "self-mod?"},
+		{id: "wget-input-file", in: "wget -i urls.txt", want: "self-mod?"},
+		{id: "wget-run-time-name", in: `wget "https://example.com/$NAME"`, want: "self-mod?"},
+
+		{id: "curl-O-plain", in: "curl -LO https://go.dev/dl/go1.26.8.linux-amd64.tar.gz", want: ""},
+		{id: "curl-output-dir-scratch", in: "curl --output-dir " + scratch + " -OJ https://example.com/download", want: ""},
+		{id: "wget-plain", in: "wget -q https://example.com/data.csv", want: ""},
+		{id: "wget-index", in: "wget https://example.com/", want: ""},
+		{id: "wget-query-run-time", in: `wget "https://example.com/api?x=$X"`, want: ""},
+		{id: "wget-tree-host", in: "wget -r -np https://docs.example.com/guide/", want: ""}, // lands under docs.example.com/
+		{id: "wget-O", in: "wget -O - https://example.com/install.sh", want: ""},
+		{id: "wget-scratch", in: "wget --content-disposition -P " + scratch + " https://example.com/dl", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
+
+// TestZipUnzipCommand: zip -TT names the command its -T test runs.
+func TestZipUnzipCommand(t *testing.T) {
+	for _, c := range []tc{
+		{id: "TT", in: "zip -T -TT 'rm -rf /srv/data' a.zip f", want: "destructive"},
+		{id: "long", in: "zip -T --unzip-command='rm -rf /srv/data' a.zip f", want: "destructive"},
+		{id: "test", in: "zip -T a.zip f", want: ""},
+		{id: "exclude", in: "zip -r out.zip src -x '*.git*'", want: ""},
+	} {
+		runCase(t, c, tenv)
+	}
+}
