@@ -285,14 +285,17 @@ func initGitSubcommands() {
 			if p.has("--cached") || (p.has("--check", "--stat", "--numstat", "--summary") && !p.has("--apply")) {
 				return
 			}
-			if len(p.operands) == 0 || (len(p.operands) == 1 && p.operands[0].s == "-") {
-				a.applyPatch(x.c.in, x.st, "git apply")
+			a.applyPatches(p.operands, x, "git apply")
+		},
+		"am": func(a *analyzer, x gitCall) {
+			// git am applies the patches in mailboxes (or standard input)
+			// as git apply does; --continue and the like resume one
+			// already read.
+			p := parseOpts(x.rest, optSpec{short: "pCS", long: []string{"exclude", "include", "directory", "whitespace", "patch-format", "resolvemsg", "gpg-sign", "empty", "quoted-cr"}})
+			if p.has("--continue", "--skip", "--abort", "--quit", "--resolved", "-r", "--show-current-patch", "--retry") {
+				return
 			}
-			for _, f := range p.operands {
-				if f.s != "-" {
-					a.applyPatch(input{kind: inFile, file: f}, x.st, "git apply")
-				}
-			}
+			a.applyPatches(p.operands, x, "git am")
 		},
 		"send-email": func(a *analyzer, x gitCall) { a.add(EgressOther, false, "git send-email sends mail") },
 		"submodule": func(a *analyzer, x gitCall) {
@@ -404,6 +407,19 @@ func (a *analyzer) gitDestroys(g *gitCtx, why string, unresolvable bool) {
 	a.add(Destructive, unresolvable, "%s in %s", why, g.dir)
 }
 
+// applyPatches checks the patches git apply or git am reads: each file
+// operand, or standard input when there is none (or "-").
+func (a *analyzer) applyPatches(files []field, x gitCall, how string) {
+	if len(files) == 0 || (len(files) == 1 && files[0].s == "-") {
+		a.applyPatch(x.c.in, x.st, how)
+	}
+	for _, f := range files {
+		if f.s != "-" {
+			a.applyPatch(input{kind: inFile, file: f}, x.st, how)
+		}
+	}
+}
+
 // gitCheckout reads git checkout, restore and switch against their option
 // tables: what overwrites uncommitted changes is a path operand (or a
 // pathspec file, or -p over the whole tree), --force/--discard-changes,
@@ -462,6 +478,11 @@ func (a *analyzer) gitCheckout(sub string, rest []field, g *gitCtx, st *state) {
 	}
 	for _, f := range paths {
 		a.writePath(f, st, "git "+sub)
+		if !f.dyn && !st.remote {
+			if abs, ok := cleanAbs(st.cwd, f.s); ok {
+				a.treeMayHold(abs, "git "+sub)
+			}
+		}
 		if f.s == "." || f.s == ":/" || f.s == "*" || f.s == ":" || f.dyn {
 			a.gitDestroys(g, "git "+sub+" "+f.String()+" discards uncommitted changes", f.dyn)
 			continue

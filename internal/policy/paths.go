@@ -195,6 +195,43 @@ func (n nameRule) match(p []string) bool {
 	return false
 }
 
+// holdsPrefix reports whether the components of p end with a proper,
+// non-empty prefix of the rule's elements: a tree written at p (a
+// directory restored from a commit) may hold what the rule protects.
+func (n nameRule) holdsPrefix(p []string) bool {
+	for k := len(n.elems) - 1; k >= 1; k-- {
+		if k > len(p) {
+			continue
+		}
+		tail := p[len(p)-k:]
+		ok := true
+		for j := range k {
+			if !n.elems[j].match(tail[j]) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// treeMayHold judges a tree whose contents are not known here landing at
+// p (git checkout REV -- DIR): when p is a directory that protected names
+// sit in (.claude, .git, .codex), the tree may hold them. A directory
+// above them (".") is not judged: any checkout could then be one.
+func (a *analyzer) treeMayHold(p, how string) {
+	comps := splitPath(p)
+	a.zoneList()
+	for _, n := range a.names {
+		if n.holdsPrefix(comps) {
+			a.add(n.rule, true, "%s writes a tree at %s, which may hold %s", how, p, n.what)
+		}
+	}
+}
+
 // resolve follows symbolic links in p as far as the path exists and keeps
 // the rest as written, so a file that does not exist yet resolves through
 // its existing parent directories, and a dangling link resolves to the file
