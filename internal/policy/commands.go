@@ -456,15 +456,19 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 	case "twine":
 		return publishVerbs(map[string]bool{"upload": true, "register": true})
 	case "poetry":
-		return publishVerbs(map[string]bool{"publish": true}, "--dry-run")
+		return envRun(optSpec{short: "CP", long: []string{"directory", "project"}}, publishVerbs(map[string]bool{"publish": true}, "--dry-run"))
 	case "uv":
-		return publishVerbs(map[string]bool{"publish": true}, "--dry-run")
+		return envRun(uvRunOpts, publishVerbs(map[string]bool{"publish": true}, "--dry-run"))
 	case "flit":
 		return publishVerbs(map[string]bool{"publish": true})
 	case "hatch":
-		return publishVerbs(map[string]bool{"publish": true})
+		return envRun(optSpec{}, publishVerbs(map[string]bool{"publish": true}))
 	case "pdm":
-		return publishVerbs(map[string]bool{"publish": true}, "--dry-run")
+		return envRun(optSpec{short: "p", long: []string{"project"}}, publishVerbs(map[string]bool{"publish": true}, "--dry-run"))
+	case "expect":
+		return (*analyzer).expect
+	case "pwsh", "powershell":
+		return (*analyzer).powershell
 	case "gem":
 		return publishVerbs(map[string]bool{"push": true, "yank": true, "owner": true})
 	case "dotnet":

@@ -165,6 +165,9 @@ func (a *analyzer) pm2(c *cmd) {
 }
 
 func (a *analyzer) direnv(c *cmd) {
+	if a.direnvExec(c) {
+		return
+	}
 	if len(c.args) > 0 && (c.args[0].s == "allow" || c.args[0].s == "permit" || c.args[0].s == "grant") {
 		a.add(ScopeEscalation, false, "direnv allow lets an .envrc run on every cd")
 	}

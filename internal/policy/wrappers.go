@@ -86,6 +86,35 @@ func initWrappers() {
 		"sg":               wrapSg,
 		"busybox":          simple(optSpec{}, 0),
 		"chroot":           escalate("runs a command in another root directory", simple(optSpec{long: []string{"userspec", "groups"}}, 1)),
+		// See envrunners.go.
+		"xvfb-run": simple(optSpec{short: "nsfepw", long: []string{"server-num", "server-args", "auth-file", "error-file", "xauth-protocol", "wait"}}, 0),
+		"firejail": simple(optSpec{}, 0), // its options take their values after "="
+		"valgrind": simple(optSpec{}, 0),
+		"unshare": simple(optSpec{short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups", "map-user", "map-group",
+			"map-users", "map-groups", "load-interp", "monotonic", "boottime"}}, 0),
+		"nsenter":    escalate("enters another process's namespaces", simple(optSpec{short: "tSG", long: []string{"target", "setuid", "setgid"}}, 0)),
+		"schroot":    escalate("runs a command in another root directory", simple(optSpec{short: "cudn", long: []string{"chroot", "user", "directory", "session-name", "option"}}, 0)),
+		"proot":      simple(optSpec{short: "rbwqkvm", long: []string{"rootfs", "bind", "mount", "cwd", "qemu", "kernel-release", "verbose"}}, 0),
+		"bwrap":      wrapBwrap,
+		"entr":       wrapEntr,
+		"rlwrap":     simple(optSpec{short: "bCDfgHlMOPqsStwz"}, 0),
+		"winpty":     simple(optSpec{}, 0),
+		"dotenv":     simple(optSpec{short: "evp"}, 0),
+		"pipenv":     verbRun([]string{"run"}, optSpec{}),
+		"rye":        verbRun([]string{"run"}, optSpec{}),
+		"asdf":       verbRun([]string{"exec"}, optSpec{}),
+		"devbox":     verbRun([]string{"run"}, optSpec{short: "c", long: []string{"config", "environment"}}),
+		"conda":      verbRun([]string{"run"}, optSpec{short: "np", long: []string{"name", "prefix", "cwd"}}),
+		"mamba":      verbRun([]string{"run"}, optSpec{short: "np", long: []string{"name", "prefix", "cwd"}}),
+		"micromamba": verbRun([]string{"run"}, optSpec{short: "npae", long: []string{"name", "prefix", "cwd", "attach", "env"}}),
+		"pixi":       verbRun([]string{"run"}, optSpec{short: "e", long: []string{"environment", "manifest-path"}}),
+		"mise":       wrapMise,
+		"nix":        wrapNix,
+		"nix-shell":  wrapNix,
+	}
+	// GNU coreutils under their Homebrew names.
+	for _, n := range []string{"timeout", "nice", "nohup", "stdbuf", "env", "xargs", "chroot", "time"} {
+		wrappers["g"+n] = wrappers[n]
 	}
 }
 
