@@ -243,6 +243,12 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).unzip
 	case "jar":
 		return (*analyzer).jar
+	case "sort":
+		return (*analyzer).sortCmd
+	case "uniq":
+		return secondOperandOut(optSpec{short: "fsw", long: []string{"skip-fields", "skip-chars", "check-chars"}})
+	case "xxd":
+		return (*analyzer).xxd
 	case "7z", "7za", "7zr", "7zz":
 		return (*analyzer).sevenZip
 	case "cpio", "bsdcpio":

@@ -302,6 +302,10 @@ func (a *analyzer) cp(c *cmd) {
 	for _, s := range srcs {
 		if !dest.dyn && !s.dyn && !p.has("-T", "--no-target-directory") {
 			a.writePath(word(filepath.Join(dest.s, filepath.Base(s.s))), c.st, c.name)
+			if p.has("--parents") && !filepath.IsAbs(s.s) {
+				// cp --parents a/b/f DIR writes DIR/a/b/f.
+				a.writePath(word(filepath.Join(dest.s, s.s)), c.st, c.name+" --parents")
+			}
 		}
 		if c.name == "mv" || recursive {
 			a.treeLands(s, dest, c.st, c.name, !p.has("-T", "--no-target-directory"), false)
@@ -937,7 +941,7 @@ func (a *analyzer) applyPatch(src input, st *state, how string) {
 }
 
 func (a *analyzer) editor(c *cmd) {
-	valued := set("-c", "-S", "-u", "-i", "-s", "-w", "-W", "-T", "-t", "-q", "--cmd", "--eval", "-l", "-f", "--load", "--funcall", "--insert", "-L")
+	valued := edValued(c.name)
 	args := c.args
 	for i := 0; i < len(args); i++ {
 		f := args[i]

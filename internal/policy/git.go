@@ -214,6 +214,19 @@ func initGitSubcommands() {
 	checkout := func(a *analyzer, x gitCall) { a.gitCheckout(x.sub, x.rest, x.g, x.st) }
 	gc := func(a *analyzer, x gitCall) { a.gitGC(x.sub, x.rest) }
 	remote := func(a *analyzer, x gitCall) { a.gitRemoteCmd(x.sub, x.rest, x.g, x.st, x.c, x.depth) }
+	// The diff family writes its output to a file with --output.
+	output := func(a *analyzer, x gitCall) {
+		for i, f := range x.rest {
+			switch {
+			case f.s == "--":
+				return
+			case strings.HasPrefix(f.s, "--output="):
+				a.writePath(field{s: strings.TrimPrefix(f.s, "--output="), dyn: f.dyn}, x.st, "git "+x.sub+" --output")
+			case f.s == "--output" && i+1 < len(x.rest):
+				a.writePath(x.rest[i+1], x.st, "git "+x.sub+" --output")
+			}
+		}
+	}
 	gitSubcommands = map[string]func(*analyzer, gitCall){
 		"push":   func(a *analyzer, x gitCall) { a.gitPush(x.rest, x.g, x.c, x.depth) },
 		"config": func(a *analyzer, x gitCall) { a.gitConfig(x.rest, x.g, x.st) },
@@ -268,9 +281,33 @@ func initGitSubcommands() {
 			}
 		},
 		"worktree": func(a *analyzer, x gitCall) {
-			p := parseOpts(x.rest, optSpec{})
+			p := parseOpts(x.rest, optSpec{short: "bB", long: []string{"reason", "expire"}})
 			if len(p.operands) > 0 && p.operands[0].s == "remove" && p.has("-f", "--force") {
 				a.gitDestroys(x.g, "git worktree remove --force discards the worktree's changes", false)
+			}
+			if len(p.operands) > 1 && p.operands[0].s == "add" {
+				a.treeAt(p.operands[1], x.st, "git worktree add")
+			}
+		},
+		"checkout-index": func(a *analyzer, x gitCall) {
+			// --prefix puts each file it writes under a prefix: the index's
+			// tree, or the files named, lands there.
+			p := parseOpts(x.rest, optSpec{long: []string{"prefix", "stage"}})
+			pre, ok := p.value("--prefix")
+			if !ok {
+				return
+			}
+			for _, f := range p.operands {
+				a.writePath(field{s: pre.s + f.s, dyn: pre.dyn || f.dyn}, x.st, "git checkout-index --prefix")
+			}
+			if p.has("-a", "--all") || p.has("--stdin") {
+				a.treeAt(field{s: strings.TrimSuffix(pre.s, "/"), dyn: pre.dyn}, x.st, "git checkout-index --prefix")
+			}
+		},
+		"bundle": func(a *analyzer, x gitCall) {
+			p := parseOpts(x.rest, optSpec{})
+			if len(p.operands) > 1 && p.operands[0].s == "create" {
+				a.writePath(p.operands[1], x.st, "git bundle create")
 			}
 		},
 		"rm": func(a *analyzer, x gitCall) { a.gitRm(x.rest, x.g, x.st) },
@@ -300,6 +337,14 @@ func initGitSubcommands() {
 		"send-email": func(a *analyzer, x gitCall) { a.add(EgressOther, false, "git send-email sends mail") },
 		"submodule": func(a *analyzer, x gitCall) {
 			p := parseOpts(x.rest, optSpec{posix: true})
+			if len(p.operands) > 1 && p.operands[0].s == "add" {
+				// git submodule add [-b B] [--name N] URL [PATH]: the
+				// submodule's tree lands at PATH (or the URL's name).
+				q := parseOpts(p.operands[1:], optSpec{short: "b", long: []string{"branch", "name", "reference", "depth"}})
+				if dest, ok := cloneDest(q.operands); ok {
+					a.treeAt(dest, x.st, "git submodule add")
+				}
+			}
 			if len(p.operands) > 1 && p.operands[0].s == "foreach" {
 				body := p.operands[1:]
 				if len(body) > 0 && body[0].s == "--recursive" {
@@ -338,11 +383,20 @@ func initGitSubcommands() {
 		"filter-repo": func(a *analyzer, x gitCall) {
 			a.add(HistoryPrune, false, "git filter-repo rewrites history and drops the old refs")
 		},
-		"clone":     remote,
-		"fetch":     remote,
-		"pull":      remote,
-		"ls-remote": remote,
-		"archive":   remote,
+		"diff":         output,
+		"log":          output,
+		"show":         output,
+		"format-patch": output,
+		"range-diff":   output,
+		"whatchanged":  output,
+		"diff-tree":    output,
+		"diff-index":   output,
+		"diff-files":   output,
+		"clone":        remote,
+		"fetch":        remote,
+		"pull":         remote,
+		"ls-remote":    remote,
+		"archive":      remote,
 	}
 }
 
@@ -405,6 +459,43 @@ func (a *analyzer) gitDestroys(g *gitCtx, why string, unresolvable bool) {
 		return
 	}
 	a.add(Destructive, unresolvable, "%s in %s", why, g.dir)
+}
+
+// cloneDest is where git clone URL [DIR] (and git submodule add) puts the
+// repository: DIR, or the URL's last segment without ".git" (and without
+// "/.git" or a trailing slash), as git names it.
+func cloneDest(ops []field) (field, bool) {
+	switch len(ops) {
+	case 0:
+		return field{}, false
+	case 1:
+		u := ops[0]
+		if u.dyn {
+			return field{}, false
+		}
+		s := strings.TrimSuffix(strings.TrimSuffix(strings.TrimRight(u.s, "/"), "/.git"), ".git")
+		if i := strings.LastIndexAny(s, "/:"); i >= 0 {
+			s = s[i+1:]
+		}
+		if s == "" || s == "." || s == ".." {
+			return field{}, false
+		}
+		return word(s), true
+	}
+	return ops[1], true
+}
+
+// treeAt judges a tree whose contents are not known here landing at f (a
+// clone, a worktree, a checkout-index prefix): written, and judged for the
+// protected names it may hold.
+func (a *analyzer) treeAt(f field, st *state, how string) {
+	a.writePath(f, st, how)
+	if f.dyn || st.remote {
+		return
+	}
+	if abs, ok := cleanAbs(st.cwd, a.expandTilde(f.s)); ok {
+		a.treeMayHold(abs, how)
+	}
 }
 
 // applyPatches checks the patches git apply or git am reads: each file
@@ -548,8 +639,8 @@ func (a *analyzer) gitRemoteCmd(sub string, rest []field, g *gitCtx, st *state, 
 			}
 			a.gitConfigExec(strings.ToLower(k), field{s: v, dyn: kv.dyn}, c)
 		}
-		if len(p.operands) > 1 {
-			a.writePath(p.operands[1], st, "git clone")
+		if dest, ok := cloneDest(p.operands); ok {
+			a.treeAt(dest, st, "git clone")
 		}
 	}
 	if sub == "archive" {

@@ -431,6 +431,7 @@ func isHTTPMethod(m string) bool {
 }
 
 func (a *analyzer) openssl(c *cmd) {
+	a.opensslOut(c)
 	if len(c.args) > 0 && (c.args[0].s == "s_client" || c.args[0].s == "s_time") {
 		a.add(EgressOther, false, "openssl %s opens a connection to another host", c.args[0].s)
 	}

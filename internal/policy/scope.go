@@ -243,6 +243,7 @@ const approvalNamespace = "fixrail-approval"
 
 func (a *analyzer) sshKeygen(c *cmd) {
 	p := parseOpts(c.args, optSpec{short: "abCDEFfIJjKMmNnOPRrstVwYz"})
+	a.sshKeygenWrites(p, c.st)
 	y, ok := p.value("-Y")
 	if !ok || (!y.dyn && y.s != "sign") {
 		return

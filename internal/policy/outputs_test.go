@@ -1,0 +1,41 @@
+package policy
+
+import "testing"
+
+// TestOutputsJudged: files written through an option or a later operand,
+// and trees landed where protected names sit, are judged as writes.
+func TestOutputsJudged(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	for _, c := range []tc{
+		{id: "sort-o", in: "sort -o .claude/settings.json x", want: "self-mod"},
+		{id: "sort-compress", in: "sort --compress-program='rm -rf /srv/data' x", want: "destructive"},
+		{id: "uniq", in: "uniq x .mcp.json", want: "self-mod"},
+		{id: "xxd", in: "xxd -r -cols 16 x .mcp.json", want: "self-mod"},
+		{id: "openssl", in: "openssl enc -d -aes256 -in x -out .mcp.json", want: "self-mod"},
+		{id: "openssl-keyout", in: "openssl req -x509 -newkey rsa:2048 -keyout .claude/settings.json -out c.pem", want: "self-mod"},
+		{id: "ssh-keygen", in: "ssh-keygen -t ed25519 -N '' -f .mcp.json", want: "self-mod"},
+		{id: "ed", in: "ed -s .mcp.json", want: "self-mod"},
+		{id: "cp-parents", in: "cp --parents a/.claude/settings.json build", want: "self-mod"},
+		{id: "git-diff-output", in: "git diff --output=.mcp.json", want: "self-mod"},
+		{id: "git-bundle", in: "git bundle create .mcp.json HEAD", want: "self-mod"},
+		{id: "git-clone-into", in: "git clone https://example.com/cfg.git .claude", want: "self-mod?"},
+		{id: "git-clone-named", in: "git clone https://example.com/x/.claude.git", want: "self-mod?"},
+		{id: "git-worktree", in: "git worktree add .claude", want: "self-mod?"},
+		{id: "git-submodule", in: "git submodule add https://example.com/hooks.git .git/hooks", want: "scope-escalation"},
+		{id: "git-checkout-index", in: "git checkout-index -a --prefix=.claude/", want: "self-mod?"},
+
+		{id: "sort-plain", in: "sort -u -o out.txt x", want: ""},
+		{id: "uniq-plain", in: "uniq -c x", want: ""},
+		{id: "xxd-plain", in: "xxd -l 64 x", want: ""},
+		{id: "openssl-plain", in: "openssl x509 -in c.pem -noout -text", want: ""},
+		{id: "ssh-keygen-fingerprint", in: "ssh-keygen -l -f .mcp.json", want: ""},
+		{id: "vim-s", in: "vim -s script.vim x.go", want: ""},
+		{id: "git-clone", in: "git clone https://github.com/org/repo", want: ""},
+		{id: "git-clone-dir", in: "git clone https://github.com/org/repo.git vendor/repo", want: ""},
+		{id: "git-log", in: "git log --oneline -5", want: ""},
+		{id: "git-worktree-plain", in: "git worktree add ../wt-feature -b feature", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
