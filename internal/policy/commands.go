@@ -281,9 +281,9 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).editor
 	case "nvim":
 		return (*analyzer).editor
-	case "ex":
+	case "ex", "view", "gvim", "vimdiff":
 		return (*analyzer).editor
-	case "ed":
+	case "ed", "red":
 		return (*analyzer).editor
 	case "emacs":
 		return (*analyzer).editor

@@ -942,6 +942,13 @@ func (a *analyzer) applyPatch(src input, st *state, how string) {
 
 func (a *analyzer) editor(c *cmd) {
 	valued := edValued(c.name)
+	vi := false // the vi family, whose -c, --cmd and +cmd are Ex commands
+	switch c.name {
+	case "vi", "vim", "nvim", "ex", "view", "gvim", "vimdiff":
+		vi = true
+	}
+	var e exEffects
+	exMode := c.name == "ex"
 	args := c.args
 	for i := 0; i < len(args); i++ {
 		f := args[i]
@@ -950,13 +957,92 @@ func (a *analyzer) editor(c *cmd) {
 			for _, g := range args[i+1:] {
 				a.writePath(g, c.st, c.name)
 			}
-			return
+			i = len(args)
+		case vi && (f.s == "-c" || f.s == "--cmd") && i+1 < len(args):
+			i++
+			a.exLine(args[i], &e)
+		case vi && strings.HasPrefix(f.s, "+") && len(f.s) > 1 && f.s[1] != '/' && (f.s[1] < '0' || f.s[1] > '9'):
+			a.exLine(field{s: f.s[1:], dyn: f.dyn}, &e)
+		case vi && (f.s == "-e" || f.s == "-E" || f.s == "-es" || f.s == "-Es"):
+			exMode = true
+		case c.name == "emacs" && (f.s == "--eval" || f.s == "-eval") && i+1 < len(args):
+			i++
+			a.elisp(args[i], c)
+		case c.name == "emacs" && strings.HasPrefix(f.s, "--eval="):
+			a.elisp(field{s: strings.TrimPrefix(f.s, "--eval="), dyn: f.dyn}, c)
 		case valued[f.s]:
 			i++
 		case strings.HasPrefix(f.s, "-") || strings.HasPrefix(f.s, "+"):
 		default:
 			a.writePath(f, c.st, c.name)
 		}
+	}
+	if c.in.kind == inText {
+		switch {
+		case !vi && (c.name == "ed" || c.name == "red"):
+			edScript(c.in.text, &e)
+		case vi && exMode:
+			for line := range strings.Lines(c.in.text) {
+				vimEx(strings.TrimRight(line, "\r\n"), &e)
+			}
+		}
+	}
+	a.exJudge(e, c)
+}
+
+// elispEffects are the Emacs Lisp functions that run programs or change
+// files.
+var elispEffects = []string{"shell-command", "call-process", "start-process", "make-process", "process-file", "async-shell-command",
+	"delete-directory", "delete-file", "write-region", "copy-file", "rename-file", "make-symbolic-link", "append-to-file",
+	"write-file", "copy-directory", "org-babel-tangle", "eshell-command"}
+
+// elisp judges emacs --eval code: one that calls a function running a
+// program or changing files is unresolvable (the forms are not read).
+func (a *analyzer) elisp(code field, c *cmd) {
+	if code.dyn {
+		a.all("emacs --eval runs code only known at run time")
+		return
+	}
+	for _, fn := range elispEffects {
+		if strings.Contains(code.s, fn) {
+			a.all("emacs --eval calls " + fn)
+			return
+		}
+	}
+}
+
+// exLine reads one Ex command line given on the command line.
+func (a *analyzer) exLine(f field, e *exEffects) {
+	if f.dyn && strings.HasPrefix(strings.TrimLeft(f.s, " :"), dynMark) {
+		e.unread = "a command only known at run time"
+		return
+	}
+	vimEx(f.s, e)
+}
+
+// exJudge judges what an editor's commands run and write.
+func (a *analyzer) exJudge(e exEffects, c *cmd) {
+	how := c.name + " commands"
+	for _, r := range e.runs {
+		a.runsText(field{s: r, dyn: strings.Contains(r, dynMark)}, c, how+" (!)")
+	}
+	for _, k := range e.code {
+		if k.lang == "vim" {
+			a.all(how + " call functions that run programs or change files")
+			continue
+		}
+		a.scanCode(k.lang, k.text, how+" ("+k.lang+")")
+	}
+	for _, w := range e.writes {
+		a.writePath(field{s: w, dyn: strings.Contains(w, dynMark)}, c.st, how+" (:w)")
+	}
+	if e.bareW {
+		for _, o := range e.opened {
+			a.writePath(field{s: o, dyn: strings.Contains(o, dynMark)}, c.st, how+" (:e, then :w)")
+		}
+	}
+	if e.unread != "" {
+		a.all(how + ": " + e.unread)
 	}
 }
 

@@ -1,7 +1,5 @@
 package policy
 
-import "strings"
-
 // Commands that write a file named by an option or a later operand, which
 // reading them as filters would miss.
 
@@ -73,7 +71,7 @@ func (a *analyzer) sshKeygenWrites(p parsed, st *state) {
 // edValued are the options that take a value, for ed and for the vi
 // family (whose -s is a script, where ed's -s is silence).
 func edValued(name string) map[string]bool {
-	switch strings.TrimPrefix(name, "g") {
+	switch name {
 	case "ed", "red":
 		return set("-p", "--prompt")
 	case "emacs", "nano", "pico", "micro":
