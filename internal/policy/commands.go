@@ -473,6 +473,16 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return envRun(optSpec{short: "p", long: []string{"project"}}, publishVerbs(map[string]bool{"publish": true}, "--dry-run"))
 	case "expect":
 		return (*analyzer).expect
+	case "tclsh", "wish":
+		return (*analyzer).tclsh
+	case "less":
+		return (*analyzer).less
+	case "man":
+		return (*analyzer).man
+	case "gdb", "lldb":
+		return (*analyzer).debugger
+	case "julia":
+		return (*analyzer).julia
 	case "pwsh", "powershell":
 		return (*analyzer).powershell
 	case "gem":

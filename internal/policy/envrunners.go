@@ -175,12 +175,7 @@ func wrapBwrap(a *analyzer, name string, argv []field, env map[string]field, st 
 func (a *analyzer) expect(c *cmd) {
 	for i, f := range c.args {
 		if f.s == "-c" && i+1 < len(c.args) {
-			t := c.args[i+1]
-			if t.dyn || containsWord(t.s, "spawn", "exec", "system") {
-				a.all("expect -c runs programs")
-				return
-			}
-			a.scanCode("tcl", t.s, "expect -c")
+			a.tcl(c.args[i+1], "expect -c")
 		}
 	}
 }

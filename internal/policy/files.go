@@ -1101,6 +1101,7 @@ func (a *analyzer) sql(c *cmd) {
 	if c.in.kind == inText && destructiveSQL.MatchString(c.in.text) {
 		a.add(Destructive, false, "%s reads a destructive statement", c.name)
 	}
+	a.sqlClient(c)
 	if c.name == "redis-cli" {
 		// redis-cli [options] COMMAND args: the command is the first
 		// operand; -h/-p/-a/-n/-u... take values.

@@ -153,6 +153,7 @@ var publishyName = lazy(`(?i)publish|release|deploy|upload|ship`)
 // npm, pnpm, yarn and bun: publish and registry changes; scripts whose name
 // suggests a release are unresolvable; exec/dlx run another command.
 func (a *analyzer) npm(c *cmd) {
+	a.npmShell(c)
 	args := c.args
 	for _, f := range args {
 		if f.s == "--dry-run" || f.s == "--help" || f.s == "-h" {
@@ -419,6 +420,7 @@ func (a *analyzer) skopeo(c *cmd) {
 // taskRunner: make/just/task targets whose name suggests a release are
 // unresolvable publish; what a target does is not read.
 func (a *analyzer) taskRunner(c *cmd) {
+	a.makeText(c)
 	p := parseOpts(c.args, optSpec{short: "CfjloWIt", long: []string{"directory", "file", "makefile", "jobs", "load-average", "old-file", "what-if", "include-dir", "justfile", "working-directory", "taskfile", "dir"}})
 	for _, f := range p.operands {
 		if f.dyn {

@@ -1,0 +1,82 @@
+package policy
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestShellEscapes: a command a program runs from its own command line or
+// input (a pager's !, a database client's shell command, a debugger's
+// shell and debuggee, a makefile given as text, a script shell) is judged
+// as if typed.
+func TestShellEscapes(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	const rm = "rm -rf /srv/data"
+	all := "self-mod? push-force? push-protected? publish? egress-other? destructive? scope-escalation? discard? teardown? data-drop? branch-delete? history-prune?"
+	for _, c := range []tc{
+		{id: "less", in: "less +'!" + rm + "' x", want: "destructive"},
+		{id: "sqlite-shell", in: "sqlite3 db '.shell " + rm + "'", want: "destructive"},
+		{id: "sqlite-system", in: "sqlite3 -cmd '.system " + rm + "' db 'select 1'", want: "destructive"},
+		{id: "sqlite-output-pipe", in: "sqlite3 db <<'EOF'\n.output |" + rm + "\nselect 1;\nEOF", want: "destructive"},
+		{id: "sqlite-output-file", in: "sqlite3 db '.output .mcp.json' 'select 1'", want: "self-mod"},
+		{id: "psql", in: `psql -c '\! ` + rm + `'`, want: "destructive"},
+		{id: "psql-o", in: "psql -o .mcp.json -c 'select 1'", want: "self-mod"},
+		{id: "psql-stdin", in: "psql <<'EOF'\nselect 1 \\g |" + rm + "\nEOF", want: "destructive"},
+		{id: "mysql", in: "mysql -e 'system " + rm + "'", want: "destructive"},
+		{id: "mysql-tee", in: "mysql --tee=.mcp.json -e 'select 1'", want: "self-mod"},
+		{id: "gdb-shell", in: "gdb -batch -ex 'shell " + rm + "'", want: "destructive"},
+		{id: "gdb-bang", in: "gdb -batch -ex '!" + rm + "'", want: "destructive"},
+		{id: "gdb-args", in: "gdb -batch -ex run --args " + rm, want: "destructive"},
+		{id: "gdb-python", in: "gdb -batch -ex 'python import os; os.system(\"x\")'", want: all},
+		{id: "lldb", in: "lldb -o 'platform shell " + rm + "'", want: "destructive"},
+		{id: "lldb-debuggee", in: "lldb -o run -- " + rm, want: "destructive"},
+		{id: "man-P", in: "man -P '" + rm + "' ls", want: "destructive"},
+		{id: "man-PAGER", in: "PAGER='" + rm + "' man ls", want: "destructive"},
+		{id: "make-eval", in: "make --eval='x:; " + rm + "' x", want: "destructive"},
+		{id: "make-stdin", in: "make -f - x <<'EOF'\nx:\n\t" + rm + "\nEOF", want: "destructive"},
+		{id: "npm-script-shell", in: "npm run test --script-shell='" + rm + "'", want: "destructive"},
+		{id: "npm-config-shell", in: "npm config set script-shell /tmp/evil.sh", want: "scope-escalation"},
+		{id: "julia", in: "julia -e 'run(`" + rm + "`)'", want: all},
+		{id: "tclsh", in: "tclsh <<< 'exec " + rm + "'", want: all},
+
+		{id: "less-plain", in: "less +G x.log", want: ""},
+		{id: "sqlite-plain", in: "sqlite3 db 'select count(*) from t' '.tables'", want: ""},
+		{id: "psql-plain", in: "psql -c 'select 1' -d app", want: ""},
+		{id: "mysql-plain", in: "mysql -e 'show tables' app", want: ""},
+		{id: "gdb-bt", in: "gdb -batch -ex bt ./app core", want: ""},
+		{id: "man-plain", in: "man -P cat ls", want: ""},
+		{id: "make-eval-plain", in: "make --eval='x:; go test ./...' x", want: ""},
+		{id: "make-vars", in: "make --eval='x:; go build -o $@ ./...' x", want: ""},
+		// A command word that is a make variable is only known when make runs.
+		{id: "make-var-command", in: "make --eval='x:; $(GO) build ./...' x", want: all},
+		{id: "npm-config-registry", in: "npm config set registry https://registry.npmjs.org/", want: ""},
+		{id: "julia-plain", in: "julia -e 'println(1+1)'", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
+
+func TestMakefileRecipes(t *testing.T) {
+	got := makefileRecipes("CC := gcc\n# c\nall: a b ; echo $$HOME $(CC)\n\tgo build -o $@ ./...\n\t@-rm -f x\nx = 1\ny: ;\n")
+	want := []string{"echo $HOME ${__fixrail_make__}", "go build -o ${__fixrail_make__} ./...", "rm -f x", ""}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("makefileRecipes = %q, want %q", got, want)
+	}
+}
+
+// FuzzSQLClientEffects: any client text is read without panicking.
+func FuzzSQLClientEffects(f *testing.F) {
+	for _, s := range []string{`\! id`, ".shell id", ".output |x", "system id", `select 1 \g |x`, ".backup main f", "tee f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, cl := range []string{"psql", "mysql", "sqlite3"} {
+			runs, writes := sqlClientEffects(cl, s)
+			if len(runs)+len(writes) > 8*len(s)+8 {
+				t.Fatalf("%s %q: more effects than the text can hold", cl, s)
+			}
+		}
+		_ = makefileRecipes(s)
+	})
+}
