@@ -429,8 +429,12 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).lookup
 	case "ping6":
 		return (*analyzer).lookup
-	case "traceroute":
+	case "traceroute", "tracepath", "mtr", "whois", "drill", "kdig", "delv":
 		return (*analyzer).lookup
+	case "aria2c", "axel", "lynx", "w3m", "links", "elinks":
+		return (*analyzer).fetchURL
+	case "ngrok", "cloudflared", "lt", "localtunnel", "bore", "zrok", "localxpose", "loclx", "pinggy":
+		return (*analyzer).tunnel
 	case "aws":
 		return (*analyzer).aws
 	case "gsutil":

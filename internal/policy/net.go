@@ -626,6 +626,51 @@ func (a *analyzer) lookup(c *cmd) {
 	}
 }
 
+// fetchURL: a downloader or text browser fetching its URL operands
+// (aria2c, axel, lynx -dump): a GET, which hands the host whatever the URL
+// carries (see carried); aria2c -d and -o name where the file lands.
+func (a *analyzer) fetchURL(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "dionxsj", long: []string{"dir", "out", "input-file", "max-connection-per-server", "split",
+		"max-concurrent-downloads", "user-agent", "header", "output", "num-connections"}})
+	var urls []field
+	for _, f := range p.operands {
+		if strings.Contains(f.s, "://") || f.dyn {
+			urls = append(urls, f)
+		}
+	}
+	a.carried(urls, urls, c.name)
+	if c.name == "aria2c" || c.name == "axel" {
+		dir, _ := p.value("-d", "--dir")
+		if o, ok := p.value("-o", "--out", "--output"); ok {
+			a.writePath(inDir(dir, o), c.st, c.name+" -o")
+			return
+		}
+		unknown := ""
+		if p.has("-i", "--input-file") {
+			unknown = "its URLs are read from a file"
+		}
+		a.downloads(c.name, dir, urls, unknown, c.st)
+	}
+}
+
+// tunnel: ngrok, cloudflared tunnel and their kin publish a local port on
+// a public address through a third party's servers.
+func (a *analyzer) tunnel(c *cmd) {
+	if c.name == "cloudflared" {
+		i := firstOperand(c.args, "", nil)
+		if i < 0 || c.args[i].s != "tunnel" {
+			return
+		}
+	}
+	if c.name == "ngrok" {
+		i := firstOperand(c.args, "", nil)
+		if i < 0 || (c.args[i].s != "http" && c.args[i].s != "tcp" && c.args[i].s != "tls" && c.args[i].s != "start") {
+			return
+		}
+	}
+	a.add(EgressOther, false, "%s exposes a port on this machine through another host", c.name)
+}
+
 func (a *analyzer) aws(c *cmd) {
 	valued := []string{"profile", "region", "output", "endpoint-url", "query", "color", "cli-read-timeout",
 		"cli-connect-timeout", "ca-bundle", "cli-binary-format", "cli-input-json", "cli-input-yaml"}
