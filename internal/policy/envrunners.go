@@ -85,7 +85,7 @@ func wrapMise(a *analyzer, name string, argv []field, env map[string]field, st *
 	return nil, st, in
 }
 
-// wrapDirenvExec: direnv exec DIR COMMAND runs the command in DIR's
+// direnvExec: direnv exec DIR COMMAND runs the command in DIR's
 // environment (direnv's other verbs are its handler's).
 func (a *analyzer) direnvExec(c *cmd) bool {
 	if len(c.args) < 3 || c.args[0].s != "exec" {
