@@ -102,6 +102,36 @@ func TestRecursiveReachesProjectSettings(t *testing.T) {
 	write(t, filepath.Join(proj, ".claude", "settings.json"), "{}")
 	runCase(t, tc{id: "tree", in: "rm -rf " + proj, cwd: scratch, want: "self-mod"}, env)
 	runCase(t, tc{id: "tree-sibling", in: "rm -rf " + filepath.Join(scratch, "other"), cwd: scratch, want: ""}, env)
+
+	// The settings' own directory, removed or moved whole, takes them
+	// with it: .claude is a prefix of .claude/settings.json, and what it
+	// holds is on the disk to be read.
+	write(t, filepath.Join(proj, ".claude", "hooks", "pre.sh"), "#!/bin/sh\n")
+	write(t, filepath.Join(proj, ".codex", "config.toml"), "")
+	for _, c := range []tc{
+		{id: "own-dir", in: "rm -rf .claude", want: "self-mod"},
+		{id: "own-dir", in: "rm -r ./.claude/", want: "self-mod"},
+		{id: "own-dir", in: "mv .claude /tmp/old", want: "self-mod"},
+		{id: "own-dir", in: "mv .claude .claude2", want: "self-mod"},
+		{id: "own-dir", in: "find .claude -delete", want: "self-mod"},
+		{id: "own-dir", in: "rm -rf .claude/hooks", want: "self-mod"},
+		{id: "own-dir", in: "rm -rf .codex", want: "self-mod"},
+	} {
+		c.cwd = proj
+		runCase(t, c, env)
+	}
+	// A .claude that holds no settings (commands, agents) is the
+	// project's to remove.
+	other := filepath.Join(scratch, "other2")
+	write(t, filepath.Join(other, ".claude", "commands", "review.md"), "review\n")
+	for _, c := range []tc{
+		{id: "own-dir-no-settings", in: "rm -rf .claude", want: ""},
+		{id: "own-dir-no-settings", in: "mv .claude .claude-old", want: ""},
+		{id: "own-dir-no-settings", in: "rm -rf .claude/commands", want: ""},
+	} {
+		c.cwd = other
+		runCase(t, c, env)
+	}
 }
 
 // TestTreeLandsSettings: a tree copied, moved, synced or linked into place

@@ -200,18 +200,7 @@ func (n nameRule) match(p []string) bool {
 // directory restored from a commit) may hold what the rule protects.
 func (n nameRule) holdsPrefix(p []string) bool {
 	for k := len(n.elems) - 1; k >= 1; k-- {
-		if k > len(p) {
-			continue
-		}
-		tail := p[len(p)-k:]
-		ok := true
-		for j := range k {
-			if !n.elems[j].match(tail[j]) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if n.endsWith(p, k) {
 			return true
 		}
 	}
@@ -498,17 +487,65 @@ func (a *analyzer) checkNames(comps []string, how, shown string) {
 	}
 }
 
-// checkBelow looks for project agent settings inside a directory that a
-// recursive operation reaches.
+// checkBelow looks for project agent settings in a directory that a
+// recursive operation reaches: the run of a self-mod name rule below it
+// (proj/.claude/settings.json), or, when the directory is the start of a
+// run (.claude, which begins .claude/settings.json), the run's rest in it.
+// What is looked for is read from the disk, so a .claude holding only
+// commands is not judged as one holding settings.
 func (a *analyzer) checkBelow(dir, how string) {
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 		return
 	}
-	for _, rel := range []string{".claude/settings.json", ".claude/settings.local.json", ".claude/hooks", ".codex", ".gemini", ".mcp.json"} {
-		if _, err := os.Lstat(filepath.Join(dir, rel)); err == nil {
-			a.add(SelfMod, false, "%s reaches %s (project agent settings)", how, filepath.Join(dir, rel))
+	comps := splitPath(dir)
+	a.zoneList()
+	for _, n := range a.names {
+		if n.rule != SelfMod {
+			continue
+		}
+		for k := range n.elems {
+			if k > 0 && !n.endsWith(comps, k) {
+				continue
+			}
+			if found := a.findRun(dir, n.elems[k:]); found != "" {
+				a.add(SelfMod, false, "%s reaches %s (%s)", how, found, n.what)
+				break
+			}
 		}
 	}
+}
+
+// endsWith reports whether p ends with the rule's first k elements.
+func (n nameRule) endsWith(p []string, k int) bool {
+	if k > len(p) {
+		return false
+	}
+	tail := p[len(p)-k:]
+	for j := range k {
+		if !n.elems[j].match(tail[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// findRun returns the first path below dir whose components match elems,
+// one directory level each, or "".
+func (a *analyzer) findRun(dir string, elems []nameElem) string {
+	names, _ := a.readDir(dir)
+	for _, name := range names {
+		if !elems[0].match(strings.ToLower(name)) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if len(elems) == 1 {
+			return p
+		}
+		if found := a.findRun(p, elems[1:]); found != "" {
+			return found
+		}
+	}
+	return ""
 }
 
 // fileID identifies a file across hard links.
