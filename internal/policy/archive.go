@@ -398,5 +398,13 @@ func (a *analyzer) exposedDir(dir string) (bool, string) {
 			return true, z.what
 		}
 	}
+	// The directory protected names sit in (.claude, whose settings.json
+	// a member named settings.json would be), or one below a protected
+	// run (.claude/hooks/x).
+	for _, n := range a.names {
+		if n.holdsPrefix(comps) || (n.under && n.match(comps)) {
+			return true, "a directory that holds " + n.what
+		}
+	}
 	return false, ""
 }

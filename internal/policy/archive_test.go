@@ -208,6 +208,17 @@ func TestArchiveExtraction(t *testing.T) {
 		{id: "bzip2", in: "tar xjf data.tbz2", want: "self-mod?"},
 		{id: "fifo", in: "tar xf fifo.tar", want: "self-mod?"},
 		{id: "missing", in: "tar xzf later.tgz", want: "self-mod?"},
+		// Into the settings' own directory, a member named settings.json
+		// is the project's agent settings.
+		{id: "missing-own-dir", in: "tar xzf later.tgz -C .claude", want: "self-mod?"},
+		{id: "missing-own-dir", in: "cd .claude && tar xzf ../later.tgz", want: "self-mod?"},
+		{id: "missing-own-dir", in: "unzip later.zip -d .claude", want: "self-mod?"},
+		{id: "missing-own-dir", in: "curl -sL https://example.com/x.tgz | tar xz -C .git", want: "self-mod?"},
+		{id: "missing-own-dir", in: "tar xzf later.tgz -C .claude/hooks/lib", want: "self-mod"},
+		{id: "missing-own-dir", in: "wget --content-disposition -P .claude https://example.com/get", want: "self-mod?"},
+		{id: "named-own-dir", in: "wget -P .claude https://example.com/settings.cgi", want: ""},
+		{id: "missing-elsewhere", in: "tar xzf later.tgz -C .claude-old", want: ""},
+		{id: "missing-elsewhere", in: "tar xzf later.tgz -C build/.claude.d", want: ""},
 		{id: "written-first", in: "cp " + filepath.Join(scratch, "ok.tgz") + " ok.tgz && tar xzf ok.tgz", want: "self-mod?"},
 		{id: "too-many", in: "tar xzf many.tgz", want: "self-mod?"},
 		{id: "run-time", in: "tar xzf \"$ARCHIVE\"", want: "self-mod?"},
