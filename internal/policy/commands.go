@@ -41,6 +41,9 @@ func (a *analyzer) command(argv []field, env map[string]field, st *state, in inp
 			a.dispatch(name, argv, env, st, in, depth)
 			return
 		}
+		if env == nil && name == "env" {
+			env = map[string]field{} // env's NAME=value operands join the prefixes
+		}
 		var next []field
 		next, st, in = w(a, name, argv, env, st, in, depth)
 		argv = next
@@ -119,7 +122,7 @@ func set(names ...string) map[string]bool {
 func (a *analyzer) dispatch(name string, argv []field, env map[string]field, st *state, in input, depth int) {
 	args := argv[1:]
 	if shells.has(name) {
-		a.shell(name, args, st, in, depth)
+		a.shell(name, args, env, st, in, depth)
 		return
 	}
 	if h := handlerFor(name); h != nil {

@@ -32,6 +32,12 @@ func TestShellEscapes(t *testing.T) {
 		{id: "lldb-debuggee", in: "lldb -o run -- " + rm, want: "destructive"},
 		{id: "man-P", in: "man -P '" + rm + "' ls", want: "destructive"},
 		{id: "man-PAGER", in: "PAGER='" + rm + "' man ls", want: "destructive"},
+		// env's NAME=value operands are the program's environment, as
+		// prefixes are.
+		{id: "env-PAGER", in: "env PAGER='" + rm + "' man ls", want: "destructive"},
+		{id: "env-GIT_SSH_COMMAND", in: "env GIT_SSH_COMMAND='" + rm + "' git fetch", want: "destructive"},
+		{id: "env-unset", in: "env -u PAGER man ls", want: ""},
+		{id: "env-plain", in: "env LANG=C man ls", want: ""},
 		{id: "make-eval", in: "make --eval='x:; " + rm + "' x", want: "destructive"},
 		{id: "make-stdin", in: "make -f - x <<'EOF'\nx:\n\t" + rm + "\nEOF", want: "destructive"},
 		{id: "npm-script-shell", in: "npm run test --script-shell='" + rm + "'", want: "destructive"},

@@ -262,6 +262,7 @@ func TestScriptFiles(t *testing.T) {
 	}
 	write(t, filepath.Join(repo, "gradlew"), "#!/bin/sh\nAPP_HOME=$(cd \"${0%/*}\" && pwd -P)\nexec \"$JAVACMD\" \"$@\"\n")
 	write(t, filepath.Join(repo, "dyn.sh"), "#!/bin/sh\n$TOOL --go\nrm -rf \"$OUT\"\ngit push origin main\n")
+	write(t, filepath.Join(repo, "zd", ".zshenv"), "git push --force origin feat\n")
 	for _, c := range []tc{
 		{id: "O26", in: "bash push.sh", want: "push-force"},
 		// Run-time values inside a script on disk do not count; what it
@@ -273,6 +274,24 @@ func TestScriptFiles(t *testing.T) {
 		{id: "O26", in: "source env.sh && make", want: ""},
 		{id: "O26", in: "./py.sh", want: ""},
 		{id: "O26", in: "source missing.sh", want: allQ},
+
+		// What a shell reads before its commands: bash sources $BASH_ENV
+		// for a script or -c text, an interactive sh-family shell $ENV,
+		// zsh $ZDOTDIR/.zshenv, bash --rcfile.
+		{id: "startup", in: "BASH_ENV=push.sh bash -c true", want: "push-force"},
+		{id: "startup", in: "env BASH_ENV=push.sh bash -c true", want: "push-force"},
+		{id: "startup", in: "export BASH_ENV=push.sh; bash -c true", want: "push-force"},
+		{id: "startup", in: "BASH_ENV=push.sh bash env.sh", want: "push-force"},
+		{id: "startup", in: "BASH_ENV=push.sh make test", want: ""}, // make's /bin/sh is not judged as bash
+		{id: "startup", in: "BASH_ENV=$(mktemp) bash -c true", want: allQ},
+		{id: "startup", in: "BASH_ENV='$(git push -f origin feat)' bash -c true", want: allQ},
+		{id: "startup", in: "echo 'git push -f' > s.sh && BASH_ENV=s.sh bash -c true", want: allQ},
+		{id: "startup", in: "BASH_ENV=missing.sh bash -c true", want: allQ},
+		{id: "startup", in: "ENV=push.sh sh -i < /dev/null", want: "push-force"},
+		{id: "startup", in: "ENV=push.sh sh -c true", want: ""}, // $ENV is read by interactive shells only
+		{id: "startup", in: "bash --rcfile push.sh -i < /dev/null", want: "push-force"},
+		{id: "startup", in: "ZDOTDIR=zd zsh -c true", want: "push-force"},
+		{id: "startup", in: "BASH_ENV=env.sh bash -c true", want: ""},
 	} {
 		c.cwd = repo
 		runCase(t, c, env)

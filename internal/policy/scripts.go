@@ -69,9 +69,9 @@ var shells = wordSet{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", 
 
 // shell analyses sh, bash and friends: -c text, a script file, or commands
 // on standard input.
-func (a *analyzer) shell(name string, args []field, st *state, in input, depth int) {
-	cmode, smode := false, false
-	var operands []field
+func (a *analyzer) shell(name string, args []field, env map[string]field, st *state, in input, depth int) {
+	cmode, smode, interactive := false, false, false
+	var operands, rcfiles []field
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if f.dyn && f.optLike() {
@@ -83,8 +83,9 @@ func (a *analyzer) shell(name string, args []field, st *state, in input, depth i
 			break
 		}
 		if strings.HasPrefix(f.s, "--") {
-			if f.s == "--rcfile" || f.s == "--init-file" {
+			if (f.s == "--rcfile" || f.s == "--init-file") && i+1 < len(args) {
 				i++
+				rcfiles = append(rcfiles, args[i])
 			}
 			continue
 		}
@@ -95,6 +96,8 @@ func (a *analyzer) shell(name string, args []field, st *state, in input, depth i
 					cmode = true
 				case 's':
 					smode = true
+				case 'i':
+					interactive = true
 				case 'o', 'O':
 					i++
 				}
@@ -104,6 +107,7 @@ func (a *analyzer) shell(name string, args []field, st *state, in input, depth i
 		operands = args[i:]
 		break
 	}
+	a.startupFiles(name, env, st, depth, interactive, rcfiles)
 	switch {
 	case cmode:
 		if len(operands) == 0 {
@@ -117,6 +121,55 @@ func (a *analyzer) shell(name string, args []field, st *state, in input, depth i
 		a.scriptFile(operands[0], st, depth, name, false)
 	default:
 		a.stdinScript(in, st, depth, name)
+	}
+}
+
+// startupFiles follows what a shell sources before its own commands, set
+// by the command's environment: bash reads $BASH_ENV when it runs a script
+// or -c text (bash(1), INVOCATION), and --rcfile/--init-file when
+// interactive; an interactive sh-family shell reads $ENV; zsh reads
+// $ZDOTDIR/.zshenv always. bash expands $BASH_ENV and $ENV before using
+// them, so a substitution in the value runs. The environment is the
+// command's VAR=x prefixes (env's too) and the shell state's variables
+// (export is not told apart from a plain assignment: a little wider).
+func (a *analyzer) startupFiles(name string, env map[string]field, st *state, depth int, interactive bool, rcfiles []field) {
+	lookup := func(k string) (field, bool) {
+		if v, ok := env[k]; ok {
+			return v, true
+		}
+		if st.outVars[k] {
+			return field{s: dynMark, dyn: true}, true
+		}
+		if v, ok := st.vars[k]; ok {
+			return word(v), true
+		}
+		return field{}, false
+	}
+	source := func(f field, how string) {
+		if !f.dyn && strings.ContainsAny(f.s, "$`") {
+			a.all(fmt.Sprintf("%s expands %s before sourcing it, and a substitution in it runs", name, f))
+			return
+		}
+		a.scriptFile(f, st, depth, how, true)
+	}
+	bashLike := name == "bash" || name == "rbash"
+	if v, ok := lookup("BASH_ENV"); ok && bashLike {
+		source(v, name+" with $BASH_ENV")
+	}
+	if v, ok := lookup("ENV"); ok && interactive && name != "zsh" && name != "fish" && name != "tcsh" && name != "csh" {
+		source(v, name+" -i with $ENV")
+	}
+	if v, ok := lookup("ZDOTDIR"); ok && name == "zsh" {
+		if v.dyn {
+			a.all(fmt.Sprintf("zsh reads .zshenv from $ZDOTDIR, only known at run time (%s)", v))
+		} else {
+			a.scriptFile(word(filepath.Join(v.s, ".zshenv")), st, depth, "zsh with $ZDOTDIR", false)
+		}
+	}
+	if bashLike && interactive {
+		for _, f := range rcfiles {
+			a.scriptFile(f, st, depth, name+" --rcfile", true)
+		}
 	}
 }
 

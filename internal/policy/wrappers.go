@@ -125,7 +125,16 @@ func wrapSudo(a *analyzer, name string, argv []field, env map[string]field, st *
 	if len(rest) > 0 && rest[0].s == "-" && !rest[0].dyn {
 		rest = rest[1:] // "env -" is env -i
 	}
+	for _, u := range p.values("-u", "--unset") {
+		delete(env, u.s)
+	}
+	// NAME=value operands are the program's environment, as prefixes are
+	// (a handler reads $PAGER, GIT_SSH_COMMAND, BASH_ENV from it).
 	for len(rest) > 0 && !rest[0].dyn && isAssignment(rest[0].s) {
+		k, v, _ := strings.Cut(rest[0].s, "=")
+		if env != nil {
+			env[k] = word(v)
+		}
 		rest = rest[1:]
 	}
 	if name == "sudoedit" || p.has("-e", "--edit") {
@@ -230,7 +239,16 @@ func wrapEnv(a *analyzer, name string, argv []field, env map[string]field, st *s
 	if len(rest) > 0 && rest[0].s == "-" && !rest[0].dyn {
 		rest = rest[1:] // "env -" is env -i
 	}
+	for _, u := range p.values("-u", "--unset") {
+		delete(env, u.s)
+	}
+	// NAME=value operands are the program's environment, as prefixes are
+	// (a handler reads $PAGER, GIT_SSH_COMMAND, BASH_ENV from it).
 	for len(rest) > 0 && !rest[0].dyn && isAssignment(rest[0].s) {
+		k, v, _ := strings.Cut(rest[0].s, "=")
+		if env != nil {
+			env[k] = word(v)
+		}
 		rest = rest[1:]
 	}
 	if d, ok := p.value("-C", "--chdir"); ok {
