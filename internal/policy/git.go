@@ -31,6 +31,8 @@ func (a *analyzer) git(c *cmd) {
 			a.runsText(v, c, "git with "+k)
 		case "GIT_CONFIG_PARAMETERS":
 			a.gitUnknown("git configuration passed in GIT_CONFIG_PARAMETERS is not analysed")
+		case "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG":
+			a.gitConfigFile(v, c, "git with "+k)
 		}
 	}
 	if n, ok := c.env["GIT_CONFIG_COUNT"]; ok {
@@ -413,8 +415,25 @@ func (a *analyzer) gitConfigExec(key string, v field, c *cmd) {
 		key == "uploadpack.packobjectshook" || strings.HasPrefix(key, "pager.") ||
 		key == "core.fsmonitor" && v.s != "true" && v.s != "false":
 		a.runsText(v, c, "git -c "+key)
-	case key == "credential.helper" && strings.HasPrefix(v.s, "!"):
-		a.runsText(field{s: v.s[1:], dyn: v.dyn}, c, "git -c "+key)
+	case key == "credential.helper":
+		// "!text" is shell text; any other value is a helper name git
+		// prefixes with git-credential- or, with a slash, a command line.
+		a.runsText(field{s: strings.TrimPrefix(v.s, "!"), dyn: v.dyn}, c, "git -c "+key)
+	case key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path"):
+		a.gitConfigFile(v, c, "git -c "+key)
+	default:
+		// filter.<driver>.clean/smudge/process, diff.<driver>.textconv
+		// and .command, merge.<driver>.driver,
+		// remote.<name>.uploadpack/receivepack: commands git runs.
+		sec, rest, _ := strings.Cut(key, ".")
+		_, name := path.Split(strings.ReplaceAll(rest, ".", "/"))
+		switch {
+		case sec == "filter" && (name == "clean" || name == "smudge" || name == "process"),
+			sec == "diff" && (name == "textconv" || name == "command"),
+			sec == "merge" && name == "driver",
+			sec == "remote" && (name == "uploadpack" || name == "receivepack"):
+			a.runsText(v, c, "git -c "+key)
+		}
 	}
 }
 

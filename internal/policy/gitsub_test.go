@@ -58,3 +58,40 @@ func TestGitAm(t *testing.T) {
 		runCase(t, c, env)
 	}
 }
+
+// TestGitConfigRunsCommands: a configuration key that names a command git
+// runs, given on the command line (-c, GIT_CONFIG_KEY_n), is the command;
+// a configuration file named on the command line (include.path,
+// GIT_CONFIG_GLOBAL) is read for such keys, and one that holds any, or
+// cannot be read, is unresolvable.
+func TestGitConfigRunsCommands(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, "evil.cfg"), "[core]\n\tfsmonitor = rm -rf /srv/data\n")
+	write(t, filepath.Join(repo, "hermetic.cfg"), "[user]\n\tname = CI\n\temail = ci@example.com\n[init]\n\tdefaultBranch = main\n")
+	const rm = "rm -rf /srv/data"
+	for _, c := range []tc{
+		{id: "filter-smudge", in: "git -c filter.x.smudge='" + rm + "' checkout .", want: "destructive"},
+		{id: "filter-clean", in: "git -c filter.lfs.clean='" + rm + "' add .", want: "destructive"},
+		{id: "filter-process", in: "git -c filter.x.process='" + rm + "' status", want: "destructive"},
+		{id: "textconv", in: "git -c diff.bin.textconv='" + rm + "' diff", want: "destructive"},
+		{id: "merge-driver", in: "git -c merge.ours.driver='" + rm + "' merge x", want: "destructive"},
+		{id: "uploadpack", in: "git -c remote.origin.uploadpack='" + rm + "' fetch", want: "destructive"},
+		{id: "credential-path", in: "git -c credential.helper='" + rm + "' fetch", want: "destructive"},
+		{id: "env-key", in: "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=filter.x.smudge GIT_CONFIG_VALUE_0='" + rm + "' git status", want: "destructive"},
+		{id: "include-path", in: "git -c include.path=evil.cfg status", want: allQ},
+		{id: "includeif-path", in: "git -c includeIf.onbranch:main.path=evil.cfg status", want: allQ},
+		{id: "global-file", in: "GIT_CONFIG_GLOBAL=evil.cfg git status", want: allQ},
+		{id: "system-file", in: "env GIT_CONFIG_SYSTEM=evil.cfg git status", want: allQ},
+		{id: "global-missing", in: "GIT_CONFIG_GLOBAL=missing.cfg git status", want: allQ},
+		{id: "global-run-time", in: "GIT_CONFIG_GLOBAL=\"$CFG\" git status", want: allQ},
+
+		{id: "global-null", in: "GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git status", want: ""},
+		{id: "global-hermetic", in: "GIT_CONFIG_GLOBAL=hermetic.cfg git commit -m x", want: ""},
+		{id: "include-hermetic", in: "git -c include.path=hermetic.cfg status", want: ""},
+		{id: "credential-store", in: "git -c credential.helper=store fetch", want: ""},
+		{id: "filter-plain", in: "git -c filter.lfs.required=true status", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}

@@ -188,13 +188,8 @@ func (a *analyzer) scriptFile(f field, st *state, depth int, how string, strict 
 		a.all(how + " runs commands from standard input")
 		return
 	}
-	p, ok := cleanAbs(st.cwd, f.s)
+	p, ok := a.fileOnDisk(f.s, st, how, "runs")
 	if !ok {
-		a.all(fmt.Sprintf("%s runs %s and the working directory is unknown", how, f.s))
-		return
-	}
-	if a.written[p] {
-		a.all(fmt.Sprintf("%s runs %s, which this command writes first", how, p))
 		return
 	}
 	limit := int64(maxScript)
@@ -213,6 +208,24 @@ func (a *analyzer) scriptFile(f field, st *state, depth int, how string, strict 
 		child = st // source runs in the current shell
 	}
 	a.scriptFromFile(string(b), p, child, depth+1, how+" "+p)
+}
+
+// fileOnDisk resolves a file a command runs or reads as code or
+// configuration, to be read here now: its absolute path, or ok false with
+// the call marked unresolvable when the working directory is unknown or
+// the same command writes the file first (what is on disk now is not what
+// will run).
+func (a *analyzer) fileOnDisk(name string, st *state, how, verb string) (string, bool) {
+	p, ok := cleanAbs(st.cwd, name)
+	if !ok {
+		a.all(fmt.Sprintf("%s %s %s and the working directory is unknown", how, verb, name))
+		return "", false
+	}
+	if a.written[p] {
+		a.all(fmt.Sprintf("%s %s %s, which this command writes first", how, verb, p))
+		return "", false
+	}
+	return p, true
 }
 
 // stdinScript analyses commands a shell or interpreter reads on standard input.
