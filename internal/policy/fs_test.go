@@ -361,6 +361,20 @@ func TestOtherTools(t *testing.T) {
 		{id: "mcp-delete", tool: "mcp__github__delete_file", in: `{"branch":"feat"}`, want: "egress-other destructive"},
 		{id: "mcp-read", tool: "mcp__github__get_file_contents", in: `{"path":"README.md"}`, want: ""},
 		{id: "mcp-camel", tool: "mcp__linear__createIssue", in: `{}`, want: "egress-other"},
+		// A run or exec tool with a command argument runs that command,
+		// whatever else its name says.
+		{id: "mcp-exec-command", tool: "mcp__x__exec", in: `{"command":"git push -f"}`, want: "push-force"},
+		{id: "mcp-run-cmd", tool: "mcp__x__run", in: `{"cmd":"git push -f"}`, want: "push-force"},
+		{id: "mcp-invoke-script", tool: "mcp__x__invoke", in: `{"script":"rm -rf /srv/data"}`, want: "destructive"},
+		{id: "mcp-run-tests", tool: "mcp__ci__run_tests", in: `{"suite":"unit"}`, want: ""},
+		// A writing tool of a server not known to be local, given an
+		// absolute path or a file: URI: the path is judged as a local
+		// write too (a remote repository's paths are relative).
+		{id: "mcp-abs-write", tool: "mcp__x__save", in: `{"filepath":"/home/u/.claude/settings.json","data":"{}"}`, want: "self-mod egress-other"},
+		{id: "mcp-file-uri", tool: "mcp__x__save", in: `{"uri":"file:///home/u/.claude/settings.json"}`, want: "self-mod egress-other"},
+		{id: "mcp-file-uri-path", tool: "mcp__x__write", in: `{"path":"file:///home/u/.mcp.json"}`, want: "self-mod egress-other"},
+		{id: "mcp-remote-relative", tool: "mcp__github__create_or_update_file", in: `{"path":".claude/settings.json","content":"{}","branch":"feat"}`, want: "egress-other"},
+		{id: "mcp-http-uri", tool: "mcp__x__save", in: `{"uri":"https://example.com/.claude/settings.json"}`, want: "egress-other"},
 		{id: "powershell", tool: "PowerShell", in: `{"command":"Remove-Item -Recurse C:\\"}`, want: allQ},
 		{id: "cron", tool: "CronCreate", in: `{"cron":"* * * * *","prompt":"x"}`, want: "scope-escalation"},
 		{id: "cron-list", tool: "CronList", in: `{}`, want: ""},

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"net/url"
 	"strings"
 	"unicode"
 )
@@ -10,7 +11,8 @@ import (
 //   - a tool that runs shell commands (bash, shell, terminal, or run/exec/
 //     execute with command/cmd/script: run_command, execute_command) has its
 //     command string analysed like the Bash tool, and is unresolvable for
-//     every rule when it has none;
+//     every rule when it has none; so has a run/exec/invoke tool given a
+//     command, cmd or script argument (mcp__x__exec);
 //   - merge, publish, release, deploy are publish;
 //   - delete, remove, drop, destroy, purge, wipe, truncate, erase are
 //     destructive;
@@ -19,8 +21,10 @@ import (
 //     move, rename, copy, save, append, commit, push, assign, close, reopen,
 //     approve, fork, star, execute, trigger, dispatch, schedule, book, order,
 //     apply, modify, upsert, grant, revoke, pay, charge, refund are egress-other (the call changes something outside this machine),
-//     unless the input names a local file path, in which case the paths are
-//     checked as writes instead;
+//     unless the server looks local (filesystem, editor, ...) and the input
+//     names a path, in which case the paths are checked as writes instead;
+//     an absolute path or a file: URI given to any other server's writing
+//     tool is checked as a write as well;
 //   - a branch argument naming a protected branch on a writing tool is
 //     push-protected, and force: true is push-force;
 //   - a tool that runs database statements (query, sql, execute, exec,
@@ -104,7 +108,17 @@ func (a *analyzer) mcp(c Call) error {
 		}
 		return s, true
 	}
-	if has(mcpShell) != "" || (has(mcpRun) != "" && has(mcpCommand) != "") {
+	shellTool := has(mcpShell) != "" || (has(mcpRun) != "" && has(mcpCommand) != "")
+	if !shellTool && has(mcpRun) != "" {
+		// run, exec, invoke with a command argument: whatever else the
+		// name says (mcp__x__exec), the argument is what runs.
+		for _, k := range []string{"command", "cmd", "script", "commandLine", "command_line"} {
+			if _, ok := str(k); ok {
+				shellTool = true
+			}
+		}
+	}
+	if shellTool {
 		for _, k := range []string{"command", "cmd", "script", "code", "commandLine", "command_line"} {
 			if s, ok := str(k); ok {
 				a.script(s, a.top(), 1, c.Tool)
@@ -125,7 +139,19 @@ func (a *analyzer) mcp(c Call) error {
 
 	var paths []string
 	for _, k := range mcpPathKeys {
-		paths = append(paths, stringValues(in[k])...)
+		for _, v := range stringValues(in[k]) {
+			if p, ok := fileURI(v); ok {
+				v = p
+			}
+			paths = append(paths, v)
+		}
+	}
+	for _, k := range []string{"uri", "url", "file_uri", "fileUri"} {
+		for _, v := range stringValues(in[k]) {
+			if p, ok := fileURI(v); ok {
+				paths = append(paths, p)
+			}
+		}
 	}
 	for _, p := range paths {
 		a.readPath(word(p), a.toolState(), c.Tool, false)
@@ -151,9 +177,30 @@ func (a *analyzer) mcp(c Call) error {
 			}
 		} else {
 			a.add(EgressOther, false, "%s changes something outside this machine", c.Tool)
+			// An absolute path is this machine's more often than a
+			// remote repository's (whose paths are relative): judged
+			// as a local write as well.
+			for _, p := range paths {
+				if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~/") {
+					a.writePath(word(p), a.toolState(), c.Tool)
+				}
+			}
 		}
 	}
 	return nil
+}
+
+// fileURI returns the local path of a file: URI (file:///p or
+// file://localhost/p, percent-decoded).
+func fileURI(s string) (string, bool) {
+	if len(s) < 7 || !strings.EqualFold(s[:7], "file://") {
+		return "", false
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) || u.Path == "" {
+		return "", false
+	}
+	return u.Path, true
 }
 
 // stringValues reads an argument that is a string or a list of strings;
