@@ -368,6 +368,10 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).curl
 	case "wget":
 		return (*analyzer).wget
+	case "fd":
+		return (*analyzer).fd
+	case "fdfind":
+		return (*analyzer).fd
 	case "http":
 		return (*analyzer).httpie
 	case "https":
@@ -393,7 +397,7 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 	case "tftp":
 		return egress("transfers files to another host")
 	case "sftp":
-		return egress("transfers files to another host")
+		return (*analyzer).sftp
 	case "smbclient":
 		return egress("transfers files to another host")
 	case "ssh-copy-id":

@@ -24,6 +24,12 @@ func TestDownloadsNamed(t *testing.T) {
 		{id: "wget-flat-tree", in: "wget -r -nd https://example.com/", want: "self-mod?"},
 		{id: "wget-input-file", in: "wget -i urls.txt", want: "self-mod?"},
 		{id: "wget-run-time-name", in: `wget "https://example.com/$NAME"`, want: "self-mod?"},
+		// wget -e runs a wgetrc command: output_document is -O, dir_prefix -P.
+		{id: "wget-e-output", in: "wget -e output_document=.claude/settings.json https://example.com/x", want: "self-mod"},
+		{id: "wget-e-output-spaced", in: "wget --execute 'Output-Document = .mcp.json' https://example.com/x", want: "self-mod"},
+		{id: "wget-e-dir", in: "wget -e dir_prefix=.claude https://example.com/settings.json", want: "self-mod"},
+		{id: "wget-e-run-time", in: `wget -e "$RC" https://example.com/x`, want: "self-mod? egress-other"},
+		{id: "wget-e-plain", in: "wget -e robots=off https://example.com/data.csv", want: ""},
 
 		{id: "curl-O-plain", in: "curl -LO https://go.dev/dl/go1.26.8.linux-amd64.tar.gz", want: ""},
 		{id: "curl-output-dir-scratch", in: "curl --output-dir " + scratch + " -OJ https://example.com/download", want: ""},

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -11,6 +12,7 @@ import (
 // as if typed.
 func TestShellEscapes(t *testing.T) {
 	env, _, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, "conn.sh"), "#!/bin/sh\nrm -rf /srv/data\n")
 	const rm = "rm -rf /srv/data"
 	all := "self-mod? push-force? push-protected? publish? egress-other? destructive? scope-escalation? discard? teardown? data-drop? branch-delete? history-prune?"
 	for _, c := range []tc{
@@ -38,6 +40,23 @@ func TestShellEscapes(t *testing.T) {
 		{id: "env-GIT_SSH_COMMAND", in: "env GIT_SSH_COMMAND='" + rm + "' git fetch", want: "destructive"},
 		{id: "env-unset", in: "env -u PAGER man ls", want: ""},
 		{id: "env-plain", in: "env LANG=C man ls", want: ""},
+		// Commands other tools run: git difftool's --extcmd, scp's and
+		// sftp's connection program, fd's -x/-X per match.
+		{id: "difftool-x", in: "git difftool -y -x '" + rm + "'", want: "destructive"},
+		{id: "difftool-extcmd", in: "git difftool --extcmd='" + rm + "' HEAD~", want: "destructive"},
+		{id: "scp-S", in: "scp -S ./conn.sh a host:b", want: "egress-other destructive"},
+		{id: "sftp-S", in: "sftp -S ./conn.sh host", want: "egress-other destructive"},
+		{id: "fd-x", in: "fd -x sh -c '" + rm + "'", want: "destructive"},
+		{id: "fd-X", in: "fd -e json . -X sh -c '" + rm + "'", want: "destructive"},
+		{id: "fd-exec-placeholder", in: "fdfind settings --exec cp x {}", want: ""},
+		// ssh's -o commands, in an ssh command line another program
+		// completes with the host, or passed by scp and sftp.
+		{id: "ssh-o-rsync-e", in: "rsync -e 'ssh -o ProxyCommand=\"" + rm + "\"' a host:b", want: "egress-other destructive"},
+		{id: "ssh-o-git-sshcommand", in: "git -c core.sshCommand='ssh -o ProxyCommand=\"" + rm + "\"' fetch", want: "destructive"},
+		{id: "scp-o", in: "scp -o ProxyCommand='" + rm + "' a host:b", want: "egress-other destructive"},
+		{id: "sftp-o", in: "sftp -o 'LocalCommand " + rm + "' host", want: "egress-other destructive"},
+		{id: "difftool-plain", in: "git difftool -y --tool=vimdiff", want: ""},
+		{id: "fd-plain", in: "fd -e go -x gofmt -l", want: ""},
 		{id: "make-eval", in: "make --eval='x:; " + rm + "' x", want: "destructive"},
 		{id: "make-stdin", in: "make -f - x <<'EOF'\nx:\n\t" + rm + "\nEOF", want: "destructive"},
 		{id: "npm-script-shell", in: "npm run test --script-shell='" + rm + "'", want: "destructive"},

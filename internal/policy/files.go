@@ -167,6 +167,64 @@ func (a *analyzer) find(c *cmd) {
 	}
 }
 
+// fd (fdfind) runs the command after -x/--exec once per match and after
+// -X/--exec-batch once with every match, up to a ";" or the end of its
+// arguments; a command with no placeholder gets the match appended. It is
+// judged as find -exec over fd's search paths: its placeholders ({}, {/},
+// {//}, {.}, {/.}) stand for files below them.
+func (a *analyzer) fd(c *cmd) {
+	valued := wordSet{"-e", "--extension", "-t", "--type", "-d", "--max-depth", "--min-depth", "--exact-depth",
+		"-E", "--exclude", "-S", "--size", "--changed-within", "--changed-before", "--newer", "--older",
+		"-o", "--owner", "--base-directory", "--search-path", "-j", "--threads", "--max-results",
+		"-c", "--color", "--ignore-file", "--path-separator", "--format", "--batch-size", "--hyperlink"}
+	var ops, paths, inner []field
+	for i := 0; i < len(c.args); i++ {
+		f := c.args[i]
+		switch {
+		case !f.dyn && (f.s == "-x" || f.s == "--exec" || f.s == "-X" || f.s == "--exec-batch"):
+			j := i + 1
+			for j < len(c.args) && (c.args[j].dyn || c.args[j].s != ";") {
+				j++
+			}
+			inner = append(inner, c.args[i+1:j]...)
+			i = j
+		case !f.dyn && (f.s == "--search-path" || f.s == "--base-directory") && i+1 < len(c.args):
+			i++
+			paths = append(paths, c.args[i])
+		case !f.dyn && valued.has(f.s):
+			i++
+		case !f.dyn && strings.HasPrefix(f.s, "-"):
+		default:
+			ops = append(ops, f)
+		}
+	}
+	if len(inner) == 0 {
+		return
+	}
+	if len(ops) > 1 {
+		paths = append(paths, ops[1:]...)
+	}
+	if len(paths) == 0 {
+		paths = []field{word(".")}
+	}
+	placed := false
+	for k, w := range inner {
+		switch {
+		case w.dyn:
+		case w.s == "{}":
+			placed = true
+		case strings.Contains(w.s, "{/}") || strings.Contains(w.s, "{//}") || strings.Contains(w.s, "{.}") || strings.Contains(w.s, "{/.}") || strings.Contains(w.s, "{}"):
+			inner[k] = field{s: dynMark, dyn: true}
+			placed = true
+		}
+	}
+	if !placed {
+		inner = append(inner, word("{}"))
+	}
+	args := append(append(paths, word("-exec")), inner...)
+	a.find(&cmd{name: "find", argv: append([]field{word("find")}, args...), args: append(args, word(";")), env: c.env, st: c.st, in: c.in, depth: c.depth})
+}
+
 // findNames returns find's -name/-iname patterns, lower-cased, when they
 // filter what reaches -exec; nil when nothing does or when a negation
 // (! or -not) makes the filter unreadable at a glance (every file counts).

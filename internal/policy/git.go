@@ -380,8 +380,15 @@ func initGitSubcommands() {
 			}
 		},
 		"reflog": func(a *analyzer, x gitCall) { a.gitReflog(x.rest) },
-		"gc":     gc,
-		"prune":  gc,
+		"difftool": func(a *analyzer, x gitCall) {
+			// -x/--extcmd: the command each file pair is shown with.
+			p := parseOpts(x.rest, optSpec{short: "tx", long: []string{"tool", "extcmd"}})
+			for _, v := range p.values("-x", "--extcmd") {
+				a.runsText(v, x.c, "git difftool --extcmd")
+			}
+		},
+		"gc":    gc,
+		"prune": gc,
 		"filter-repo": func(a *analyzer, x gitCall) {
 			a.add(HistoryPrune, false, "git filter-repo rewrites history and drops the old refs")
 		},

@@ -221,12 +221,45 @@ func (a *analyzer) offBox(urls []field, how string) {
 	}
 }
 
+var wgetSpec = optSpec{short: "OoaPeitTwQUlARDIXB", long: []string{"output-document", "output-file", "append-output",
+	"directory-prefix", "execute", "input-file", "tries", "timeout", "wait", "quota", "user-agent", "level", "accept",
+	"reject", "domains", "include-directories", "exclude-directories", "base", "post-data", "post-file", "body-data",
+	"body-file", "method", "header", "user", "password", "http-user", "http-password", "load-cookies", "save-cookies",
+	"ca-certificate", "certificate", "private-key", "bind-address", "limit-rate", "referer", "config"}}
+
+// wgetrcOptions turns wget's -e/--execute wgetrc commands that choose
+// where it writes into the options they stand for (output_document is -O,
+// dir_prefix -P, logfile -o, save_cookies --save-cookies), placed first so
+// that a later option still wins, as it does in wget. wgetrc names ignore
+// case, "_" and "-".
+func (a *analyzer) wgetrcOptions(args []field) []field {
+	var out []field
+	for _, e := range parseOpts(args, wgetSpec).values("-e", "--execute") {
+		if e.dyn {
+			a.add(SelfMod, true, "wget -e %s: a wgetrc command only known at run time may choose where it writes", e)
+			continue
+		}
+		k, v, ok := strings.Cut(e.s, "=")
+		if !ok {
+			continue
+		}
+		val := word(strings.TrimSpace(v))
+		switch strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(strings.TrimSpace(k))) {
+		case "outputdocument":
+			out = append(out, word("-O"), val)
+		case "dirprefix":
+			out = append(out, word("-P"), val)
+		case "logfile":
+			out = append(out, word("-o"), val)
+		case "savecookies":
+			out = append(out, word("--save-cookies"), val)
+		}
+	}
+	return append(out, args...)
+}
+
 func (a *analyzer) wget(c *cmd) {
-	p := parseOpts(c.args, optSpec{short: "OoaPeitTwQUlARDIXB", long: []string{"output-document", "output-file", "append-output",
-		"directory-prefix", "execute", "input-file", "tries", "timeout", "wait", "quota", "user-agent", "level", "accept",
-		"reject", "domains", "include-directories", "exclude-directories", "base", "post-data", "post-file", "body-data",
-		"body-file", "method", "header", "user", "password", "http-user", "http-password", "load-cookies", "save-cookies",
-		"ca-certificate", "certificate", "private-key", "bind-address", "limit-rate", "referer", "config"}})
+	p := parseOpts(a.wgetrcOptions(c.args), wgetSpec)
 	st := c.st
 	for _, o := range p.opts {
 		switch o.name {
@@ -447,29 +480,15 @@ func (a *analyzer) ssh(c *cmd) {
 		return
 	}
 	if len(p.operands) == 0 {
+		// A command line another program completes with the host (git's
+		// core.sshCommand, rsync -e): its -o options still run.
+		a.sshOptions(p.opts, c, "ssh")
 		return
 	}
 	host := p.operands[0]
 	p2 := parseOpts(p.operands[1:], sp)
-	opts := append(p.opts, p2.opts...)
 	remote := p2.operands
-	var remoteCmd *field
-	for _, o := range opts {
-		if o.name != "-o" || !o.has {
-			continue
-		}
-		k, v, ok := strings.Cut(o.val.s, "=")
-		if !ok {
-			k, v, _ = strings.Cut(o.val.s, " ")
-		}
-		switch strings.ToLower(strings.TrimSpace(k)) {
-		case "proxycommand", "localcommand", "knownhostscommand":
-			a.runsText(field{s: strings.TrimSpace(v), dyn: o.val.dyn}, c, "ssh -o "+k)
-		case "remotecommand":
-			rc := field{s: strings.TrimSpace(v), dyn: o.val.dyn}
-			remoteCmd = &rc
-		}
-	}
+	remoteCmd := a.sshOptions(append(p.opts, p2.opts...), c, "ssh")
 	if host.dyn {
 		a.add(EgressOther, true, "ssh to a host only known at run time")
 	} else {
@@ -494,6 +513,46 @@ func (a *analyzer) ssh(c *cmd) {
 	}
 }
 
+// sshOptions judges the -o options ssh, scp and sftp pass to ssh: the
+// commands ProxyCommand, LocalCommand and KnownHostsCommand run here; a
+// RemoteCommand is returned, to be judged as the remote host's.
+func (a *analyzer) sshOptions(opts []opt, c *cmd, how string) (remoteCmd *field) {
+	for _, o := range opts {
+		if o.name != "-o" || !o.has {
+			continue
+		}
+		k, v, ok := strings.Cut(o.val.s, "=")
+		if !ok {
+			k, v, _ = strings.Cut(o.val.s, " ")
+		}
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "proxycommand", "localcommand", "knownhostscommand":
+			a.runsText(field{s: strings.TrimSpace(v), dyn: o.val.dyn}, c, how+" -o "+k)
+		case "remotecommand":
+			rc := field{s: strings.TrimSpace(v), dyn: o.val.dyn}
+			remoteCmd = &rc
+		}
+	}
+	return remoteCmd
+}
+
+// connProgram judges the program scp -S and sftp -S (and sftp -D, a local
+// sftp server) start here for the connection: run like any command.
+func (a *analyzer) connProgram(p parsed, c *cmd, names ...string) {
+	for _, v := range p.values(names...) {
+		a.command([]field{v}, nil, c.st, input{}, c.depth+1)
+	}
+}
+
+// sftp transfers files to another host, through ssh or the program -S or
+// -D names.
+func (a *analyzer) sftp(c *cmd) {
+	p := parseOpts(c.args, optSpec{short: "BbcDFiJloPRSs"})
+	a.sshOptions(p.opts, c, "sftp")
+	a.connProgram(p, c, "-S", "-D")
+	a.add(EgressOther, false, "sftp transfers files to another host")
+}
+
 // remoteOperand reports whether an scp/rsync operand names another host.
 func remoteOperand(f field) bool {
 	s := f.s
@@ -515,6 +574,8 @@ func remoteOperand(f field) bool {
 
 func (a *analyzer) scp(c *cmd) {
 	p := parseOpts(c.args, optSpec{short: "cFiJlPoSDX"})
+	a.sshOptions(p.opts, c, "scp")
+	a.connProgram(p, c, "-S")
 	if len(p.operands) < 2 {
 		return
 	}
