@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -380,6 +381,7 @@ func initGitSubcommands() {
 			}
 		},
 		"reflog": func(a *analyzer, x gitCall) { a.gitReflog(x.rest) },
+		"remote": func(a *analyzer, x gitCall) { a.gitRemote(x.rest) },
 		"difftool": func(a *analyzer, x gitCall) {
 			// -x/--extcmd: the command each file pair is shown with.
 			p := parseOpts(x.rest, optSpec{short: "tx", long: []string{"tool", "extcmd"}})
@@ -691,11 +693,14 @@ func (a *analyzer) gitPush(args []field, g *gitCtx, c *cmd, depth int) {
 	var force, mirror, all, tags, del, prune, dry, dynOpt bool
 	var forceHow string
 	var ops []field
+	var repo *field  // --repo
+	dynRepo := false // a word only known at run time stood where the repository may be
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		switch {
 		case f.dyn && f.optLike():
 			dynOpt = true
+			dynRepo = dynRepo || (len(ops) == 0 && repo == nil)
 		case f.s == "--":
 			ops = append(ops, args[i+1:]...)
 			i = len(args)
@@ -728,6 +733,9 @@ func (a *analyzer) gitPush(args []field, g *gitCtx, c *cmd, depth int) {
 						i++
 						v = args[i]
 					}
+					if cands[0] == "repo" {
+						repo = &v
+					}
 					if cands[0] == "receive-pack" || cands[0] == "exec" {
 						// For a remote on this machine git runs it here.
 						a.runsText(v, &cmd{st: c.st, depth: depth}, "git push --receive-pack")
@@ -757,6 +765,16 @@ func (a *analyzer) gitPush(args []field, g *gitCtx, c *cmd, depth int) {
 	}
 	if dry {
 		return // a dry run transmits nothing
+	}
+	switch {
+	case repo != nil:
+	case dynRepo:
+		repo = &field{s: dynMark, dyn: true}
+	case len(ops) > 0:
+		repo = &ops[0]
+	}
+	if repo != nil {
+		a.pushDestination(*repo)
 	}
 	if dynOpt {
 		a.add(PushForce, true, "git push with options only known at run time")
@@ -789,6 +807,47 @@ func (a *analyzer) gitPush(args []field, g *gitCtx, c *cmd, depth int) {
 	}
 	for _, r := range refspecs {
 		a.refspec(r, del, g)
+	}
+}
+
+// pushDestination judges where a push goes: a repository named by its
+// address, or a remote this command pointed at one, is not a remote the
+// repository was set up with, and the history leaves for it.
+func (a *analyzer) pushDestination(r field) {
+	switch {
+	case r.dyn:
+		a.add(EgressOther, true, "git push to a repository only known at run time (%s)", r)
+	case gitAddress(r.s):
+		a.add(EgressOther, false, "git push %s sends the history to a repository named by its address, not a configured remote", r.s)
+	case slices.Contains(a.remotes, r.s):
+		a.add(EgressOther, false, "git push %s: this command pointed the remote at a new address", r.s)
+	}
+}
+
+// gitAddress reports whether a repository argument is another host's
+// address (a URL other than file://, or host:path as scp writes it) rather
+// than a remote's name or a path here.
+func gitAddress(s string) bool {
+	if i := strings.Index(s, "://"); i > 0 {
+		return !strings.EqualFold(s[:i], "file")
+	}
+	return remoteOperand(word(s))
+}
+
+// gitRemote records a remote pointed at an address (git remote add NAME
+// URL, git remote set-url NAME URL), so that a later push to it is judged
+// by where it goes.
+func (a *analyzer) gitRemote(args []field) {
+	p := parseOpts(args, optSpec{short: "tm", long: []string{"track", "master", "mirror"}})
+	if len(p.operands) < 3 {
+		return
+	}
+	switch verb, name, url := p.operands[0], p.operands[1], p.operands[2]; {
+	case verb.dyn || name.dyn:
+	case verb.s == "add" || verb.s == "set-url":
+		if url.dyn || gitAddress(url.s) {
+			a.remotes = append(a.remotes, name.s)
+		}
 	}
 }
 

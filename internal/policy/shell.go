@@ -176,6 +176,7 @@ type analyzer struct {
 	written map[string]bool // absolute paths written earlier in this call
 	links   []string        // links created earlier in this call
 	tags    []string        // git tags created earlier in this call
+	remotes []string        // git remotes pointed at an address earlier in this call
 }
 
 func newAnalyzer(env Env, cwd string) *analyzer {
