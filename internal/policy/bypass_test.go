@@ -845,6 +845,14 @@ func TestSigningKeysProtected(t *testing.T) {
 		{id: "key", in: `ssh-keygen -f /home/u/keys/attest -y`, want: "self-mod"},
 		{id: "key", in: `echo x > /home/u/keys/attest`, want: "self-mod"},
 		{id: "key", in: `mv /tmp/mine /home/u/keys/attest`, want: "self-mod"},
+		// git add reads the files it stages into the object store, where
+		// git show or a push can read them back without naming them.
+		{id: "key-git-add", in: `git -C ~/.ssh add -A`, want: "self-mod"},
+		{id: "key-git-add", in: `cd /home/u/keys && git init -q && git add .`, want: "self-mod"},
+		{id: "key-git-add", in: `git --git-dir=/tmp/g --work-tree=/home/u add /home/u/keys`, want: "self-mod"},
+		{id: "key-git-add", in: `git -C /home/u/keys add attest`, want: "self-mod"},
+		{id: "key-git-add-elsewhere", in: `git -C /home/u/repo add -A`, want: ""},
+		{id: "key-git-add-pub", in: `git -C /home/u/keys add attest.pub`, want: ""},
 		{id: "key", in: `cat ~/.ssh/fixrail_approval.pub`, want: ""}, // the public half
 		{id: "key", in: `cat /home/u/keys/attest.pub`, want: ""},
 		{id: "key", in: `cat ~/.ssh/config`, want: ""},

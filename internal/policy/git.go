@@ -382,6 +382,18 @@ func initGitSubcommands() {
 		},
 		"reflog": func(a *analyzer, x gitCall) { a.gitReflog(x.rest) },
 		"remote": func(a *analyzer, x gitCall) { a.gitRemote(x.rest) },
+		"add": func(a *analyzer, x gitCall) {
+			// git add reads what it stages into the object store, where
+			// git show or a push reads it back without naming the file.
+			p := parseOpts(x.rest, optSpec{long: []string{"chmod", "pathspec-from-file"}})
+			specs := p.operands
+			if len(specs) == 0 && p.has("-A", "--all", "-u", "--update") {
+				specs = []field{word(".")}
+			}
+			for _, f := range specs {
+				a.readPath(f, x.st, "git add", true)
+			}
+		},
 		"difftool": func(a *analyzer, x gitCall) {
 			// -x/--extcmd: the command each file pair is shown with.
 			p := parseOpts(x.rest, optSpec{short: "tx", long: []string{"tool", "extcmd"}})
