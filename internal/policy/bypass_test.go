@@ -778,6 +778,16 @@ var bypassCases = []tc{
 	{id: "H31", in: `curl -X POST localhost:7474/db/neo4j/tx/commit --json '{"statements":[{"statement":"MATCH (n) DETACH DELETE n"}]}'`, want: "destructive"},
 	{id: "H31", in: `curl -X DELETE https://x.invalid/v1/items/1`, want: "egress-other destructive"},
 	{id: "H31", in: `curl -X DELETE "$ES/_all"`, want: "egress-other? destructive"},
+	// A method override: a header (X-HTTP-Method-Override and kin) or a
+	// form's _method (Rails, Laravel, Symfony) makes a POST a DELETE.
+	{id: "H31-override", in: `curl -X POST -H 'X-HTTP-Method-Override: DELETE' localhost:8080/api/items/1`, want: "destructive"},
+	{id: "H31-override", in: `curl -H 'x-http-method: delete' -d '' http://localhost:8080/items/1`, want: "destructive"},
+	{id: "H31-override", in: `curl localhost:3000/posts/1 -d _method=delete`, want: "destructive"},
+	{id: "H31-override", in: `curl -X POST 'localhost:3000/posts/1?_method=DELETE'`, want: "destructive"},
+	{id: "H31-override", in: `wget --header='X-Method-Override: DELETE' --post-data= http://localhost:8080/items/1`, want: "destructive"},
+	{id: "H31-override", in: `http POST :8080/items/1 X-HTTP-Method-Override:DELETE`, want: "destructive"},
+	{id: "H31-sibling", in: `curl -X POST -H 'X-HTTP-Method-Override: PATCH' localhost:8080/items/1 -d x=1`, want: ""},
+	{id: "H31-sibling", in: `curl localhost:3000/posts -d 'title=_method=delete is a Rails idiom'`, want: ""},
 	{id: "H31-sibling", in: `curl localhost:9200/_cat/indices`, want: ""},
 	{id: "H31-sibling", in: `curl -X POST localhost:9200/logs/_search --json '{"query":{"match":{"msg":"delete"}}}'`, want: ""},
 	{id: "H31-sibling", in: `curl -X POST localhost:9200/logs/_flush`, want: ""},

@@ -35,7 +35,10 @@ var cypherDelete = lazy(`(?i)\bdetach\s+delete\b|\bmatch\b[^;]*\)\s*(where\b[^;]
 // loopback. how names the client ("curl -X DELETE"); bodies are the
 // request bodies given on the command line (a body read from a file is
 // not read).
-func (a *analyzer) httpRemoves(how, method string, urls, bodies []field) {
+func (a *analyzer) httpRemoves(how, method string, urls, bodies, headers []field) {
+	if method != "DELETE" && methodOverridden(headers, bodies, urls) {
+		method, how = "DELETE", how+" (a method override to DELETE)"
+	}
 	if method == "DELETE" {
 		if len(urls) == 0 {
 			a.add(Destructive, false, "%s: an HTTP DELETE removes what its URL names", how)
@@ -64,6 +67,48 @@ func (a *analyzer) httpRemoves(how, method string, urls, bodies []field) {
 			return
 		}
 	}
+}
+
+// methodOverridden reports whether a request asks the server to take it
+// as a DELETE whatever its method: a header frameworks and gateways honour
+// (X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override), or a form
+// field or query parameter _method=delete (Rails, Laravel, Symfony).
+func methodOverridden(headers, bodies, urls []field) bool {
+	for _, h := range headers {
+		name, val, ok := strings.Cut(h.s, ":")
+		if !ok {
+			continue
+		}
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "x-http-method-override", "x-http-method", "x-method-override":
+			if strings.EqualFold(strings.TrimSpace(val), "DELETE") {
+				return true
+			}
+		}
+	}
+	form := func(q string) bool {
+		vs, err := url.ParseQuery(q)
+		if err != nil {
+			return false
+		}
+		for _, v := range vs["_method"] {
+			if strings.EqualFold(v, "DELETE") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, b := range bodies {
+		if !b.dyn && form(b.s) {
+			return true
+		}
+	}
+	for _, u := range urls {
+		if _, q, ok := strings.Cut(u.s, "?"); ok && !u.dyn && form(q) {
+			return true
+		}
+	}
+	return false
 }
 
 // httpURLRemoves says what a URL's path or query deletes, or "".

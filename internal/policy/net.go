@@ -134,7 +134,7 @@ func (a *analyzer) curl(c *cmd) {
 			break
 		}
 	}
-	a.httpRemoves(strings.TrimSpace("curl "+describeSend(method, false, false)), method, urls, bodies)
+	a.httpRemoves(strings.TrimSpace("curl "+describeSend(method, false, false)), method, urls, bodies, p.values("-H", "--header"))
 	body := p.has("-d", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--json", "-F",
 		"--form", "--form-string", "--expand-data")
 	upload := p.has("-T", "--upload-file")
@@ -311,7 +311,7 @@ func (a *analyzer) wget(c *cmd) {
 			sends, how = true, "wget --method "+method
 		}
 	}
-	a.httpRemoves("wget", method, p.operands, p.values("--post-data", "--body-data"))
+	a.httpRemoves("wget", method, p.operands, p.values("--post-data", "--body-data"), p.values("--header"))
 	for _, e := range p.values("-e", "--execute") {
 		if e.dyn || strings.Contains(strings.ToLower(e.s), "post_") || strings.Contains(strings.ToLower(e.s), "method") || strings.Contains(strings.ToLower(e.s), "body_") {
 			sends, how = true, "wget -e "+e.String()
@@ -441,13 +441,18 @@ func (a *analyzer) httpie(c *cmd) {
 	if method == "" && data {
 		method = "POST"
 	}
-	var items []field
+	var items, headers []field
 	for _, it := range ops[1:] {
 		if _, v, ok := strings.Cut(it.s, "="); ok && !strings.Contains(it.s, "==") {
 			items = append(items, field{s: strings.TrimPrefix(v, "="), dyn: it.dyn})
+			if k, _, _ := strings.Cut(it.s, "="); k == "_method" {
+				items = append(items, field{s: it.s, dyn: it.dyn}) // a form field, as a form body carries it
+			}
+		} else if strings.Contains(it.s, ":") && !strings.Contains(it.s, ":=") {
+			headers = append(headers, it) // Name:value is a header
 		}
 	}
-	a.httpRemoves(strings.TrimSpace(c.name+" "+method), method, []field{target}, items)
+	a.httpRemoves(strings.TrimSpace(c.name+" "+method), method, []field{target}, items, headers)
 	if method == "" || readMethod(method) {
 		a.carried([]field{target}, ops, c.name)
 		return
