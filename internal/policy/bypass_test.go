@@ -603,6 +603,15 @@ var bypassCases = []tc{
 	{id: "N1", in: `git restore --worktree --staged file.txt`, want: "discard"},
 	{id: "N1", in: `git reset --merge`, want: "discard"},
 	{id: "N1", in: `git -C /srv/repo restore src/a.go`, want: "discard"},
+	// The plumbing under them: read-tree --reset -u and checkout-index -f
+	// write the index over the working tree.
+	{id: "N1-plumbing", in: `git read-tree -u --reset HEAD`, want: "destructive"},
+	{id: "N1-plumbing", in: `git checkout-index -a -f`, want: "destructive"},
+	{id: "N1-plumbing", in: `git checkout-index --force --all`, want: "destructive"},
+	{id: "N1-plumbing", in: `git checkout-index -f -- src/a.go`, want: "discard"},
+	{id: "N1-plumbing-sibling", in: `git read-tree -m -u HEAD`, want: ""},  // refuses to overwrite local changes
+	{id: "N1-plumbing-sibling", in: `git checkout-index -a`, want: ""},      // without -f, existing files are left
+	{id: "N1-plumbing-sibling", in: `git read-tree --reset HEAD`, want: ""}, // the index only
 	{id: "N1-sibling", in: `git checkout main`, want: ""},
 	{id: "N1-sibling", in: `git checkout -b feat/x`, want: ""},
 	{id: "N1-sibling", in: `git restore --staged file.txt`, want: ""},

@@ -298,6 +298,15 @@ func initGitSubcommands() {
 			p := parseOpts(x.rest, optSpec{long: []string{"prefix", "stage"}})
 			pre, ok := p.value("--prefix")
 			if !ok {
+				// In place, -f writes the index over files that exist:
+				// their uncommitted changes are gone.
+				switch {
+				case !p.has("-f", "--force"):
+				case p.has("-a", "--all", "--stdin"):
+					a.gitDestroys(x.g, "git checkout-index --force --all overwrites every tracked file's uncommitted changes", false)
+				case len(p.operands) > 0:
+					a.gitDiscard(x.g, "git checkout-index --force overwrites the uncommitted changes of the files it names", false)
+				}
 				return
 			}
 			for _, f := range p.operands {
@@ -382,6 +391,14 @@ func initGitSubcommands() {
 		},
 		"reflog": func(a *analyzer, x gitCall) { a.gitReflog(x.rest) },
 		"remote": func(a *analyzer, x gitCall) { a.gitRemote(x.rest) },
+		"read-tree": func(a *analyzer, x gitCall) {
+			// --reset with -u updates the working tree from the tree read,
+			// local changes or not (-m refuses to overwrite them).
+			p := parseOpts(x.rest, optSpec{long: []string{"prefix", "index-output", "exclude-per-directory", "super-prefix"}})
+			if p.has("-u") && p.has("--reset") {
+				a.gitDestroys(x.g, "git read-tree --reset -u overwrites the working tree's uncommitted changes", false)
+			}
+		},
 		"add": func(a *analyzer, x gitCall) {
 			// git add reads what it stages into the object store, where
 			// git show or a push reads it back without naming the file.
