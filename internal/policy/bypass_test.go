@@ -609,7 +609,7 @@ var bypassCases = []tc{
 	{id: "N1-plumbing", in: `git checkout-index -a -f`, want: "destructive"},
 	{id: "N1-plumbing", in: `git checkout-index --force --all`, want: "destructive"},
 	{id: "N1-plumbing", in: `git checkout-index -f -- src/a.go`, want: "discard"},
-	{id: "N1-plumbing-sibling", in: `git read-tree -m -u HEAD`, want: ""},  // refuses to overwrite local changes
+	{id: "N1-plumbing-sibling", in: `git read-tree -m -u HEAD`, want: ""},   // refuses to overwrite local changes
 	{id: "N1-plumbing-sibling", in: `git checkout-index -a`, want: ""},      // without -f, existing files are left
 	{id: "N1-plumbing-sibling", in: `git read-tree --reset HEAD`, want: ""}, // the index only
 	{id: "N1-sibling", in: `git checkout main`, want: ""},
