@@ -497,7 +497,11 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 	case "pwsh", "powershell":
 		return (*analyzer).powershell
 	case "gem":
-		return publishVerbs(map[string]bool{"push": true, "yank": true, "owner": true})
+		return both((*analyzer).gemSources, publishVerbs(map[string]bool{"push": true, "yank": true, "owner": true}))
+	case "pip", "pip3":
+		return (*analyzer).pipConfig
+	case "go":
+		return (*analyzer).goEnv
 	case "dotnet":
 		return (*analyzer).dotnet
 	case "nuget":
@@ -700,6 +704,11 @@ func destroys(why string) func(a *analyzer, c *cmd) {
 		}
 		a.add(Destructive, false, "%s %s", c.name, why)
 	}
+}
+
+// both runs two analyses of one command.
+func both(f, g func(a *analyzer, c *cmd)) func(a *analyzer, c *cmd) {
+	return func(a *analyzer, c *cmd) { f(a, c); g(a, c) }
 }
 
 func egress(why string) func(a *analyzer, c *cmd) {

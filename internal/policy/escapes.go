@@ -153,6 +153,7 @@ func (a *analyzer) makeText(c *cmd) {
 // config set script-shell (or shell, editor, browser, git) keeps it for
 // every later run.
 func (a *analyzer) npmShell(c *cmd) {
+	a.npmConfig(c)
 	for i, f := range c.args {
 		switch {
 		case strings.HasPrefix(f.s, "--script-shell="):

@@ -70,6 +70,15 @@ func (a *analyzer) buildZones() {
 		dir(ScopeEscalation, "session environment", h, ".config", "environment.d")
 		dir(ScopeEscalation, "launch agents", h, "Library", "LaunchAgents")
 		dir(ScopeEscalation, "a directory on PATH", h, ".local", "bin")
+		// Package managers' user configuration (pkgconfig.go).
+		for _, f := range [][]string{{".npmrc"}, {".yarnrc"}, {".yarnrc.yml"}, {".pydistutils.cfg"}, {".gemrc"}, {".condarc"},
+			{".bunfig.toml"}, {".cargo", "config"}, {".cargo", "config.toml"}, {".config", "go", "env"}, {".m2", "settings.xml"},
+			{".gradle", "init.gradle"}, {".gradle", "init.gradle.kts"}, {".gradle", "gradle.properties"}} {
+			file(ScopeEscalation, "package manager configuration", append([]string{h}, f...)...)
+		}
+		for _, d := range [][]string{{".config", "pip"}, {".pip"}, {".config", "uv"}, {".config", "pnpm"}, {".gradle", "init.d"}} {
+			dir(ScopeEscalation, "package manager configuration", append([]string{h}, d...)...)
+		}
 	}
 	dir(SelfMod, "managed agent settings", "/etc/claude-code")
 	dir(SelfMod, "managed agent settings", "/Library/Application Support/ClaudeCode")

@@ -12,6 +12,9 @@ import (
 // command (nil when there is none) and the state and input it runs with.
 type wrapper func(a *analyzer, name string, argv []field, env map[string]field, st *state, in input, depth int) ([]field, *state, input)
 
+// condaRun unwraps conda run; conda's other verbs run nothing.
+var condaRun = verbRun([]string{"run"}, optSpec{short: "np", long: []string{"name", "prefix", "cwd"}})
+
 // wrappers is filled on first use (initWrappers), see handlers.
 var (
 	wrappers     map[string]wrapper
@@ -92,19 +95,22 @@ func initWrappers() {
 		"valgrind": simple(optSpec{}, 0),
 		"unshare": simple(optSpec{short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups", "map-user", "map-group",
 			"map-users", "map-groups", "load-interp", "monotonic", "boottime"}}, 0),
-		"nsenter":    escalate("enters another process's namespaces", simple(optSpec{short: "tSG", long: []string{"target", "setuid", "setgid"}}, 0)),
-		"schroot":    escalate("runs a command in another root directory", simple(optSpec{short: "cudn", long: []string{"chroot", "user", "directory", "session-name", "option"}}, 0)),
-		"proot":      simple(optSpec{short: "rbwqkvm", long: []string{"rootfs", "bind", "mount", "cwd", "qemu", "kernel-release", "verbose"}}, 0),
-		"bwrap":      wrapBwrap,
-		"entr":       wrapEntr,
-		"rlwrap":     simple(optSpec{short: "bCDfgHlMOPqsStwz"}, 0),
-		"winpty":     simple(optSpec{}, 0),
-		"dotenv":     simple(optSpec{short: "evp"}, 0),
-		"pipenv":     verbRun([]string{"run"}, optSpec{}),
-		"rye":        verbRun([]string{"run"}, optSpec{}),
-		"asdf":       verbRun([]string{"exec"}, optSpec{}),
-		"devbox":     verbRun([]string{"run"}, optSpec{short: "c", long: []string{"config", "environment"}}),
-		"conda":      verbRun([]string{"run"}, optSpec{short: "np", long: []string{"name", "prefix", "cwd"}}),
+		"nsenter": escalate("enters another process's namespaces", simple(optSpec{short: "tSG", long: []string{"target", "setuid", "setgid"}}, 0)),
+		"schroot": escalate("runs a command in another root directory", simple(optSpec{short: "cudn", long: []string{"chroot", "user", "directory", "session-name", "option"}}, 0)),
+		"proot":   simple(optSpec{short: "rbwqkvm", long: []string{"rootfs", "bind", "mount", "cwd", "qemu", "kernel-release", "verbose"}}, 0),
+		"bwrap":   wrapBwrap,
+		"entr":    wrapEntr,
+		"rlwrap":  simple(optSpec{short: "bCDfgHlMOPqsStwz"}, 0),
+		"winpty":  simple(optSpec{}, 0),
+		"dotenv":  simple(optSpec{short: "evp"}, 0),
+		"pipenv":  verbRun([]string{"run"}, optSpec{}),
+		"rye":     verbRun([]string{"run"}, optSpec{}),
+		"asdf":    verbRun([]string{"exec"}, optSpec{}),
+		"devbox":  verbRun([]string{"run"}, optSpec{short: "c", long: []string{"config", "environment"}}),
+		"conda": func(a *analyzer, name string, argv []field, env map[string]field, st *state, in input, depth int) ([]field, *state, input) {
+			a.condaConfig(&cmd{name: name, argv: argv, args: argv[1:], env: env, st: st, in: in, depth: depth})
+			return condaRun(a, name, argv, env, st, in, depth)
+		},
 		"mamba":      verbRun([]string{"run"}, optSpec{short: "np", long: []string{"name", "prefix", "cwd"}}),
 		"micromamba": verbRun([]string{"run"}, optSpec{short: "npae", long: []string{"name", "prefix", "cwd", "attach", "env"}}),
 		"pixi":       verbRun([]string{"run"}, optSpec{short: "e", long: []string{"environment", "manifest-path"}}),
