@@ -145,6 +145,16 @@ var bypassCases = []tc{
 	{id: "O32", in: strings.Repeat("true;", 10000), want: ""},
 	{id: "O32", in: strings.Repeat("echo $(", 200) + "true" + strings.Repeat(")", 200), want: ""},
 	{id: "O32", in: strings.Repeat("eval ", 10) + "git push -f", want: allQ},
+	// Quote removal: an unquoted backslash goes, in a redirection's
+	// target and an assignment's value as in an argument.
+	{id: "O34", in: `printf x > .claude/settings.js\on`, want: "self-mod"},
+	{id: "O34", in: `echo x > \.mcp.json`, want: "self-mod"},
+	{id: "O34", in: `f=.claude/settings.js\on; echo x > "$f"`, want: "self-mod"},
+	{id: "O34", in: `echo x > \~/.mcp.json`, want: "self-mod"}, // a directory named ~ here: still a project's .mcp.json
+	{id: "O34", in: `echo x > notes\ \(draft\).txt`, want: ""},
+	// An array subscript's command substitution runs.
+	{id: "O35", in: `a[$(echo x > .mcp.json)]=1`, want: "self-mod"},
+	{id: "O35", in: `a[$(git push -f)]+=x b=1`, want: "push-force"},
 	{id: "O33", in: "echo \xff\xfe", want: ""},
 	{id: "O33", in: "git status\r\n", want: ""},
 

@@ -495,6 +495,7 @@ func (w *walker) substs(node syntax.Node, st *state) {
 
 func (w *walker) call(c *syntax.CallExpr, st *state, in input) {
 	for _, as := range c.Assigns {
+		w.substs(as.Index, st) // a[$(cmd)]=x runs cmd
 		w.substs(as.Value, st)
 		w.substs(as.Array, st)
 	}
@@ -593,6 +594,7 @@ func mktempWord(w *syntax.Word) bool {
 
 func (w *walker) decl(c *syntax.DeclClause, st *state) {
 	for _, as := range c.Args {
+		w.substs(as.Index, st)
 		w.substs(as.Value, st)
 		w.substs(as.Array, st)
 		if as.Naked {
@@ -893,7 +895,7 @@ func (a *analyzer) literal(w *syntax.Word, st *state) field {
 	}
 	dyn := a.wordDynamic(w, st)
 	carries := a.wordOutput(w, st)
-	s, err := expand.Literal(a.expandConfig(st), w)
+	s, err := expand.Literal(a.expandConfig(st), unescaped(w))
 	if err != nil {
 		return field{s: dynMark, dyn: true, src: source(w), out: carries}
 	}
@@ -902,6 +904,47 @@ func (a *analyzer) literal(w *syntax.Word, st *state) field {
 		f.src = source(w)
 	}
 	return f
+}
+
+// unescaped returns w with bash's quote removal applied to its unquoted
+// literal parts: expand.Literal (which the hook uses for a redirection's
+// target and an assignment's value) keeps a backslash outside quotes, so
+// `> .claude/settings.js\on` read as "settings.js\on" where bash writes
+// settings.json. A leading \~ stays a literal ~, as bash leaves it.
+func unescaped(w *syntax.Word) *syntax.Word {
+	var parts []syntax.WordPart
+	for i, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok || !strings.Contains(l.Value, `\`) {
+			if parts != nil {
+				parts = append(parts, p)
+			}
+			continue
+		}
+		if parts == nil {
+			parts = append(make([]syntax.WordPart, 0, len(w.Parts)+1), w.Parts[:i]...)
+		}
+		v := l.Value
+		if i == 0 && strings.HasPrefix(v, `\~`) {
+			parts = append(parts, &syntax.SglQuoted{Value: "~"})
+			v = v[2:]
+		}
+		var sb strings.Builder
+		for j := 0; j < len(v); j++ {
+			if v[j] == '\\' && j+1 < len(v) {
+				j++
+				if v[j] == '\n' {
+					continue // a line continuation
+				}
+			}
+			sb.WriteByte(v[j])
+		}
+		parts = append(parts, &syntax.Lit{ValuePos: l.ValuePos, ValueEnd: l.ValueEnd, Value: sb.String()})
+	}
+	if parts == nil {
+		return w
+	}
+	return &syntax.Word{Parts: parts}
 }
 
 // progName reduces a command word to the program's name: the base name,
