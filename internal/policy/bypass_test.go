@@ -152,6 +152,10 @@ var bypassCases = []tc{
 	{id: "O34", in: `f=.claude/settings.js\on; echo x > "$f"`, want: "self-mod"},
 	{id: "O34", in: `echo x > \~/.mcp.json`, want: "self-mod"}, // a directory named ~ here: still a project's .mcp.json
 	{id: "O34", in: `echo x > notes\ \(draft\).txt`, want: ""},
+	// A nameref stands for another variable.
+	{id: "O36", in: `declare -n ref=T; T=.mcp.json; echo x > "$ref"`, want: "self-mod? scope-escalation?"},
+	{id: "O36", in: `T=.mcp.json; local -n ref=T; echo x > $ref`, want: "self-mod? scope-escalation?"},
+	{id: "O36", in: `declare -r ref=notes.txt; echo x > "$ref"`, want: ""},
 	// An array subscript's command substitution runs.
 	{id: "O35", in: `a[$(echo x > .mcp.json)]=1`, want: "self-mod"},
 	{id: "O35", in: `a[$(git push -f)]+=x b=1`, want: "push-force"},

@@ -593,14 +593,30 @@ func mktempWord(w *syntax.Word) bool {
 }
 
 func (w *walker) decl(c *syntax.DeclClause, st *state) {
+	nameref := false
+	for _, as := range c.Args {
+		if as.Naked && as.Value != nil {
+			if f := as.Value.Lit(); strings.HasPrefix(f, "-") && strings.Contains(f, "n") {
+				nameref = true
+			}
+		}
+	}
 	for _, as := range c.Args {
 		w.substs(as.Index, st)
 		w.substs(as.Value, st)
 		w.substs(as.Array, st)
 		if as.Naked {
+			if nameref && as.Name != nil {
+				delete(st.vars, as.Name.Value)
+			}
 			continue
 		}
 		w.assign(as, st)
+		if nameref && as.Name != nil {
+			// declare -n makes the name stand for another variable,
+			// whose value is not this one's: unknown here.
+			delete(st.vars, as.Name.Value)
+		}
 	}
 }
 
