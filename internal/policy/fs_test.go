@@ -548,3 +548,24 @@ func TestGlobHugeDirectory(t *testing.T) {
 		t.Error("the cached listing forgot it was cut short")
 	}
 }
+
+// TestGlobsAsBashReadsThem: an extended glob (extglob is set by
+// bash-completion in many shells, and by shopt on an earlier line) is
+// unresolvable; a pattern is matched without regard to case, as bash does
+// under nocaseglob and as the protected names are compared.
+func TestGlobsAsBashReadsThem(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, ".claude", "settings.json"), "{}")
+	write(t, filepath.Join(repo, "notes.txt"), "")
+	for _, c := range []tc{
+		{id: "extglob", in: "echo x > .claude/settings.js@(on)", want: "self-mod? scope-escalation?"},
+		{id: "extglob", in: "shopt -s extglob\ncp x .claude/settings.+(json)", want: "self-mod? scope-escalation?"},
+		{id: "nocaseglob", in: "shopt -s nocaseglob; echo x > .claude/SETTINGS.JSO?", want: "self-mod"},
+		{id: "nocaseglob", in: "shopt -s nocaseglob; cp x .claude/S*", want: "self-mod"},
+		{id: "glob-plain", in: "cat notes.tx?", want: ""},
+		{id: "glob-plain", in: "cp x note?.txt", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}

@@ -408,7 +408,9 @@ func (a *analyzer) globs(p string) (out []string, ok bool) {
 				if strings.HasPrefix(name, ".") && !strings.HasPrefix(c, ".") {
 					continue // like bash, * does not match a leading dot
 				}
-				if m, _ := filepath.Match(c, name); m {
+				// Without regard to case: bash under nocaseglob matches
+				// so, and protected names are compared so.
+				if m, _ := filepath.Match(strings.ToLower(c), strings.ToLower(name)); m {
 					next = append(next, filepath.Join(pre, name))
 				}
 			}

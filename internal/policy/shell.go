@@ -838,6 +838,8 @@ func (a *analyzer) wordDynamic(w *syntax.Word, st *state) bool {
 			}
 		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
 			dyn = true
+		case *syntax.ExtGlob:
+			dyn = true // @(x|y), +(x): matched here by no expansion
 		}
 		return !dyn
 	})
