@@ -409,7 +409,7 @@ var bypassCases = []tc{
 	{id: "D4", in: `rm -rf /tmp/x/../../srv`, want: "destructive"},
 	{id: "D4", in: `rm -rf $PWD/../sibling`, want: "destructive"},
 	// D5 (symlink out of scratch) needs real links: TestSymlinkOutOfScratch.
-	{id: "D6", in: `ln -s ~ /tmp/h && rm -rf /tmp/h/`, want: "destructive"},
+	{id: "D6", in: `ln -s ~ /tmp/h && rm -rf /tmp/h/`, want: "self-mod destructive"}, // through the link made first: the home, its agent settings with it
 	{id: "D7", in: `cd / && rm -rf tmp/../home`, want: "self-mod destructive"},
 	{id: "D7", in: `pushd ~; rm -rf *`, want: "destructive"},
 	{id: "D7", in: `cd /tmp && rm -rf build`, want: ""},

@@ -373,6 +373,11 @@ func (a *analyzer) cp(c *cmd) {
 		} else {
 			a.readPath(s, c.st, c.name, recursive)
 		}
+		if c.name == "cp" && p.has("-s", "--symbolic-link") {
+			// cp -s makes links to the sources, read from the working
+			// directory.
+			a.recordLink(dest, s, c.st, true, p.has("-T", "--no-target-directory"))
+		}
 	}
 }
 
@@ -409,10 +414,15 @@ func (a *analyzer) ln(c *cmd) {
 	p := parseOpts(c.args, optSpec{short: "St", long: []string{"target-directory", "suffix"}})
 	ops := p.operands
 	var target, link field
+	symbolic := p.has("-s", "--symbolic")
 	if d, ok := p.value("-t", "--target-directory"); ok {
 		for _, t := range ops {
 			a.writePath(t, c.st, "ln (link target)")
-			a.lnLink(word(filepath.Join(d.s, filepath.Base(t.s))), d.dyn || t.dyn, c.st)
+			l := field{s: filepath.Join(d.s, filepath.Base(t.s)), dyn: d.dyn || t.dyn}
+			a.lnLink(l, l.dyn, c.st)
+			if symbolic {
+				a.recordLink(l, t, c.st, p.has("-r", "--relative"), true)
+			}
 		}
 		return
 	}
@@ -429,6 +439,9 @@ func (a *analyzer) ln(c *cmd) {
 	// the link change it.
 	a.writePath(target, c.st, "ln (link target)")
 	a.lnLink(link, link.dyn, c.st)
+	if symbolic {
+		a.recordLink(link, target, c.st, p.has("-r", "--relative"), p.has("-n", "--no-dereference", "-T", "--no-target-directory"))
+	}
 	a.treeLands(target, link, c.st, "ln", true, true)
 }
 

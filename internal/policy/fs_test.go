@@ -569,3 +569,26 @@ func TestGlobsAsBashReadsThem(t *testing.T) {
 		runCase(t, c, env)
 	}
 }
+
+// TestLinkMadeEarlier: a symbolic link the same command made earlier is
+// followed by a later write through it, though it is not on the disk yet
+// when the hook reads it (ln -s .claude c && echo x > c/settings.json).
+func TestLinkMadeEarlier(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, ".claude", "settings.json"), "{}")
+	write(t, filepath.Join(repo, "notes", "a.txt"), "")
+	for _, c := range []tc{
+		{id: "dir-link", in: "ln -s .claude c && echo x > c/settings.json", want: "self-mod"},
+		{id: "dir-link-abs", in: "ln -s " + filepath.Join(repo, ".claude") + " c; cp x c/settings.json", want: "self-mod"},
+		{id: "dir-link-sfn", in: "ln -sfn .claude c && echo x > c/settings.json", want: "self-mod"},
+		{id: "dir-link-relative", in: "mkdir -p d && ln -sr .claude d/c && echo x > d/c/settings.json", want: "self-mod"},
+		{id: "dir-link-up", in: "mkdir -p d && ln -s ../.claude d/c && echo x > d/c/settings.json", want: "self-mod"},
+		{id: "dir-link-t", in: "ln -s -t links " + filepath.Join(repo, ".claude") + " && echo x > links/.claude/settings.json", want: "self-mod"},
+		{id: "cp-s", in: "cp -s " + filepath.Join(repo, ".claude", "settings.json") + " s2 && echo x > s2", want: "self-mod"},
+		{id: "link-elsewhere", in: "ln -s notes n && echo x > n/b.txt", want: ""},
+		{id: "hard-link-dir-is-not", in: "ln -s notes .claude2 && echo x > .claude2/settings.json", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}

@@ -300,10 +300,55 @@ func (a *analyzer) expandTilde(p string) string {
 // candidates returns the path as written (cleaned) and as the file system
 // resolves it.
 func (a *analyzer) candidates(p string) []string {
+	out := []string{p}
 	if r := a.resolve(p); r != p {
-		return []string{p, r}
+		out = append(out, r)
 	}
-	return []string{p}
+	// A symbolic link this command made earlier is not on the disk for
+	// resolve to follow; a path through it names its target.
+	for _, l := range a.symlinks {
+		if p == l.link || strings.HasPrefix(p, l.link+"/") {
+			q := l.target + p[len(l.link):]
+			out = append(out, q)
+			if r := a.resolve(q); r != q {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// linkPair is a symbolic link made earlier in the call: its absolute path
+// and its target's.
+type linkPair struct{ link, target string }
+
+// recordLink notes a symbolic link the command makes: at link, pointing to
+// target (relative to the link's directory, or with relativeToCwd, as ln
+// -r and cp -s read it, to the working directory). A link into an existing
+// directory lands inside it unless noDeref (ln -n, -T).
+func (a *analyzer) recordLink(link, target field, st *state, relativeToCwd, noDeref bool) {
+	if link.dyn || target.dyn {
+		return
+	}
+	l, ok := cleanAbs(st.cwd, link.s)
+	if !ok {
+		return
+	}
+	if fi, err := os.Stat(l); err == nil && fi.IsDir() && !noDeref {
+		l = filepath.Join(l, filepath.Base(target.s))
+	}
+	t := target.s
+	switch {
+	case filepath.IsAbs(t):
+		t = filepath.Clean(t)
+	case relativeToCwd:
+		if t, ok = cleanAbs(st.cwd, t); !ok {
+			return
+		}
+	default:
+		t = filepath.Join(filepath.Dir(l), t)
+	}
+	a.symlinks = append(a.symlinks, linkPair{link: l, target: t})
 }
 
 // writePath checks a file the command creates or modifies; writeTree with

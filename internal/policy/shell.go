@@ -173,10 +173,11 @@ type analyzer struct {
 	unrolling int      // for loops being unrolled
 	files     []string // script files being analysed, innermost last
 
-	written map[string]bool // absolute paths written earlier in this call
-	links   []string        // links created earlier in this call
-	tags    []string        // git tags created earlier in this call
-	remotes []string        // git remotes pointed at an address earlier in this call
+	written  map[string]bool // absolute paths written earlier in this call
+	links    []string        // links created earlier in this call
+	symlinks []linkPair      // symbolic links made earlier in this call, with their targets
+	tags     []string        // git tags created earlier in this call
+	remotes  []string        // git remotes pointed at an address earlier in this call
 }
 
 func newAnalyzer(env Env, cwd string) *analyzer {
