@@ -506,6 +506,23 @@ func (a *analyzer) treeLands(src, dest field, st *state, how string, into, link 
 			a.checkNames(splitPath(filepath.Join(d, r)), how+" (the tree at "+s+")", filepath.Join(d, r))
 		}
 	}
+	// What this command wrote into the tree before moving it is not on
+	// the disk yet: it lands too (mkdir t && echo > t/settings.json && mv
+	// t .claude).
+	var earlier []string
+	for w := range a.written {
+		if strings.HasPrefix(w, s+"/") {
+			earlier = append(earlier, w)
+		}
+	}
+	slices.Sort(earlier)
+	for _, w := range earlier {
+		r, err := filepath.Rel(s, w)
+		if err != nil {
+			continue
+		}
+		a.checkNames(splitPath(filepath.Join(d, r)), how+" (written into "+s+" earlier in this command)", filepath.Join(d, r))
+	}
 }
 
 func (a *analyzer) lnLink(link field, dyn bool, st *state) {

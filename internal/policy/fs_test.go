@@ -592,3 +592,20 @@ func TestLinkMadeEarlier(t *testing.T) {
 		runCase(t, c, env)
 	}
 }
+
+// TestTreeWrittenEarlier: a tree the same command filled before copying,
+// moving or syncing it lands what was written into it, though the files
+// are not on the disk when the hook reads it.
+func TestTreeWrittenEarlier(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	for _, c := range []tc{
+		{id: "mv-dir", in: "mkdir t && echo '{}' > t/settings.json && mv t .claude", want: "self-mod"},
+		{id: "cp-contents", in: "mkdir -p t/.claude && echo '{}' > t/.claude/settings.json && cp -r t/. .", want: "self-mod"},
+		{id: "rsync-contents", in: "mkdir -p t/.claude && echo '{}' > t/.claude/settings.json && rsync -a t/ ./", want: "self-mod"},
+		{id: "cp-into", in: "mkdir -p t && echo '{}' > t/.mcp.json && cp -r t/.mcp.json .", want: "self-mod"},
+		{id: "elsewhere", in: "mkdir t && echo x > t/a.txt && cp -r t out", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
