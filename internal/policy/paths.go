@@ -101,6 +101,7 @@ func (a *analyzer) buildZones() {
 			file(SelfMod, "the fixrail binary", r)
 		}
 	}
+	a.hooksPathZones(dir)
 	for _, d := range []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/boot", "/System",
 		"/var/spool/cron", "/Library/LaunchAgents", "/Library/LaunchDaemons"} {
 		dir(ScopeEscalation, "system files", d)
@@ -117,6 +118,52 @@ func (a *analyzer) buildZones() {
 		{rule: ScopeEscalation, what: "git hooks", elems: []nameElem{el(".git"), el("hooks")}, under: true},
 		{rule: ScopeEscalation, what: "repository git config", elems: []nameElem{el(".git"), el("config")}},
 		{rule: ScopeEscalation, what: "direnv start-up file", elems: []nameElem{el(".envrc")}},
+	}
+}
+
+// hooksPathZones protects the directories core.hooksPath names, in the
+// repository's configuration (relative to its work tree) and the user's:
+// git runs the hooks there, as it runs .git/hooks (a husky setup's
+// .husky). Read on first use, with the other zones.
+func (a *analyzer) hooksPathZones(dir func(Rule, string, ...string)) {
+	var files []struct{ path, base string }
+	if a.cwd0 != "" {
+		if gd := findGitDir(a.cwd0); gd != "" {
+			top := filepath.Dir(gd)
+			if filepath.Base(gd) != ".git" {
+				top = "" // a linked worktree's: its top is not known here
+			}
+			files = append(files, struct{ path, base string }{filepath.Join(gd, "config"), top})
+			if b, ok := readSmall(filepath.Join(gd, "commondir"), 4096); ok {
+				cd := strings.TrimSpace(string(b))
+				if !filepath.IsAbs(cd) {
+					cd = filepath.Join(gd, cd)
+				}
+				files = append(files, struct{ path, base string }{filepath.Join(cd, "config"), top})
+			}
+		}
+	}
+	if a.home != "" {
+		files = append(files, struct{ path, base string }{filepath.Join(a.home, ".gitconfig"), ""},
+			struct{ path, base string }{filepath.Join(a.home, ".config", "git", "config"), ""})
+	}
+	for _, f := range files {
+		b, ok := readSmall(f.path, maxScript)
+		if !ok {
+			continue
+		}
+		v, ok := gitConfigValue(b, "core", "hookspath")
+		if !ok || v == "" || v == "/dev/null" {
+			continue
+		}
+		v = a.expandTilde(v)
+		if !filepath.IsAbs(v) {
+			if f.base == "" {
+				continue
+			}
+			v = filepath.Join(f.base, v)
+		}
+		dir(ScopeEscalation, "git hooks (core.hooksPath)", v)
 	}
 }
 
