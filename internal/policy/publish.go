@@ -39,6 +39,14 @@ func (a *analyzer) gh(c *cmd) {
 		a.add(EgressOther, false, "gh gist %s uploads files", verb)
 	case (group == "secret" || group == "variable") && verb == "set":
 		a.add(EgressOther, false, "gh %s set sends a value to GitHub", group)
+	case group == "workflow" && (verb == "run" || verb == "enable" || verb == "disable"),
+		group == "run" && (verb == "rerun" || verb == "cancel"):
+		a.add(EgressOther, false, "gh %s %s changes what runs on GitHub", group, verb)
+	case verb == "delete" && group != "extension" && group != "alias":
+		// An issue, label, ruleset, cache, run, key or gist deleted on
+		// GitHub (gh alias and extension delete change only this machine).
+		a.add(EgressOther, false, "gh %s delete changes something on GitHub", group)
+		a.add(Destructive, false, "gh %s delete removes it there", group)
 	case (group == "issue" || group == "pr") && bodyFile:
 		for _, f := range ops.values("-F", "--body-file") {
 			a.readPath(f, c.st, "gh "+group, false)
