@@ -248,6 +248,9 @@ func (a *analyzer) node(c *cmd) {
 }
 
 func (a *analyzer) deno(c *cmd) {
+	if len(c.args) >= 1 && c.args[0].s == "publish" && !hasField(c.args, "--dry-run") {
+		a.add(Publish, false, "deno publish sends the package to JSR")
+	}
 	if len(c.args) >= 2 && c.args[0].s == "eval" {
 		ops := parseOpts(c.args[1:], optSpec{}).operands
 		if len(ops) > 0 {

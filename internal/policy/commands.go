@@ -544,6 +544,16 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).skopeo
 	case "np":
 		return publishes("publishes an npm package")
+	case "jsr":
+		return publishVerbs(map[string]bool{"publish": true}, "--dry-run")
+	case "crane":
+		// Each of these writes an image or a tag to a registry.
+		return publishVerbs(map[string]bool{"push": true, "copy": true, "cp": true, "append": true, "mutate": true,
+			"rebase": true, "flatten": true, "tag": true})
+	case "ko":
+		// ko pushes what it builds unless told to keep it local.
+		return publishVerbs(map[string]bool{"build": true, "publish": true, "resolve": true, "apply": true, "create": true,
+			"run": true}, "--local", "-L", "--push=false")
 	case "release-it":
 		return publishes("publishes a release")
 	case "semantic-release":

@@ -161,6 +161,14 @@ func (a *analyzer) scriptTask(script field, rest []field) {
 		a.frameworkTask("django", parseOpts(rest, optSpec{long: []string{"settings", "pythonpath", "database", "verbosity"}}).operands, "manage.py")
 	case "artisan":
 		a.frameworkTask("artisan", parseOpts(rest, optSpec{long: []string{"env", "database"}}).operands, "artisan")
+	case "setup.py":
+		// distutils commands run in order: upload and register send the
+		// package to an index.
+		for _, f := range rest {
+			if !f.dyn && (f.s == "upload" || f.s == "register") {
+				a.add(Publish, false, "setup.py %s sends the package to an index", f.s)
+			}
+		}
 	}
 }
 

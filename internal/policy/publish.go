@@ -194,6 +194,14 @@ func (a *analyzer) npm(c *cmd) {
 		if next == "add" || next == "rm" {
 			a.add(Publish, false, "%s owner %s", c.name, next)
 		}
+	case "access":
+		// npm access set status=public (npm 9+) or public (before):
+		// the package becomes visible to everyone.
+		for _, f := range rest {
+			if !f.dyn && (f.s == "status=public" || f.s == "public") {
+				a.add(Publish, false, "%s access makes the package public", c.name)
+			}
+		}
 	case "npm":
 		if next == "publish" {
 			a.add(Publish, false, "yarn npm publish")
