@@ -275,6 +275,13 @@ func (a *analyzer) dotnet(c *cmd) {
 	if len(ops) >= 2 && ops[0] == "nuget" && (ops[1] == "push" || ops[1] == "delete") {
 		a.add(Publish, false, "dotnet nuget %s", ops[1])
 	}
+	// EF Core: database drop, and database update 0, which reverts every
+	// migration, empty the database.
+	if len(ops) >= 3 && ops[0] == "ef" && ops[1] == "database" {
+		if ops[2] == "drop" || (ops[2] == "update" && len(ops) >= 4 && ops[3] == "0") {
+			a.add(DataDrop, false, "dotnet ef database %s empties the database", strings.Join(ops[2:], " "))
+		}
+	}
 }
 
 func (a *analyzer) pod(c *cmd) {
