@@ -544,6 +544,8 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).skopeo
 	case "np":
 		return publishes("publishes an npm package")
+	case "fly", "flyctl", "heroku", "vercel", "netlify":
+		return (*analyzer).paas
 	case "jsr":
 		return publishVerbs(map[string]bool{"publish": true}, "--dry-run")
 	case "crane":

@@ -1159,6 +1159,9 @@ func (a *analyzer) kubectl(c *cmd) {
 	if i >= 0 && (c.args[i].s == "delete" || c.args[i].s == "drain") {
 		a.add(Destructive, false, "kubectl %s", c.args[i].s)
 	}
+	if i >= 0 && c.args[i].s == "apply" && hasField(c.args[i+1:], "--prune") {
+		a.add(Destructive, false, "kubectl apply --prune deletes what the manifests no longer name")
+	}
 }
 
 func (a *analyzer) helm(c *cmd) {

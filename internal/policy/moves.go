@@ -21,6 +21,32 @@ func (a *analyzer) pulumi(c *cmd) {
 		a.add(Teardown, false, "pulumi destroy deletes a stack's resources")
 	case len(ops) > 1 && ops[0].s == "stack" && ops[1].s == "rm":
 		a.add(Teardown, false, "pulumi stack rm deletes a stack")
+	case len(ops) > 0 && (ops[0].s == "up" || ops[0].s == "update") && (hasField(c.args, "--yes") || hasField(c.args, "-y") || hasField(c.args, "--skip-preview") || hasField(c.args, "-f")):
+		// terraform apply -auto-approve's analog: the plan is not shown
+		// before it is carried out, deletions included.
+		a.add(Teardown, false, "pulumi %s applies the stack's changes without a preview to approve", ops[0].s)
+	}
+}
+
+// paas judges platform CLIs' deletions: an app, a volume or a site removed
+// with its data (fly, heroku, vercel, netlify), and heroku pg:reset, which
+// empties the database.
+func (a *analyzer) paas(c *cmd) {
+	ops := statics(parseOpts(c.args, optSpec{short: "aAr", long: []string{"app", "remote", "team", "scope", "token", "config", "org", "site", "confirm"}}).operands)
+	if len(ops) == 0 {
+		return
+	}
+	verb := strings.Join(ops[:min(2, len(ops))], " ")
+	switch {
+	case c.name == "heroku" && (ops[0] == "pg:reset" || ops[0] == "redis:reset"):
+		a.add(DataDrop, false, "heroku %s empties the database", ops[0])
+	case c.name == "heroku" && (ops[0] == "apps:destroy" || ops[0] == "destroy" || ops[0] == "addons:destroy" || ops[0] == "pg:destroy"):
+		a.add(Destructive, false, "heroku %s deletes it with its data", ops[0])
+	case (c.name == "fly" || c.name == "flyctl") && (ops[0] == "destroy" || len(ops) > 1 && ops[1] == "destroy"):
+		a.add(Destructive, false, "%s %s deletes it with its data", c.name, verb)
+	case c.name == "vercel" && (ops[0] == "remove" || ops[0] == "rm"),
+		c.name == "netlify" && ops[0] == "sites:delete":
+		a.add(Destructive, false, "%s %s deletes the deployment", c.name, ops[0])
 	}
 }
 
