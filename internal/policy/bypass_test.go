@@ -660,6 +660,10 @@ var bypassCases = []tc{
 	{id: "N1-sibling", in: `cd /tmp/w && git checkout -- x`, want: ""},
 	{id: "N2", in: `pulumi destroy --yes`, want: "teardown"},
 	{id: "N2", in: `pulumi up --yes`, want: "teardown"}, // terraform apply -auto-approve's analog
+	{id: "N2-branch-api", in: `gh api -X DELETE repos/o/r/git/refs/heads/feat`, want: "branch-delete"},
+	{id: "N2-bfg", in: `bfg --delete-files secrets.txt`, want: "history-prune"},
+	{id: "N2-bfg", in: `java -jar bfg-1.14.0.jar --strip-blobs-bigger-than 1M repo.git`, want: "history-prune"},
+	{id: "N2-bfg-sibling", in: `java -jar app.jar --help`, want: ""},
 	{id: "N2", in: `pulumi update --skip-preview -s prod`, want: "teardown"},
 	{id: "N2-sibling", in: `pulumi up`, want: ""}, // it asks first
 	{id: "N2-sibling", in: `pulumi preview`, want: ""},

@@ -544,6 +544,10 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).skopeo
 	case "np":
 		return publishes("publishes an npm package")
+	case "bfg":
+		return (*analyzer).bfg
+	case "java":
+		return (*analyzer).java
 	case "fly", "flyctl", "heroku", "vercel", "netlify":
 		return (*analyzer).paas
 	case "jsr":

@@ -28,6 +28,26 @@ func (a *analyzer) pulumi(c *cmd) {
 	}
 }
 
+// bfg is the BFG Repo-Cleaner (bfg, or java -jar bfg-*.jar): it rewrites
+// every commit to drop files or blobs, as git filter-repo does.
+func (a *analyzer) bfg(c *cmd) {
+	if hasField(c.args, "--help") || hasField(c.args, "--version") {
+		return
+	}
+	a.add(HistoryPrune, false, "bfg rewrites the repository's history")
+}
+
+// java: java -jar bfg*.jar is the BFG Repo-Cleaner.
+func (a *analyzer) java(c *cmd) {
+	for i, f := range c.args {
+		if f.s == "-jar" && i+1 < len(c.args) && !c.args[i+1].dyn &&
+			strings.HasPrefix(strings.ToLower(filepath.Base(c.args[i+1].s)), "bfg") {
+			a.bfg(&cmd{name: "bfg", args: c.args[i+2:], st: c.st})
+			return
+		}
+	}
+}
+
 // paas judges platform CLIs' deletions: an app, a volume or a site removed
 // with its data (fly, heroku, vercel, netlify), and heroku pg:reset, which
 // empties the database.

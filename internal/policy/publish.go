@@ -119,13 +119,16 @@ func (a *analyzer) ghAPI(c *cmd, args []field) {
 		a.add(Publish, false, "gh api -X %s %s changes a release", method, e)
 	case ghBranch.MatchString(e):
 		b := ghBranch.FindStringSubmatch(e)[1]
+		if method == "DELETE" {
+			a.add(BranchDelete, false, "gh api -X DELETE %s deletes the remote branch %s", e, b)
+		}
 		if a.protectedBranch(b) {
 			a.add(PushProtected, false, "gh api -X %s %s updates the protected branch %s", method, e, b)
 		}
 		if kv["force"] == "true" {
 			a.add(PushForce, false, "gh api %s with force=true", e)
 		}
-		if !a.protectedBranch(b) && kv["force"] != "true" {
+		if !a.protectedBranch(b) && kv["force"] != "true" && method != "DELETE" {
 			a.add(EgressOther, false, "gh api -X %s %s", method, e)
 		}
 	case ghRefs.MatchString(e) && a.protectedBranch(strings.TrimPrefix(kv["ref"], "refs/heads/")):
