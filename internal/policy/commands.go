@@ -544,6 +544,8 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).skopeo
 	case "np":
 		return publishes("publishes an npm package")
+	case "split", "csplit", "gsplit", "gcsplit":
+		return (*analyzer).splitFiles
 	case "bfg":
 		return (*analyzer).bfg
 	case "java":

@@ -1,5 +1,10 @@
 package policy
 
+import (
+	"path/filepath"
+	"strings"
+)
+
 // Commands that write a file named by an option or a later operand, which
 // reading them as filters would miss.
 
@@ -78,4 +83,102 @@ func edValued(name string) map[string]bool {
 		return set("-l", "-f", "--load", "--funcall", "--insert", "--eval", "-L", "-T", "-t")
 	}
 	return set("-c", "-S", "-u", "-i", "-s", "-w", "-W", "-T", "-t", "-q", "--cmd", "-l", "-L")
+}
+
+// splitFiles: split writes PREFIX (default "x") plus a suffix of letters
+// (digits with -d, hex digits with -x) and --additional-suffix; csplit
+// writes PREFIX (default "xx") plus its -b printf format of the piece
+// number (default %02d). The names are made at run time, so each protected
+// file name the prefix's directory could receive is tried: where a
+// generated suffix completes the prefix into it (.claude/settings.js and
+// "on"), the call may write it. split --filter runs a command per piece.
+func (a *analyzer) splitFiles(c *cmd) {
+	var prefix, add field
+	alphabet := "abcdefghijklmnopqrstuvwxyz"
+	anyFormat := false
+	if !strings.HasSuffix(c.name, "csplit") {
+		p := parseOpts(c.args, optSpec{short: "abClnt", long: []string{"suffix-length", "additional-suffix", "bytes",
+			"line-bytes", "lines", "number", "separator", "filter"}})
+		if f, ok := p.value("--filter"); ok {
+			a.runsText(f, c, "split --filter")
+		}
+		switch {
+		case p.has("-d") || hasPrefixField(c.args, "--numeric-suffixes"):
+			alphabet = "0123456789"
+		case p.has("-x") || hasPrefixField(c.args, "--hex-suffixes"):
+			alphabet = "0123456789abcdef"
+		}
+		add, _ = p.value("--additional-suffix")
+		prefix = word("x")
+		if len(p.operands) > 1 {
+			prefix = p.operands[1]
+		}
+	} else {
+		p := parseOpts(c.args, optSpec{short: "fbn", long: []string{"prefix", "suffix-format", "digits"}})
+		alphabet = "0123456789"
+		prefix = word("xx")
+		if f, ok := p.value("-f", "--prefix"); ok {
+			prefix = f
+		}
+		_, anyFormat = p.value("-b", "--suffix-format")
+	}
+	if prefix.dyn || add.dyn {
+		a.add(SelfMod, true, "%s writes files named at run time (%s)", c.name, prefix)
+		return
+	}
+	pre, ok := cleanAbs(c.st.cwd, a.expandTilde(prefix.s))
+	if !ok {
+		return
+	}
+	if strings.HasSuffix(prefix.s, "/") {
+		pre += "/"
+	}
+	dir, base := filepath.Split(pre)
+	for _, name := range a.protectedFileNames() {
+		mid, ok := strings.CutPrefix(name, base)
+		if !ok {
+			continue
+		}
+		if !anyFormat {
+			if mid, ok = strings.CutSuffix(mid, add.s); !ok || mid == "" || strings.Trim(mid, alphabet) != "" {
+				continue
+			}
+		}
+		a.mayWrite(filepath.Join(dir, name), c.name+" (a piece's generated name)")
+	}
+}
+
+// protectedFileNames are the base names a protected file can have: the
+// name rules' last components (settings*.json as settings.json and
+// settings.local.json) and the zones' files.
+func (a *analyzer) protectedFileNames() []string {
+	names := []string{"settings.json", "settings.local.json"}
+	zones := a.zoneList() // builds the name rules too
+	for _, n := range a.names {
+		if last := n.elems[len(n.elems)-1].pat; !hasMeta(last) {
+			names = append(names, last)
+		}
+	}
+	for _, z := range zones {
+		if z.file && len(z.comps) > 0 {
+			names = append(names, z.comps[len(z.comps)-1])
+		}
+	}
+	return names
+}
+
+// mayWrite judges a path a command may write, by a name it makes at run
+// time: a protected path is unresolvable, not certain.
+func (a *analyzer) mayWrite(p, how string) {
+	comps := splitPath(p)
+	for _, z := range a.zoneList() {
+		if z.inside(comps) {
+			a.add(z.rule, true, "%s may write %s (%s)", how, p, z.what)
+		}
+	}
+	for _, n := range a.names {
+		if n.match(comps) {
+			a.add(n.rule, true, "%s may write %s (%s)", how, p, n.what)
+		}
+	}
 }

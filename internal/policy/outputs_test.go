@@ -39,3 +39,25 @@ func TestOutputsJudged(t *testing.T) {
 		runCase(t, c, env)
 	}
 }
+
+// TestSplitOutputs: split and csplit write PREFIX plus a generated suffix;
+// a prefix that a suffix completes into a protected name (.claude/settings.js
+// and "on", a csplit -b format) may write it.
+func TestSplitOutputs(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	for _, c := range []tc{
+		{id: "split-suffix", in: "split -l 1 -a 2 payload .claude/settings.js", want: "self-mod?"},
+		{id: "split-additional", in: "split -b 1k --additional-suffix=.json payload .claude/setting", want: "self-mod?"},
+		{id: "split-mcp", in: "split -n 400 payload .mcp.js", want: "self-mod?"},
+		{id: "csplit-format", in: "csplit -f .claude/settings.js -b '%.0don' payload 1", want: "self-mod?"},
+		{id: "split-gnu-name", in: "gsplit -l 1 payload .claude/settings.js", want: "self-mod?"},
+		{id: "split-filter", in: "split -l 1 --filter='rm -rf /srv/data' payload", want: "destructive"},
+		{id: "split-default", in: "split -l 100 big.txt", want: ""},
+		{id: "split-numeric", in: "split -d -l 100 big.txt .claude/settings.js", want: ""}, // digits never make "on"
+		{id: "split-elsewhere", in: "split -l 100 big.txt parts/chunk-", want: ""},
+		{id: "csplit-default", in: "csplit big.txt '/^--$/' '{*}'", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
