@@ -105,3 +105,30 @@ func FuzzSQLClientEffects(f *testing.F) {
 		_ = makefileRecipes(s)
 	})
 }
+
+// TestSQLFiles: a database client's statements read from a file (psql -f,
+// sqlite3 .read and -init, mysql's source, a file on standard input) are
+// judged as the same statements on its command line.
+func TestSQLFiles(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, "drop.sql"), "BEGIN;\nDROP TABLE users;\nCOMMIT;\n")
+	write(t, filepath.Join(repo, "escape.sql"), "select 1;\n\\! rm -rf /srv/data\n")
+	write(t, filepath.Join(repo, "ok.sql"), "SELECT count(*) FROM users;\n")
+	for _, c := range []tc{
+		{id: "psql-f", in: "psql -d app -f drop.sql", want: "destructive"},
+		{id: "psql-file", in: "psql --file=drop.sql", want: "destructive"},
+		{id: "psql-escape", in: "psql -f escape.sql", want: "destructive"},
+		{id: "mysql-stdin", in: "mysql app < drop.sql", want: "destructive"},
+		{id: "mysql-source", in: "mysql app -e 'source drop.sql'", want: "destructive"},
+		{id: "sqlite-stdin", in: "sqlite3 app.db < drop.sql", want: "destructive"},
+		{id: "sqlite-read", in: "sqlite3 app.db '.read drop.sql'", want: "destructive"},
+		{id: "sqlite-init", in: "sqlite3 -init drop.sql app.db .quit", want: "destructive"},
+		{id: "written-first", in: "echo 'select 1' > q.sql && psql -f q.sql", want: "destructive?"},
+		{id: "plain", in: "psql -f ok.sql", want: ""},
+		{id: "plain-stdin", in: "mysql app < ok.sql", want: ""},
+		{id: "missing", in: "psql -f missing.sql", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}

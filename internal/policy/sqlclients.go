@@ -89,11 +89,13 @@ func unquoteSimple(s string) string {
 func (a *analyzer) sqlClient(c *cmd) {
 	client := c.name
 	texts := []field{}
+	var files []field // statements read from files
 	switch client {
 	case "psql":
 		p := parseOpts(c.args, optSpec{short: "cdfhLopPUTvF", long: []string{"command", "dbname", "file", "host", "log-file", "output",
 			"port", "pset", "username", "table-attr", "set", "variable", "field-separator", "record-separator"}})
 		texts = append(texts, p.values("-c", "--command")...)
+		files = append(files, p.values("-f", "--file")...)
 		for _, o := range p.values("-o", "--output", "-L", "--log-file") {
 			if strings.HasPrefix(o.s, "|") {
 				texts = append(texts, field{s: `\o ` + o.s, dyn: o.dyn})
@@ -122,6 +124,9 @@ func (a *analyzer) sqlClient(c *cmd) {
 				if f.s == "-cmd" {
 					texts = append(texts, c.args[i])
 				}
+				if f.s == "-init" {
+					files = append(files, c.args[i])
+				}
 			case strings.HasPrefix(f.s, "-") && len(ops) == 0:
 			default:
 				ops = append(ops, f)
@@ -136,6 +141,20 @@ func (a *analyzer) sqlClient(c *cmd) {
 	if c.in.kind == inText {
 		texts = append(texts, field{s: c.in.text, dyn: c.in.dyn})
 	}
+	if c.in.kind == inFile {
+		files = append(files, c.in.file)
+	}
+	for _, t := range texts {
+		files = append(files, sqlIncludes(client, t.s)...)
+	}
+	for _, f := range files {
+		if b, ok := a.sqlFile(f, c.st, client); ok {
+			if destructiveSQL.MatchString(b) {
+				a.add(Destructive, false, "%s reads a destructive statement from %s", client, f)
+			}
+			texts = append(texts, word(b))
+		}
+	}
 	for _, t := range texts {
 		runs, writes := sqlClientEffects(client, t.s)
 		for _, r := range runs {
@@ -145,4 +164,49 @@ func (a *analyzer) sqlClient(c *cmd) {
 			a.writePath(field{s: w, dyn: strings.Contains(w, dynMark)}, c.st, client+" writes its output")
 		}
 	}
+}
+
+// sqlIncludes returns the files a client's own commands read statements
+// from: sqlite3's .read, mysql's source and \. (psql's \i and \ir too).
+func sqlIncludes(client, text string) []field {
+	var out []field
+	for _, line := range strings.Split(text, "\n") {
+		for _, stmt := range strings.Split(line, ";") {
+			fs := strings.Fields(stmt)
+			if len(fs) < 2 {
+				continue
+			}
+			switch cmd := strings.ToLower(fs[0]); {
+			case client == "sqlite3" && cmd == ".read",
+				(client == "mysql" || client == "mariadb") && (cmd == "source" || cmd == `\.`),
+				client == "psql" && (cmd == `\i` || cmd == `\ir` || cmd == `\include`):
+				out = append(out, field{s: fs[1], dyn: strings.Contains(fs[1], dynMark)})
+			}
+		}
+	}
+	return out
+}
+
+// sqlFile reads a file of statements a client runs, as the hook reads a
+// small script: a file this command writes first is unresolvable for
+// destructive (what is on the disk now is not what will run); one that
+// cannot be read is not judged (the client fails on it too).
+func (a *analyzer) sqlFile(f field, st *state, client string) (string, bool) {
+	if f.dyn {
+		a.add(Destructive, true, "%s reads statements from a file named at run time (%s)", client, f)
+		return "", false
+	}
+	p, ok := cleanAbs(st.cwd, a.expandTilde(f.s))
+	if !ok {
+		return "", false
+	}
+	if a.written[p] {
+		a.add(Destructive, true, "%s reads statements from %s, which this command writes first", client, p)
+		return "", false
+	}
+	b, ok := readSmall(p, 4*maxScript)
+	if !ok || strings.IndexByte(string(b), 0) >= 0 {
+		return "", false
+	}
+	return string(b), true
 }
