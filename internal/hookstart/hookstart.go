@@ -14,11 +14,6 @@
 // call still hands the P to another thread, so a timer or a second
 // goroutine runs as before.
 //
-// The order is measured, not derived: on a slower machine (page faults
-// 11–14 µs) the stack growth first and then one processor was 1.63–1.65×
-// → 1.52× for an allowed call and 1.83× → 1.72× for a denied one, paired
-// with the opposite order; the growth alone was 1.57×.
-//
 // One stack growth: the main goroutine starts on a 2 KiB stack. A hook call
 // grew it three times (to 4, 8 and 16 KiB; a long shell command to 32 KiB),
 // and each growth copies the stack and walks every frame on it, reading the
@@ -36,8 +31,8 @@ package hookstart
 import "runtime"
 
 func init() {
-	grow()
 	runtime.GOMAXPROCS(1)
+	grow()
 }
 
 // frame is sized so that the runtime moves the stack to 32 KiB: room for
