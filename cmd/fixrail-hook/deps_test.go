@@ -30,6 +30,10 @@ var links = slimtest.Links{
 		"modernc.org/sqlite", "github.com/mattn/go-sqlite3", "github.com/jackc/pgx", "github.com/lib/pq",
 		"github.com/rhysd/actionlint", "github.com/fixrail/fixrail/internal/pipeline", "github.com/fixrail/fixrail/internal/forge",
 		"github.com/fixrail/fixrail/internal/runner", "net/http", "plugin",
+		// Nor signature code: its initialisation costs every call, and
+		// only a call with an approval waiting needs it; that call asks
+		// the fixrail binary (hookcmd.ExecVerifier).
+		"github.com/fixrail/fixrail/internal/approval/keys", "crypto/ecdsa", "crypto/rsa", "crypto/ed25519", "crypto/elliptic", "encoding/asn1",
 	},
 	ForbiddenExact: []string{"net"},
 }

@@ -53,14 +53,14 @@ func NewRequest(tool string, input json.RawMessage, cwd, rule string, ttl time.D
 		Expires: now.Add(ttl).UTC().Truncate(time.Second),
 		Nonce:   hex.EncodeToString(n[:]),
 	}
-	if err := r.validate(); err != nil {
+	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("new request: %w", err)
 	}
 	return r, nil
 }
 
-// validate checks the fields a signed request must have.
-func (r *Request) validate() error {
+// Validate checks the fields a signed request must have.
+func (r *Request) Validate() error {
 	switch {
 	case r.Tool == "":
 		return fmt.Errorf("%w: empty tool", ErrMalformed)
@@ -90,8 +90,8 @@ func isLowerHex(s string, n int) bool {
 	return true
 }
 
-// expiry is the instant the signed text names: Expires in UTC, whole seconds.
-func (r *Request) expiry() time.Time { return r.Expires.UTC().Truncate(time.Second) }
+// Expiry is the instant the signed text names: Expires in UTC, whole seconds.
+func (r *Request) Expiry() time.Time { return r.Expires.UTC().Truncate(time.Second) }
 
 // Canonical returns the bytes the owner signs: the RFC 8785 form of
 //
@@ -104,7 +104,7 @@ func (r *Request) Canonical() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("canonical request: input: %w", err)
 	}
-	exp := r.expiry()
+	exp := r.Expiry()
 	if y := exp.Year(); y < 1 || y > 9999 {
 		return nil, fmt.Errorf("canonical request: %w: expiry year %d", ErrMalformed, y)
 	}

@@ -27,6 +27,16 @@ var (
 // whole input, which the hook takes up to 16 MiB of.
 const maxStoreFile = 32 << 20
 
+// A Verifier checks that a token may authorise its request at now: the
+// signature is by an approver's key, in the approval namespace, over exactly
+// the request's canonical form, and the request has not expired. The
+// keyring in package keys is one; the slim hook binary, which links no
+// signature code, asks the fixrail binary. Store calls it between claiming
+// a token and spending its nonce.
+type Verifier interface {
+	Verify(t *Token, now time.Time) error
+}
+
 // A Store keeps approval state under Dir ($FIXRAIL_HOME/approvals):
 //
 //	pending/<callkey>.json      the canonical request a denial printed: the exact bytes to sign
@@ -74,7 +84,7 @@ func checkCallKey(callKey string) error {
 // denial of the call writes a new one. Without a crash the rename still
 // shows readers the whole file or none.
 func (s *Store) SavePending(r *Request) (callKey string, err error) {
-	if err := r.validate(); err != nil {
+	if err := r.Validate(); err != nil {
 		return "", fmt.Errorf("save pending: %w", err)
 	}
 	c, err := r.Canonical()
@@ -147,7 +157,7 @@ func (s *Store) PendingRequests() ([]PendingCall, error) {
 // SaveToken stores t under its request's call key, replacing any earlier
 // token for the same call. It does not verify t; Take does.
 func (s *Store) SaveToken(t *Token) error {
-	if err := t.Request.validate(); err != nil {
+	if err := t.Request.Validate(); err != nil {
 		return fmt.Errorf("save token: %w", err)
 	}
 	callKey, err := t.Request.CallKey()
@@ -177,7 +187,7 @@ func (s *Store) SaveToken(t *Token) error {
 // Take looks for tokens/<callkey>.json first, then for an ssh-keygen
 // signature at SigPath over the pending request. With neither it returns
 // ErrNoToken.
-func (s *Store) Take(callKey string, k *Keyring, now time.Time) (*Token, error) {
+func (s *Store) Take(callKey string, k Verifier, now time.Time) (*Token, error) {
 	if err := checkCallKey(callKey); err != nil {
 		return nil, err
 	}
@@ -212,7 +222,7 @@ func (s *Store) Take(callKey string, k *Keyring, now time.Time) (*Token, error) 
 // key in k, unexpired, with an unspent nonce. Unlike Take it neither spends
 // nor deletes anything, so asking never uses up the approval; the answer can
 // change before the call is made (the hook's Take decides).
-func (s *Store) Peek(callKey string, k *Keyring, now time.Time) (*Token, error) {
+func (s *Store) Peek(callKey string, k Verifier, now time.Time) (*Token, error) {
 	if err := checkCallKey(callKey); err != nil {
 		return nil, err
 	}
@@ -326,7 +336,7 @@ func (s *Store) spend(r *Request) error {
 	if err != nil {
 		return fmt.Errorf("spend nonce: %w", err)
 	}
-	_, werr := f.WriteString(r.expiry().Format(time.RFC3339) + "\n")
+	_, werr := f.WriteString(r.Expiry().Format(time.RFC3339) + "\n")
 	serr := f.Sync()
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr, syncDir(dir)); err != nil {
@@ -375,7 +385,7 @@ func (s *Store) Prune(cutoff time.Time) error {
 				}
 			case sub == "pending" && strings.HasSuffix(e.Name(), ".json"):
 				r, err := s.Pending(strings.TrimSuffix(e.Name(), ".json"))
-				if err == nil && r.expiry().Before(cutoff) {
+				if err == nil && r.Expiry().Before(cutoff) {
 					errs = append(errs, os.Remove(p))
 				}
 			}

@@ -7,6 +7,21 @@ import (
 	"fmt"
 )
 
+// Namespaces bind a signature to its purpose. An approval signature never
+// verifies as a checkpoint signature, and a git or file signature made with
+// the same SSH key verifies as neither.
+const (
+	Namespace            = "fixrail-approval"
+	CheckpointNamespace  = "fixrail-checkpoint"
+	AttestationNamespace = "fixrail-attestation"
+)
+
+// Signature kinds, as stored in tokens and checkpoints.
+const (
+	KindSSHSIG  = "sshsig"  // armored SSHSIG, as `ssh-keygen -Y sign` writes
+	KindEd25519 = "ed25519" // raw 64-byte ed25519 signature from a native key
+)
+
 // A Token is the owner's signature over one Request.
 type Token struct {
 	Request   Request

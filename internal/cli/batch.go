@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 	"github.com/fixrail/fixrail/internal/batch"
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/events"
@@ -147,7 +147,7 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	// A grouping batch checks the signatures its stacked runs make (each
 	// loads the key itself) with the key's public half; one that will not
 	// load stops the batch before anything runs.
-	var key *approval.Key
+	var key *keys.Key
 	var sink *runSink
 	if o.g.group != "" {
 		var err error

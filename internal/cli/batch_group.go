@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 	"github.com/fixrail/fixrail/internal/batch"
 	"github.com/fixrail/fixrail/internal/events"
 	"github.com/fixrail/fixrail/internal/forge"
@@ -132,7 +132,7 @@ type groupBatch struct {
 	// key is --attest-key: each stacked run signs its held draft with it,
 	// and the batch checks each signature against its public half before
 	// it puts the attestation beside the group's draft.
-	key *approval.Key
+	key *keys.Key
 	// sink is the webhook (FIXRAIL_WEBHOOK_URL), told each group's
 	// publication or why it failed; scrub is the base branch's redaction,
 	// what every event passes before it leaves.
@@ -143,7 +143,7 @@ type groupBatch struct {
 
 // newGroupBatch reads the base branch's commit, which every group starts
 // from, and builds the grouper around run (a finding's `fixrail run`).
-func newGroupBatch(ctx context.Context, local, base, dir string, dryRun bool, key *approval.Key, items []batch.Item,
+func newGroupBatch(ctx context.Context, local, base, dir string, dryRun bool, key *keys.Key, items []batch.Item,
 	run func(ctx context.Context, it batch.Item, extra ...string) batch.Result) (*groupBatch, error) {
 	setup, err := pipeline.Prepare(ctx, local, base)
 	if err != nil {
@@ -394,7 +394,7 @@ func (gb *groupBatch) attestations(f pipeline.Forge, dir string, in []batch.Memb
 	if _, ok := f.(*forge.Local); !ok {
 		return []string{"the group's attestations go beside a local draft only; this forge got none"}
 	}
-	ring := &approval.Keyring{}
+	ring := &keys.Keyring{}
 	if err := ring.Add(gb.key.PublicKey(), "attest-key"); err != nil {
 		return []string{"attestations: " + err.Error()}
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 	"github.com/fixrail/fixrail/internal/batch"
 	"github.com/fixrail/fixrail/internal/events"
 	"github.com/fixrail/fixrail/internal/forge"
@@ -168,17 +168,17 @@ func TestHeldDraftUnderDryRun(t *testing.T) {
 // group is published either way, as a single run's draft stands when its
 // attestation fails.
 func TestGroupAttestations(t *testing.T) {
-	newKey := func() *approval.Key {
+	newKey := func() *keys.Key {
 		_, priv, err := ed25519.GenerateKey(rand.Reader)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return approval.NewEd25519Key(priv)
+		return keys.NewEd25519Key(priv)
 	}
 	key, other := newKey(), newKey()
 	// signed is the attestation a run would hold for commit sha in dir,
 	// signed by k; edit changes the statement before it is signed.
-	signed := func(t *testing.T, dir, id, sha string, k *approval.Key, edit func(*verify.Statement)) []byte {
+	signed := func(t *testing.T, dir, id, sha string, k *keys.Key, edit func(*verify.Statement)) []byte {
 		t.Helper()
 		claim, err := verify.ParseTrailers(gittest.Git(t, dir, "log", "-1", "--format=%B", sha))
 		if err != nil {
@@ -247,7 +247,7 @@ func TestGroupAttestations(t *testing.T) {
 			if err != nil {
 				t.Fatalf("publishGroup = %v; an attestation never stops the group", err)
 			}
-			ring := &approval.Keyring{}
+			ring := &keys.Keyring{}
 			if err := ring.Add(key.PublicKey(), "k"); err != nil {
 				t.Fatal(err)
 			}

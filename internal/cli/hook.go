@@ -15,7 +15,7 @@ import (
 
 var cmdHook = &command{
 	Name:  "hook",
-	Usage: "[--event pre|post|session-start|session-end] [--format claude|codex|gemini] [--snapshot FILE]... [--phase investigate|fix --worktree DIR --allow GLOB...]\n       fixrail hook install --print [--managed] [--mcp] [--format claude|codex|gemini]",
+	Usage: "[--event pre|post|session-start|session-end] [--format claude|codex|gemini] [--snapshot FILE]... [--phase investigate|fix --worktree DIR --allow GLOB...]\n       fixrail hook install --print [--managed] [--mcp] [--format claude|codex|gemini]\n       fixrail hook verify-approval --keys DIR [--at TIME] < TOKEN",
 	Short: "decide an agent CLI's tool call (its PreToolUse/PostToolUse hook)",
 	Long: `
 Hook is the command an agent CLI runs before (--event pre) and after
@@ -61,11 +61,17 @@ A bad flag exits 2, which blocks every call: a broken registration is loud.
 hook install --print prints the settings block that registers the hook; it
 never edits a settings file. It registers fixrail-hook (the same hook in a
 binary that starts in less than half the time) when it sits beside this
-binary, with --protect-binary naming this one, for the tool and session
-events, and shows the registration of the request path (fixrail mcp; --mcp
+binary, with --verifier naming this one — fixrail-hook links no signature
+code and asks it (hook verify-approval) to check an approval, and self-mod
+guards it — for the tool and session events, and shows the registration of the request path (fixrail mcp; --mcp
 prints it alone). --managed prints the administrator form
 (Claude Code managed settings with allowManagedHooksOnly), the one a
-repository cannot switch off.`,
+repository cannot switch off.
+
+hook verify-approval reads one approval token on stdin and checks it
+against the keys in --keys at --at (default now): "verified" and the
+request's digest, exit 0, or why not, exit 5. It changes no file; it is
+what fixrail-hook runs to check a signature.`,
 	Flags: func() *flag.FlagSet { fs, _ := hookFlags(); return fs },
 	Run:   runHook,
 }
@@ -85,10 +91,14 @@ func runHook(_ context.Context, stdio Stdio, args []string) error {
 	if len(args) > 0 && args[0] == "install" {
 		return runHookInstall(stdio, args[1:])
 	}
+	if len(args) > 0 && args[0] == "verify-approval" {
+		return runHookVerifyApproval(stdio, args[1:])
+	}
 	fs, o := hookFlags()
 	if err := parseFlags(fs, stdio, args); err != nil {
 		return err
 	}
+	o.Keys = keyringVerifier
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
@@ -138,7 +148,7 @@ func runHookInstall(stdio Stdio, args []string) error {
 	// this one, the fixrail the owner approves with.
 	var flags string
 	if selfErr == nil && !sameFile(self, path) {
-		flags = " --protect-binary " + hook.ShellQuote(self)
+		flags = " --verifier " + hook.ShellQuote(self)
 	}
 	// The request path runs fixrail itself (the slim hook has no mcp).
 	server := path

@@ -50,7 +50,7 @@ when it is fixrail-hook), so the server judges calls as the hook does.`,
 }
 
 func mcpFlags() (*flag.FlagSet, *hookcmd.Opts) {
-	o := &hookcmd.Opts{Event: "pre", Format: "claude"}
+	o := &hookcmd.Opts{Event: "pre", Format: "claude", Keys: keyringVerifier}
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.Var(&o.Protect, "protect-binary", "another fixrail binary `path` that self-mod protects (the hook's); repeatable")
 	return fs, o

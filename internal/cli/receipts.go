@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 	"github.com/fixrail/fixrail/internal/approval/sshkey"
 	"github.com/fixrail/fixrail/internal/hook"
 	"github.com/fixrail/fixrail/internal/receipt"
@@ -397,8 +397,8 @@ func receiptsCheckpoint(stdio Stdio, args []string) error {
 }
 
 // loadKeyring reads the approvers' public keys from $FIXRAIL_HOME/keys.
-func loadKeyring(home string) (*approval.Keyring, error) {
-	return approval.LoadKeyring(filepath.Join(home, hook.KeysDir))
+func loadKeyring(home string) (*keys.Keyring, error) {
+	return keys.LoadKeyring(filepath.Join(home, hook.KeysDir))
 }
 
 func receiptsRepair(stdio Stdio, args []string) error {

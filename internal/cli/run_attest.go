@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 	"github.com/fixrail/fixrail/internal/approval/sshkey"
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/pathguard"
@@ -25,7 +25,7 @@ const AttestationFile = "attestation.dsse.json"
 // attestKey loads the key a run signs its attestation with: --attest-key,
 // else $FIXRAIL_ATTEST_KEY, else none. It is read before the run starts,
 // so a key that will not load stops nothing half-way.
-func attestKey(flagValue string, lookup func(string) (string, bool)) (*approval.Key, error) {
+func attestKey(flagValue string, lookup func(string) (string, bool)) (*keys.Key, error) {
 	path := flagValue
 	if path == "" {
 		path, _ = lookup("FIXRAIL_ATTEST_KEY")
@@ -46,7 +46,7 @@ func attestKey(flagValue string, lookup func(string) (string, bool)) (*approval.
 // already: a failure here is said on stderr and in the exit code's
 // stead never; `fixrail verify --attestation` fails closed on a missing
 // or broken one.
-func attest(ctx context.Context, key *approval.Key, s *pipeline.Setup, f pipeline.Forge, rep *pipeline.Report, stderr io.Writer) {
+func attest(ctx context.Context, key *keys.Key, s *pipeline.Setup, f pipeline.Forge, rep *pipeline.Report, stderr io.Writer) {
 	if key == nil || rep.Terminal != pipeline.DraftPR || rep.Commit == "" {
 		return
 	}
@@ -66,7 +66,7 @@ func attest(ctx context.Context, key *approval.Key, s *pipeline.Setup, f pipelin
 // one, and writes it beside the held draft (heldAttestationPath), where
 // the grouping batch checks it and puts it beside the group's PR. A
 // failure is said on stderr; the draft is held without one.
-func attestHeld(ctx context.Context, key *approval.Key, s *pipeline.Setup, rep *pipeline.Report, held string, stderr io.Writer) {
+func attestHeld(ctx context.Context, key *keys.Key, s *pipeline.Setup, rep *pipeline.Report, held string, stderr io.Writer) {
 	if key == nil || rep.Terminal != pipeline.DraftPR || rep.Commit == "" {
 		return
 	}
@@ -115,7 +115,7 @@ func draftStatement(ctx context.Context, s *pipeline.Setup, rep *pipeline.Report
 // finding here means something escaped that, and nothing is signed (fail
 // closed: the draft stands without an attestation, and says so on
 // stderr).
-func signAttestation(key *approval.Key, scrub *redact.Engine, st verify.Statement) ([]byte, error) {
+func signAttestation(key *keys.Key, scrub *redact.Engine, st verify.Statement) ([]byte, error) {
 	payload, err := json.Marshal(st)
 	if err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ func signAttestation(key *approval.Key, scrub *redact.Engine, st verify.Statemen
 // sendAttestation signs st (signAttestation) and puts the envelope beside
 // the bundle (the local forge) or on the PR as a comment, which is
 // leak-scanned again as the text it is.
-func sendAttestation(ctx context.Context, key *approval.Key, scrub *redact.Engine, f pipeline.Forge, rep *pipeline.Report, st verify.Statement, stderr io.Writer) error {
+func sendAttestation(ctx context.Context, key *keys.Key, scrub *redact.Engine, f pipeline.Forge, rep *pipeline.Report, st verify.Statement, stderr io.Writer) error {
 	data, err := signAttestation(key, scrub, st)
 	if err != nil {
 		return err

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/forge/forgetest"
 	"github.com/fixrail/fixrail/internal/pipeline"
@@ -30,7 +30,7 @@ func TestSendAttestationLeakScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := approval.NewEd25519Key(priv)
+	key := keys.NewEd25519Key(priv)
 	scrub, err := redact.New(redact.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/verify"
 )
@@ -30,7 +30,7 @@ func verifyAttestation(ctx context.Context, stdio Stdio, o *verifyOpts, ref stri
 	if o.pr != 0 || o.repo != "" {
 		return usagef("--attestation checks a file; give REF, not --pr")
 	}
-	ring, err := approval.PublicKeyRing(o.key)
+	ring, err := keys.PublicKeyRing(o.key)
 	if err != nil {
 		return usagef("--key: %v", err)
 	}

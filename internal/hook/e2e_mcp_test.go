@@ -142,7 +142,7 @@ func TestClaudeCodeRequestPath(t *testing.T) {
 	t.Run("a changed registration is reported to the model and accepted only with the owner's approval", func(t *testing.T) {
 		e.t = t
 		file := filepath.Join(e.root, "agent-settings.json")
-		reg := strings.ReplaceAll(e.settings(true), " --protect-binary ", " --snapshot "+file+" --protect-binary ")
+		reg := strings.ReplaceAll(e.settings(true), " --verifier ", " --snapshot "+file+" --verifier ")
 		e.write(file, reg, 0o600)
 		e.settingsFile = file
 		defer func() { e.settingsFile = "" }()

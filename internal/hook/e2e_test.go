@@ -138,7 +138,7 @@ func (e *e2e) ref(name string) string {
 
 // settings is the registration `fixrail hook install --print --bin
 // fixrail-hook` prints, as the README installs it (so the printed block, the
-// slim binary and its --protect-binary are what the real CLI runs), with the
+// slim binary and its --verifier are what the real CLI runs), with the
 // harness's "disableAllHooks": false when defended. Without it, it is the
 // naive registration a repository can switch off.
 func (e *e2e) settings(defended bool) string {
@@ -151,7 +151,7 @@ func (e *e2e) settings(defended bool) string {
 	if err := json.Unmarshal(out, &s); err != nil {
 		e.t.Fatalf("the printed block is not JSON: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "fixrail-hook hook --event pre --protect-binary") {
+	if !strings.Contains(string(out), "fixrail-hook hook --event pre --verifier") {
 		e.t.Fatalf("the printed block does not run fixrail-hook guarding fixrail:\n%s", out)
 	}
 	if defended {

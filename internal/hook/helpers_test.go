@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 	"github.com/fixrail/fixrail/internal/policy"
 	"github.com/fixrail/fixrail/internal/receipt"
 )
@@ -54,7 +55,17 @@ func (e *env) hook() *Hook {
 		Env:         policy.Env{Home: e.user, TmpDir: "/tmp"},
 		NewRedactor: testRedactor,
 		Now:         func() time.Time { return e.now },
+		Keys:        keyring,
 	}
+}
+
+// keyring verifies in process, as the full fixrail binary does.
+func keyring(dir string) (approval.Verifier, error) {
+	ring, err := keys.LoadKeyring(dir)
+	if err != nil {
+		return nil, err
+	}
+	return ring, nil
 }
 
 // setPolicy writes policy.json with the given modes.
@@ -70,9 +81,9 @@ func (e *env) setPolicy(modes map[string]string) {
 }
 
 // key makes a native approval key and puts its public half in the keyring.
-func (e *env) key() *approval.Key {
+func (e *env) key() *keys.Key {
 	e.t.Helper()
-	priv, pub, err := approval.GenerateKey(rand.Reader)
+	priv, pub, err := keys.GenerateKey(rand.Reader)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -83,7 +94,7 @@ func (e *env) key() *approval.Key {
 	if err := os.WriteFile(filepath.Join(dir, "owner.pub"), pub, 0o644); err != nil {
 		e.t.Fatal(err)
 	}
-	k, err := approval.ParseNativeKey(priv)
+	k, err := keys.ParseNativeKey(priv)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -91,13 +102,13 @@ func (e *env) key() *approval.Key {
 }
 
 // strangerKey makes a key the keyring does not hold.
-func strangerKey(t *testing.T) *approval.Key {
+func strangerKey(t *testing.T) *keys.Key {
 	t.Helper()
-	priv, _, err := approval.GenerateKey(rand.Reader)
+	priv, _, err := keys.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := approval.ParseNativeKey(priv)
+	k, err := keys.ParseNativeKey(priv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +175,7 @@ func (e *env) lastReceipt() receipt.Receipt {
 
 // approve signs the pending request for callKey with k and stores the token,
 // as `fixrail approve` does.
-func (e *env) approve(k *approval.Key, callKey string) *approval.Token {
+func (e *env) approve(k *keys.Key, callKey string) *approval.Token {
 	e.t.Helper()
 	s := &approval.Store{Dir: filepath.Join(e.home, ApprovalsDir)}
 	r, err := s.Pending(callKey)

@@ -30,7 +30,7 @@ const reuseMargin = 2 * time.Minute
 // Files and directories under $FIXRAIL_HOME.
 const (
 	PolicyFile   = "policy.json"     // rule modes (policy.Load)
-	KeysDir      = "keys"            // approvers' public keys (approval.LoadKeyring)
+	KeysDir      = "keys"            // approvers' public keys (see Hook.Keys)
 	ApprovalsDir = "approvals"       // pending requests, tokens, spent nonces (approval.Store)
 	ReceiptsFile = "receipts.ndjson" // the hash-chained receipt log (receipt.Log)
 )
@@ -76,6 +76,12 @@ type Hook struct {
 	ReceiptLog string
 	// TTL of new pending requests; DefaultTTL when zero.
 	TTL time.Duration
+	// Keys loads the approvers' keys from dir ($FIXRAIL_HOME/keys) as the
+	// verifier of their signatures. The composition root chooses it: the
+	// keyring in process (package keys), or, in the slim binary that links
+	// no signature code, the fixrail binary beside it. Nil verifies nothing:
+	// every approval is rejected.
+	Keys func(dir string) (approval.Verifier, error)
 	// NewRedactor builds the redactor the first time a receipt is written.
 	// Nil, or an error from it, withholds every input and reason from the
 	// receipts instead of writing them unredacted.
@@ -97,7 +103,7 @@ type Hook struct {
 	// Test seams: fault injection for the posture tests.
 	loadPolicy func(path string) (*policy.Policy, error)
 	analyze    func(c policy.Call, env policy.Env) ([]policy.Match, error)
-	take       func(s *approval.Store, callKey string, k *approval.Keyring, now time.Time) (*approval.Token, error)
+	take       func(s *approval.Store, callKey string, k approval.Verifier, now time.Time) (*approval.Token, error)
 	appendTo   func(l *receipt.Log, r receipt.Receipt, sync bool) error
 	lockWait   time.Duration // receipt.DefaultLockWait when zero
 
@@ -129,6 +135,17 @@ func (h *Hook) format() Format {
 		return Claude
 	}
 	return h.Format
+}
+
+// errNoVerifier is Keys left nil: a hook built without a way to check a
+// signature rejects every approval rather than trusting one.
+var errNoVerifier = errors.New("this hook has no verifier of approval signatures")
+
+func (h *Hook) loadKeys() (approval.Verifier, error) {
+	if h.Keys == nil {
+		return nil, errNoVerifier
+	}
+	return h.Keys(filepath.Join(h.Home, KeysDir))
 }
 
 func (h *Hook) store() *approval.Store {
@@ -408,7 +425,7 @@ func (h *Hook) takeToken(callKey string, now time.Time) (tok *approval.Token, er
 			tok, err = nil, fmt.Errorf("internal error while checking the approval: %v", r)
 		}
 	}()
-	kr, err := approval.LoadKeyring(filepath.Join(h.Home, KeysDir))
+	kr, err := h.loadKeys()
 	if err != nil {
 		return nil, err
 	}

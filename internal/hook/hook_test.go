@@ -185,13 +185,13 @@ func TestTokenLayerFailsClosed(t *testing.T) {
 		}, "private key"},
 		{"store error", func(t *testing.T, e *env, h *Hook, key string) {
 			e.approve(e.key(), key)
-			h.take = func(*approval.Store, string, *approval.Keyring, time.Time) (*approval.Token, error) {
+			h.take = func(*approval.Store, string, approval.Verifier, time.Time) (*approval.Token, error) {
 				return nil, errors.New("input/output error")
 			}
 		}, "input/output error"},
 		{"panic while verifying", func(t *testing.T, e *env, h *Hook, key string) {
 			e.approve(e.key(), key)
-			h.take = func(*approval.Store, string, *approval.Keyring, time.Time) (*approval.Token, error) {
+			h.take = func(*approval.Store, string, approval.Verifier, time.Time) (*approval.Token, error) {
 				panic("boom")
 			}
 		}, "internal error while checking the approval: boom"},
@@ -242,7 +242,7 @@ func TestVerifyPathExercised(t *testing.T) {
 		e.key()
 		h := e.hook()
 		if broken {
-			h.take = func(s *approval.Store, key string, _ *approval.Keyring, now time.Time) (*approval.Token, error) {
+			h.take = func(s *approval.Store, key string, _ approval.Verifier, now time.Time) (*approval.Token, error) {
 				// Verification "disabled": trust every key.
 				data, err := os.ReadFile(filepath.Join(s.Dir, "tokens", key+".json"))
 				if err != nil {

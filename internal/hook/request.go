@@ -104,7 +104,7 @@ func (h *Hook) inquire(asked, session, tool string, input json.RawMessage, cwd s
 		return nil, err
 	}
 	s := h.store()
-	kr, kerr := approval.LoadKeyring(filepath.Join(h.Home, KeysDir))
+	kr, kerr := h.loadKeys()
 	var tok *approval.Token
 	if kerr == nil {
 		tok, err = s.Peek(a.CallKey, kr, now)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 	"github.com/fixrail/fixrail/internal/approval/sshkey"
 	"github.com/fixrail/fixrail/internal/receipt"
 	"golang.org/x/crypto/ssh"
@@ -20,17 +21,17 @@ import (
 // The approval key signs checkpoints and the keyring verifies them, without
 // receipt importing approval.
 var (
-	_ receipt.Signer   = (*approval.Key)(nil)
-	_ receipt.Verifier = (*approval.Keyring)(nil)
+	_ receipt.Signer   = (*keys.Key)(nil)
+	_ receipt.Verifier = (*keys.Keyring)(nil)
 )
 
-func owner(t *testing.T) (*approval.Key, *approval.Keyring) {
+func owner(t *testing.T) (*keys.Key, *keys.Keyring) {
 	t.Helper()
-	priv, pub, err := approval.GenerateKey(rand.Reader)
+	priv, pub, err := keys.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := approval.ParseNativeKey(priv)
+	key, err := keys.ParseNativeKey(priv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func owner(t *testing.T) (*approval.Key, *approval.Keyring) {
 	if err := os.WriteFile(filepath.Join(dir, "owner.pub"), pub, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ring, err := approval.LoadKeyring(dir)
+	ring, err := keys.LoadKeyring(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestCheckpointTamper(t *testing.T) {
 // TestCheckpointSSH: checkpoints signed with an SSH key verify, and a
 // checkpoint signature is not accepted for another message.
 func TestCheckpointSSH(t *testing.T) {
-	ring := &approval.Keyring{}
+	ring := &keys.Keyring{}
 	key := sshKey(t)
 	if err := ring.Add(key.PublicKey(), "owner"); err != nil {
 		t.Fatal(err)
@@ -172,12 +173,12 @@ func TestCheckpointSSH(t *testing.T) {
 	}
 	other := *cp.Checkpoint
 	other.Seq = 1
-	if err := ring.VerifyCheckpoint(other.Message(), cp.Checkpoint.Signature, cp.Checkpoint.Kind); !errors.Is(err, approval.ErrBadSignature) {
+	if err := ring.VerifyCheckpoint(other.Message(), cp.Checkpoint.Signature, cp.Checkpoint.Kind); !errors.Is(err, keys.ErrBadSignature) {
 		t.Errorf("signature over another statement: %v, want ErrBadSignature", err)
 	}
 }
 
-func sshKey(t *testing.T) *approval.Key {
+func sshKey(t *testing.T) *keys.Key {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {

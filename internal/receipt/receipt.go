@@ -80,12 +80,12 @@ func (c Checkpoint) Message() []byte {
 	return fmt.Appendf(nil, "fixrail receipt checkpoint v1\nseq %d\nhead %s\n", c.Seq, c.Head)
 }
 
-// A Verifier checks a checkpoint signature over msg. approval.Keyring is one.
+// A Verifier checks a checkpoint signature over msg. keys.Keyring is one.
 type Verifier interface {
 	VerifyCheckpoint(msg, sig []byte, kind string) error
 }
 
-// A Signer signs a checkpoint message with the owner's key. approval.Key is one.
+// A Signer signs a checkpoint message with the owner's key. keys.Key is one.
 type Signer interface {
 	SignCheckpoint(msg []byte) (sig []byte, kind string, err error)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 )
 
 // An attestation is an in-toto Statement v1 in a DSSE envelope: its
@@ -76,13 +77,13 @@ type EnvSignature struct {
 	Sig   string `json:"sig"`
 }
 
-// Signer signs an attestation (approval.Key).
+// Signer signs an attestation (keys.Key).
 type Signer interface {
 	SignAttestation(msg []byte) (sig []byte, kind string, err error)
 	PublicKey() []byte
 }
 
-// Verifier checks one (approval.Keyring).
+// Verifier checks one (keys.Keyring).
 type Verifier interface {
 	VerifyAttestation(msg, sig []byte, kind string) error
 	Fingerprints() []string
@@ -166,7 +167,7 @@ func Open(data []byte, v Verifier) (*Statement, error) {
 		return nil, bad("signature: %v", err)
 	}
 	kind, fp, _ := strings.Cut(env.Signatures[0].KeyID, ":")
-	if kind == approval.KindSSHSIG && !approval.CanonicalSSHSIG(sig) {
+	if kind == approval.KindSSHSIG && !keys.CanonicalSSHSIG(sig) {
 		return nil, bad("the SSH signature is not in its one armoring")
 	}
 	if !slices.Contains(v.Fingerprints(), fp) {

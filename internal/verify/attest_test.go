@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 	"github.com/fixrail/fixrail/internal/approval/sshkey"
 	"github.com/fixrail/fixrail/internal/verify"
 )
@@ -28,13 +28,13 @@ func statement() verify.Statement {
 
 // ringOf is a keyring of key's public half, read back from a .pub file as
 // `fixrail verify --key` reads it.
-func ringOf(t *testing.T, key *approval.Key) *approval.Keyring {
+func ringOf(t *testing.T, key *keys.Key) *keys.Keyring {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "key.pub")
 	if err := os.WriteFile(p, []byte(key.AuthorizedKey()+" test\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ring, err := approval.PublicKeyRing(p)
+	ring, err := keys.PublicKeyRing(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,9 +51,9 @@ func TestAttestationSignVerifyTamper(t *testing.T) {
 	_, otherPriv, _ := ed25519.GenerateKey(rand.Reader)
 	for _, tc := range []struct {
 		name string
-		key  *approval.Key
+		key  *keys.Key
 	}{
-		{"ed25519", approval.NewEd25519Key(edPriv)},
+		{"ed25519", keys.NewEd25519Key(edPriv)},
 		{"sshsig", sshkey.FromSigner(signer)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,7 +78,7 @@ func TestAttestationSignVerifyTamper(t *testing.T) {
 				}
 			}
 			// Another key: refused.
-			if _, err := verify.Open(data, ringOf(t, approval.NewEd25519Key(otherPriv))); !errors.Is(err, verify.ErrBadAttestation) {
+			if _, err := verify.Open(data, ringOf(t, keys.NewEd25519Key(otherPriv))); !errors.Is(err, verify.ErrBadAttestation) {
 				t.Fatalf("wrong key: err = %v", err)
 			}
 		})
@@ -89,7 +89,7 @@ func TestAttestationSignVerifyTamper(t *testing.T) {
 // the namespaces differ.
 func TestAttestationNamespace(t *testing.T) {
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	key := approval.NewEd25519Key(priv)
+	key := keys.NewEd25519Key(priv)
 	data, err := verify.Sign(checkpointSigner{key}, statement())
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestAttestationNamespace(t *testing.T) {
 	}
 }
 
-type checkpointSigner struct{ *approval.Key }
+type checkpointSigner struct{ *keys.Key }
 
 func (s checkpointSigner) SignAttestation(msg []byte) ([]byte, string, error) {
 	return s.SignCheckpoint(msg)

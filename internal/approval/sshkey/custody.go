@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
@@ -37,7 +37,7 @@ func Locate(path, home string, getenv func(string) string) (string, error) {
 
 // Open locates the owner's private key (Locate) and loads it (Load). It
 // returns the path too, for the prompt that names the key about to sign.
-func Open(path, home string, getenv func(string) string) (*approval.Key, string, error) {
+func Open(path, home string, getenv func(string) string) (*keys.Key, string, error) {
 	p, err := Locate(path, home, getenv)
 	if err != nil {
 		return nil, "", err
@@ -84,7 +84,7 @@ func Init(path, home, keysDir string) (pubPath string, err error) {
 	if err := CheckCustody(path, home); err != nil {
 		return "", err
 	}
-	priv, pub, err := approval.GenerateKey(rand.Reader)
+	priv, pub, err := keys.GenerateKey(rand.Reader)
 	if err != nil {
 		return "", err
 	}

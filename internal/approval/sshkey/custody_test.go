@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 )
 
 func TestCheckCustody(t *testing.T) {
@@ -112,7 +113,7 @@ func TestInitThenOpen(t *testing.T) {
 	}
 	// The two halves match: a token the loaded key signs verifies against
 	// the keyring Init wrote.
-	kr, err := approval.LoadKeyring(keysDir)
+	kr, err := keys.LoadKeyring(keysDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/fixrail/fixrail/internal/approval"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -22,10 +22,10 @@ import (
 // ssh-keygen.
 var ErrEncryptedKey = errors.New("approval key is passphrase-protected; sign with `ssh-keygen -Y sign -n fixrail-approval -f KEY FILE` instead")
 
-// Load reads a private key file: a native key file (approval.GenerateKey)
+// Load reads a private key file: a native key file (keys.GenerateKey)
 // or an unencrypted OpenSSH private key. It refuses a file that group or
 // others may read, as ssh does.
-func Load(path string) (*approval.Key, error) {
+func Load(path string) (*keys.Key, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("load approval key: %w", err)
@@ -45,9 +45,9 @@ func Load(path string) (*approval.Key, error) {
 }
 
 // Parse parses the contents of a private key file (see Load).
-func Parse(data []byte) (*approval.Key, error) {
-	k, err := approval.ParseNativeKey(data)
-	if !errors.Is(err, approval.ErrNotNativeKey) {
+func Parse(data []byte) (*keys.Key, error) {
+	k, err := keys.ParseNativeKey(data)
+	if !errors.Is(err, keys.ErrNotNativeKey) {
 		return k, err
 	}
 	s, err := ssh.ParsePrivateKey(data)
@@ -64,8 +64,8 @@ func Parse(data []byte) (*approval.Key, error) {
 // FromSigner makes an approval key that signs SSHSIG with s (for example
 // a key from an agent the owner controls). RSA keys sign with rsa-sha2-512:
 // OpenSSH refuses SHA-1 "ssh-rsa" signatures inside SSHSIG.
-func FromSigner(s ssh.Signer) *approval.Key {
-	return approval.NewSSHKey(s.PublicKey().Marshal(), func(data []byte) ([]byte, error) {
+func FromSigner(s ssh.Signer) *keys.Key {
+	return keys.NewSSHKey(s.PublicKey().Marshal(), func(data []byte) ([]byte, error) {
 		var sig *ssh.Signature
 		var err error
 		if as, ok := s.(ssh.AlgorithmSigner); ok && s.PublicKey().Type() == ssh.KeyAlgoRSA {

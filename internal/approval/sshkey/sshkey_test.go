@@ -11,6 +11,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/approval"
 	"github.com/fixrail/fixrail/internal/approval/approvaltest"
+	"github.com/fixrail/fixrail/internal/approval/keys"
 )
 
 var t0 = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
@@ -30,13 +31,13 @@ func sshKeygen(t *testing.T, stdin []byte, args ...string) ([]byte, error) {
 }
 
 // writeKeyring writes one allowed_signers line into a new keyring.
-func writeKeyring(t *testing.T, line string) *approval.Keyring {
+func writeKeyring(t *testing.T, line string) *keys.Keyring {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, approval.AllowedSignersFile), []byte(line+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, keys.AllowedSignersFile), []byte(line+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	k, err := approval.LoadKeyring(dir)
+	k, err := keys.LoadKeyring(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestSignsForSSHKeygen(t *testing.T) {
 			}
 			other := tok.Request
 			other.Cwd = "/elsewhere"
-			if err := ring.Verify(&approval.Token{Request: other, Signature: sig, Kind: approval.KindSSHSIG}, t0); !errors.Is(err, approval.ErrBadSignature) {
+			if err := ring.Verify(&approval.Token{Request: other, Signature: sig, Kind: approval.KindSSHSIG}, t0); !errors.Is(err, keys.ErrBadSignature) {
 				t.Errorf("ssh-keygen's signature over another request: %v, want ErrBadSignature", err)
 			}
 		})
@@ -119,7 +120,7 @@ func TestSignsForSSHKeygen(t *testing.T) {
 
 func TestLoad(t *testing.T) {
 	t.Run("native key file", func(t *testing.T) {
-		priv, pub, err := approval.GenerateKey(rand.Reader)
+		priv, pub, err := keys.GenerateKey(rand.Reader)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +151,7 @@ func TestLoad(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(ringDir, "approval.pub"), pub, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ring, err := approval.LoadKeyring(ringDir)
+		ring, err := keys.LoadKeyring(ringDir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +170,7 @@ func TestLoad(t *testing.T) {
 		}
 	})
 	t.Run("readable by others", func(t *testing.T) {
-		priv, _, _ := approval.GenerateKey(rand.Reader)
+		priv, _, _ := keys.GenerateKey(rand.Reader)
 		path := filepath.Join(t.TempDir(), "approval.key")
 		if err := os.WriteFile(path, priv, 0o644); err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fixrail/fixrail/internal/approval"
 	"github.com/fixrail/fixrail/internal/hook"
 	"github.com/fixrail/fixrail/internal/policy"
 	"github.com/fixrail/fixrail/internal/redact"
@@ -26,10 +27,15 @@ type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
-// Opts are the hook's flags.
+// Opts are the hook's flags, and the approval verifier its binary links.
 type Opts struct {
-	Event, Format, Phase, Worktree, Receipts string
-	Allow, Protect, Snapshot                 stringList
+	Event, Format, Phase, Worktree, Receipts, Verifier string
+	Allow, Protect, Snapshot                           stringList
+	// Keys verifies approvals in this process (the full fixrail binary
+	// sets it to its keyring). Nil, as in fixrail-hook, which links no
+	// signature code: an approval is then checked by the fixrail binary
+	// Verifier names (see ExecVerifier).
+	Keys func(dir string) (approval.Verifier, error)
 }
 
 // stringList is a repeatable string flag.
@@ -49,6 +55,7 @@ func Flags() (*flag.FlagSet, *Opts) {
 	fs.Var(&o.Allow, "allow", "with --phase: a `glob` (doublestar, relative to --worktree) the phase may write; repeatable")
 	fs.StringVar(&o.Receipts, "receipts", "", "receipt log `file` (default $FIXRAIL_HOME/receipts.ndjson)")
 	fs.Var(&o.Snapshot, "snapshot", "a settings `file` the session snapshot covers besides the CLI's own layers (a --settings file); repeatable")
+	fs.StringVar(&o.Verifier, "verifier", "", "the fixrail binary `path` that checks an approval's signature for fixrail-hook, which links no signature code (default: fixrail beside it); self-mod protects it")
 	fs.Var(&o.Protect, "protect-binary", "another fixrail binary `path` that self-mod protects besides this one (the fixrail that approves, when this is fixrail-hook); repeatable")
 	return fs, o
 }
@@ -91,8 +98,33 @@ func New(o *Opts) (*hook.Hook, error) {
 	}
 	h.Home, h.SetupErr = hook.HomeDir(os.LookupEnv)
 	h.Env = policy.Env{Home: os.Getenv("HOME"), FixrailHome: h.Home, TmpDir: os.Getenv("TMPDIR"), SigningKeys: policy.SigningKeysFrom(os.LookupEnv)}
-	if exe, err := os.Executable(); err == nil {
+	exe, exeErr := os.Executable()
+	if exeErr == nil {
 		h.Env.FixrailBinaries = append(h.Env.FixrailBinaries, exe)
+	}
+	switch {
+	case o.Keys != nil:
+		h.Keys = o.Keys
+		if o.Verifier != "" {
+			// Unused here, but named: self-mod guards it as the hook's own.
+			abs, err := filepath.Abs(o.Verifier)
+			if err != nil {
+				return nil, err
+			}
+			h.Env.FixrailBinaries = append(h.Env.FixrailBinaries, abs)
+		}
+	default:
+		bin := o.Verifier
+		if bin == "" && exeErr == nil {
+			bin = filepath.Join(filepath.Dir(exe), "fixrail")
+		}
+		if bin != "" {
+			if bin, err = filepath.Abs(bin); err != nil {
+				return nil, err
+			}
+			h.Env.FixrailBinaries = append(h.Env.FixrailBinaries, bin)
+		}
+		h.Keys = ExecVerifier(bin)
 	}
 	for _, p := range o.Snapshot {
 		abs, err := filepath.Abs(p)

@@ -85,8 +85,9 @@ func TestNewRedactor(t *testing.T) {
 }
 
 // TestProtectBinary: registered as fixrail-hook, the hook still gates a
-// write to the fixrail binary named by --protect-binary (a replaced fixrail
-// could sign what the owner did not mean to), and to its own binary.
+// write to the fixrail binary named by --protect-binary or --verifier, or
+// beside it (a replaced fixrail could sign or verify what the owner did not
+// mean to), and to its own binary.
 func TestProtectBinary(t *testing.T) {
 	t.Setenv("FIXRAIL_HOME", filepath.Join(t.TempDir(), "fx"))
 	full := filepath.Join(t.TempDir(), "fixrail")
@@ -106,6 +107,9 @@ func TestProtectBinary(t *testing.T) {
 		{"protected fixrail", []string{"hook", "--protect-binary", full}, full, 2},
 		{"own binary", []string{"hook", "--protect-binary", full}, self, 2},
 		{"fixrail without the flag", []string{"hook"}, full, 0},
+		// The binary that verifies approvals for fixrail-hook.
+		{"verifier", []string{"hook", "--verifier", full}, full, 2},
+		{"default verifier beside the hook", []string{"hook"}, filepath.Join(filepath.Dir(self), "fixrail"), 2},
 	} {
 		var out, errb bytes.Buffer
 		code := Main(tc.args, strings.NewReader(write(tc.path)), &out, &errb)

@@ -1,9 +1,10 @@
-package approval
+package keys
 
 import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"github.com/fixrail/fixrail/internal/approval"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,26 +27,26 @@ func TestSSHKeygenSignsGoVerifies(t *testing.T) {
 	if err := os.WriteFile(file, msg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runSSHKeygen(t, nil, "-Y", "sign", "-n", Namespace, "-f", priv, file); err != nil {
+	if _, err := runSSHKeygen(t, nil, "-Y", "sign", "-n", approval.Namespace, "-f", priv, file); err != nil {
 		t.Fatal("ssh-keygen -Y sign failed")
 	}
 	fileSig, err := os.ReadFile(file + ".sig")
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdinSig, err := runSSHKeygen(t, msg, "-Y", "sign", "-n", Namespace, "-f", priv)
+	stdinSig, err := runSSHKeygen(t, msg, "-Y", "sign", "-n", approval.Namespace, "-f", priv)
 	if err != nil {
 		t.Fatal("ssh-keygen -Y sign on stdin failed")
 	}
 
 	for name, sig := range map[string][]byte{"file": fileSig, "stdin": stdinSig} {
-		tok := &Token{Request: *r, Signature: sig, Kind: KindSSHSIG}
+		tok := &approval.Token{Request: *r, Signature: sig, Kind: approval.KindSSHSIG}
 		if err := ring.Verify(tok, t0); err != nil {
 			t.Errorf("%s mode: Verify: %v", name, err)
 		}
 		other := *r
 		other.Cwd = "/elsewhere"
-		if err := ring.Verify(&Token{Request: other, Signature: sig, Kind: KindSSHSIG}, t0); !errors.Is(err, ErrBadSignature) {
+		if err := ring.Verify(&approval.Token{Request: other, Signature: sig, Kind: approval.KindSSHSIG}, t0); !errors.Is(err, ErrBadSignature) {
 			t.Errorf("%s mode: signature over another request: %v, want ErrBadSignature", name, err)
 		}
 	}
@@ -56,12 +57,12 @@ func TestWrongNamespaceRejected(t *testing.T) {
 	ring := keyringDir(t, map[string]string{"owner.pub": pub})
 	r := testRequest(t)
 	msg, _ := r.Canonical()
-	for _, ns := range []string{"git", "file", CheckpointNamespace} {
+	for _, ns := range []string{"git", "file", approval.CheckpointNamespace} {
 		sig, err := runSSHKeygen(t, msg, "-Y", "sign", "-n", ns, "-f", priv)
 		if err != nil {
 			t.Fatal("ssh-keygen -Y sign failed")
 		}
-		err = ring.Verify(&Token{Request: *r, Signature: sig, Kind: KindSSHSIG}, t0)
+		err = ring.Verify(&approval.Token{Request: *r, Signature: sig, Kind: approval.KindSSHSIG}, t0)
 		if !errors.Is(err, ErrBadSignature) || !strings.Contains(err.Error(), "namespace") {
 			t.Errorf("namespace %s: Verify = %v, want ErrBadSignature about the namespace", ns, err)
 		}
@@ -79,7 +80,7 @@ func TestVerify(t *testing.T) {
 
 	tests := []struct {
 		name    string
-		mut     func(tok *Token)
+		mut     func(tok *approval.Token)
 		now     time.Time
 		wantErr error
 	}{
@@ -87,24 +88,24 @@ func TestVerify(t *testing.T) {
 		{name: "valid one second before expiry", now: t0.Add(15*time.Minute - time.Second)},
 		{name: "expired at the instant", now: t0.Add(15 * time.Minute), wantErr: ErrExpired},
 		{name: "expired long ago", now: t0.Add(48 * time.Hour), wantErr: ErrExpired},
-		{name: "one input byte", now: t0, wantErr: ErrBadSignature, mut: func(tok *Token) {
+		{name: "one input byte", now: t0, wantErr: ErrBadSignature, mut: func(tok *approval.Token) {
 			tok.Request.Input = json.RawMessage(strings.Replace(string(tok.Request.Input), "main", "maim", 1))
 		}},
-		{name: "input number", now: t0, wantErr: ErrBadSignature, mut: func(tok *Token) {
+		{name: "input number", now: t0, wantErr: ErrBadSignature, mut: func(tok *approval.Token) {
 			tok.Request.Input = json.RawMessage(strings.Replace(string(tok.Request.Input), "120000", "120001", 1))
 		}},
-		{name: "cwd", now: t0, wantErr: ErrBadSignature, mut: func(tok *Token) { tok.Request.Cwd += "/" }},
-		{name: "rule", now: t0, wantErr: ErrBadSignature, mut: func(tok *Token) { tok.Request.Rule = "push-protected" }},
-		{name: "tool", now: t0, wantErr: ErrBadSignature, mut: func(tok *Token) { tok.Request.Tool = "bash" }},
-		{name: "expiry one second later", now: t0, wantErr: ErrBadSignature, mut: func(tok *Token) {
+		{name: "cwd", now: t0, wantErr: ErrBadSignature, mut: func(tok *approval.Token) { tok.Request.Cwd += "/" }},
+		{name: "rule", now: t0, wantErr: ErrBadSignature, mut: func(tok *approval.Token) { tok.Request.Rule = "push-protected" }},
+		{name: "tool", now: t0, wantErr: ErrBadSignature, mut: func(tok *approval.Token) { tok.Request.Tool = "bash" }},
+		{name: "expiry one second later", now: t0, wantErr: ErrBadSignature, mut: func(tok *approval.Token) {
 			tok.Request.Expires = tok.Request.Expires.Add(time.Second)
 		}},
-		{name: "nonce", now: t0, wantErr: ErrBadSignature, mut: func(tok *Token) {
+		{name: "nonce", now: t0, wantErr: ErrBadSignature, mut: func(tok *approval.Token) {
 			tok.Request.Nonce = strings.Repeat("0", 32)
 		}},
-		{name: "malformed nonce", now: t0, wantErr: ErrMalformed, mut: func(tok *Token) { tok.Request.Nonce = "../../etc" }},
-		{name: "unknown kind", now: t0, wantErr: ErrMalformed, mut: func(tok *Token) { tok.Kind = "hmac" }},
-		{name: "empty signature", now: t0, wantErr: ErrMalformed, mut: func(tok *Token) { tok.Signature = nil }},
+		{name: "malformed nonce", now: t0, wantErr: approval.ErrMalformed, mut: func(tok *approval.Token) { tok.Request.Nonce = "../../etc" }},
+		{name: "unknown kind", now: t0, wantErr: approval.ErrMalformed, mut: func(tok *approval.Token) { tok.Kind = "hmac" }},
+		{name: "empty signature", now: t0, wantErr: approval.ErrMalformed, mut: func(tok *approval.Token) { tok.Signature = nil }},
 	}
 	for _, k := range []struct {
 		name          string
@@ -114,7 +115,7 @@ func TestVerify(t *testing.T) {
 		{"sshsig", sshKey, strangerSSH, ErrNoKey},
 		{"ed25519", edKey, strangerEd, ErrBadSignature},
 	} {
-		sign := func(t *testing.T) *Token {
+		sign := func(t *testing.T) *approval.Token {
 			tok, err := k.key.Approve(testRequest(t))
 			if err != nil {
 				t.Fatal(err)
@@ -148,7 +149,7 @@ func TestVerify(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := ring.Verify(&Token{Request: *r, Signature: sig, Kind: kind}, t0); !errors.Is(err, ErrBadSignature) {
+			if err := ring.Verify(&approval.Token{Request: *r, Signature: sig, Kind: kind}, t0); !errors.Is(err, ErrBadSignature) {
 				t.Errorf("Verify = %v, want ErrBadSignature", err)
 			}
 			if err := ring.VerifyCheckpoint(msg, sig, kind); err != nil {
@@ -283,18 +284,18 @@ func TestTokenJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back Token
+		var back approval.Token
 		if err := json.Unmarshal(data, &back); err != nil {
 			t.Fatalf("%s: %v", k.Kind(), err)
 		}
 		if got, want := string(mustJSON(t, back)), string(data); got != want {
 			t.Errorf("%s: round trip changed the token:\n got %s\nwant %s", k.Kind(), got, want)
 		}
-		if k.Kind() == KindSSHSIG && !strings.Contains(string(data), `"signature":"-----BEGIN SSH SIGNATURE-----\n`) {
+		if k.Kind() == approval.KindSSHSIG && !strings.Contains(string(data), `"signature":"-----BEGIN SSH SIGNATURE-----\n`) {
 			t.Errorf("sshsig token does not carry the armored text: %s", data)
 		}
 	}
-	var tok Token
+	var tok approval.Token
 	for _, bad := range []string{
 		`{"v":"1","kind":"sshsig","request":{},"signature":""}`,
 		`{"v":"2","kind":"ed25519","request":null,"signature":""}`,
@@ -325,13 +326,13 @@ func TestSignFunctions(t *testing.T) {
 	r := testRequest(t)
 	msg, _ := r.Canonical()
 
-	sig, err := sshK.sign(Namespace, msg)
+	sig, err := sshK.sign(approval.Namespace, msg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tok := range []*Token{
-		{Request: *r, Signature: sig, Kind: KindSSHSIG},
-		{Request: *r, Signature: SignEd25519(edK.ed, msg), Kind: KindEd25519},
+	for _, tok := range []*approval.Token{
+		{Request: *r, Signature: sig, Kind: approval.KindSSHSIG},
+		{Request: *r, Signature: SignEd25519(edK.ed, msg), Kind: approval.KindEd25519},
 	} {
 		if err := ring.Verify(tok, t0); err != nil {
 			t.Errorf("%s: Verify: %v", tok.Kind, err)

@@ -1,4 +1,4 @@
-package approval
+package keys
 
 import (
 	"crypto/ecdsa"

@@ -1,4 +1,4 @@
-package approval
+package keys
 
 import (
 	"bytes"
@@ -7,22 +7,8 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/fixrail/fixrail/internal/approval"
 	"io"
-)
-
-// Namespaces bind a signature to its purpose. An approval signature never
-// verifies as a checkpoint signature, and a git or file signature made with
-// the same SSH key verifies as neither.
-const (
-	Namespace            = "fixrail-approval"
-	CheckpointNamespace  = "fixrail-checkpoint"
-	AttestationNamespace = "fixrail-attestation"
-)
-
-// Signature kinds, as stored in tokens and checkpoints.
-const (
-	KindSSHSIG  = "sshsig"  // armored SSHSIG, as `ssh-keygen -Y sign` writes
-	KindEd25519 = "ed25519" // raw 64-byte ed25519 signature from a native key
 )
 
 // PEM block types of the native key files.
@@ -45,7 +31,7 @@ func ed25519Message(namespace string, msg []byte) []byte {
 // SignEd25519 signs msg for the approval namespace with a native key. The
 // signature covers "fixrail-sig-v1\x00fixrail-approval\x00" followed by msg.
 func SignEd25519(priv ed25519.PrivateKey, msg []byte) []byte {
-	return ed25519.Sign(priv, ed25519Message(Namespace, msg))
+	return ed25519.Sign(priv, ed25519Message(approval.Namespace, msg))
 }
 
 // A Key is an approver's private key, loaded by the owner's own `fixrail
@@ -53,8 +39,8 @@ func SignEd25519(priv ed25519.PrivateKey, msg []byte) []byte {
 type Key struct {
 	kind    string
 	pub     []byte                            // the public key's SSH wire form
-	sshSign func(data []byte) ([]byte, error) // KindSSHSIG
-	ed      ed25519.PrivateKey                // KindEd25519
+	sshSign func(data []byte) ([]byte, error) // approval.KindSSHSIG
+	ed      ed25519.PrivateKey                // approval.KindEd25519
 }
 
 // NewSSHKey makes a Key that signs SSHSIG with an SSH key held elsewhere:
@@ -63,12 +49,12 @@ type Key struct {
 // rsa-sha2-512). Package sshkey makes one from an OpenSSH key file or an
 // ssh.Signer.
 func NewSSHKey(pub []byte, sign func(data []byte) ([]byte, error)) *Key {
-	return &Key{kind: KindSSHSIG, pub: pub, sshSign: sign}
+	return &Key{kind: approval.KindSSHSIG, pub: pub, sshSign: sign}
 }
 
 // NewEd25519Key wraps a native ed25519 private key.
 func NewEd25519Key(priv ed25519.PrivateKey) *Key {
-	return &Key{kind: KindEd25519, pub: ed25519KeyBlob(priv.Public().(ed25519.PublicKey)), ed: priv}
+	return &Key{kind: approval.KindEd25519, pub: ed25519KeyBlob(priv.Public().(ed25519.PublicKey)), ed: priv}
 }
 
 // ErrNotNativeKey means a key file is not a native key file; it may be an
@@ -131,34 +117,34 @@ func (k *Key) AuthorizedKey() string {
 
 func (k *Key) sign(namespace string, msg []byte) ([]byte, error) {
 	switch k.kind {
-	case KindSSHSIG:
+	case approval.KindSSHSIG:
 		return signSSHSIG(k.pub, k.sshSign, namespace, msg)
-	case KindEd25519:
+	case approval.KindEd25519:
 		return ed25519.Sign(k.ed, ed25519Message(namespace, msg)), nil
 	}
-	return nil, fmt.Errorf("%w: key kind %q", ErrMalformed, k.kind)
+	return nil, fmt.Errorf("%w: key kind %q", approval.ErrMalformed, k.kind)
 }
 
 // Approve signs r's canonical form and returns the token.
-func (k *Key) Approve(r *Request) (*Token, error) {
-	if err := r.validate(); err != nil {
+func (k *Key) Approve(r *approval.Request) (*approval.Token, error) {
+	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("approve: %w", err)
 	}
 	msg, err := r.Canonical()
 	if err != nil {
 		return nil, fmt.Errorf("approve: %w", err)
 	}
-	sig, err := k.sign(Namespace, msg)
+	sig, err := k.sign(approval.Namespace, msg)
 	if err != nil {
 		return nil, fmt.Errorf("approve: %w", err)
 	}
-	return &Token{Request: *r, Signature: sig, Kind: k.kind}, nil
+	return &approval.Token{Request: *r, Signature: sig, Kind: k.kind}, nil
 }
 
 // SignCheckpoint signs a receipt-log checkpoint message in the checkpoint
 // namespace. It satisfies receipt.Signer.
 func (k *Key) SignCheckpoint(msg []byte) (sig []byte, kind string, err error) {
-	sig, err = k.sign(CheckpointNamespace, msg)
+	sig, err = k.sign(approval.CheckpointNamespace, msg)
 	return sig, k.kind, err
 }
 
@@ -166,7 +152,7 @@ func (k *Key) SignCheckpoint(msg []byte) (sig []byte, kind string, err error) {
 // in the attestation namespace: an attestation signature never passes as
 // an approval or a checkpoint, nor the reverse.
 func (k *Key) SignAttestation(msg []byte) (sig []byte, kind string, err error) {
-	sig, err = k.sign(AttestationNamespace, msg)
+	sig, err = k.sign(approval.AttestationNamespace, msg)
 	return sig, k.kind, err
 }
 

@@ -1,4 +1,4 @@
-package approval
+package keys
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/fixrail/fixrail/internal/approval"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -221,21 +222,21 @@ func (rk ringKey) allows(namespace string, now time.Time) error {
 // by a key in the ring, made for the fixrail-approval namespace, over
 // exactly Canonical(t.Request), and the request has not expired. It does not
 // spend the nonce; Store.Take does.
-func (k *Keyring) Verify(t *Token, now time.Time) error {
+func (k *Keyring) Verify(t *approval.Token, now time.Time) error {
 	if t == nil {
-		return fmt.Errorf("%w: no token", ErrMalformed)
+		return fmt.Errorf("%w: no token", approval.ErrMalformed)
 	}
-	if err := t.Request.validate(); err != nil {
+	if err := t.Request.Validate(); err != nil {
 		return err
 	}
 	msg, err := t.Request.Canonical()
 	if err != nil {
 		return err
 	}
-	if err := k.verify(Namespace, msg, t.Signature, t.Kind, now); err != nil {
+	if err := k.verify(approval.Namespace, msg, t.Signature, t.Kind, now); err != nil {
 		return err
 	}
-	if exp := t.Request.expiry(); !now.Before(exp) {
+	if exp := t.Request.Expiry(); !now.Before(exp) {
 		return fmt.Errorf("%w: at %s", ErrExpired, exp.Format(time.RFC3339))
 	}
 	return nil
@@ -244,13 +245,13 @@ func (k *Keyring) Verify(t *Token, now time.Time) error {
 // VerifyCheckpoint checks a receipt-log checkpoint signature over msg in the
 // checkpoint namespace. It satisfies receipt.Verifier.
 func (k *Keyring) VerifyCheckpoint(msg, sig []byte, kind string) error {
-	return k.verify(CheckpointNamespace, msg, sig, kind, time.Now())
+	return k.verify(approval.CheckpointNamespace, msg, sig, kind, time.Now())
 }
 
 // VerifyAttestation checks an attestation signature over msg in the
 // attestation namespace.
 func (k *Keyring) VerifyAttestation(msg, sig []byte, kind string) error {
-	return k.verify(AttestationNamespace, msg, sig, kind, time.Now())
+	return k.verify(approval.AttestationNamespace, msg, sig, kind, time.Now())
 }
 
 // Fingerprints are the ring's keys' SHA256 fingerprints, as ssh-keygen -l
@@ -290,12 +291,12 @@ func (k *Keyring) verify(namespace string, msg, sig []byte, kind string, now tim
 		k = &Keyring{} // a nil ring trusts nobody
 	}
 	switch kind {
-	case KindSSHSIG:
+	case approval.KindSSHSIG:
 		return k.verifySSHSIG(namespace, msg, sig, now)
-	case KindEd25519:
+	case approval.KindEd25519:
 		return k.verifyEd25519(namespace, msg, sig, now)
 	}
-	return fmt.Errorf("%w: signature kind %q", ErrMalformed, kind)
+	return fmt.Errorf("%w: signature kind %q", approval.ErrMalformed, kind)
 }
 
 func (k *Keyring) verifySSHSIG(namespace string, msg, armored []byte, now time.Time) error {
@@ -329,7 +330,7 @@ func (k *Keyring) verifySSHSIG(namespace string, msg, armored []byte, now time.T
 // match it is ErrBadSignature.
 func (k *Keyring) verifyEd25519(namespace string, msg, sig []byte, now time.Time) error {
 	if len(sig) != ed25519.SignatureSize {
-		return fmt.Errorf("%w: ed25519 signature is %d bytes, want %d", ErrMalformed, len(sig), ed25519.SignatureSize)
+		return fmt.Errorf("%w: ed25519 signature is %d bytes, want %d", approval.ErrMalformed, len(sig), ed25519.SignatureSize)
 	}
 	signed := ed25519Message(namespace, msg)
 	tried := 0

@@ -1,9 +1,13 @@
-package approval
+package keys
+
+// Store is tested here, with real keys and signatures, because what its
+// Take and Peek decide rests on a Verifier: the keyring of this package.
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fixrail/fixrail/internal/approval"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,11 +22,11 @@ import (
 
 // setup returns a store, the owner's key, a keyring holding it, and the
 // pending request for a gated call with its call key.
-func setup(t *testing.T) (*Store, *Key, *Keyring, *Request, string) {
+func setup(t *testing.T) (*approval.Store, *Key, *Keyring, *approval.Request, string) {
 	t.Helper()
 	key, pub := nativeKey(t)
 	ring := keyringDir(t, map[string]string{"owner.pub": pub})
-	s := &Store{Dir: filepath.Join(t.TempDir(), "approvals")}
+	s := &approval.Store{Dir: filepath.Join(t.TempDir(), "approvals")}
 	r := testRequest(t)
 	ck, err := s.SavePending(r)
 	if err != nil {
@@ -63,7 +67,7 @@ func TestPending(t *testing.T) {
 	if _, err := s.Pending(strings64('0')); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Pending of an unknown call = %v, want fs.ErrNotExist", err)
 	}
-	if _, err := s.Pending("../../etc/passwd"); !errors.Is(err, ErrMalformed) {
+	if _, err := s.Pending("../../etc/passwd"); !errors.Is(err, approval.ErrMalformed) {
 		t.Errorf("Pending with a path as call key = %v, want ErrMalformed", err)
 	}
 	for _, dir := range []string{s.Dir, filepath.Dir(s.PendingPath(ck))} {
@@ -86,7 +90,7 @@ func strings64(c byte) string {
 // refused.
 func TestTakeOnce(t *testing.T) {
 	s, key, ring, r, ck := setup(t)
-	if _, err := s.Take(ck, ring, t0); !errors.Is(err, ErrNoToken) {
+	if _, err := s.Take(ck, ring, t0); !errors.Is(err, approval.ErrNoToken) {
 		t.Fatalf("Take before approval = %v, want ErrNoToken", err)
 	}
 	tok, err := key.Approve(r)
@@ -96,7 +100,7 @@ func TestTakeOnce(t *testing.T) {
 	if err := s.SaveToken(tok); err != nil {
 		t.Fatal(err)
 	}
-	tokenFile, _ := os.ReadFile(s.tokenPath(ck))
+	tokenFile, _ := os.ReadFile(tokenPath(s, ck))
 
 	got, err := s.Take(ck, ring, t0.Add(time.Minute))
 	if err != nil {
@@ -108,27 +112,27 @@ func TestTakeOnce(t *testing.T) {
 	if !exists(t, filepath.Join(s.Dir, "spent", r.Nonce)) {
 		t.Error("nonce not recorded as spent")
 	}
-	if exists(t, s.tokenPath(ck)) || exists(t, s.PendingPath(ck)) {
+	if exists(t, tokenPath(s, ck)) || exists(t, s.PendingPath(ck)) {
 		t.Error("token or pending file left behind after use")
 	}
-	if _, err := s.Take(ck, ring, t0.Add(time.Minute)); !errors.Is(err, ErrNoToken) {
+	if _, err := s.Take(ck, ring, t0.Add(time.Minute)); !errors.Is(err, approval.ErrNoToken) {
 		t.Errorf("second Take = %v, want ErrNoToken", err)
 	}
 
 	// Replay: the agent puts a copy of the used token file back.
-	if err := os.WriteFile(s.tokenPath(ck), tokenFile, 0o600); err != nil {
+	if err := os.WriteFile(tokenPath(s, ck), tokenFile, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Take(ck, ring, t0.Add(2*time.Minute)); !errors.Is(err, ErrReplayed) {
+	if _, err := s.Take(ck, ring, t0.Add(2*time.Minute)); !errors.Is(err, approval.ErrReplayed) {
 		t.Errorf("replayed Take = %v, want ErrReplayed", err)
 	}
-	if exists(t, s.tokenPath(ck)) {
+	if exists(t, tokenPath(s, ck)) {
 		t.Error("replayed token not deleted")
 	}
 
 	// Replay with the nonce changed to dodge the spent record: only the
 	// signature stops this one.
-	var renonced Token
+	var renonced approval.Token
 	if err := json.Unmarshal(tokenFile, &renonced); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +143,7 @@ func TestTakeOnce(t *testing.T) {
 	if _, err := s.Take(ck, ring, t0.Add(2*time.Minute)); !errors.Is(err, ErrBadSignature) {
 		t.Errorf("replay with a new nonce: Take = %v, want ErrBadSignature", err)
 	}
-	if exists(t, s.tokenPath(ck)) {
+	if exists(t, tokenPath(s, ck)) {
 		t.Error("re-nonced token not deleted")
 	}
 }
@@ -150,14 +154,14 @@ func TestTakeDeletesBadTokens(t *testing.T) {
 	stranger, _ := goSSHKey(t)
 	tests := []struct {
 		name    string
-		prepare func(t *testing.T, s *Store, key *Key, r *Request, ck string)
+		prepare func(t *testing.T, s *approval.Store, key *Key, r *approval.Request, ck string)
 		now     time.Time
 		wantErr error
 	}{
 		{
 			name: "expired",
 			now:  t0.Add(time.Hour),
-			prepare: func(t *testing.T, s *Store, key *Key, r *Request, ck string) {
+			prepare: func(t *testing.T, s *approval.Store, key *Key, r *approval.Request, ck string) {
 				saveApproved(t, s, key, r)
 			},
 			wantErr: ErrExpired,
@@ -165,7 +169,7 @@ func TestTakeDeletesBadTokens(t *testing.T) {
 		{
 			name: "forged by a key outside the ring",
 			now:  t0,
-			prepare: func(t *testing.T, s *Store, _ *Key, r *Request, ck string) {
+			prepare: func(t *testing.T, s *approval.Store, _ *Key, r *approval.Request, ck string) {
 				saveApproved(t, s, stranger, r)
 			},
 			wantErr: ErrNoKey,
@@ -173,7 +177,7 @@ func TestTakeDeletesBadTokens(t *testing.T) {
 		{
 			name: "request edited after signing",
 			now:  t0,
-			prepare: func(t *testing.T, s *Store, key *Key, r *Request, ck string) {
+			prepare: func(t *testing.T, s *approval.Store, key *Key, r *approval.Request, ck string) {
 				tok, err := key.Approve(r)
 				if err != nil {
 					t.Fatal(err)
@@ -188,8 +192,8 @@ func TestTakeDeletesBadTokens(t *testing.T) {
 		{
 			name: "token for another call under this call's name",
 			now:  t0,
-			prepare: func(t *testing.T, s *Store, key *Key, _ *Request, ck string) {
-				other, err := NewRequest("Bash", json.RawMessage(`{"command":"echo harmless"}`), "/home/dev/repo", "push-force", time.Hour, t0)
+			prepare: func(t *testing.T, s *approval.Store, key *Key, _ *approval.Request, ck string) {
+				other, err := approval.NewRequest("Bash", json.RawMessage(`{"command":"echo harmless"}`), "/home/dev/repo", "push-force", time.Hour, t0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -200,15 +204,15 @@ func TestTakeDeletesBadTokens(t *testing.T) {
 				data, _ := json.Marshal(tok)
 				writeToken(t, s, ck, data)
 			},
-			wantErr: ErrMismatch,
+			wantErr: approval.ErrMismatch,
 		},
 		{
 			name: "garbage file",
 			now:  t0,
-			prepare: func(t *testing.T, s *Store, _ *Key, _ *Request, ck string) {
+			prepare: func(t *testing.T, s *approval.Store, _ *Key, _ *approval.Request, ck string) {
 				writeToken(t, s, ck, []byte("{not json"))
 			},
-			wantErr: ErrMalformed,
+			wantErr: approval.ErrMalformed,
 		},
 	}
 	for _, tc := range tests {
@@ -218,13 +222,13 @@ func TestTakeDeletesBadTokens(t *testing.T) {
 			if _, err := s.Take(ck, ring, tc.now); !errors.Is(err, tc.wantErr) {
 				t.Fatalf("Take = %v, want %v", err, tc.wantErr)
 			}
-			if exists(t, s.tokenPath(ck)) {
+			if exists(t, tokenPath(s, ck)) {
 				t.Error("bad token file was not deleted")
 			}
 			if left, _ := filepath.Glob(filepath.Join(s.Dir, "tokens", "*")); len(left) != 0 {
 				t.Errorf("files left in tokens/: %v", left)
 			}
-			if _, err := s.Take(ck, ring, tc.now); !errors.Is(err, ErrNoToken) {
+			if _, err := s.Take(ck, ring, tc.now); !errors.Is(err, approval.ErrNoToken) {
 				t.Errorf("Take after deletion = %v, want ErrNoToken", err)
 			}
 			if exists(t, filepath.Join(s.Dir, "spent", r.Nonce)) {
@@ -234,7 +238,7 @@ func TestTakeDeletesBadTokens(t *testing.T) {
 	}
 }
 
-func saveApproved(t *testing.T, s *Store, key *Key, r *Request) {
+func saveApproved(t *testing.T, s *approval.Store, key *Key, r *approval.Request) {
 	t.Helper()
 	tok, err := key.Approve(r)
 	if err != nil {
@@ -245,12 +249,12 @@ func saveApproved(t *testing.T, s *Store, key *Key, r *Request) {
 	}
 }
 
-func writeToken(t *testing.T, s *Store, ck string, data []byte) {
+func writeToken(t *testing.T, s *approval.Store, ck string, data []byte) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(s.tokenPath(ck)), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(tokenPath(s, ck)), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(s.tokenPath(ck), data, 0o600); err != nil {
+	if err := os.WriteFile(tokenPath(s, ck), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -260,20 +264,20 @@ func writeToken(t *testing.T, s *Store, ck string, data []byte) {
 func TestTakeSSHKeygenSignature(t *testing.T) {
 	priv, pub := genSSHKey(t, "ed25519")
 	ring := keyringDir(t, map[string]string{AllowedSignersFile: "owner@example " + pub})
-	s := &Store{Dir: t.TempDir()}
+	s := &approval.Store{Dir: t.TempDir()}
 	r := testRequest(t)
 	ck, err := s.SavePending(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runSSHKeygen(t, nil, "-Y", "sign", "-n", Namespace, "-f", priv, s.PendingPath(ck)); err != nil {
+	if _, err := runSSHKeygen(t, nil, "-Y", "sign", "-n", approval.Namespace, "-f", priv, s.PendingPath(ck)); err != nil {
 		t.Fatal("ssh-keygen -Y sign failed")
 	}
 	if !exists(t, s.SigPath(ck)) {
 		t.Fatalf("ssh-keygen did not write %s", s.SigPath(ck))
 	}
 	// The retry computes the call key from the live call, not the request.
-	live, err := CallKey("Bash", json.RawMessage(`{"timeout":120000,"command":"git push --force origin main"}`), "/home/dev/repo", "push-force")
+	live, err := approval.CallKey("Bash", json.RawMessage(`{"timeout":120000,"command":"git push --force origin main"}`), "/home/dev/repo", "push-force")
 	if err != nil || live != ck {
 		t.Fatalf("live call key %s, %v; want %s", live, err, ck)
 	}
@@ -281,7 +285,7 @@ func TestTakeSSHKeygenSignature(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Take: %v", err)
 	}
-	if tok.Kind != KindSSHSIG || tok.Request.Nonce != r.Nonce {
+	if tok.Kind != approval.KindSSHSIG || tok.Request.Nonce != r.Nonce {
 		t.Errorf("Take returned kind %q nonce %q", tok.Kind, tok.Request.Nonce)
 	}
 	if exists(t, s.SigPath(ck)) || exists(t, s.PendingPath(ck)) {
@@ -321,7 +325,7 @@ func TestTakeConcurrent(t *testing.T) {
 		switch {
 		case err == nil:
 			wins++
-		case errors.Is(err, ErrNoToken), errors.Is(err, ErrReplayed):
+		case errors.Is(err, approval.ErrNoToken), errors.Is(err, approval.ErrReplayed):
 		default:
 			t.Errorf("unexpected error %v", err)
 		}
@@ -365,13 +369,13 @@ func TestPrune(t *testing.T) {
 }
 
 func TestPendingRequests(t *testing.T) {
-	s := &Store{Dir: filepath.Join(t.TempDir(), "approvals")}
+	s := &approval.Store{Dir: filepath.Join(t.TempDir(), "approvals")}
 	if ps, err := s.PendingRequests(); err != nil || len(ps) != 0 {
 		t.Fatalf("empty store: %v, %v", ps, err)
 	}
 	var keys []string
 	for i, ttl := range []time.Duration{30 * time.Minute, time.Minute, 10 * time.Minute} {
-		r, err := NewRequest("Bash", json.RawMessage(fmt.Sprintf(`{"command":"git push --force origin b%d"}`, i)), "/repo", "push-force", ttl, t0)
+		r, err := approval.NewRequest("Bash", json.RawMessage(fmt.Sprintf(`{"command":"git push --force origin b%d"}`, i)), "/repo", "push-force", ttl, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -410,7 +414,7 @@ func TestPendingRequests(t *testing.T) {
 // Peek answers "would Take accept an approval now" without using it up.
 func TestPeek(t *testing.T) {
 	s, key, ring, r, ck := setup(t)
-	if _, err := s.Peek(ck, ring, t0); !errors.Is(err, ErrNoToken) {
+	if _, err := s.Peek(ck, ring, t0); !errors.Is(err, approval.ErrNoToken) {
 		t.Fatalf("Peek before approval = %v, want ErrNoToken", err)
 	}
 	stranger, _ := goSSHKey(t)
@@ -424,26 +428,32 @@ func TestPeek(t *testing.T) {
 			t.Fatalf("Peek %d of a valid token: %v", i, err)
 		}
 	}
-	if !exists(t, s.tokenPath(ck)) || exists(t, filepath.Join(s.Dir, "spent", r.Nonce)) {
+	if !exists(t, tokenPath(s, ck)) || exists(t, filepath.Join(s.Dir, "spent", r.Nonce)) {
 		t.Fatal("Peek spent or removed the token")
 	}
 	if _, err := s.Peek(ck, ring, r.Expires); !errors.Is(err, ErrExpired) {
 		t.Errorf("Peek at expiry = %v, want ErrExpired", err)
 	}
-	tokenFile, _ := os.ReadFile(s.tokenPath(ck))
+	tokenFile, _ := os.ReadFile(tokenPath(s, ck))
 	if _, err := s.Take(ck, ring, t0.Add(time.Minute)); err != nil {
 		t.Fatalf("Take after Peek: %v", err)
 	}
 	writeToken(t, s, ck, tokenFile)
-	if _, err := s.Peek(ck, ring, t0.Add(time.Minute)); !errors.Is(err, ErrReplayed) {
+	if _, err := s.Peek(ck, ring, t0.Add(time.Minute)); !errors.Is(err, approval.ErrReplayed) {
 		t.Errorf("Peek of a spent token = %v, want ErrReplayed", err)
 	}
 	other := strings64('a')
-	if _, err := s.Peek(other, ring, t0); !errors.Is(err, ErrNoToken) {
+	if _, err := s.Peek(other, ring, t0); !errors.Is(err, approval.ErrNoToken) {
 		t.Errorf("Peek of another call = %v, want ErrNoToken", err)
 	}
 	writeToken(t, s, other, tokenFile)
-	if _, err := s.Peek(other, ring, t0.Add(time.Minute)); !errors.Is(err, ErrMismatch) {
+	if _, err := s.Peek(other, ring, t0.Add(time.Minute)); !errors.Is(err, approval.ErrMismatch) {
 		t.Errorf("Peek of a token filed under another call = %v, want ErrMismatch", err)
 	}
+}
+
+// tokenPath is where `fixrail approve` writes the token for callKey, as
+// Store's documentation lays the directory out.
+func tokenPath(s *approval.Store, callKey string) string {
+	return filepath.Join(s.Dir, "tokens", callKey+".json")
 }

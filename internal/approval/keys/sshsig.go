@@ -1,4 +1,4 @@
-package approval
+package keys
 
 // SSHSIG is OpenSSH's detached signature format (PROTOCOL.sshsig in
 // openssh-portable), the one `ssh-keygen -Y sign` writes. The envelope is
@@ -13,6 +13,7 @@ import (
 	"encoding/binary"
 	"encoding/pem"
 	"fmt"
+	"github.com/fixrail/fixrail/internal/approval"
 )
 
 const (
@@ -97,14 +98,14 @@ func armor(blob []byte) []byte {
 func parseSSHSIG(armored []byte) (*sshsigBlob, *sshSignature, error) {
 	blk, rest := pem.Decode(armored)
 	if blk == nil || blk.Type != sshsigPEMType {
-		return nil, nil, fmt.Errorf("%w: not an armored SSH signature", ErrMalformed)
+		return nil, nil, fmt.Errorf("%w: not an armored SSH signature", approval.ErrMalformed)
 	}
 	if len(bytes.TrimSpace(rest)) != 0 {
-		return nil, nil, fmt.Errorf("%w: data after the SSH signature", ErrMalformed)
+		return nil, nil, fmt.Errorf("%w: data after the SSH signature", approval.ErrMalformed)
 	}
 	body, ok := bytes.CutPrefix(blk.Bytes, []byte(sshsigMagic))
 	if !ok {
-		return nil, nil, fmt.Errorf("%w: SSH signature lacks the SSHSIG magic", ErrMalformed)
+		return nil, nil, fmt.Errorf("%w: SSH signature lacks the SSHSIG magic", approval.ErrMalformed)
 	}
 	r := &wireReader{b: body}
 	version := r.uint32()
@@ -112,14 +113,14 @@ func parseSSHSIG(armored []byte) (*sshsigBlob, *sshSignature, error) {
 	r.bytes() // reserved: ignored, as OpenSSH does
 	w.Hash, w.Signature = r.string(), r.bytes()
 	if err := r.end(); err != nil {
-		return nil, nil, fmt.Errorf("%w: SSH signature: %v", ErrMalformed, err)
+		return nil, nil, fmt.Errorf("%w: SSH signature: %v", approval.ErrMalformed, err)
 	}
 	if version != sshsigVersion {
-		return nil, nil, fmt.Errorf("%w: SSHSIG version %d", ErrMalformed, version)
+		return nil, nil, fmt.Errorf("%w: SSHSIG version %d", approval.ErrMalformed, version)
 	}
 	sig, err := parseSSHSignature(w.Signature)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: SSH signature value: %v", ErrMalformed, err)
+		return nil, nil, fmt.Errorf("%w: SSH signature value: %v", approval.ErrMalformed, err)
 	}
 	return &w, sig, nil
 }
