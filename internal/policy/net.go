@@ -66,7 +66,7 @@ var curlValued = []string{"data", "data-ascii", "data-binary", "data-raw", "data
 // curl sends data off the box when it has a body (-d, --json, -F, -T ...) or
 // a method other than GET/HEAD/OPTIONS; requests to localhost do not count.
 func (a *analyzer) curl(c *cmd) {
-	p := parseOpts(c.args, optSpec{short: "AbcCdDeEFHKmoPQrtTuUwxXyYz", long: curlValued})
+	p := parseOpts(a.curlArgs(c), optSpec{short: curlShortValued, long: curlValued})
 	st := c.st
 	urls := append([]field{}, p.operands...)
 	urls = append(urls, p.values("--url")...)
@@ -109,9 +109,6 @@ func (a *analyzer) curl(c *cmd) {
 				a.readPath(field{s: f, dyn: o.val.dyn}, st, "curl -F", false)
 			}
 		}
-	}
-	if p.has("-K", "--config") {
-		a.add(EgressOther, true, "curl reads further options from a config file")
 	}
 	if p.dyn {
 		a.add(EgressOther, true, "curl with options only known at run time")
@@ -227,39 +224,9 @@ var wgetSpec = optSpec{short: "OoaPeitTwQUlARDIXB", long: []string{"output-docum
 	"body-file", "method", "header", "user", "password", "http-user", "http-password", "load-cookies", "save-cookies",
 	"ca-certificate", "certificate", "private-key", "bind-address", "limit-rate", "referer", "config"}}
 
-// wgetrcOptions turns wget's -e/--execute wgetrc commands that choose
-// where it writes into the options they stand for (output_document is -O,
-// dir_prefix -P, logfile -o, save_cookies --save-cookies), placed first so
-// that a later option still wins, as it does in wget. wgetrc names ignore
-// case, "_" and "-".
-func (a *analyzer) wgetrcOptions(args []field) []field {
-	var out []field
-	for _, e := range parseOpts(args, wgetSpec).values("-e", "--execute") {
-		if e.dyn {
-			a.add(SelfMod, true, "wget -e %s: a wgetrc command only known at run time may choose where it writes", e)
-			continue
-		}
-		k, v, ok := strings.Cut(e.s, "=")
-		if !ok {
-			continue
-		}
-		val := word(strings.TrimSpace(v))
-		switch strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(strings.TrimSpace(k))) {
-		case "outputdocument":
-			out = append(out, word("-O"), val)
-		case "dirprefix":
-			out = append(out, word("-P"), val)
-		case "logfile":
-			out = append(out, word("-o"), val)
-		case "savecookies":
-			out = append(out, word("--save-cookies"), val)
-		}
-	}
-	return append(out, args...)
-}
-
 func (a *analyzer) wget(c *cmd) {
-	p := parseOpts(a.wgetrcOptions(c.args), wgetSpec)
+	args := a.wgetArgs(c)
+	p := parseOpts(args, wgetSpec)
 	st := c.st
 	for _, o := range p.opts {
 		switch o.name {
@@ -282,7 +249,7 @@ func (a *analyzer) wget(c *cmd) {
 		// directory). A recursive download keeps each host's tree under a
 		// directory named for the host, unless -nd or -nH drop it.
 		recursive := p.has("-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites")
-		flat := hasField(c.args, "-nd") || hasField(c.args, "-nH") || p.has("--no-directories", "--no-host-directories", "--cut-dirs")
+		flat := hasField(args, "-nd") || hasField(args, "-nH") || p.has("--no-directories", "--no-host-directories", "--cut-dirs")
 		unknown := ""
 		switch {
 		case recursive && flat:

@@ -79,6 +79,10 @@ func (a *analyzer) buildZones() {
 		for _, d := range [][]string{{".config", "pip"}, {".pip"}, {".config", "uv"}, {".config", "pnpm"}, {".gradle", "init.d"}} {
 			dir(ScopeEscalation, "package manager configuration", append([]string{h}, d...)...)
 		}
+		// What every later curl and wget reads first (fetchconfig.go).
+		for _, f := range [][]string{{".curlrc"}, {".config", "curlrc"}, {".wgetrc"}} {
+			file(ScopeEscalation, "downloader configuration", append([]string{h}, f...)...)
+		}
 	}
 	dir(SelfMod, "managed agent settings", "/etc/claude-code")
 	dir(SelfMod, "managed agent settings", "/Library/Application Support/ClaudeCode")
