@@ -129,22 +129,9 @@ func (a *analyzer) shell(name string, args []field, env map[string]field, st *st
 // or -c text (bash(1), INVOCATION), and --rcfile/--init-file when
 // interactive; an interactive sh-family shell reads $ENV; zsh reads
 // $ZDOTDIR/.zshenv always. bash expands $BASH_ENV and $ENV before using
-// them, so a substitution in the value runs. The environment is the
-// command's VAR=x prefixes (env's too) and the shell state's variables
-// (export is not told apart from a plain assignment: a little wider).
+// them, so a substitution in the value runs. The environment is cmdEnv's.
 func (a *analyzer) startupFiles(name string, env map[string]field, st *state, depth int, interactive bool, rcfiles []field) {
-	lookup := func(k string) (field, bool) {
-		if v, ok := env[k]; ok {
-			return v, true
-		}
-		if st.outVars[k] {
-			return field{s: dynMark, dyn: true}, true
-		}
-		if v, ok := st.vars[k]; ok {
-			return word(v), true
-		}
-		return field{}, false
-	}
+	lookup := cmdEnv(env, st)
 	source := func(f field, how string) {
 		if !f.dyn && strings.ContainsAny(f.s, "$`") {
 			a.all(fmt.Sprintf("%s expands %s before sourcing it, and a substitution in it runs", name, f))
