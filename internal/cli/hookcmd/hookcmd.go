@@ -56,7 +56,7 @@ func Flags() (*flag.FlagSet, *Opts) {
 	fs.StringVar(&o.Receipts, "receipts", "", "receipt log `file` (default $FIXRAIL_HOME/receipts.ndjson)")
 	fs.Var(&o.Snapshot, "snapshot", "a settings `file` the session snapshot covers besides the CLI's own layers (a --settings file); repeatable")
 	fs.StringVar(&o.Verifier, "verifier", "", "the fixrail binary `path` that checks an approval's signature for fixrail-hook, which links no signature code (default: fixrail beside it); self-mod protects it")
-	fs.Var(&o.Protect, "protect-binary", "another fixrail binary `path` that self-mod protects besides this one (the fixrail that approves, when this is fixrail-hook); repeatable")
+	fs.Var(&o.Protect, "protect-binary", "another fixrail binary `path` that self-mod protects besides this one and the --verifier; repeatable")
 	return fs, o
 }
 
