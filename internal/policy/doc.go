@@ -96,7 +96,10 @@
 //     systemd-run, tmux/screen detached sessions, pm2 start, docker run
 //     --restart, a container given this machine's root (docker/podman run
 //     --privileged, --pid/--userns=host, --cap-add SYS_ADMIN and kin, a
-//     bind mount of /, /etc, the home directories or the engine's socket),
+//     bind mount of /, /etc, the home directories or the engine's socket;
+//     a writable bind mount of a protected zone or of a directory holding
+//     one, judged under that zone's rule, self-mod for agent settings: see
+//     containers.go),
 //     git-hook managers installing hooks (pre-commit install, husky,
 //     lefthook install, overcommit --install), setuid modes (chmod u+s, install -m 4755), setcap, user and
 //     group administration, direnv allow, repository git config keys that

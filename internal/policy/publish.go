@@ -349,8 +349,17 @@ func (a *analyzer) docker(c *cmd) {
 		a.add(Publish, false, "%s %s --push publishes an image", c.name, sub)
 	case sub == "system" && next == "prune", sub == "volume" && (next == "prune" || next == "rm"):
 		a.add(Destructive, false, "%s %s %s", c.name, sub, next)
+	case sub == "cp" || sub == "container" && next == "cp":
+		if sub == "container" {
+			rest = rest[firstOperand(rest, "", nil)+1:]
+		}
+		a.containerCopy(c, rest, false)
 	case sub == "run" || sub == "create" || sub == "container" && (next == "run" || next == "create"):
+		if sub == "container" {
+			rest = rest[firstOperand(rest, "", nil)+1:] // the options after run
+		}
 		a.containerPrivilege(c, rest)
+		a.containerMounts(c, rest)
 		for _, f := range rest {
 			if v, ok := strings.CutPrefix(f.s, "--restart="); ok && v != "no" {
 				a.add(ScopeEscalation, false, "%s run --restart=%s keeps a container running after the session", c.name, v)

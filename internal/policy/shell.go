@@ -805,12 +805,46 @@ func (e shellEnv) Each(f func(string, expand.Variable) bool) {
 func (a *analyzer) expandConfig(st *state) *expand.Config {
 	return &expand.Config{
 		Env: shellEnv{vars: st.vars},
-		CmdSubst: func(w io.Writer, _ *syntax.CmdSubst) error {
+		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
+			if d, ok := a.pwdSubst(cs, st); ok {
+				_, err := io.WriteString(w, d)
+				return err
+			}
 			_, err := io.WriteString(w, dynMark)
 			return err
 		},
 		ProcSubst: func(*syntax.ProcSubst) (string, error) { return dynMark, nil },
 	}
+}
+
+// pwdSubst returns what $(pwd) prints — the working directory, when it is
+// known here; pwd -P's with its links resolved — so that the commonest
+// substitution of all (docker run -v "$(pwd)":/app, rm -rf "$(pwd)/build")
+// is judged at the path it names. Any other substitution is unknown.
+func (a *analyzer) pwdSubst(cs *syntax.CmdSubst, st *state) (string, bool) {
+	if st.cwd == "" || len(cs.Stmts) != 1 {
+		return "", false
+	}
+	s := cs.Stmts[0]
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || s.Negated || s.Background || s.Coprocess || len(s.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) == 0 || call.Args[0].Lit() != "pwd" {
+		return "", false
+	}
+	physical := false
+	for _, w := range call.Args[1:] {
+		switch w.Lit() {
+		case "-L":
+			physical = false
+		case "-P":
+			physical = true
+		default:
+			return "", false
+		}
+	}
+	if physical {
+		return a.resolve(st.cwd), true
+	}
+	return st.cwd, true
 }
 
 // wordDynamic reports whether expanding w needs anything only known at run
@@ -837,7 +871,12 @@ func (a *analyzer) wordDynamic(w *syntax.Word, st *state) bool {
 			} else if _, ok := st.vars[n.Param.Value]; !ok {
 				dyn = true
 			}
-		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+		case *syntax.CmdSubst:
+			if _, ok := a.pwdSubst(n, st); ok {
+				return false // its output is the working directory, known here
+			}
+			dyn = true
+		case *syntax.ProcSubst, *syntax.ArithmExp:
 			dyn = true
 		case *syntax.ExtGlob:
 			dyn = true // @(x|y), +(x): matched here by no expansion
