@@ -55,6 +55,13 @@ func TestShellEscapes(t *testing.T) {
 		{id: "ssh-o-git-sshcommand", in: "git -c core.sshCommand='ssh -o ProxyCommand=\"" + rm + "\"' fetch", want: "destructive"},
 		{id: "scp-o", in: "scp -o ProxyCommand='" + rm + "' a host:b", want: "egress-other destructive"},
 		{id: "sftp-o", in: "sftp -o 'LocalCommand " + rm + "' host", want: "egress-other destructive"},
+		// git grep -O<pager> opens the matching files with a command.
+		{id: "grep-O", in: "git grep -O'" + rm + "' foo", want: "destructive"},
+		{id: "grep-O-clustered", in: "git grep -nO'" + rm + "' foo", want: "destructive"},
+		{id: "grep-open-files", in: "git grep --open-files-in-pager='" + rm + "' foo", want: "destructive"},
+		{id: "grep-A-then-O", in: "git grep -A 3 -O'" + rm + "' foo", want: "destructive"},
+		{id: "grep-pattern", in: "git grep -e -O'" + rm + "' foo", want: ""}, // -e's pattern
+		{id: "grep-O-default", in: "git grep -O foo", want: ""},
 		{id: "difftool-plain", in: "git difftool -y --tool=vimdiff", want: ""},
 		{id: "fd-plain", in: "fd -e go -x gofmt -l", want: ""},
 		{id: "make-eval", in: "make --eval='x:; " + rm + "' x", want: "destructive"},

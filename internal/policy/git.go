@@ -411,6 +411,40 @@ func initGitSubcommands() {
 				a.readPath(f, x.st, "git add", true)
 			}
 		},
+		"grep": func(a *analyzer, x gitCall) {
+			// -O<pager>/--open-files-in-pager=<pager> runs the pager
+			// command with the matching files (its value only attached).
+			for i := 0; i < len(x.rest); i++ {
+				f := x.rest[i]
+				switch {
+				case f.s == "--":
+					return
+				case strings.HasPrefix(f.s, "--"):
+					name, v, eq := strings.Cut(f.s, "=")
+					if name == "--open-files-in-pager" && eq {
+						a.runsText(field{s: v, dyn: f.dyn}, x.c, "git grep --open-files-in-pager")
+					} else if !eq && slices.Contains([]string{"--max-depth", "--threads", "--max-count", "--context", "--after-context", "--before-context"}, name) {
+						i++ // its value
+					}
+				case strings.HasPrefix(f.s, "-") && len(f.s) > 1:
+					cl := f.s[1:]
+					for j := 0; j < len(cl); j++ {
+						if cl[j] == 'O' {
+							if j+1 < len(cl) {
+								a.runsText(field{s: cl[j+1:], dyn: f.dyn}, x.c, "git grep -O")
+							}
+							break
+						}
+						if strings.IndexByte("efABCm", cl[j]) >= 0 {
+							if j+1 == len(cl) {
+								i++ // its value is the next word (-e -O… is a pattern)
+							}
+							break
+						}
+					}
+				}
+			}
+		},
 		"difftool": func(a *analyzer, x gitCall) {
 			// -x/--extcmd: the command each file pair is shown with.
 			p := parseOpts(x.rest, optSpec{short: "tx", long: []string{"tool", "extcmd"}})

@@ -53,6 +53,19 @@ func (a *analyzer) gh(c *cmd) {
 		}
 		a.add(EgressOther, false, "gh %s %s uploads the contents of a file", group, verb)
 	}
+	// A body, title or notes built from what a command printed
+	// (--body "$(cat ~/.aws/credentials)") hands that output to GitHub, as
+	// a URL carrying it hands it to the URL's host.
+	if group != "api" {
+		for _, o := range ops.opts {
+			switch o.name {
+			case "-b", "--body", "-t", "--title", "-n", "--notes", "--description", "-d", "--desc":
+				if o.has && o.val.out {
+					a.add(EgressOther, false, "gh %s %s %s sends a command's output to GitHub", group, verb, o.name)
+				}
+			}
+		}
+	}
 }
 
 func hasPrefixField(fs []field, pre string) bool {

@@ -886,8 +886,75 @@ func (a *analyzer) wordDynamic(w *syntax.Word, st *state) bool {
 	return dyn
 }
 
+// literalSubst reports whether a command substitution prints only text
+// written in the command itself: cat of a here-document whose body expands
+// nothing (gh pr create --body "$(cat <<'EOF' … EOF)", the way agent CLIs
+// write a pull request's description), or echo/printf of literal words.
+// Such output carries nothing the command read.
+func literalSubst(cs *syntax.CmdSubst) bool {
+	if len(cs.Stmts) != 1 {
+		return false
+	}
+	s := cs.Stmts[0]
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || s.Negated || s.Background || s.Coprocess || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return false
+	}
+	for _, w := range call.Args {
+		if w.Lit() == "" && !quotedLiteral(w) {
+			return false
+		}
+	}
+	switch call.Args[0].Lit() {
+	case "cat":
+		if len(call.Args) != 1 || len(s.Redirs) != 1 {
+			return false
+		}
+		r := s.Redirs[0]
+		if r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc {
+			return false
+		}
+		return r.Hdoc == nil || literalWord(r.Hdoc)
+	case "echo", "printf":
+		return len(s.Redirs) == 0
+	}
+	return false
+}
+
+// quotedLiteral reports whether w is quoted text with nothing to expand.
+func quotedLiteral(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
+				}
+			}
+		case *syntax.Lit:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// literalWord reports whether a here-document's body expands nothing: a
+// quoted delimiter leaves it as it is, and an unquoted one expands only
+// what its parts hold.
+func literalWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if _, ok := p.(*syntax.Lit); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // wordOutput reports whether w carries what a command printed: a command
-// or process substitution, or a variable that may hold one's output.
+// or process substitution (not one that prints only literal text), or a
+// variable that may hold one's output.
 func (a *analyzer) wordOutput(w *syntax.Word, st *state) bool {
 	if w == nil || w.Lit() != "" {
 		return false // nil, or plain text (most words)
@@ -895,7 +962,11 @@ func (a *analyzer) wordOutput(w *syntax.Word, st *state) bool {
 	out := false
 	syntax.Walk(w, func(n syntax.Node) bool {
 		switch n := n.(type) {
-		case *syntax.CmdSubst, *syntax.ProcSubst:
+		case *syntax.CmdSubst:
+			if !literalSubst(n) {
+				out = true
+			}
+		case *syntax.ProcSubst:
 			out = true
 		case *syntax.ParamExp:
 			if n.Param != nil && st.outVars[n.Param.Value] {
