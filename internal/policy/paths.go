@@ -439,6 +439,13 @@ func (a *analyzer) touchPath(f field, st *state, how string, recursive, follow b
 		a.checkNames(splitPath(filepath.Clean(s)), how, s)
 		return
 	}
+	if q, known := procPath(p, st.cwd); !known {
+		a.add(SelfMod, true, "%s writes %s, through a directory another process holds", how, p)
+		a.add(ScopeEscalation, true, "%s writes %s, through a directory another process holds", how, p)
+		return
+	} else if q != p {
+		p = q // /proc/self/cwd/x is x in the working directory
+	}
 	if strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
 		a.device(p, how)
 		return
@@ -741,6 +748,46 @@ func (a *analyzer) deviceRead(f field) {
 	}
 }
 
+// procPath maps a path through /proc's links to the file they reach, as
+// the process that opens it sees them: /proc/self/cwd (and thread-self's)
+// is its working directory — cwd, the command's, or the agent CLI's for a
+// tool — and /proc/PID/root the root directory. known is false for a
+// directory only another process knows: another PID's cwd, or a directory
+// held open (/proc/PID/fd/N/…). Other paths are returned as they are.
+func procPath(p, cwd string) (string, bool) {
+	if fd, ok := strings.CutPrefix(p, "/dev/fd/"); ok {
+		// /dev/fd is /proc/self/fd: a path below a descriptor is below
+		// a directory held open.
+		return p, !strings.Contains(fd, "/")
+	}
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return p, true
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) >= 4 && parts[1] == "task" {
+		parts = append(parts[:1], parts[3:]...) // /proc/PID/task/TID/… is the thread's
+	}
+	if len(parts) < 2 {
+		return p, true
+	}
+	pid, kind, below := parts[0], parts[1], filepath.Join(append([]string{"/"}, parts[2:]...)...)
+	switch kind {
+	case "cwd":
+		if (pid == "self" || pid == "thread-self") && cwd != "" {
+			return filepath.Join(cwd, below), true
+		}
+		return "", false
+	case "root":
+		return below, true
+	case "fd", "map_files":
+		if len(parts) > 3 {
+			return "", false
+		}
+	}
+	return p, true
+}
+
 // redirectWrite checks the target of an output redirection.
 func (a *analyzer) redirectWrite(t field, st *state) {
 	if t.dyn {
@@ -767,6 +814,14 @@ func (a *analyzer) readPath(f field, st *state, how string, recursive bool) {
 	p, ok := cleanAbs(st.cwd, s)
 	if !ok {
 		return
+	}
+	if q, known := procPath(p, st.cwd); !known {
+		for _, z := range a.secrets {
+			a.add(SelfMod, true, "%s reads %s, through a directory another process holds, which may be %s", how, p, z.what)
+		}
+		return
+	} else {
+		p = q
 	}
 	gs, ok := a.globs(p)
 	if !ok {
