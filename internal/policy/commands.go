@@ -600,6 +600,8 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).tmux
 	case "screen":
 		return (*analyzer).screen
+	case "dtach", "abduco":
+		return (*analyzer).dtach
 	case "pm2":
 		return (*analyzer).pm2
 	case "forever":

@@ -93,7 +93,7 @@
 //   - scope-escalation: crontab, at/batch, systemctl enable/start/...,
 //     loginctl enable-linger, launchctl load, service start, sudo/doas/su/
 //     pkexec/run0 running a command, nohup, setsid, disown, daemonize,
-//     systemd-run, tmux/screen detached sessions, pm2 start, docker run
+//     systemd-run, tmux/screen/dtach/abduco detached sessions, pm2 start, docker run
 //     --restart, a container given this machine's root (docker/podman run
 //     --privileged, --pid/--userns=host, --cap-add SYS_ADMIN and kin, a
 //     bind mount of /, /etc, the home directories or the engine's socket;

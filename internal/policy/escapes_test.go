@@ -55,6 +55,29 @@ func TestShellEscapes(t *testing.T) {
 		{id: "ssh-o-git-sshcommand", in: "git -c core.sshCommand='ssh -o ProxyCommand=\"" + rm + "\"' fetch", want: "destructive"},
 		{id: "scp-o", in: "scp -o ProxyCommand='" + rm + "' a host:b", want: "egress-other destructive"},
 		{id: "sftp-o", in: "sftp -o 'LocalCommand " + rm + "' host", want: "egress-other destructive"},
+		// A shell runs code from its environment: bash's PROMPT_COMMAND and
+		// prompts when interactive, PS4 when tracing (-x, -o xtrace,
+		// SHELLOPTS), functions imported from BASH_FUNC_name%%.
+		{id: "prompt-command", in: "PROMPT_COMMAND='" + rm + "' bash -i", want: "destructive"},
+		{id: "ps1", in: "PS1='$(" + rm + ")> ' bash -i", want: "destructive"},
+		{id: "ps4-x", in: "PS4='$(" + rm + ")' bash -xc true", want: "destructive"},
+		{id: "ps4-o-xtrace", in: "PS4='`" + rm + "`' bash -o xtrace -c true", want: "destructive"},
+		{id: "ps4-shellopts", in: "SHELLOPTS=xtrace PS4='$(" + rm + ")' bash -c true", want: "destructive"},
+		{id: "ps4-exported", in: "export PS4='$(" + rm + ")'; bash -x script.sh", want: "destructive"},
+		{id: "bash-func", in: "env 'BASH_FUNC_ls%%=() { " + rm + "; }' bash -c ls", want: "destructive"},
+		{id: "ps4-untraced", in: "PS4='$(" + rm + ")' bash -c true", want: ""},
+		{id: "ps1-plain", in: `PS1='\u@\h:\w\$ ' bash -i`, want: ""},
+		{id: "prompt-command-plain", in: "PROMPT_COMMAND='history -a' bash -i", want: ""},
+		// env and sudo take any operand holding "=" as an assignment, so
+		// the command is what follows it.
+		{id: "env-odd-name", in: "env 'A%=1' bash -c '" + rm + "'", want: "destructive"},
+		{id: "sudo-odd-name", in: "sudo 'a b=c' " + rm, want: "destructive scope-escalation"},
+		// flock runs -c's command after the lock file too; dtach and
+		// abduco run theirs in a session that outlives the call.
+		{id: "flock-c-after", in: "flock /tmp/l -c '" + rm + "'", want: "destructive"},
+		{id: "dtach-n", in: "dtach -n /tmp/s " + rm, want: "destructive scope-escalation"},
+		{id: "dtach-A", in: "dtach -A /tmp/s -z " + rm, want: "destructive"},
+		{id: "abduco-n", in: "abduco -n sess " + rm, want: "destructive scope-escalation"},
 		// git grep -O<pager> opens the matching files with a command.
 		{id: "grep-O", in: "git grep -O'" + rm + "' foo", want: "destructive"},
 		{id: "grep-O-clustered", in: "git grep -nO'" + rm + "' foo", want: "destructive"},

@@ -155,6 +155,37 @@ func (a *analyzer) screen(c *cmd) {
 	}
 }
 
+// dtach and abduco run a command in a session that outlives the call: -n
+// (dtach) and -n/-c with the detach flag (abduco) start it detached.
+func (a *analyzer) dtach(c *cmd) {
+	args := c.args
+	if len(args) < 2 {
+		return
+	}
+	mode := args[0].s
+	rest := args[2:] // the mode and the socket or session name
+	if c.name == "abduco" {
+		p := parseOpts(args, optSpec{short: "e", posix: true})
+		if len(p.operands) < 2 {
+			return
+		}
+		if p.has("-n") || p.has("-c") && p.has("-f") {
+			a.add(ScopeEscalation, false, "abduco -n starts a detached session")
+		}
+		a.command(p.operands[1:], nil, c.st, input{}, c.depth+1)
+		return
+	}
+	switch mode {
+	case "-n", "-N":
+		a.add(ScopeEscalation, false, "dtach %s starts a detached session", mode)
+	case "-A", "-c":
+	default:
+		return // -a attaches; -p pushes input
+	}
+	p := parseOpts(rest, optSpec{short: "er", posix: true})
+	a.command(p.operands, nil, c.st, input{}, c.depth+1)
+}
+
 func (a *analyzer) pm2(c *cmd) {
 	if i := firstOperand(c.args, "", nil); i >= 0 {
 		switch v := c.args[i].s; v {

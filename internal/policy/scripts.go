@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // runFile looks into a program named by path: a script written earlier in
@@ -70,7 +72,7 @@ var shells = wordSet{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", 
 // shell analyses sh, bash and friends: -c text, a script file, or commands
 // on standard input.
 func (a *analyzer) shell(name string, args []field, env map[string]field, st *state, in input, depth int) {
-	cmode, smode, interactive := false, false, false
+	cmode, smode, interactive, xtrace := false, false, false, false
 	var operands, rcfiles []field
 	for i := 0; i < len(args); i++ {
 		f := args[i]
@@ -98,8 +100,13 @@ func (a *analyzer) shell(name string, args []field, env map[string]field, st *st
 					smode = true
 				case 'i':
 					interactive = true
+				case 'x':
+					xtrace = xtrace || f.s[0] == '-'
 				case 'o', 'O':
 					i++
+					if ch == 'o' && f.s[0] == '-' && i < len(args) && args[i].s == "xtrace" {
+						xtrace = true
+					}
 				}
 			}
 			continue
@@ -108,6 +115,7 @@ func (a *analyzer) shell(name string, args []field, env map[string]field, st *st
 		break
 	}
 	a.startupFiles(name, env, st, depth, interactive, rcfiles)
+	a.promptCode(name, env, st, depth, interactive, xtrace)
 	switch {
 	case cmode:
 		if len(operands) == 0 {
@@ -158,6 +166,84 @@ func (a *analyzer) startupFiles(name string, env map[string]field, st *state, de
 			a.scriptFile(f, st, depth, name+" --rcfile", true)
 		}
 	}
+}
+
+// promptCode follows what a shell runs from its environment besides files:
+// bash runs $PROMPT_COMMAND before each prompt of an interactive shell and
+// expands $PS0, $PS1 and $PS2 there, and expands $PS4 before each command
+// it traces (-x, -o xtrace, or xtrace in $SHELLOPTS, which bash reads from
+// the environment) — a command substitution in a prompt runs. ksh expands
+// $PS4 the same way. bash also imports a function from each
+// BASH_FUNC_name%% variable, run when the script calls the name.
+func (a *analyzer) promptCode(name string, env map[string]field, st *state, depth int, interactive, xtrace bool) {
+	lookup := cmdEnv(env, st)
+	bashLike := name == "bash" || name == "rbash"
+	kshLike := name == "ksh" || name == "ksh93" || name == "mksh" || name == "pdksh" || name == "oksh" || name == "loksh"
+	if !bashLike && !kshLike {
+		return
+	}
+	if v, ok := lookup("SHELLOPTS"); ok && bashLike && (v.dyn || strings.Contains(v.s, "xtrace")) {
+		xtrace = true
+	}
+	if v, ok := lookup("PS4"); ok && xtrace {
+		a.promptText(v, st, depth, name+" -x with $PS4")
+	}
+	if !bashLike {
+		return
+	}
+	if interactive {
+		if v, ok := lookup("PROMPT_COMMAND"); ok {
+			if v.dyn {
+				a.all(name + " -i runs $PROMPT_COMMAND, only known at run time")
+			}
+			a.script(dynText(v.s), a.childState(st), depth+1, name+" -i with $PROMPT_COMMAND")
+		}
+		for _, ps := range []string{"PS0", "PS1", "PS2"} {
+			if v, ok := lookup(ps); ok {
+				a.promptText(v, st, depth, name+" -i with $"+ps)
+			}
+		}
+	}
+	for k, v := range env {
+		if fn, ok := strings.CutPrefix(k, "BASH_FUNC_"); ok && strings.HasSuffix(fn, "%%") {
+			if v.dyn {
+				a.all(name + " imports a function only known at run time from $" + k)
+			}
+			a.script(dynText("__fixrail_fn"+v.s), a.childState(st), depth+1, name+" with $"+k)
+		}
+	}
+}
+
+// promptText analyses the commands a prompt string's substitutions run: it
+// is expanded as a here-document's body is (quotes are text).
+func (a *analyzer) promptText(v field, st *state, depth int, how string) {
+	if v.dyn {
+		a.all(how + ", a prompt only known at run time")
+		return
+	}
+	doc, err := syntax.NewParser().Document(strings.NewReader(v.s))
+	if err != nil {
+		a.all(how + ", a prompt that cannot be parsed here")
+		return
+	}
+	syntax.Walk(doc, func(n syntax.Node) bool {
+		var stmts []*syntax.Stmt
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			stmts = n.Stmts
+		case *syntax.ProcSubst:
+			stmts = n.Stmts
+		default:
+			return true
+		}
+		var b bytes.Buffer
+		for _, s := range stmts {
+			syntax.NewPrinter().Print(&b, s)
+			b.WriteByte('\n')
+		}
+		a.script(b.String(), a.childState(st), depth+1, how)
+		return false
+	})
 }
 
 // scriptFile analyses a script a shell runs or sources. strict makes a file

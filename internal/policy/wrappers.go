@@ -135,8 +135,11 @@ func wrapSudo(a *analyzer, name string, argv []field, env map[string]field, st *
 		delete(env, u.s)
 	}
 	// NAME=value operands are the program's environment, as prefixes are
-	// (a handler reads $PAGER, GIT_SSH_COMMAND, BASH_ENV from it).
-	for len(rest) > 0 && !rest[0].dyn && isAssignment(rest[0].s) {
+	// (a handler reads $PAGER, GIT_SSH_COMMAND, BASH_ENV from it). env
+	// takes any operand holding "=" as one, whatever its name: a name no
+	// shell could assign (BASH_FUNC_ls%%, which bash imports as a function)
+	// is still not the command.
+	for len(rest) > 0 && !rest[0].dyn && strings.Contains(rest[0].s, "=") {
 		k, v, _ := strings.Cut(rest[0].s, "=")
 		if env != nil {
 			env[k] = word(v)
@@ -249,8 +252,11 @@ func wrapEnv(a *analyzer, name string, argv []field, env map[string]field, st *s
 		delete(env, u.s)
 	}
 	// NAME=value operands are the program's environment, as prefixes are
-	// (a handler reads $PAGER, GIT_SSH_COMMAND, BASH_ENV from it).
-	for len(rest) > 0 && !rest[0].dyn && isAssignment(rest[0].s) {
+	// (a handler reads $PAGER, GIT_SSH_COMMAND, BASH_ENV from it). env
+	// takes any operand holding "=" as one, whatever its name: a name no
+	// shell could assign (BASH_FUNC_ls%%, which bash imports as a function)
+	// is still not the command.
+	for len(rest) > 0 && !rest[0].dyn && strings.Contains(rest[0].s, "=") {
 		k, v, _ := strings.Cut(rest[0].s, "=")
 		if env != nil {
 			env[k] = word(v)
@@ -342,7 +348,12 @@ func wrapFlock(a *analyzer, name string, argv []field, env map[string]field, st 
 	if len(p.operands) > 0 && (p.operands[0].dyn || strings.Trim(p.operands[0].s, "0123456789") != "") {
 		a.writePath(p.operands[0], st, "flock (it creates and holds the file)")
 	}
-	if c, ok := p.value("-c", "--command"); ok {
+	c, ok := p.value("-c", "--command")
+	if !ok && len(p.operands) > 2 && (p.operands[1].s == "-c" || p.operands[1].s == "--command") {
+		// flock FILE -c COMMAND: the usual order, after the lock file.
+		c, ok = p.operands[2], true
+	}
+	if ok {
 		if c.dyn {
 			a.all("flock -c runs text only known at run time")
 		}
