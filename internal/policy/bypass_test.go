@@ -187,6 +187,15 @@ var bypassCases = []tc{
 	{id: "PF6", in: `git -c alias.pf='push --force' pf`, want: "push-force"},
 	{id: "PF6", in: `git -c alias.x='!git push -f' x`, want: "push-force"},
 	{id: "PF6", in: `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.y GIT_CONFIG_VALUE_0='!git push -f' git y`, want: "push-force"},
+	// Without a refspec git pushes what remote.NAME.push says when the
+	// command sets it; a pattern refspec pushes every ref it matches.
+	{id: "PF6-config-refspec", in: `git -c remote.origin.push=+HEAD:main push`, want: "push-force push-protected"},
+	{id: "PF6-config-refspec", in: `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.push GIT_CONFIG_VALUE_0=+HEAD:feature git push`, want: "push-force"},
+	{id: "PF6-config-refspec", in: `git -c remote.origin.push=HEAD:feature push origin`, want: ""},
+	{id: "PF6-pattern", in: `git push origin 'refs/*:refs/*'`, want: "push-protected publish"},
+	{id: "PF6-pattern", in: `git push origin 'refs/heads/*:refs/heads/*'`, want: "push-protected"},
+	{id: "PF6-pattern", in: `git push origin '+refs/heads/*:refs/remotes/backup/*'`, want: "push-force"},
+	{id: "PF6-pattern", in: `git push origin 'refs/heads/feat/*:refs/heads/feat/*'`, want: ""},
 	{id: "PF7", in: `git pf`, want: "push-force? push-protected? publish? destructive?"},
 	{id: "PF8", in: `git config alias.pf "push --force"`, want: "scope-escalation"},
 	{id: "PF9", in: `git rebase -i main && git push -f`, want: "push-force"},

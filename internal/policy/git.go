@@ -864,7 +864,20 @@ func (a *analyzer) gitPush(args []field, g *gitCtx, c *cmd, depth int) {
 		refspecs = ops[1:]
 	}
 	if len(refspecs) == 0 && !all && !mirror && !tags && !del {
-		if br := a.currentBranch(g); br != "" && a.protectedBranch(br) {
+		// Without a refspec git pushes what remote.NAME.push says, when
+		// the command sets it (-c, GIT_CONFIG_KEY_n), else the current
+		// branch.
+		var keys []string
+		for k := range g.config {
+			if strings.HasPrefix(k, "remote.") && strings.HasSuffix(k, ".push") {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			a.refspec(g.config[k], false, g)
+		}
+		if br := a.currentBranch(g); len(keys) == 0 && br != "" && a.protectedBranch(br) {
 			a.add(PushProtected, false, "git push without a refspec pushes the current branch %s", br)
 		}
 	}
@@ -953,6 +966,30 @@ func (a *analyzer) refspec(r field, del bool, g *gitCtx) {
 		if dst == "" {
 			return
 		}
+	}
+	if pre, suf, glob := strings.Cut(dst, "*"); glob {
+		// A pattern refspec (refs/*:refs/*, refs/heads/*:refs/heads/*)
+		// pushes every ref it matches; git's * crosses slashes.
+		matches := func(ref string) bool {
+			return len(ref) >= len(pre)+len(suf) && strings.HasPrefix(ref, pre) && strings.HasSuffix(ref, suf)
+		}
+		found := false
+		for _, b := range a.branches {
+			if !hasMeta(b) && (matches("refs/heads/"+b) || matches(b)) {
+				a.add(PushProtected, false, "git push %s: its pattern includes the protected branch %s", r.s, b)
+				found = true
+				break
+			}
+		}
+		if strings.HasPrefix(pre, "refs/tags/") || strings.HasPrefix("refs/tags/", pre) {
+			a.add(Publish, false, "git push %s: its pattern includes tags", r.s)
+			found = true
+		}
+		if found {
+			return
+		}
+		// Else judged as a name below (a protected pattern such as
+		// release/* itself).
 	}
 	if strings.HasPrefix(dst, "refs/") && !strings.HasPrefix(dst, "refs/heads/") {
 		return // refs/for/main and other namespaces are not the branch
