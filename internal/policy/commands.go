@@ -508,6 +508,30 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return publishVerbs(map[string]bool{"push": true, "delete": true})
 	case "vsce":
 		return publishVerbs(map[string]bool{"publish": true, "unpublish": true})
+	case "oras":
+		return publishSeq("push", "attach", "tag", "manifest push")
+	case "swift":
+		return publishSeq("package-registry publish")
+	case "rebar3":
+		return publishSeq("hex publish")
+	case "dart", "flutter":
+		return publishSeq("pub publish")
+	case "anaconda":
+		return publishSeq("upload")
+	case "conan":
+		return publishSeq("upload")
+	case "cabal", "stack", "luarocks":
+		return publishSeq("upload")
+	case "opam", "nimble", "elm":
+		return publishSeq("publish")
+	case "ansible-galaxy":
+		return publishSeq("collection publish", "role import")
+	case "vagrant":
+		return publishSeq("cloud publish")
+	case "jf", "jfrog":
+		return publishSeq("rt upload", "rt u", "rt build-publish", "rt bp", "npm publish", "mvn deploy")
+	case "doctl", "hcloud", "linode-cli", "scw", "vultr-cli":
+		return (*analyzer).cloudDelete
 	case "ovsx":
 		return publishVerbs(map[string]bool{"publish": true})
 	case "lerna":
@@ -764,6 +788,47 @@ func publishes(why string) func(a *analyzer, c *cmd) {
 
 // publishVerbs matches a CLI whose first operand is a publishing verb,
 // unless one of the dry-run flags is present.
+// publishSeq is publish for a command whose operands begin with one of
+// seqs (space-separated words: "hex publish"), options anywhere; --dry-run
+// publishes nothing.
+func publishSeq(seqs ...string) func(a *analyzer, c *cmd) {
+	return func(a *analyzer, c *cmd) {
+		if hasField(c.args, "--dry-run") {
+			return
+		}
+		var words []string
+		for _, f := range c.args {
+			if f.dyn {
+				a.add(Publish, true, "%s with arguments only known at run time", c.name)
+				return
+			}
+			if !strings.HasPrefix(f.s, "-") {
+				words = append(words, f.s)
+			}
+		}
+		for _, seq := range seqs {
+			if w := strings.Fields(seq); len(words) >= len(w) && slices.Equal(words[:len(w)], w) {
+				a.add(Publish, false, "%s %s", c.name, seq)
+				return
+			}
+		}
+	}
+}
+
+// cloudDelete: a cloud provider's CLI deleting a resource (doctl compute
+// droplet delete, hcloud server delete) is destructive.
+func (a *analyzer) cloudDelete(c *cmd) {
+	for i, f := range c.args {
+		switch f.s {
+		case "delete", "destroy", "rm", "remove", "terminate", "purge":
+			if !f.dyn && !strings.HasPrefix(f.s, "-") {
+				a.add(Destructive, false, "%s %s", c.name, strings.Join(rawStrings(c.args[:i+1]), " "))
+				return
+			}
+		}
+	}
+}
+
 func publishVerbs(verbs map[string]bool, dry ...string) func(a *analyzer, c *cmd) {
 	return func(a *analyzer, c *cmd) {
 		i := firstOperand(c.args, "", nil)
