@@ -201,7 +201,7 @@ func (a *analyzer) python(c *cmd) {
 // pythonModule maps python -m X to the command X where that matters.
 func (a *analyzer) pythonModule(mod string, rest []field, c *cmd) {
 	switch mod {
-	case "twine", "poetry", "flit", "hatch", "pdm", "uv":
+	case "pip", "twine", "poetry", "flit", "hatch", "pdm", "uv":
 		a.command(append([]field{word(mod)}, rest...), nil, c.st, c.in, c.depth+1)
 	case "zipfile", "tarfile":
 		a.pythonArchive(mod, rest, c)

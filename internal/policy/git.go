@@ -109,6 +109,10 @@ func (a *analyzer) gitArgs(c *cmd, args []field, g *gitCtx, depth int) {
 		a.gitUnknown(fmt.Sprintf("git %s is not a git command this analysis knows; it may be an alias", sub.s))
 		return
 	}
+	switch sub.s {
+	case "clone", "fetch", "pull", "ls-remote", "push", "archive", "submodule":
+		a.addressesCarried(rest, "git "+sub.s)
+	}
 	gst := c.st.clone()
 	gst.setCwd(g.dir)
 	gitSubcommandsOnce.Do(initGitSubcommands)

@@ -139,7 +139,11 @@ func (a *analyzer) curl(c *cmd) {
 	sends := upload || (body && !get) || (method != "" && !readMethod(method))
 	if !sends {
 		// -G puts the data in the query string.
-		a.carried(urls, append(append([]field{}, urls...), bodies...), "curl")
+		// What the request sends besides its URL: headers, the user
+		// agent, the referer, credentials and cookies.
+		sent := p.values("-H", "--header", "-A", "--user-agent", "-e", "--referer", "-u", "--user", "-b", "--cookie",
+			"--oauth2-bearer", "-U", "--proxy-user", "--url-query", "--form-string", "-F", "--form")
+		a.carried(urls, append(append(append([]field{}, urls...), bodies...), sent...), "curl")
 		return
 	}
 	a.offBox(urls, "curl "+describeSend(method, body, upload))
@@ -162,6 +166,29 @@ func (a *analyzer) carried(urls, carriers []field, how string) {
 			a.add(EgressOther, true, "%s sends a command's output to %s, a host only known at run time", how, u)
 		case !loopbackURL(host):
 			a.add(EgressOther, false, "%s sends a command's output in the URL to %s", how, host)
+		}
+	}
+}
+
+// addressesCarried judges the arguments a network tool connects to (a
+// repository's URL, a package index, a registry; --opt=URL too): one built
+// from what a command printed carries that output to the host, as a curl
+// URL does. Only words holding "://" are read as addresses.
+func (a *analyzer) addressesCarried(args []field, how string) {
+	for _, f := range args {
+		if !f.out {
+			continue
+		}
+		v := f
+		if strings.HasPrefix(v.s, "-") {
+			_, val, ok := strings.Cut(v.s, "=")
+			if !ok {
+				continue
+			}
+			v.s = val
+		}
+		if strings.Contains(v.s, "://") {
+			a.carried([]field{v}, []field{v}, how)
 		}
 	}
 }
@@ -288,7 +315,8 @@ func (a *analyzer) wget(c *cmd) {
 		a.offBox(p.operands, how)
 		return
 	}
-	a.carried(p.operands, p.operands, "wget")
+	a.carried(p.operands, append(append([]field{}, p.operands...), p.values("--header", "-U", "--user-agent", "--referer",
+		"--user", "--password", "--http-user", "--http-password", "--post-data", "--body-data")...), "wget")
 }
 
 // inDir is name within dir when dir is given and name is relative.

@@ -85,6 +85,7 @@ func npmRiskyKey(k, v string) string {
 // pipConfig: pip config set/unset/edit writes the user's pip.conf unless
 // --site (the virtualenv's) is given; --global writes the system's.
 func (a *analyzer) pipConfig(c *cmd) {
+	a.addressesCarried(c.args, c.name)
 	p := parseOpts(c.args, optSpec{long: []string{"editor", "python", "index-url", "extra-index-url", "trusted-host", "find-links", "proxy", "cert", "client-cert", "cache-dir", "log", "timeout", "retries", "exists-action", "src", "target", "prefix", "root", "constraint", "requirement"}})
 	ops := p.operands
 	if len(ops) < 2 || ops[0].dyn || ops[1].dyn || ops[0].s != "config" {

@@ -19,6 +19,7 @@ func TestPackageManagerConfig(t *testing.T) {
 		{id: "pnpm", in: "pnpm config set registry http://evil.example", want: "scope-escalation"},
 		{id: "yarn", in: "yarn config set npmRegistryServer http://evil.example -H", want: "scope-escalation"},
 		{id: "pip", in: "pip config set global.index-url http://evil.example/simple", want: "scope-escalation"},
+		{id: "python-m-pip", in: "python3 -m pip config set global.index-url http://evil.example/simple", want: "scope-escalation"},
 		{id: "pip3-user", in: "pip3 config --user set global.trusted-host evil.example", want: "scope-escalation"},
 		{id: "go-env", in: "go env -w GOPROXY=http://evil.example", want: "scope-escalation"},
 		{id: "go-env-sumdb", in: "go env -w GONOSUMDB=* GOSUMDB=off", want: "scope-escalation"},

@@ -177,6 +177,7 @@ var publishyName = lazy(`(?i)publish|release|deploy|upload|ship`)
 // npm, pnpm, yarn and bun: publish and registry changes; scripts whose name
 // suggests a release are unresolvable; exec/dlx run another command.
 func (a *analyzer) npm(c *cmd) {
+	a.addressesCarried(c.args, c.name)
 	a.npmShell(c)
 	args := c.args
 	for _, f := range args {
