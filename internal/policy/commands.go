@@ -324,8 +324,10 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).cdk
 	case "dropdb":
 		return (*analyzer).dropdb
-	case "supabase", "flyway", "alembic", "liquibase", "sequelize", "sequelize-cli", "typeorm", "firebase", "knex":
+	case "supabase", "flyway", "alembic", "liquibase", "sequelize", "sequelize-cli", "typeorm", "firebase", "knex", "dbmate", "goose", "migrate":
 		return (*analyzer).migrationReset
+	case "influx", "etcdctl", "consul", "vault", "bq":
+		return (*analyzer).storeDelete
 	case "mysqladmin":
 		return (*analyzer).mysqladmin
 	case "mariadb-admin":
@@ -363,6 +365,8 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 	case "mongo":
 		return (*analyzer).sql
 	case "redis-cli":
+		return (*analyzer).sql
+	case "clickhouse-client", "clickhouse", "cqlsh", "duckdb", "sqlcmd", "snowsql", "trino", "presto", "usql", "pgcli", "mycli", "litecli", "cockroach":
 		return (*analyzer).sql
 	case "curl":
 		return (*analyzer).curl

@@ -1183,7 +1183,7 @@ func (a *analyzer) helm(c *cmd) {
 	}
 }
 
-var destructiveSQL = lazy(`(?i)\b(drop\s+(table|database|schema|collection|index|view)|truncate\s+(table\s+)?\w|delete\s+from\b|alter\s+table\b[^;]*\bdrop\b|flushall|flushdb|dropdatabase\s*\(|\.drop\s*\()|\.(deletemany|deleteone|remove|findoneanddelete|findandmodify)\s*\(`)
+var destructiveSQL = lazy(`(?i)\b(drop\s+(table|database|schema|collection|index|view|keyspace)|truncate\s+(table\s+)?\w|delete\s+from\b|alter\s+table\b[^;]*\bdrop\b|flushall|flushdb|dropdatabase\s*\(|\.drop\s*\()|\.(deletemany|deleteone|remove|findoneanddelete|findandmodify)\s*\(`)
 
 // redisDeletes are redis-cli commands that delete keys.
 var redisDeletes = wordSet{"del", "unlink", "flushall", "flushdb", "getdel", "hdel", "srem", "zrem", "xdel", "lrem", "zremrangebyscore", "zremrangebyrank"}

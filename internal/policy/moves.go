@@ -116,6 +116,42 @@ var migrationResets = map[string][][]string{
 	"sequelize-cli": {{"db:drop"}, {"db:migrate:undo:all"}},
 	"typeorm":       {{"schema:drop"}},
 	"firebase":      {{"firestore:delete"}, {"database:remove"}},
+	"dbmate":        {{"drop"}},
+	"goose":         {{"reset"}, {"down-to", "0"}},
+	"migrate":       {{"drop"}},
+}
+
+// storeDeletes are the subcommands of data stores' CLIs that delete data
+// wholesale — a bucket, a key prefix, a secret's every version, a dataset
+// — as operand runs, each with the option that makes it wholesale when one
+// is needed ("" for none).
+var storeDeletes = map[string][]struct {
+	run  []string
+	flag string
+}{
+	"influx":  {{[]string{"bucket", "delete"}, ""}, {[]string{"delete"}, ""}},
+	"etcdctl": {{[]string{"del"}, "--prefix"}, {[]string{"del"}, "--from-key"}},
+	"consul":  {{[]string{"kv", "delete"}, "-recurse"}},
+	"vault": {{[]string{"kv", "destroy"}, ""}, {[]string{"kv", "metadata", "delete"}, ""}, {[]string{"secrets", "disable"}, ""},
+		{[]string{"auth", "disable"}, ""}, {[]string{"policy", "delete"}, ""}}, // an engine's, a method's data and config go with it
+	"bq": {{[]string{"rm"}, ""}},
+}
+
+// storeDelete reports a data store CLI deleting data wholesale
+// (storeDeletes).
+func (a *analyzer) storeDelete(c *cmd) {
+	var words []string
+	for _, f := range c.args {
+		if !strings.HasPrefix(f.s, "-") {
+			words = append(words, f.s)
+		}
+	}
+	for _, d := range storeDeletes[c.name] {
+		if len(words) >= len(d.run) && slices.Equal(words[:len(d.run)], d.run) && (d.flag == "" || hasPrefixField(c.args, d.flag)) {
+			a.add(Destructive, false, "%s %s deletes the store's data", c.name, strings.Join(d.run, " "))
+			return
+		}
+	}
 }
 
 // migrationReset reports a database or migration tool's subcommand that
@@ -149,8 +185,13 @@ var frameworkResets = map[string]wordSet{
 	"mix":     wordSet{"ecto.reset", "ecto.drop", "ecto.rollback"},
 }
 
-// frameworkTask reports a framework task that resets a database.
+// frameworkTask reports a framework task that resets a database; for
+// django also migrate APP zero, which unapplies every migration of the app
+// (dropping its tables).
 func (a *analyzer) frameworkTask(kind string, tasks []field, tool string) {
+	if kind == "django" && len(tasks) >= 3 && tasks[0].s == "migrate" && tasks[2].s == "zero" {
+		a.add(DataDrop, false, "%s migrate %s zero unapplies every migration of the app", tool, tasks[1].s)
+	}
 	for _, t := range tasks {
 		if t.dyn {
 			continue
