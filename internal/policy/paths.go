@@ -63,6 +63,23 @@ func (a *analyzer) buildZones() {
 			".tcshrc", ".xprofile", ".xsessionrc", ".pam_environment"} {
 			file(ScopeEscalation, "shell start-up file", h, f)
 		}
+		file(ScopeEscalation, "shell start-up file", h, ".bash_aliases") // Debian's and Ubuntu's .bashrc source it
+		dir(ScopeEscalation, "shell start-up file", h, ".bashrc.d")       // Fedora's .bashrc sources it
+		// What an editor or terminal multiplexer runs when it starts, as a
+		// shell runs its rc files (:! and autocommands, run-shell).
+		for _, f := range []string{".vimrc", ".exrc", ".gvimrc", ".tmux.conf", ".emacs"} {
+			file(ScopeEscalation, "editor start-up file", h, f)
+		}
+		for _, d := range [][]string{{".vim"}, {".config", "nvim"}, {".emacs.d"}, {".config", "tmux"}} {
+			dir(ScopeEscalation, "editor start-up file", append([]string{h}, d...)...)
+		}
+		// Tool configuration that names a command the tool runs on every
+		// use: the AWS CLI's credential_process, kubeconfig's exec
+		// credential plugins, Docker's credential helpers, gpg-agent's
+		// pinentry-program.
+		for _, f := range [][]string{{".aws", "config"}, {".kube", "config"}, {".docker", "config.json"}, {".gnupg", "gpg-agent.conf"}} {
+			file(ScopeEscalation, "configuration that runs commands", append([]string{h}, f...)...)
+		}
 		dir(ScopeEscalation, "ssh login configuration", h, ".ssh")
 		dir(ScopeEscalation, "user services", h, ".config", "systemd")
 		dir(ScopeEscalation, "autostart entries", h, ".config", "autostart")
@@ -71,7 +88,7 @@ func (a *analyzer) buildZones() {
 		dir(ScopeEscalation, "launch agents", h, "Library", "LaunchAgents")
 		dir(ScopeEscalation, "a directory on PATH", h, ".local", "bin")
 		// Package managers' user configuration (pkgconfig.go).
-		for _, f := range [][]string{{".npmrc"}, {".yarnrc"}, {".yarnrc.yml"}, {".pydistutils.cfg"}, {".gemrc"}, {".condarc"},
+		for _, f := range [][]string{{".npmrc"}, {".yarnrc"}, {".yarnrc.yml"}, {".pydistutils.cfg"}, {".pypirc"}, {".gemrc"}, {".condarc"},
 			{".bunfig.toml"}, {".cargo", "config"}, {".cargo", "config.toml"}, {".config", "go", "env"}, {".m2", "settings.xml"},
 			{".gradle", "init.gradle"}, {".gradle", "init.gradle.kts"}, {".gradle", "gradle.properties"}} {
 			file(ScopeEscalation, "package manager configuration", append([]string{h}, f...)...)
@@ -122,6 +139,14 @@ func (a *analyzer) buildZones() {
 		{rule: ScopeEscalation, what: "git hooks", elems: []nameElem{el(".git"), el("hooks")}, under: true},
 		{rule: ScopeEscalation, what: "repository git config", elems: []nameElem{el(".git"), el("config")}},
 		{rule: ScopeEscalation, what: "direnv start-up file", elems: []nameElem{el(".envrc")}},
+	}
+	// Python runs these on every start of the interpreter that owns the
+	// directory: a .pth file's import lines, usercustomize and
+	// sitecustomize.
+	for _, sp := range []string{"site-packages", "dist-packages"} {
+		for _, f := range []string{"*.pth", "usercustomize.py", "sitecustomize.py"} {
+			a.names = append(a.names, nameRule{rule: ScopeEscalation, what: "Python start-up code", elems: []nameElem{el(sp), el(f)}})
+		}
 	}
 }
 
