@@ -64,7 +64,7 @@ func (a *analyzer) buildZones() {
 			file(ScopeEscalation, "shell start-up file", h, f)
 		}
 		file(ScopeEscalation, "shell start-up file", h, ".bash_aliases") // Debian's and Ubuntu's .bashrc source it
-		dir(ScopeEscalation, "shell start-up file", h, ".bashrc.d")       // Fedora's .bashrc sources it
+		dir(ScopeEscalation, "shell start-up file", h, ".bashrc.d")      // Fedora's .bashrc sources it
 		// What an editor or terminal multiplexer runs when it starts, as a
 		// shell runs its rc files (:! and autocommands, run-shell).
 		for _, f := range []string{".vimrc", ".exrc", ".gvimrc", ".tmux.conf", ".emacs"} {
