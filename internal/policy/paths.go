@@ -60,14 +60,14 @@ func (a *analyzer) buildZones() {
 		file(SelfMod, "global git config", h, ".config", "git", "config")
 		for _, f := range []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 			".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc",
-			".tcshrc", ".xprofile", ".xsessionrc", ".pam_environment"} {
+			".tcshrc", ".xprofile", ".xsessionrc", ".xinitrc", ".xsession", ".pam_environment"} {
 			file(ScopeEscalation, "shell start-up file", h, f)
 		}
 		file(ScopeEscalation, "shell start-up file", h, ".bash_aliases") // Debian's and Ubuntu's .bashrc source it
 		dir(ScopeEscalation, "shell start-up file", h, ".bashrc.d")      // Fedora's .bashrc sources it
 		// What an editor or terminal multiplexer runs when it starts, as a
 		// shell runs its rc files (:! and autocommands, run-shell).
-		for _, f := range []string{".vimrc", ".exrc", ".gvimrc", ".tmux.conf", ".emacs"} {
+		for _, f := range []string{".vimrc", ".exrc", ".gvimrc", ".tmux.conf", ".screenrc", ".emacs"} {
 			file(ScopeEscalation, "editor start-up file", h, f)
 		}
 		for _, d := range [][]string{{".vim"}, {".config", "nvim"}, {".emacs.d"}, {".config", "tmux"}} {

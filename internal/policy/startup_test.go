@@ -19,6 +19,8 @@ func TestStartupCode(t *testing.T) {
 		{id: "nvim", in: "echo x > ~/.config/nvim/init.lua", want: "scope-escalation"},
 		{id: "vim-plugin", in: "cp evil.vim ~/.vim/plugin/", want: "scope-escalation"},
 		{id: "tmux", in: "echo 'run-shell x' >> ~/.tmux.conf", want: "scope-escalation"},
+		{id: "screen", in: "echo 'screen -t x sh -c y' >> ~/.screenrc", want: "scope-escalation"},
+		{id: "xinitrc", in: "echo 'x &' >> ~/.xinitrc", want: "scope-escalation"},
 		{id: "emacs", in: "echo x > ~/.emacs.d/init.el", want: "scope-escalation"},
 		{id: "aws", in: "printf '[default]\\ncredential_process = x\\n' > ~/.aws/config", want: "scope-escalation"},
 		{id: "kube", in: "cp kubeconfig ~/.kube/config", want: "scope-escalation"},
