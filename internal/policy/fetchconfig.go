@@ -159,7 +159,7 @@ func (a *analyzer) curlArgs(c *cmd) []field {
 	lookup := cmdEnv(c.env, c.st)
 	var pre []field
 	if len(c.args) == 0 || (c.args[0].s != "-q" && c.args[0].s != "--disable") {
-		if rc, ok := a.curlrc(lookup); ok {
+		if rc, ok := a.curlrc(lookup, c.st.cwd); ok {
 			pre = a.curlConfig(rc, c, "curl's default configuration", 1)
 		}
 	}
@@ -207,7 +207,7 @@ func appendOpt(out []field, o opt) []field {
 
 // curlrc names the config file curl reads by default: $CURL_HOME/.curlrc,
 // else $XDG_CONFIG_HOME/curlrc, else ~/.curlrc — the first that exists.
-func (a *analyzer) curlrc(lookup func(string) (field, bool)) (field, bool) {
+func (a *analyzer) curlrc(lookup func(string) (field, bool), cwd string) (field, bool) {
 	var cands []field
 	for _, v := range []struct{ env, name string }{{"CURL_HOME", ".curlrc"}, {"XDG_CONFIG_HOME", "curlrc"}} {
 		if d, ok := lookup(v.env); ok && d.s != "" {
@@ -221,7 +221,7 @@ func (a *analyzer) curlrc(lookup func(string) (field, bool)) (field, bool) {
 		cands = append(cands, word(filepath.Join(a.home, ".curlrc")))
 	}
 	for _, f := range cands {
-		if p, ok := cleanAbs("/", f.s); ok && (a.written[p] || exists(p)) {
+		if p, ok := cleanAbs(cwd, f.s); ok && (a.written[p] || exists(p)) {
 			return f, true
 		}
 	}
