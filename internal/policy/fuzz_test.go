@@ -24,6 +24,13 @@ func FuzzAnalyze(f *testing.F) {
 		"", "\x00", "$(", "<(", ">(rm -rf /)", "${", "${x/", "$((1+", "cat <<EOF", "a=(", "case x in", "'", "\"", "`",
 		"coproc x { y; }", "function f { g; }; f", "select x in a; do b; done", "[[ -f x ]] && y", "((x++))",
 		"let x=1", "declare -a a=(1 2)", "exec {fd}>/tmp/x", "time -p x", "! x | y |& z", "x &>> y", "{ a; } 2>&1 >f",
+		// Shapes whose readers read further text: config files and
+		// standard input (curl, wget), prompts, mounts, /proc, refspecs.
+		"curl -K - x <<< 'request = DELETE'", "curl -K ./c -K - -q x", "wget -e method=DELETE --config=/dev/null x",
+		"PS4='$(x)' bash -xc y", "PROMPT_COMMAND='`x`' bash -i", "env 'BASH_FUNC_f%%=() { x; }' bash -c f",
+		"docker run -v ~:/h --mount type=bind,source=/,target=/r x", "docker cp c:/x ~/.claude", "kubectl cp a/b:/x .",
+		"echo x > /proc/self/cwd/../x", "cat /proc/1/task/2/root/x", "git push o 'refs/*:refs/*'", "git grep -O'x' -e -O y",
+		"gh pr create --body \"$(cat <<'E'\nx\nE\n)\"", "echo \"$(pwd -P)\" > \"$(pwd)/.claude/settings.json\"",
 	} {
 		f.Add(s)
 	}
