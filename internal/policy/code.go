@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path"
 	"strings"
 )
 
@@ -405,15 +406,31 @@ func (a *analyzer) awk(c *cmd) {
 	if len(progs) == 0 && !p.has("-f", "--file", "--exec") && len(ops) > 0 {
 		progs, ops = ops[:1], ops[1:]
 	}
+	// gawk's inplace extension (-i inplace, or @include "inplace" in the
+	// program) rewrites every file operand with the program's output.
+	inPlace := false
 	for _, prog := range progs {
 		s := prog.s
 		if prog.dyn {
 			s += dynMark
 		}
 		a.scanCode("awk", s, c.name)
+		inPlace = inPlace || strings.Contains(s, `@include "inplace`)
+	}
+	for _, f := range p.values("-i", "--include") {
+		if f.dyn || strings.TrimSuffix(path.Base(f.s), ".awk") == "inplace" {
+			inPlace = true
+		}
+	}
+	for _, f := range append(p.values("-f", "--file", "--exec"), p.values("-i", "--include")...) {
+		a.scriptArg(f, c)
 	}
 	for _, f := range ops {
-		if !f.dyn && isAssignment(f.s) {
+		if !f.dyn && isAssignment(f.s) || f.s == "-" {
+			continue
+		}
+		if inPlace {
+			a.writePath(f, c.st, c.name+" -i inplace")
 			continue
 		}
 		a.readPath(f, c.st, c.name, false)

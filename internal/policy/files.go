@@ -986,15 +986,18 @@ func (a *analyzer) patch(c *cmd) {
 		a.writePath(p.operands[0], st, "patch")
 		return
 	}
-	src := c.in
+	// The shell opens a redirection in its own directory; patch reads -i
+	// after -d has moved it.
+	src, from := c.in, c.st
 	if f, ok := p.value("-i", "--input"); ok {
-		src = input{kind: inFile, file: f}
+		src, from = input{kind: inFile, file: f}, st
 	}
-	a.applyPatch(src, st, "patch")
+	a.applyPatch(src, from, st, "patch")
 }
 
-// applyPatch checks the files a patch from src would write.
-func (a *analyzer) applyPatch(src input, st *state, how string) {
+// applyPatch checks the files a patch from src (a file named relative to
+// from's directory) would write in st's.
+func (a *analyzer) applyPatch(src input, from, st *state, how string) {
 	var text string
 	switch src.kind {
 	case inText:
@@ -1004,7 +1007,7 @@ func (a *analyzer) applyPatch(src input, st *state, how string) {
 			a.add(SelfMod, true, "%s applies a patch named only at run time", how)
 			return
 		}
-		p, ok := cleanAbs(st.cwd, src.file.s)
+		p, ok := cleanAbs(from.cwd, a.expandTilde(src.file.s))
 		if !ok {
 			return
 		}

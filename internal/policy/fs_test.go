@@ -307,6 +307,10 @@ func TestPatchFiles(t *testing.T) {
 		{id: "M3", in: "git apply p.patch", want: "self-mod"},
 		{id: "M3", in: "patch -p1 < p.patch", want: "self-mod"},
 		{id: "M3", in: "patch -p1 -i p.patch", want: "self-mod"},
+		// -d moves patch before it reads -i, not the shell's redirection.
+		{id: "M3-dir", in: "mkdir -p sub && patch -d sub -p1 < p.patch", want: "self-mod"},
+		{id: "M3-dir", in: "patch -d .. -p1 < p.patch", want: "self-mod"}, // ../.claude/settings.json: the home's
+		{id: "M3-dir", in: "patch -d sub -p1 -i ../p.patch", want: "self-mod"},
 		{id: "M3", in: "git apply --check p.patch", want: ""},
 		{id: "M3", in: "git apply ok.patch", want: ""},
 	} {

@@ -597,11 +597,11 @@ func (a *analyzer) treeAt(f field, st *state, how string) {
 // operand, or standard input when there is none (or "-").
 func (a *analyzer) applyPatches(files []field, x gitCall, how string) {
 	if len(files) == 0 || (len(files) == 1 && files[0].s == "-") {
-		a.applyPatch(x.c.in, x.st, how)
+		a.applyPatch(x.c.in, x.c.st, x.st, how)
 	}
 	for _, f := range files {
 		if f.s != "-" {
-			a.applyPatch(input{kind: inFile, file: f}, x.st, how)
+			a.applyPatch(input{kind: inFile, file: f}, x.st, x.st, how)
 		}
 	}
 }

@@ -134,30 +134,49 @@ func (a *analyzer) splitFiles(c *cmd) {
 		pre += "/"
 	}
 	dir, base := filepath.Split(pre)
-	for _, name := range a.protectedFileNames() {
-		mid, ok := strings.CutPrefix(name, base)
-		if !ok {
-			continue
-		}
-		if !anyFormat {
-			if mid, ok = strings.CutSuffix(mid, add.s); !ok || mid == "" || strings.Trim(mid, alphabet) != "" {
+	// A piece is named base+S+add, S a run of the alphabet (anything with a
+	// csplit -b format). The S worth trying come from the protected names
+	// themselves: each tail of a name (or of a pattern's last component,
+	// *.pth) that S can spell. One more, the first piece's, stands for any
+	// name: a protected directory (.bashrc.d, .claude/hooks) receives
+	// every piece. mayWrite matches the whole path, so an S that makes no
+	// protected name costs nothing.
+	var paths []string
+	for _, s := range append(pieceSuffixes(a.protectedFileNames(), add.s, alphabet, anyFormat), alphabet[:1]+alphabet[:1]) {
+		paths = append(paths, filepath.Join(dir, base+s+add.s))
+	}
+	a.mayWrite(c.name+" (a piece's generated name)", paths...)
+}
+
+// pieceSuffixes returns, for each name, every tail of it that ends with add
+// and whose part before add is a nonempty run of alphabet (any text when
+// anyFormat): the generated part of a piece name that could complete a
+// prefix into that name. Tails holding a pattern's metacharacters are
+// skipped; the literal text after them is tried.
+func pieceSuffixes(names []string, add, alphabet string, anyFormat bool) []string {
+	var out []string
+	for _, name := range names {
+		for i := range len(name) {
+			mid, ok := strings.CutSuffix(name[i:], add)
+			if !ok || mid == "" || hasMeta(mid) || strings.Contains(mid, "/") {
 				continue
 			}
+			if anyFormat || strings.Trim(mid, alphabet) == "" {
+				out = append(out, mid)
+			}
 		}
-		a.mayWrite(filepath.Join(dir, name), c.name+" (a piece's generated name)")
 	}
+	return out
 }
 
 // protectedFileNames are the base names a protected file can have: the
-// name rules' last components (settings*.json as settings.json and
-// settings.local.json) and the zones' files.
+// name rules' last components (patterns among them: *.pth; settings*.json
+// as settings.json and settings.local.json too) and the zones' files.
 func (a *analyzer) protectedFileNames() []string {
 	names := []string{"settings.json", "settings.local.json"}
 	zones := a.zoneList() // builds the name rules too
 	for _, n := range a.names {
-		if last := n.elems[len(n.elems)-1].pat; !hasMeta(last) {
-			names = append(names, last)
-		}
+		names = append(names, n.elems[len(n.elems)-1].pat)
 	}
 	for _, z := range zones {
 		if z.file && len(z.comps) > 0 {
@@ -167,18 +186,25 @@ func (a *analyzer) protectedFileNames() []string {
 	return names
 }
 
-// mayWrite judges a path a command may write, by a name it makes at run
-// time: a protected path is unresolvable, not certain.
-func (a *analyzer) mayWrite(p, how string) {
-	comps := splitPath(p)
-	for _, z := range a.zoneList() {
-		if z.inside(comps) {
-			a.add(z.rule, true, "%s may write %s (%s)", how, p, z.what)
+// mayWrite judges paths a command may write, by names it makes at run
+// time: a protected path is unresolvable, not certain. Each zone and name
+// rule is reported once, at the first path it holds.
+func (a *analyzer) mayWrite(how string, paths ...string) {
+	zones := a.zoneList()
+	zoneSeen, nameSeen := make([]bool, len(zones)), make([]bool, len(a.names))
+	for _, p := range paths {
+		comps := splitPath(p)
+		for i, z := range zones {
+			if !zoneSeen[i] && z.inside(comps) {
+				zoneSeen[i] = true
+				a.add(z.rule, true, "%s may write %s (%s)", how, p, z.what)
+			}
 		}
-	}
-	for _, n := range a.names {
-		if n.match(comps) {
-			a.add(n.rule, true, "%s may write %s (%s)", how, p, n.what)
+		for i, n := range a.names {
+			if !nameSeen[i] && n.match(comps) {
+				nameSeen[i] = true
+				a.add(n.rule, true, "%s may write %s (%s)", how, p, n.what)
+			}
 		}
 	}
 }

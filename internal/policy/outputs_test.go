@@ -52,10 +52,37 @@ func TestSplitOutputs(t *testing.T) {
 		{id: "csplit-format", in: "csplit -f .claude/settings.js -b '%.0don' payload 1", want: "self-mod?"},
 		{id: "split-gnu-name", in: "gsplit -l 1 payload .claude/settings.js", want: "self-mod?"},
 		{id: "split-filter", in: "split -l 1 --filter='rm -rf /srv/data' payload", want: "destructive"},
+		// A protected directory receives every piece, whatever its name.
+		{id: "split-into-dir", in: "split -b 1 payload ~/.bashrc.d/part", want: "scope-escalation?"},
+		{id: "csplit-into-dir", in: "csplit -f ~/.bashrc.d/part payload 1", want: "scope-escalation?"},
+		// A pattern's literal tail: evil.p and "th" make evil.pth.
+		{id: "split-pth", in: "split -l 1 payload .venv/lib/python3.12/site-packages/evil.p", want: "scope-escalation?"},
+		{id: "split-pth-additional", in: "split -l 1 --additional-suffix=.pth payload .venv/lib/python3.12/site-packages/evil", want: "scope-escalation?"},
+		{id: "split-site-module", in: "split -l 1 payload .venv/lib/python3.12/site-packages/evil", want: ""},
 		{id: "split-default", in: "split -l 100 big.txt", want: ""},
 		{id: "split-numeric", in: "split -d -l 100 big.txt .claude/settings.js", want: ""}, // digits never make "on"
 		{id: "split-elsewhere", in: "split -l 100 big.txt parts/chunk-", want: ""},
 		{id: "csplit-default", in: "csplit big.txt '/^--$/' '{*}'", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
+
+// TestAwkInPlace: gawk's inplace extension rewrites its file operands; an
+// awk program file this command writes first is as unknown as a script.
+func TestAwkInPlace(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	for _, c := range []tc{
+		{id: "include", in: "gawk -i inplace '{print}' .claude/settings.json", want: "self-mod"},
+		{id: "include-long", in: "awk --include=inplace.awk '{gsub(/a/,\"b\")}1' ~/.bashrc", want: "scope-escalation"},
+		{id: "include-attached", in: "gawk -iinplace -v INPLACE_SUFFIX=.bak 1 .mcp.json", want: "self-mod"},
+		{id: "at-include", in: "gawk '@include \"inplace\"; {print}' .claude/settings.json", want: "self-mod"},
+		{id: "include-dyn", in: "gawk -i \"$LIB\" 1 .mcp.json", want: "self-mod push-force? push-protected? publish? egress-other? destructive? scope-escalation? discard? teardown? data-drop? branch-delete? history-prune?"},
+		{id: "written-program", in: "echo 'BEGIN{}' > p.awk && awk -f p.awk", want: allQ},
+		{id: "inplace-source", in: "gawk -i inplace '{print}' src/x.go", want: ""},
+		{id: "read", in: "awk '{print}' .claude/settings.json", want: ""},
+		{id: "program-file", in: "awk -f report.awk data.csv", want: ""},
 	} {
 		c.cwd = repo
 		runCase(t, c, env)
