@@ -572,6 +572,8 @@ EOF
 	{id: "S3", tool: "Write", in: `{"file_path":"/home/u/Library/LaunchAgents/x.plist","content":""}`, want: "scope-escalation"},
 	{id: "S4", in: `at now + 1 min <<< "x"`, want: "scope-escalation"},
 	{id: "S4", in: `batch < jobs`, want: "scope-escalation"},
+	{id: "S4", in: `batch <<< 'git push -f origin main'`, want: "push-force push-protected scope-escalation"}, // read as at's job
+	{id: "S4", in: `echo 'git push -f' > job && batch -f job`, want: "self-mod? push-force? push-protected? publish? egress-other? destructive? scope-escalation discard? teardown? data-drop? branch-delete? history-prune?"}, // a job this command writes is unknown
 	{id: "S4", in: `nohup ./server &`, want: "scope-escalation"},
 	{id: "S4", in: `setsid ./server`, want: "scope-escalation"},
 	{id: "S4", in: `sleep 100 & disown`, want: "scope-escalation"},

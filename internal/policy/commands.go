@@ -606,10 +606,8 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).crontab
 	case "pre-commit", "husky", "lefthook", "overcommit":
 		return (*analyzer).hookInstaller
-	case "at":
+	case "at", "batch": // batch is at's queue b, run when the load allows
 		return (*analyzer).at
-	case "batch":
-		return func(a *analyzer, c *cmd) { a.add(ScopeEscalation, false, "batch schedules a command") }
 	case "systemctl":
 		return (*analyzer).systemctl
 	case "loginctl":

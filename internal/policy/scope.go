@@ -67,13 +67,13 @@ func (a *analyzer) at(c *cmd) {
 	if p.has("-l", "-r", "-d", "-c") {
 		return
 	}
-	a.add(ScopeEscalation, false, "at schedules a command to run later")
+	a.add(ScopeEscalation, false, "%s schedules a command to run later", c.name)
 	if f, ok := p.value("-f"); ok {
-		a.scriptFile(f, c.st, c.depth, "at -f", false)
+		a.scriptFile(f, c.st, c.depth, c.name+" -f", false)
 		return
 	}
 	if c.in.kind == inText {
-		a.stdinScript(c.in, c.st, c.depth, "at")
+		a.stdinScript(c.in, c.st, c.depth, c.name)
 	}
 }
 
