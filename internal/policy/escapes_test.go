@@ -162,3 +162,40 @@ func TestSQLFiles(t *testing.T) {
 		runCase(t, c, env)
 	}
 }
+
+// TestSubscriptCode: bash runs the command substitutions in an array
+// subscript of a string it takes as a variable's name or as arithmetic,
+// though the string was quoted where it was written; and ${x@P} runs those
+// in x's value. Checked against bash 5.2: each "push" case below runs its
+// substitution there.
+func TestSubscriptCode(t *testing.T) {
+	const push = "push-force push-protected"
+	for _, c := range []tc{
+		{id: "arith-var", in: `x='a[$(git push -f origin main)]'; echo $((x))`, want: push},
+		{id: "test-eq", in: `x='a[$(git push -f origin main)]'; [[ $x -eq 1 ]]`, want: push},
+		{id: "declare-i", in: `declare -i n; n='a[$(git push -f origin main)]'`, want: push},
+		{id: "printf-v", in: `printf -v 'a[$(git push -f origin main)]' x`, want: push},
+		{id: "read", in: `read 'a[$(git push -f origin main)]' <<< x`, want: push},
+		{id: "test-builtin", in: `[ 'a[$(git push -f origin main)]' -eq 1 ]`, want: push},
+		{id: "let", in: `let 'a[$(git push -f origin main)]'`, want: push},
+		{id: "declare", in: `declare 'a[$(git push -f origin main)]=1'`, want: push},
+		{id: "test-clause", in: `[[ 'a[$(git push -f origin main)]' -eq 1 ]]`, want: push},
+		{id: "herestring", in: `read x <<< 'a[$(git push -f origin main)]'; echo $((x))`, want: push},
+		{id: "backquote", in: "x='a[`git push -f origin main`]'; echo $((x))", want: push},
+		{id: "prompt", in: `x='$(git push -f origin main)'; echo "${x@P}"`, want: push},
+		{id: "prompt-unknown", in: `read -r x; echo "${x@P}"`, want: allQ},
+		{id: "prompt-self", in: `x='${x@P}'; echo "${x@P}"`, want: allQ},
+
+		{id: "escaped", in: `x='a[\$(git push -f origin main)]'; echo $((x))`, want: push},
+		{id: "escaped-paren", in: `x='a[$\(git push -f origin main)]'; echo $((x))`, want: push},
+		{id: "escaped-printf", in: `printf -v 'a[\\$(git push -f origin main)]' x`, want: push},
+		{id: "prompt-escaped", in: `x='\$(git push -f origin main)'; echo "${x@P}"`, want: ""},
+		{id: "text", in: `echo 'arr[$(date)]'`, want: ""},
+		{id: "regex", in: `grep -E '[$()]' x`, want: ""},
+		{id: "sed-class", in: `sed 's/[$(){}]//g' f`, want: ""},
+		{id: "awk-array", in: `awk '{ a[$1]++ } END { for (k in a) print k }' f`, want: ""},
+		{id: "prompt-known", in: `x='$(date) \u@\h'; echo "${x@P}"`, want: ""},
+	} {
+		runCase(t, c, tenv)
+	}
+}

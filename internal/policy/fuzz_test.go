@@ -31,6 +31,8 @@ func FuzzAnalyze(f *testing.F) {
 		"docker run -v ~:/h --mount type=bind,source=/,target=/r x", "docker cp c:/x ~/.claude", "kubectl cp a/b:/x .",
 		"echo x > /proc/self/cwd/../x", "cat /proc/1/task/2/root/x", "git push o 'refs/*:refs/*'", "git grep -O'x' -e -O y",
 		"gh pr create --body \"$(cat <<'E'\nx\nE\n)\"", "echo \"$(pwd -P)\" > \"$(pwd)/.claude/settings.json\"",
+		// Text bash expands again: subscripts and prompts, one naming itself.
+		"x='a[$(y)]'; echo $((x))", "printf -v 'a[\\$(y)]' z", "x='${x@P}'; echo \"${x@P}\"", "[[ 'a[`y`]' -eq 1 ]]",
 	} {
 		f.Add(s)
 	}

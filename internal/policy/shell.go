@@ -170,6 +170,7 @@ type analyzer struct {
 	ms        []Match
 	seen      map[Match]bool
 	steps     int
+	texts     int      // textSubsts in progress, nested
 	unrolling int      // for loops being unrolled
 	files     []string // script files being analysed, innermost last
 
@@ -406,6 +407,7 @@ func (w *walker) stmt(s *syntax.Stmt, st *state, in input) {
 		w.stmt(c.Body, st.clone(), in)
 	case *syntax.ArithmCmd, *syntax.LetClause, *syntax.TestClause:
 		w.substs(c, st)
+		w.clauseSubsts(c, st)
 	}
 }
 
@@ -489,9 +491,83 @@ func (w *walker) substs(node syntax.Node, st *state) {
 		case *syntax.ProcSubst:
 			w.stmts(n.Stmts, st.clone(), input{kind: inUnknown})
 			return false
+		case *syntax.ParamExp:
+			if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word.Lit() == "P" && n.Param != nil {
+				// ${x@P} expands x's value as a prompt, running the
+				// command substitutions in it.
+				v, known := st.vars[n.Param.Value]
+				if !known || strings.Contains(v, dynMark) {
+					w.a.all("${" + n.Param.Value + "@P} expands, as a prompt, a value only known at run time")
+				} else {
+					w.textSubsts(v, st)
+				}
+			}
 		}
 		return true
 	})
+}
+
+// quotedSubsts: bash evaluates an array subscript in a string it takes as a
+// variable's name or as arithmetic — printf -v, read, mapfile, declare and
+// export operands, declare -n, let, test and [[ ]]'s -eq, $((x)), ${!x} —
+// and runs the command substitutions in it, though the string was quoted
+// where it was written: x='a[$(cmd)]'; echo $((x)). So a word whose value
+// holds a subscript with a substitution is read as running it, wherever it
+// stands.
+func (w *walker) quotedSubsts(word *syntax.Word, st *state) {
+	if word == nil {
+		return
+	}
+	f := w.a.literal(word, st)
+	i := strings.IndexByte(f.s, '[')
+	if i < 0 {
+		return
+	}
+	// A subscript's backslashes do not stop it there: bash 5.2 runs
+	// a[\$(cmd)], a[$\(cmd)] and a[\`cmd\`] alike.
+	rest := f.s[i:]
+	bare := strings.ReplaceAll(rest, `\`, "")
+	if strings.Contains(bare, "$(") || strings.Contains(bare, "`") {
+		w.textSubsts(bare, st)
+		if bare != rest {
+			w.textSubsts(rest, st)
+		}
+	}
+}
+
+// clauseSubsts runs quotedSubsts on the words of an arithmetic or test
+// clause: (( 'a[$(cmd)]' )), let 'a[$(cmd)]', [[ 'a[$(cmd)]' -eq 1 ]].
+func (w *walker) clauseSubsts(node syntax.Node, st *state) {
+	syntax.Walk(node, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			return false
+		case *syntax.Word:
+			w.quotedSubsts(n, st)
+			return false
+		}
+		return true
+	})
+}
+
+// textSubsts analyses the command substitutions in text bash expands (a
+// prompt, a subscript): read as a here-document's body, where $(…) and
+// `…` are code and the rest is text. Text that does not parse runs nothing
+// here either: bash fails on it too.
+func (w *walker) textSubsts(text string, st *state) {
+	// A value can name itself (x='${x@P}'; echo "${x@P}"): bash loops
+	// there, the analysis stops.
+	if w.a.texts >= 4 {
+		w.a.all("text expanded as a prompt or a subscript nests too deeply to follow")
+		return
+	}
+	w.a.texts++
+	defer func() { w.a.texts-- }()
+	doc, err := syntax.NewParser().Document(strings.NewReader(text))
+	if err != nil {
+		return
+	}
+	w.substs(doc, st)
 }
 
 func (w *walker) call(c *syntax.CallExpr, st *state, in input) {
@@ -499,9 +575,11 @@ func (w *walker) call(c *syntax.CallExpr, st *state, in input) {
 		w.substs(as.Index, st) // a[$(cmd)]=x runs cmd
 		w.substs(as.Value, st)
 		w.substs(as.Array, st)
+		w.quotedSubsts(as.Value, st)
 	}
 	for _, arg := range c.Args {
 		w.substs(arg, st)
+		w.quotedSubsts(arg, st)
 	}
 	if len(c.Args) == 0 {
 		for _, as := range c.Assigns {
@@ -606,6 +684,7 @@ func (w *walker) decl(c *syntax.DeclClause, st *state) {
 		w.substs(as.Index, st)
 		w.substs(as.Value, st)
 		w.substs(as.Array, st)
+		w.quotedSubsts(as.Value, st)
 		if as.Naked {
 			if nameref && as.Name != nil {
 				delete(st.vars, as.Name.Value)
@@ -628,6 +707,9 @@ func (w *walker) redirects(rs []*syntax.Redirect, st *state, in input) input {
 	for _, r := range rs {
 		w.substs(r.Word, st)
 		w.substs(r.Hdoc, st)
+		if r.Op == syntax.WordHdoc {
+			w.quotedSubsts(r.Word, st) // read 'x' <<< 'a[$(cmd)]'; echo $((x))
+		}
 		stdin := r.N == nil || r.N.Value == "0"
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
