@@ -12,8 +12,10 @@ import (
 )
 
 // command analyses one simple command after expansion: argv[0] is the
-// program as written, env the VAR=x prefixes.
+// program as written, env the VAR=x prefixes (what the script exported
+// before it joins them).
 func (a *analyzer) command(argv []field, env map[string]field, st *state, in input, depth int) {
+	env = st.environ(env)
 	for len(argv) > 0 {
 		if !a.step() {
 			return

@@ -154,6 +154,14 @@ func (a *analyzer) makeText(c *cmd) {
 // every later run.
 func (a *analyzer) npmShell(c *cmd) {
 	a.npmConfig(c)
+	// npm reads any setting from npm_config_NAME in its environment, the
+	// name in any case, _ for -.
+	for k, v := range c.env {
+		if name, ok := strings.CutPrefix(strings.ToLower(k), "npm_config_"); ok &&
+			(name == "script_shell" || name == "shell") {
+			a.runsText(v, c, c.name+" with $"+k)
+		}
+	}
 	for i, f := range c.args {
 		switch {
 		case strings.HasPrefix(f.s, "--script-shell="):

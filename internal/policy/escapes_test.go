@@ -199,3 +199,32 @@ func TestSubscriptCode(t *testing.T) {
 		runCase(t, c, tenv)
 	}
 }
+
+// TestExportedEnv: a variable the script exported before a command is in
+// that command's environment, as a VAR=x prefix is: export, declare -x,
+// typeset -x, a later export NAME, any assignment after set -a; exported
+// in a branch that may not run, it is unknown after it.
+func TestExportedEnv(t *testing.T) {
+	const rm = "rm -rf /srv/data"
+	for _, c := range []tc{
+		{id: "export", in: "export GIT_SSH_COMMAND='" + rm + "'; git fetch", want: "destructive"},
+		{id: "export-and", in: "export GIT_SSH_COMMAND='" + rm + "' && git fetch", want: "destructive"},
+		{id: "export-later", in: "GIT_SSH_COMMAND='" + rm + "'; export GIT_SSH_COMMAND; git fetch", want: "destructive"},
+		{id: "declare-x", in: "declare -x GIT_SSH_COMMAND='" + rm + "'; git fetch", want: "destructive"},
+		{id: "typeset-x", in: "typeset -x GIT_PAGER='" + rm + "'; git -p log", want: "destructive"},
+		{id: "set-a", in: "set -a; GIT_SSH_COMMAND='" + rm + "'; git fetch", want: "destructive"},
+		{id: "set-o-allexport", in: "set -o allexport; GIT_SSH_COMMAND='" + rm + "'; git fetch", want: "destructive"},
+		{id: "branch", in: "test -f x && export GIT_SSH_COMMAND=\"$(cat cmd)\"; git fetch", want: allQ},
+		{id: "wrapped", in: "export GIT_SSH_COMMAND='" + rm + "'; timeout 60 git fetch", want: "destructive"},
+		{id: "editor", in: "EDITOR='" + rm + "' git commit", want: "destructive"},
+		{id: "visual", in: "export VISUAL='" + rm + "'; git rebase -i HEAD~2", want: "destructive"},
+		{id: "npm-env", in: "npm_config_script_shell='" + rm + "' npm run build", want: "destructive"},
+		{id: "npm-env-upper", in: "export NPM_CONFIG_SCRIPT_SHELL='" + rm + "'; npm test", want: "destructive"},
+
+		{id: "export-plain", in: "export GOFLAGS=-mod=mod; go test ./...", want: ""},
+		{id: "editor-plain", in: "export EDITOR=vim; git commit -m x", want: ""},
+		{id: "unexported-other", in: "export X=1; git status", want: ""},
+	} {
+		runCase(t, c, tenv)
+	}
+}

@@ -28,7 +28,8 @@ func (a *analyzer) git(c *cmd) {
 			g.gitDir = dirOf(v, c.st)
 		case "GIT_WORK_TREE":
 			g.dir = dirOf(v, c.st)
-		case "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_PROXY_COMMAND":
+		case "GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_PROXY_COMMAND",
+			"VISUAL", "EDITOR": // git's editor when GIT_EDITOR and core.editor are not set
 			a.runsText(v, c, "git with "+k)
 		case "GIT_CONFIG_PARAMETERS":
 			a.gitUnknown("git configuration passed in GIT_CONFIG_PARAMETERS is not analysed")

@@ -85,13 +85,52 @@ type state struct {
 	// outVars are variables that may hold what a command printed
 	// (X=$(cat f)): a word that expands one carries that output.
 	outVars map[string]bool
+	// exported are the variables this script put in the environment of
+	// the commands after it (export X=…, declare -x, any assignment after
+	// set -a): a program reads them as it reads a VAR=x prefix.
+	exported  map[string]bool
+	allexport bool
 }
 
 func (s *state) clone() *state {
 	c := *s
 	c.vars = maps.Clone(s.vars)
 	c.outVars = maps.Clone(s.outVars)
+	c.exported = maps.Clone(s.exported)
 	return &c
+}
+
+func (s *state) export(name string) {
+	if s.exported == nil {
+		s.exported = map[string]bool{}
+	}
+	s.exported[name] = true
+}
+
+// environ is what a command's environment holds beyond the analyser's
+// starting point: the variables exported before it, then its own VAR=x
+// prefixes over them. An exported variable whose value is not known here
+// is in it as a value only known at run time.
+func (s *state) environ(prefix map[string]field) map[string]field {
+	if len(s.exported) == 0 {
+		return prefix
+	}
+	env := maps.Clone(prefix)
+	if env == nil {
+		env = map[string]field{}
+	}
+	for k := range s.exported {
+		if _, ok := env[k]; ok {
+			continue
+		}
+		v, known := s.vars[k]
+		if !known || s.outVars[k] {
+			env[k] = field{s: dynMark, dyn: true}
+			continue
+		}
+		env[k] = word(v)
+	}
+	return env
 }
 
 // merge folds a branch that may or may not have run (the right side of &&
@@ -106,10 +145,15 @@ func (s *state) merge(b *state) {
 	if b.cwd != s.cwd {
 		s.setCwd("")
 	}
-	// What may hold a command's output in either branch may after it.
+	// What may hold a command's output in either branch may after it;
+	// what either exported may be in the environment after it.
 	for k := range b.outVars {
 		s.setOut(k, true)
 	}
+	for k := range b.exported {
+		s.export(k)
+	}
+	s.allexport = s.allexport || b.allexport
 }
 
 // setOut records whether variable name may hold a command's output.
@@ -598,6 +642,15 @@ func (w *walker) call(c *syntax.CallExpr, st *state, in input) {
 		env[as.Name.Value] = w.a.literal(as.Value, st)
 	}
 	argv := w.a.fields(c.Args, st)
+	if len(argv) > 1 && argv[0].s == "set" {
+		// set -a (-o allexport): every assignment after it is exported.
+		for i, f := range argv[1:] {
+			if f.dyn || strings.HasPrefix(f.s, "-") && !strings.HasPrefix(f.s, "--") && strings.Contains(f.s, "a") ||
+				f.s == "allexport" && i > 0 && argv[i].s == "-o" {
+				st.allexport = true
+			}
+		}
+	}
 	w.a.command(argv, env, st, in, w.depth)
 }
 
@@ -607,6 +660,9 @@ func (w *walker) assign(as *syntax.Assign, st *state) {
 		return
 	}
 	name := as.Name.Value
+	if st.allexport {
+		st.export(name)
+	}
 	if !as.Append {
 		st.setOut(name, false)
 	}
@@ -672,11 +728,21 @@ func mktempWord(w *syntax.Word) bool {
 }
 
 func (w *walker) decl(c *syntax.DeclClause, st *state) {
-	nameref := false
+	nameref, export := false, c.Variant != nil && c.Variant.Value == "export"
 	for _, as := range c.Args {
 		if as.Naked && as.Value != nil {
 			if f := as.Value.Lit(); strings.HasPrefix(f, "-") && strings.Contains(f, "n") {
 				nameref = true
+			}
+			if f := as.Value.Lit(); strings.HasPrefix(f, "-") && strings.Contains(f, "x") {
+				export = true
+			}
+		}
+	}
+	if export {
+		for _, as := range c.Args {
+			if as.Name != nil {
+				st.export(as.Name.Value)
 			}
 		}
 	}
