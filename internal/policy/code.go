@@ -203,7 +203,7 @@ func (a *analyzer) python(c *cmd) {
 func (a *analyzer) pythonModule(mod string, rest []field, c *cmd) {
 	switch mod {
 	case "pip", "twine", "poetry", "flit", "hatch", "pdm", "uv":
-		a.command(append([]field{word(mod)}, rest...), nil, c.st, c.in, c.depth+1)
+		a.command(append([]field{word(mod)}, rest...), c.env, c.st, c.in, c.depth+1)
 	case "zipfile", "tarfile":
 		a.pythonArchive(mod, rest, c)
 	case "http.server", "smtpd":

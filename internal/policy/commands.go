@@ -96,10 +96,23 @@ func (a *analyzer) isFixrail(head field, st *state) bool {
 
 // childState is the state of a new shell process started from st: it sees
 // the same directory but only the variables of its environment.
-func (a *analyzer) childState(st *state) *state {
+func (a *analyzer) childState(st *state, env map[string]field) *state {
 	c := a.top()
 	c.setCwd(st.cwd)
 	c.remote = st.remote
+	// The child inherits the environment: what the script exported and
+	// the program's own VAR=x prefixes, exported in turn to its children.
+	for k, v := range st.environ(env) {
+		c.export(k)
+		if v.dyn || v.out {
+			delete(c.vars, k)
+			if v.out {
+				c.setOut(k, true)
+			}
+			continue
+		}
+		c.vars[k] = v.s
+	}
 	return c
 }
 

@@ -53,7 +53,7 @@ func envRun(sp optSpec, next func(a *analyzer, c *cmd)) func(a *analyzer, c *cmd
 			st.setCwd(dirOf(d, c.st))
 		}
 		if len(p.operands) > 0 {
-			a.command(p.operands, nil, st, c.in, c.depth+1)
+			a.command(p.operands, c.env, st, c.in, c.depth+1)
 		}
 	}
 }
@@ -77,7 +77,7 @@ func wrapMise(a *analyzer, name string, argv []field, env map[string]field, st *
 			return rest[i+1:], st, in
 		case f.s == "-c" || f.s == "--command":
 			if i+1 < len(rest) {
-				a.runsText(rest[i+1], &cmd{st: st, depth: depth}, "mise exec -c")
+				a.runsText(rest[i+1], &cmd{st: st, env: env, depth: depth}, "mise exec -c")
 			}
 			return nil, st, in
 		}
@@ -93,7 +93,7 @@ func (a *analyzer) direnvExec(c *cmd) bool {
 	}
 	st := c.st.clone()
 	st.setCwd(dirOf(c.args[1], c.st))
-	a.command(c.args[2:], nil, st, c.in, c.depth+1)
+	a.command(c.args[2:], c.env, st, c.in, c.depth+1)
 	return true
 }
 
@@ -103,7 +103,7 @@ func wrapNix(a *analyzer, name string, argv []field, env map[string]field, st *s
 	if name == "nix-shell" {
 		for i, f := range argv[1:] {
 			if (f.s == "--run" || f.s == "--command") && i+2 < len(argv) {
-				a.runsText(argv[i+2], &cmd{st: st, depth: depth}, "nix-shell "+f.s)
+				a.runsText(argv[i+2], &cmd{st: st, env: env, depth: depth}, "nix-shell "+f.s)
 				return nil, st, in
 			}
 		}
@@ -124,7 +124,7 @@ func wrapNix(a *analyzer, name string, argv []field, env map[string]field, st *s
 func wrapEntr(a *analyzer, name string, argv []field, env map[string]field, st *state, in input, depth int) ([]field, *state, input) {
 	p := parseOpts(argv[1:], optSpec{posix: true})
 	if p.has("-s") && len(p.operands) > 0 {
-		a.runsText(p.operands[0], &cmd{st: st, depth: depth}, "entr -s")
+		a.runsText(p.operands[0], &cmd{st: st, env: env, depth: depth}, "entr -s")
 		return nil, st, in
 	}
 	return p.operands, st, in

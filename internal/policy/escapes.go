@@ -46,7 +46,7 @@ func (a *analyzer) debugger(c *cmd) {
 		switch {
 		case (f.s == "--args" && c.name == "gdb") || (f.s == "--" && c.name == "lldb"):
 			if i+1 < len(args) {
-				a.command(args[i+1:], nil, c.st, c.in, c.depth+1)
+				a.command(args[i+1:], c.env, c.st, c.in, c.depth+1)
 			}
 			return
 		case strings.HasPrefix(f.s, "--eval-command="):

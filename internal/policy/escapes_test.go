@@ -220,10 +220,22 @@ func TestExportedEnv(t *testing.T) {
 		{id: "visual", in: "export VISUAL='" + rm + "'; git rebase -i HEAD~2", want: "destructive"},
 		{id: "npm-env", in: "npm_config_script_shell='" + rm + "' npm run build", want: "destructive"},
 		{id: "npm-env-upper", in: "export NPM_CONFIG_SCRIPT_SHELL='" + rm + "'; npm test", want: "destructive"},
+		// A program's environment reaches what it runs: a shell, a
+		// runner, find -exec.
+		{id: "prefix-bash-c", in: "GIT_SSH_COMMAND='" + rm + "' bash -c 'git fetch'", want: "destructive"},
+		{id: "export-sh-c", in: "export GIT_SSH_COMMAND='" + rm + "'; sh -c 'cd sub && git fetch'", want: "destructive"},
+		{id: "prefix-find-exec", in: "GIT_SSH_COMMAND='" + rm + "' find . -maxdepth 0 -exec git fetch \\;", want: "destructive"},
+		{id: "prefix-uv-run", in: "GIT_SSH_COMMAND='" + rm + "' uv run git fetch", want: "destructive"},
+		{id: "prefix-watch", in: "GIT_SSH_COMMAND='" + rm + "' watch git fetch", want: "destructive"},
+		{id: "prefix-nix-shell", in: "GIT_SSH_COMMAND='" + rm + "' nix-shell --run 'git fetch'", want: "destructive"},
+		{id: "prefix-script", in: "GIT_SSH_COMMAND='" + rm + "' script -qc 'git fetch' /dev/null", want: "destructive"},
+		{id: "nested-export", in: "bash -c 'export GIT_SSH_COMMAND=\"" + rm + "\"; bash -c \"git fetch\"'", want: "destructive"},
+		{id: "prefix-output", in: "GIT_SSH_COMMAND=\"$(cat cmd)\" bash -c 'git fetch'", want: allQ},
 
 		{id: "export-plain", in: "export GOFLAGS=-mod=mod; go test ./...", want: ""},
 		{id: "editor-plain", in: "export EDITOR=vim; git commit -m x", want: ""},
 		{id: "unexported-other", in: "export X=1; git status", want: ""},
+		{id: "prefix-bash-plain", in: "GOFLAGS=-mod=mod bash -c 'go test ./...'", want: ""},
 	} {
 		runCase(t, c, tenv)
 	}

@@ -147,7 +147,7 @@ func (a *analyzer) find(c *cmd) {
 					a.removePath(s, c.st, "find "+f.s+" "+name, true)
 					a.deleteTree(s, c.st, "find "+f.s+" "+name+" under")
 				}
-				a.command(argv, nil, c.st, input{}, c.depth+1)
+				a.command(argv, c.env, c.st, input{}, c.depth+1)
 				// {} is every file find reaches below s, not s: the
 				// command runs again on each protected file find could
 				// hand it, so that sed -i {} on ~/.claude/settings.json
@@ -160,7 +160,7 @@ func (a *analyzer) find(c *cmd) {
 							pv[k] = word(p)
 						}
 					}
-					a.command(pv, nil, c.st, input{}, c.depth+1)
+					a.command(pv, c.env, c.st, input{}, c.depth+1)
 				}
 			}
 		}
@@ -896,7 +896,7 @@ func (a *analyzer) runsText(t field, c *cmd, how string) {
 	if t.dyn {
 		a.all(how + " runs text only known at run time")
 	}
-	a.script(dynText(t.s), a.childState(c.st), c.depth+1, how)
+	a.script(dynText(t.s), a.childState(c.st, c.env), c.depth+1, how)
 }
 
 func (a *analyzer) zip(c *cmd) {

@@ -370,18 +370,18 @@ func initGitSubcommands() {
 				if anyDyn(body) {
 					a.all("git submodule foreach runs text only known at run time")
 				}
-				a.script(dynText(strings.Join(rawStrings(body), " ")), a.childState(x.st), x.depth+1, "git submodule foreach")
+				a.script(dynText(strings.Join(rawStrings(body), " ")), a.childState(x.st, x.c.env), x.depth+1, "git submodule foreach")
 			}
 		},
 		"bisect": func(a *analyzer, x gitCall) {
 			if len(x.rest) > 1 && x.rest[0].s == "run" {
-				a.command(x.rest[1:], nil, x.st, input{}, x.depth+1)
+				a.command(x.rest[1:], x.c.env, x.st, input{}, x.depth+1)
 			}
 		},
 		"rebase": func(a *analyzer, x gitCall) {
 			p := parseOpts(x.rest, optSpec{short: "xXsS", long: []string{"exec", "onto", "strategy", "strategy-option", "gpg-sign", "whitespace", "empty"}})
 			for _, v := range p.values("-x", "--exec") {
-				a.runsText(v, &cmd{st: x.st, depth: x.depth}, "git rebase --exec")
+				a.runsText(v, &cmd{st: x.st, env: x.c.env, depth: x.depth}, "git rebase --exec")
 			}
 		},
 		"filter-branch": func(a *analyzer, x gitCall) {
@@ -390,7 +390,7 @@ func initGitSubcommands() {
 				"commit-filter", "tag-name-filter", "subdirectory-filter", "prune-empty", "original", "state-branch", "setup"}})
 			for _, o := range p.opts {
 				if o.has && strings.HasSuffix(o.name, "-filter") && o.name != "--subdirectory-filter" || o.name == "--setup" {
-					a.runsText(o.val, &cmd{st: x.st, depth: x.depth}, "git filter-branch "+o.name)
+					a.runsText(o.val, &cmd{st: x.st, env: x.c.env, depth: x.depth}, "git filter-branch "+o.name)
 				}
 			}
 		},
@@ -526,7 +526,7 @@ func (a *analyzer) gitAlias(c *cmd, name string, body field, globals, rest []fie
 		if len(rest) > 0 {
 			text += " " + quoteJoin(rest)
 		}
-		st := a.childState(c.st)
+		st := a.childState(c.st, c.env)
 		st.setCwd(g.dir)
 		a.script(text, st, depth+1, "git alias "+name)
 		return
@@ -725,7 +725,7 @@ func (a *analyzer) gitRemoteCmd(sub string, rest []field, g *gitCtx, st *state, 
 		"separate-git-dir", "depth", "shallow-since", "shallow-exclude", "config", "template", "jobs", "filter", "server-option",
 		"bundle-uri", "ref-format", "exec", "remote", "output", "prefix", "format", "recurse-submodules-default", "negotiation-tip", "refmap"}})
 	for _, v := range p.values("-u", "--upload-pack", "--exec") {
-		a.runsText(v, &cmd{st: st, depth: depth}, "git "+sub+" --upload-pack")
+		a.runsText(v, &cmd{st: st, env: c.env, depth: depth}, "git "+sub+" --upload-pack")
 	}
 	if sub == "clone" {
 		for _, kv := range p.values("-c", "--config") {
@@ -806,7 +806,7 @@ func (a *analyzer) gitPush(args []field, g *gitCtx, c *cmd, depth int) {
 					}
 					if cands[0] == "receive-pack" || cands[0] == "exec" {
 						// For a remote on this machine git runs it here.
-						a.runsText(v, &cmd{st: c.st, depth: depth}, "git push --receive-pack")
+						a.runsText(v, &cmd{st: c.st, env: c.env, depth: depth}, "git push --receive-pack")
 					}
 				}
 			}

@@ -360,6 +360,6 @@ func expiresNow(v string) bool {
 func (a *analyzer) bundle(c *cmd) {
 	ops := parseOpts(c.args, optSpec{posix: true, long: []string{"gemfile"}}).operands
 	if len(ops) > 1 && ops[0].s == "exec" {
-		a.command(ops[1:], nil, c.st, c.in, c.depth+1)
+		a.command(ops[1:], c.env, c.st, c.in, c.depth+1)
 	}
 }

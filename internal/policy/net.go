@@ -540,7 +540,7 @@ func (a *analyzer) sshOptions(opts []opt, c *cmd, how string) (remoteCmd *field)
 // sftp server) start here for the connection: run like any command.
 func (a *analyzer) connProgram(p parsed, c *cmd, names ...string) {
 	for _, v := range p.values(names...) {
-		a.command([]field{v}, nil, c.st, input{}, c.depth+1)
+		a.command([]field{v}, c.env, c.st, input{}, c.depth+1)
 	}
 }
 

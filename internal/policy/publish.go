@@ -284,7 +284,7 @@ func (a *analyzer) pkgExec(c *cmd, ops []field) {
 		name = "changeset"
 	}
 	argv := append([]field{word(name)}, ops[1:]...)
-	a.command(argv, nil, c.st, c.in, c.depth+1)
+	a.command(argv, c.env, c.st, c.in, c.depth+1)
 }
 
 func (a *analyzer) dotnet(c *cmd) {

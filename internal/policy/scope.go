@@ -38,7 +38,7 @@ func (a *analyzer) crontab(c *cmd) {
 	}
 	a.add(ScopeEscalation, false, "crontab changes scheduled jobs")
 	if c.in.kind == inText {
-		a.script(cronCommands(c.in.text), a.childState(c.st), c.depth+1, "crontab entry")
+		a.script(cronCommands(c.in.text), a.childState(c.st, c.env), c.depth+1, "crontab entry")
 	}
 }
 
@@ -141,7 +141,7 @@ func (a *analyzer) tmux(c *cmd) {
 		if anyDyn(q.operands) {
 			a.all("tmux runs a command only known at run time")
 		}
-		a.script(dynText(strings.Join(rawStrings(q.operands), " ")), a.childState(c.st), c.depth+1, "tmux "+sub)
+		a.script(dynText(strings.Join(rawStrings(q.operands), " ")), a.childState(c.st, c.env), c.depth+1, "tmux "+sub)
 	}
 }
 
@@ -151,7 +151,7 @@ func (a *analyzer) screen(c *cmd) {
 		a.add(ScopeEscalation, false, "screen -dm starts a detached session")
 	}
 	if len(p.operands) > 0 {
-		a.command(p.operands, nil, c.st, input{}, c.depth+1)
+		a.command(p.operands, c.env, c.st, input{}, c.depth+1)
 	}
 }
 
@@ -172,7 +172,7 @@ func (a *analyzer) dtach(c *cmd) {
 		if p.has("-n") || p.has("-c") && p.has("-f") {
 			a.add(ScopeEscalation, false, "abduco -n starts a detached session")
 		}
-		a.command(p.operands[1:], nil, c.st, input{}, c.depth+1)
+		a.command(p.operands[1:], c.env, c.st, input{}, c.depth+1)
 		return
 	}
 	switch mode {
@@ -183,7 +183,7 @@ func (a *analyzer) dtach(c *cmd) {
 		return // -a attaches; -p pushes input
 	}
 	p := parseOpts(rest, optSpec{short: "er", posix: true})
-	a.command(p.operands, nil, c.st, input{}, c.depth+1)
+	a.command(p.operands, c.env, c.st, input{}, c.depth+1)
 }
 
 func (a *analyzer) pm2(c *cmd) {

@@ -31,7 +31,7 @@ func (a *analyzer) runFile(head field, st *state, depth int) {
 	if !ok || !shellScript(b) {
 		return
 	}
-	a.scriptFromFile(string(b), p, a.childState(st), depth+1, "script "+p)
+	a.scriptFromFile(string(b), p, a.childState(st, nil), depth+1, "script "+p)
 }
 
 // maxScript bounds script files read from disk.
@@ -124,7 +124,7 @@ func (a *analyzer) shell(name string, args []field, env map[string]field, st *st
 		if operands[0].dyn {
 			a.all(name + " -c runs text only known at run time")
 		}
-		a.script(dynText(operands[0].s), a.childState(st), depth+1, name+" -c")
+		a.script(dynText(operands[0].s), a.childState(st, env), depth+1, name+" -c")
 	case len(operands) > 0 && !smode:
 		a.scriptFile(operands[0], st, depth, name, false)
 	default:
@@ -196,7 +196,7 @@ func (a *analyzer) promptCode(name string, env map[string]field, st *state, dept
 			if v.dyn {
 				a.all(name + " -i runs $PROMPT_COMMAND, only known at run time")
 			}
-			a.script(dynText(v.s), a.childState(st), depth+1, name+" -i with $PROMPT_COMMAND")
+			a.script(dynText(v.s), a.childState(st, env), depth+1, name+" -i with $PROMPT_COMMAND")
 		}
 		for _, ps := range []string{"PS0", "PS1", "PS2"} {
 			if v, ok := lookup(ps); ok {
@@ -209,7 +209,7 @@ func (a *analyzer) promptCode(name string, env map[string]field, st *state, dept
 			if v.dyn {
 				a.all(name + " imports a function only known at run time from $" + k)
 			}
-			a.script(dynText("__fixrail_fn"+v.s), a.childState(st), depth+1, name+" with $"+k)
+			a.script(dynText("__fixrail_fn"+v.s), a.childState(st, env), depth+1, name+" with $"+k)
 		}
 	}
 }
@@ -241,7 +241,7 @@ func (a *analyzer) promptText(v field, st *state, depth int, how string) {
 			syntax.NewPrinter().Print(&b, s)
 			b.WriteByte('\n')
 		}
-		a.script(b.String(), a.childState(st), depth+1, how)
+		a.script(b.String(), a.childState(st, nil), depth+1, how)
 		return false
 	})
 }
@@ -276,7 +276,7 @@ func (a *analyzer) scriptFile(f field, st *state, depth int, how string, strict 
 		}
 		return
 	}
-	child := a.childState(st)
+	child := a.childState(st, nil)
 	if strict {
 		child = st // source runs in the current shell
 	}
@@ -308,7 +308,7 @@ func (a *analyzer) stdinScript(in input, st *state, depth int, how string) {
 		if in.dyn {
 			a.all(how + " reads commands that are only known at run time")
 		}
-		a.script(dynText(in.text), a.childState(st), depth+1, how+" stdin")
+		a.script(dynText(in.text), a.childState(st, nil), depth+1, how+" stdin")
 	case inFile:
 		a.scriptFile(in.file, st, depth, how, false)
 	case inUnknown:

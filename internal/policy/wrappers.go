@@ -224,7 +224,7 @@ func wrapSu(a *analyzer, name string, argv []field, env map[string]field, st *st
 	p := parseOpts(clean, optSpec{short: "cgGsuw", long: []string{"command", "group", "supp-group", "shell", "user", "whitelist-environment"}})
 	a.add(ScopeEscalation, false, "%s runs as another user", name)
 	login = login || p.has("-l", "--login")
-	child := a.childState(st)
+	child := a.childState(st, env)
 	if login {
 		child.setCwd("")
 	}
@@ -357,7 +357,7 @@ func wrapFlock(a *analyzer, name string, argv []field, env map[string]field, st 
 		if c.dyn {
 			a.all("flock -c runs text only known at run time")
 		}
-		a.script(dynText(c.s), a.childState(st), depth+1, "flock -c")
+		a.script(dynText(c.s), a.childState(st, env), depth+1, "flock -c")
 		return nil, st, in
 	}
 	if len(p.operands) < 2 {
@@ -372,7 +372,7 @@ func wrapScript(a *analyzer, name string, argv []field, env map[string]field, st
 		if c.dyn {
 			a.all("script -c runs text only known at run time")
 		}
-		a.script(dynText(c.s), a.childState(st), depth+1, "script -c")
+		a.script(dynText(c.s), a.childState(st, env), depth+1, "script -c")
 	}
 	for _, f := range p.operands {
 		a.writePath(f, st, "script")
@@ -393,7 +393,7 @@ func wrapWatch(a *analyzer, name string, argv []field, env map[string]field, st 
 	if anyDyn(p.operands) {
 		a.all("watch runs text only known at run time")
 	}
-	a.script(dynText(text), a.childState(st), depth+1, "watch")
+	a.script(dynText(text), a.childState(st, env), depth+1, "watch")
 	return nil, st, in
 }
 
@@ -520,7 +520,7 @@ func wrapParallel(a *analyzer, name string, argv []field, env map[string]field, 
 	if anyDyn(tmpl) {
 		a.all("parallel runs text only known at run time")
 	}
-	a.script(dynText(text), a.childState(st), depth+1, "parallel")
+	a.script(dynText(text), a.childState(st, env), depth+1, "parallel")
 	if len(tmpl) > 1 && !tmpl[0].dyn && shells.has(progName(tmpl[0].s)) {
 		// GNU parallel joins the template into shell text (above), but
 		// other parallels (moreutils, -q) run the words as argv: then
@@ -533,7 +533,7 @@ func wrapParallel(a *analyzer, name string, argv []field, env map[string]field, 
 			}
 			argv[i] = f
 		}
-		a.command(argv, nil, a.childState(st), input{}, depth+1)
+		a.command(argv, nil, a.childState(st, env), input{}, depth+1)
 	}
 	return nil, st, in
 }
@@ -556,6 +556,6 @@ func wrapSg(a *analyzer, name string, argv []field, env map[string]field, st *st
 	if anyDyn(rest) {
 		a.all("sg runs text only known at run time")
 	}
-	a.script(dynText(strings.Join(rawStrings(rest), " ")), a.childState(st), depth+1, "sg")
+	a.script(dynText(strings.Join(rawStrings(rest), " ")), a.childState(st, env), depth+1, "sg")
 	return nil, st, in
 }
