@@ -184,7 +184,7 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 	case "pushd":
 		return (*analyzer).cdCmd
 	case "popd":
-		return func(a *analyzer, c *cmd) { c.st.setCwd("") }
+		return (*analyzer).popdCmd
 	case "read":
 		return forgetVars
 	case "mapfile":

@@ -240,3 +240,25 @@ func TestExportedEnv(t *testing.T) {
 		runCase(t, c, tenv)
 	}
 }
+
+// TestDirectoryStack: cd - returns to $OLDPWD, which cd sets; popd to the
+// directory pushd left; either unknown makes the working directory unknown.
+func TestDirectoryStack(t *testing.T) {
+	env, home, repo, _ := fsEnv(t)
+	claude := filepath.Join(home, ".claude")
+	for _, c := range []tc{
+		{id: "cd-dash", in: "cd " + claude + " && cd /tmp && cd - && echo '{}' > settings.json", want: "self-mod"},
+		{id: "cd-tilde-minus", in: "cd " + claude + "; cd /tmp; cd ~- && echo '{}' > settings.json", want: "self-mod"},
+		{id: "oldpwd", in: "OLDPWD=" + claude + "; cd - && echo '{}' > settings.json", want: "self-mod"},
+		{id: "popd", in: "pushd " + claude + "; pushd /tmp; popd; echo '{}' > settings.json", want: "self-mod"},
+		{id: "pushd-swap", in: "pushd " + claude + "; pushd /tmp; pushd; echo '{}' > settings.json", want: "self-mod"},
+		{id: "popd-twice", in: "cd " + claude + "; pushd /tmp; pushd /var; popd; popd; echo '{}' > settings.json", want: "self-mod"},
+
+		{id: "cd-dash-back", in: "cd /tmp && cd - && echo '{}' > settings.json", want: ""}, // back in the repository
+		{id: "popd-back", in: "pushd /tmp; popd; echo '{}' > settings.json", want: ""},
+		{id: "popd-empty", in: "popd; echo '{}' > settings.json", want: ""}, // bash refuses; still in the repository
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}

@@ -380,19 +380,72 @@ func (a *analyzer) aliasCmd(c *cmd) {
 func (a *analyzer) cdCmd(c *cmd) {
 	p := parseOpts(c.args, optSpec{posix: true})
 	st := c.st
-	if len(p.operands) == 0 {
-		st.setCwd(a.home)
-		return
-	}
-	t := p.operands[0]
-	if t.dyn || t.s == "-" || strings.HasPrefix(t.s, "+") {
-		st.setCwd("")
-		return
-	}
-	d, ok := cleanAbs(st.cwd, t.s)
-	if !ok {
-		st.setCwd("")
-		return
+	old := st.cwd
+	d := a.cdTarget(c.name, p.operands, st)
+	if c.name == "pushd" {
+		switch {
+		case st.dirsUnknown || d == "" && old != "":
+			st.dirs, st.dirsUnknown = nil, true
+		case len(p.operands) == 0 && len(st.dirs) == 0:
+			d = old // bash refuses: no other directory
+		case len(p.operands) == 0:
+			st.dirs = append([]string{old}, st.dirs[1:]...) // swaps the top two
+		default:
+			st.dirs = append([]string{old}, st.dirs...)
+		}
 	}
 	st.setCwd(d)
+	if d != old {
+		if old == "" {
+			delete(st.vars, "OLDPWD")
+		} else {
+			st.vars["OLDPWD"] = old
+		}
+	}
+}
+
+// cdTarget is the directory cd or pushd moves to: "" when unknown. cd -
+// is $OLDPWD, which cd itself sets; pushd with no operand is the
+// directory stack's top.
+func (a *analyzer) cdTarget(name string, ops []field, st *state) string {
+	if len(ops) == 0 {
+		if name == "pushd" {
+			if st.dirsUnknown || len(st.dirs) == 0 {
+				return ""
+			}
+			return st.dirs[0]
+		}
+		return a.home
+	}
+	t := ops[0]
+	switch {
+	case t.dyn || strings.HasPrefix(t.s, "+") || (name == "pushd" && strings.HasPrefix(t.s, "-")):
+		return ""
+	case t.s == "-":
+		return st.vars["OLDPWD"] // "" when unknown
+	}
+	d, _ := cleanAbs(st.cwd, t.s)
+	return d
+}
+
+// popdCmd: popd returns to the directory the last pushd left; with an
+// operand it edits the stack, which is followed no further.
+func (a *analyzer) popdCmd(c *cmd) {
+	st := c.st
+	old := st.cwd
+	switch {
+	case len(c.args) > 0 || st.dirsUnknown:
+		st.dirs, st.dirsUnknown = nil, true
+		st.setCwd("")
+	case len(st.dirs) == 0:
+		return // bash refuses: the stack is empty
+	default:
+		st.setCwd(st.dirs[0])
+		st.dirs = st.dirs[1:]
+	}
+	if st.cwd != old && old != "" {
+		st.vars["OLDPWD"] = old
+	} else if st.cwd != old {
+		delete(st.vars, "OLDPWD")
+	}
 }

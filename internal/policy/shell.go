@@ -90,6 +90,10 @@ type state struct {
 	// set -a): a program reads them as it reads a VAR=x prefix.
 	exported  map[string]bool
 	allexport bool
+	// dirs is pushd's directory stack below the working directory, top
+	// first; dirsUnknown when a branch or an edit left it unknown.
+	dirs        []string
+	dirsUnknown bool
 }
 
 func (s *state) clone() *state {
@@ -97,6 +101,7 @@ func (s *state) clone() *state {
 	c.vars = maps.Clone(s.vars)
 	c.outVars = maps.Clone(s.outVars)
 	c.exported = maps.Clone(s.exported)
+	c.dirs = slices.Clone(s.dirs)
 	return &c
 }
 
@@ -154,6 +159,9 @@ func (s *state) merge(b *state) {
 		s.export(k)
 	}
 	s.allexport = s.allexport || b.allexport
+	if b.dirsUnknown || !slices.Equal(s.dirs, b.dirs) {
+		s.dirs, s.dirsUnknown = nil, true
+	}
 }
 
 // setOut records whether variable name may hold a command's output.
@@ -936,6 +944,14 @@ func (e shellEnv) Get(name string) expand.Variable {
 	if name == "IFS" {
 		return expand.Variable{}
 	}
+	// The expander asks for "HOME <user>" for ~user; bash's ~- and ~+
+	// are $OLDPWD and $PWD.
+	switch name {
+	case "HOME -":
+		name = "OLDPWD"
+	case "HOME +":
+		name = "PWD"
+	}
 	if v, ok := e.vars[name]; ok {
 		return expand.Variable{Set: true, Kind: expand.String, Str: v}
 	}
@@ -1006,7 +1022,17 @@ func (a *analyzer) wordDynamic(w *syntax.Word, st *state) bool {
 	if len(w.Parts) > 0 {
 		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(l.Value, "~") {
 			name, _, _ := strings.Cut(l.Value[1:], "/")
-			if name != "" || a.home == "" {
+			switch name {
+			case "-", "+":
+				v := "PWD"
+				if name == "-" {
+					v = "OLDPWD"
+				}
+				_, known := st.vars[v]
+				dyn = !known
+			case "":
+				dyn = a.home == ""
+			default:
 				dyn = true
 			}
 		}
