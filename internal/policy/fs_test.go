@@ -632,3 +632,29 @@ func TestConfiguredHooksPath(t *testing.T) {
 		runCase(t, c, env)
 	}
 }
+
+// TestGlobOptions: after shopt -s dotglob (or with GLOBIGNORE set) a glob's
+// * matches a leading dot, so ~/*/settings.json is the agent's settings;
+// after shopt -s globstar a ** is any number of directories, hidden ones
+// only under dotglob.
+func TestGlobOptions(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, "src", "a", "x.go"), "package a\n")
+	for _, c := range []tc{
+		{id: "dotglob", in: "shopt -s dotglob; sed -i s/a/b/ ~/*/settings.json", want: "self-mod"},
+		{id: "globignore", in: "GLOBIGNORE=.; sed -i s/a/b/ ~/*/settings.json", want: "self-mod"},
+		{id: "bashopts", in: "env BASHOPTS=dotglob bash -c 'sed -i s/a/b/ ~/*/settings.json'", want: "self-mod"}, // a prefix is refused: read-only
+		{id: "shopt-dyn", in: "shopt -s \"$OPT\"; sed -i s/a/b/ ~/*/settings.json", want: "self-mod"},
+		{id: "globstar-dotglob", in: "shopt -s globstar dotglob; sed -i s/a/b/ ~/**/settings.json", want: "self-mod? scope-escalation?"}, // ~/.bashrc.d/settings.json too
+		{id: "globstar-rm", in: "shopt -s globstar dotglob; rm -rf ~/**/.claude", want: "self-mod? destructive scope-escalation?"},
+
+		{id: "default", in: "sed -i s/a/b/ ~/*/settings.json", want: ""},
+		{id: "unset", in: "shopt -s dotglob; shopt -u dotglob; sed -i s/a/b/ ~/*/settings.json", want: "self-mod"}, // over-read: once on, on
+		{id: "globstar-hidden", in: "shopt -s globstar; sed -i s/a/b/ repo/**/settings.json", want: ""},
+		{id: "globstar-project", in: "shopt -s globstar; sed -i s/a/b/ src/**/*.go", want: ""},
+		{id: "dotglob-project", in: "shopt -s dotglob; cp -r src/* /tmp/out/", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}

@@ -33,6 +33,7 @@ func FuzzAnalyze(f *testing.F) {
 		"gh pr create --body \"$(cat <<'E'\nx\nE\n)\"", "echo \"$(pwd -P)\" > \"$(pwd)/.claude/settings.json\"",
 		// Text bash expands again: subscripts and prompts, one naming itself.
 		"x='a[$(y)]'; echo $((x))", "printf -v 'a[\\$(y)]' z", "x='${x@P}'; echo \"${x@P}\"", "[[ 'a[`y`]' -eq 1 ]]",
+		"shopt -s globstar dotglob; rm -rf ~/**/*/**/x", "GLOBIGNORE=.; cat ~/*/y",
 	} {
 		f.Add(s)
 	}

@@ -218,12 +218,29 @@ func compMatch(pc, zc string) bool { return pc == zc }
 
 // patternReaches reports whether a path pattern may name something in or
 // above the zone: its components match the zone's as far as both go.
-func patternReaches(p, z []string) bool {
+func (a *analyzer) patternReaches(p, z []string) bool {
+	// Each ** tries every depth: a handful are followed, more reach
+	// anything (the matching would grow with the product of the depths).
+	if a.globstar && strings.Count(strings.Join(p, "/"), "**") > 4 {
+		return true
+	}
 	for i := 0; i < len(p) && i < len(z); i++ {
 		if p[i] == z[i] {
 			continue
 		}
-		if !hasMeta(p[i]) || (strings.HasPrefix(z[i], ".") && !strings.HasPrefix(p[i], ".")) {
+		if p[i] == "**" && a.globstar {
+			// Any number of directories, none hidden unless dotglob.
+			for j := i; j <= len(z); j++ {
+				if j > i && strings.HasPrefix(z[j-1], ".") && !a.dotglob {
+					break
+				}
+				if a.patternReaches(p[i+1:], z[j:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if !hasMeta(p[i]) || (strings.HasPrefix(z[i], ".") && !strings.HasPrefix(p[i], ".") && !a.dotglob) {
 			return false
 		}
 		if ok, _ := path.Match(p[i], z[i]); !ok {
@@ -480,7 +497,7 @@ func (a *analyzer) touchPath(f field, st *state, how string, recursive, follow b
 	if !ok {
 		comps := splitPath(p)
 		for _, z := range a.zoneList() {
-			if patternReaches(comps, z.comps) {
+			if a.patternReaches(comps, z.comps) {
 				a.add(z.rule, true, "%s writes %s, a pattern too broad to expand that may reach %s", how, p, z.what)
 			}
 		}
@@ -519,6 +536,9 @@ func (a *analyzer) globs(p string) (out []string, ok bool) {
 		if c == "" {
 			continue
 		}
+		if c == "**" && a.globstar {
+			return nil, false // any depth: judged as a pattern
+		}
 		var next []string
 		for _, pre := range prefixes {
 			if !hasMeta(c) {
@@ -533,7 +553,7 @@ func (a *analyzer) globs(p string) (out []string, ok bool) {
 				return nil, false
 			}
 			for _, name := range names {
-				if strings.HasPrefix(name, ".") && !strings.HasPrefix(c, ".") {
+				if strings.HasPrefix(name, ".") && !strings.HasPrefix(c, ".") && !a.dotglob {
 					continue // like bash, * does not match a leading dot
 				}
 				// Without regard to case: bash under nocaseglob matches
@@ -851,7 +871,7 @@ func (a *analyzer) readPath(f field, st *state, how string, recursive bool) {
 	gs, ok := a.globs(p)
 	if !ok {
 		for _, z := range a.secrets {
-			if patternReaches(splitPath(p), z.comps) {
+			if a.patternReaches(splitPath(p), z.comps) {
 				a.add(SelfMod, true, "%s reads %s, a pattern too broad to expand that may reach %s", how, p, z.what)
 			}
 		}

@@ -72,6 +72,7 @@ var shells = wordSet{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", 
 // shell analyses sh, bash and friends: -c text, a script file, or commands
 // on standard input.
 func (a *analyzer) shell(name string, args []field, env map[string]field, st *state, in input, depth int) {
+	a.globOptions(nil, env) // BASHOPTS in its environment
 	cmode, smode, interactive, xtrace := false, false, false, false
 	var operands, rcfiles []field
 	for i := 0; i < len(args); i++ {

@@ -219,12 +219,16 @@ type analyzer struct {
 	heads     map[string]string
 	dirs      map[string][]string // directory listings read for globs
 
-	ms        []Match
-	seen      map[Match]bool
-	steps     int
-	texts     int      // textSubsts in progress, nested
-	unrolling int      // for loops being unrolled
-	files     []string // script files being analysed, innermost last
+	ms    []Match
+	seen  map[Match]bool
+	steps int
+	texts int // textSubsts in progress, nested
+	// bash's dotglob (also set by GLOBIGNORE) lets * match a leading dot;
+	// globstar makes ** any number of directories. Once a command turns
+	// either on, every glob analysed after it is read so.
+	dotglob, globstar bool
+	unrolling         int      // for loops being unrolled
+	files             []string // script files being analysed, innermost last
 
 	written  map[string]bool // absolute paths written earlier in this call
 	links    []string        // links created earlier in this call
@@ -559,6 +563,38 @@ func (w *walker) substs(node syntax.Node, st *state) {
 	})
 }
 
+// globOptions notes the glob options a command turns on: shopt -s
+// dotglob/globstar (or an option named at run time), a GLOBIGNORE set to
+// anything (bash then matches a leading dot), a BASHOPTS naming them (a
+// shell started with it in its environment sets them).
+func (a *analyzer) globOptions(argv []field, env map[string]field) {
+	if len(argv) > 2 && argv[0].s == "shopt" {
+		on := false
+		for _, f := range argv[1:] {
+			switch {
+			case f.s == "-s":
+				on = true
+			case f.s == "-u":
+				on = false
+			case on && (f.dyn || f.s == "dotglob"):
+				a.dotglob = true
+			case on && f.s == "globstar":
+				a.globstar = true
+			}
+			if on && f.dyn {
+				a.globstar = true
+			}
+		}
+	}
+	if v, ok := env["GLOBIGNORE"]; ok && (v.dyn || v.s != "") {
+		a.dotglob = true
+	}
+	if v, ok := env["BASHOPTS"]; ok {
+		a.dotglob = a.dotglob || v.dyn || strings.Contains(v.s, "dotglob")
+		a.globstar = a.globstar || v.dyn || strings.Contains(v.s, "globstar")
+	}
+}
+
 // quotedSubsts: bash evaluates an array subscript in a string it takes as a
 // variable's name or as arithmetic — printf -v, read, mapfile, declare and
 // export operands, declare -n, let, test and [[ ]]'s -eq, $((x)), ${!x} —
@@ -650,6 +686,7 @@ func (w *walker) call(c *syntax.CallExpr, st *state, in input) {
 		env[as.Name.Value] = w.a.literal(as.Value, st)
 	}
 	argv := w.a.fields(c.Args, st)
+	w.a.globOptions(argv, env)
 	if len(argv) > 1 && argv[0].s == "set" {
 		// set -a (-o allexport): every assignment after it is exported.
 		for i, f := range argv[1:] {
@@ -670,6 +707,9 @@ func (w *walker) assign(as *syntax.Assign, st *state) {
 	name := as.Name.Value
 	if st.allexport {
 		st.export(name)
+	}
+	if name == "GLOBIGNORE" || name == "BASHOPTS" {
+		w.a.globOptions(nil, map[string]field{name: w.a.literal(as.Value, st)})
 	}
 	if !as.Append {
 		st.setOut(name, false)
