@@ -149,6 +149,51 @@ func (a *analyzer) dispatch(name string, argv []field, env map[string]field, st 
 		a.python(&cmd{name: name, argv: argv, args: args, env: env, st: st, in: in, depth: depth})
 	case strings.HasPrefix(name, "mkfs"):
 		a.add(Destructive, false, "%s formats a file system", name)
+	case !readers.has(name):
+		a.unknownProgram(name, args, st)
+	}
+}
+
+// readers are programs with no analysis of their own that only read the
+// files they are given (or print what they are told).
+var readers = wordSet{"cat", "tac", "head", "tail", "more", "most", "wc", "diff", "cmp", "comm", "ls", "stat", "file",
+	"md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "sum", "jq", "gojq", "jless", "fx", "bat", "batcat",
+	"realpath", "readlink", "test", "[", "echo", "du", "tree", "od", "hexdump", "hd", "strings", "cut", "tr", "column",
+	"nl", "fold", "fmt", "expand", "unexpand", "rev", "paste", "join", "look", "basename", "dirname", "pwd", "true",
+	"false", "type", "which", "whereis", "command", "hash", "help", "exa", "eza", "lsd", "fd", "fdfind", "locate",
+	"delta", "colordiff", "icdiff", "difft", "wdiff", "jd", "json_pp", "jp", "gron", "tokei", "cloc", "scc",
+	"shellcheck", "yamllint", "jsonlint", "markdownlint", "actionlint", "hadolint", "sleep", "date", "env", "printenv",
+	"id", "whoami", "uname", "hostname", "nproc", "free", "uptime", "ps", "pgrep", "lsof", "getfacl", "lsattr",
+	"namei", "sha224sum", "sha384sum", "base32", "basenc", "iconv", "zcat", "zless", "zgrep", "bzcat", "xzcat",
+	"zstdcat", "lz4cat", "ssh-add", "code", "cursor", "subl", "open", "xdg-open", "gio", "claude", "codex", "gemini", "fixrail"}
+
+// unknownProgram: a program the hook has no analysis of, given a path
+// self-mod protects (a literal argument, or an option's value after =),
+// may write it as well as read it — sd, yq -i, prettier --write, dasel
+// put, rename, gpg -o all do — so self-mod is unresolvable there, not
+// passed. Only self-mod: it guards the gate itself, and the other rules'
+// zones (~/.ssh, ~/.kube/config) are named to many tools that only read
+// them. Programs known only to read are in readers.
+func (a *analyzer) unknownProgram(name string, args []field, st *state) {
+	var paths []string
+	for _, f := range args {
+		s := f.s
+		if f.dyn || s == "" {
+			continue
+		}
+		if strings.HasPrefix(s, "-") {
+			_, v, ok := strings.Cut(s, "=")
+			if !ok {
+				continue
+			}
+			s = v
+		}
+		if p, ok := cleanAbs(st.cwd, a.expandTilde(s)); ok {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) > 0 {
+		a.mayWriteRule(SelfMod, name+", a program the hook does not know,", paths...)
 	}
 }
 
@@ -375,6 +420,8 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).sql
 	case "sqlite3":
 		return (*analyzer).sql
+	case "prettier":
+		return (*analyzer).prettier
 	case "mongosh":
 		return (*analyzer).sql
 	case "mongo":

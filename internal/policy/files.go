@@ -1202,12 +1202,38 @@ func (a *analyzer) sql(c *cmd) {
 		a.add(Destructive, false, "%s reads a destructive statement", c.name)
 	}
 	a.sqlClient(c)
+	if c.name == "sqlite3" {
+		a.sqliteDatabase(c)
+	}
 	if c.name == "redis-cli" {
 		// redis-cli [options] COMMAND args: the command is the first
 		// operand; -h/-p/-a/-n/-u... take values.
 		i := firstOperand(c.args, "hpasnuxdD", []string{"user", "pass", "tls", "cacert", "cert", "key", "sni", "pipe-timeout"})
 		if i >= 0 && redisDeletes.has(strings.ToLower(c.args[i].s)) {
 			a.add(Destructive, false, "redis-cli %s deletes keys", c.args[i].s)
+		}
+	}
+}
+
+// sqliteDatabase: sqlite3 opens its database file for writing (a
+// statement given later, on standard input or by -cmd may change it) unless
+// -readonly: a protected file named as the database may be written.
+func (a *analyzer) sqliteDatabase(c *cmd) {
+	valued := wordSet{"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-mmap", "-vfs", "-lookaside",
+		"-pagecache", "-maxsize", "-escape"}
+	for i := 0; i < len(c.args); i++ {
+		f := c.args[i]
+		switch {
+		case f.s == "-readonly" || f.s == "--readonly":
+			return
+		case valued.has(strings.Replace(f.s, "--", "-", 1)):
+			i++
+		case strings.HasPrefix(f.s, "-"):
+		default:
+			if p, ok := cleanAbs(c.st.cwd, a.expandTilde(f.s)); ok && !f.dyn {
+				a.mayWriteRule(SelfMod, "sqlite3 opening its database", p)
+			}
+			return
 		}
 	}
 }

@@ -189,22 +189,46 @@ func (a *analyzer) protectedFileNames() []string {
 // mayWrite judges paths a command may write, by names it makes at run
 // time: a protected path is unresolvable, not certain. Each zone and name
 // rule is reported once, at the first path it holds.
-func (a *analyzer) mayWrite(how string, paths ...string) {
+func (a *analyzer) mayWrite(how string, paths ...string) { a.mayWriteRule("", how, paths...) }
+
+// mayWriteRule is mayWrite for one rule's zones and names ("" for all).
+func (a *analyzer) mayWriteRule(rule Rule, how string, paths ...string) {
 	zones := a.zoneList()
 	zoneSeen, nameSeen := make([]bool, len(zones)), make([]bool, len(a.names))
 	for _, p := range paths {
 		comps := splitPath(p)
 		for i, z := range zones {
+			if rule != "" && z.rule != rule {
+				continue
+			}
 			if !zoneSeen[i] && z.inside(comps) {
 				zoneSeen[i] = true
 				a.add(z.rule, true, "%s may write %s (%s)", how, p, z.what)
 			}
 		}
 		for i, n := range a.names {
+			if rule != "" && n.rule != rule {
+				continue
+			}
 			if !nameSeen[i] && n.match(comps) {
 				nameSeen[i] = true
 				a.add(n.rule, true, "%s may write %s (%s)", how, p, n.what)
 			}
 		}
+	}
+}
+
+// prettier rewrites its file operands with --write (-w); otherwise it
+// prints or checks them.
+func (a *analyzer) prettier(c *cmd) {
+	p := parseOpts(c.args, optSpec{long: []string{"config", "ignore-path", "plugin", "parser", "log-level", "cache-location",
+		"cache-strategy", "stdin-filepath", "config-precedence", "end-of-line", "trailing-comma", "arrow-parens",
+		"prose-wrap", "html-whitespace-sensitivity", "embedded-language-formatting", "quote-props", "print-width",
+		"tab-width", "experimental-operator-position", "object-wrap"}})
+	if !p.has("--write", "-w") {
+		return
+	}
+	for _, f := range p.operands {
+		a.writePath(f, c.st, "prettier --write")
 	}
 }

@@ -88,3 +88,30 @@ func TestAwkInPlace(t *testing.T) {
 		runCase(t, c, env)
 	}
 }
+
+// TestUnknownProgram: a program the hook has no analysis of, given a path
+// self-mod protects, may write it (sd, dasel, gpg -o rewrite in place or
+// by option); a known reader, a known program's read, or an unprotected
+// path passes.
+func TestUnknownProgram(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	for _, c := range []tc{
+		{id: "sd", in: "sd hooks x ~/.claude/settings.json", want: "self-mod?"},
+		{id: "dasel", in: "dasel put -f .claude/settings.json -t json -v '{}' '.hooks'", want: "self-mod?"},
+		{id: "option-value", in: "gpg --output=.mcp.json -d x.gpg", want: "self-mod?"},
+		{id: "npx", in: "npx json -I -f .claude/settings.json -e 'this.hooks={}'", want: "self-mod?"},
+		{id: "sqlite", in: "sqlite3 ~/.claude/history.db 'create table t(x)'", want: "self-mod?"},
+		{id: "prettier-write", in: "npx prettier --write .claude/settings.json", want: "self-mod"},
+
+		{id: "reader", in: "cat ~/.claude/settings.json", want: ""},
+		{id: "jq", in: "jq '.hooks' .claude/settings.json", want: ""},
+		{id: "unprotected", in: "sd foo bar src/main.go", want: ""},
+		{id: "sqlite-readonly", in: "sqlite3 -readonly ~/.claude/history.db .tables", want: ""},
+		{id: "sqlite-plain", in: "sqlite3 app.db 'select 1'", want: ""},
+		{id: "prettier-check", in: "npx prettier --check .claude/settings.json", want: ""},
+		{id: "other-zone", in: "helm --kubeconfig ~/.kube/config list", want: ""}, // self-mod only
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}
