@@ -165,7 +165,7 @@ var readers = wordSet{"cat", "tac", "head", "tail", "more", "most", "wc", "diff"
 	"shellcheck", "yamllint", "jsonlint", "markdownlint", "actionlint", "hadolint", "sleep", "date", "env", "printenv",
 	"id", "whoami", "uname", "hostname", "nproc", "free", "uptime", "ps", "pgrep", "lsof", "getfacl", "lsattr",
 	"namei", "sha224sum", "sha384sum", "base32", "basenc", "iconv", "zcat", "zless", "zgrep", "bzcat", "xzcat",
-	"zstdcat", "lz4cat", "ssh-add", "code", "cursor", "subl", "open", "xdg-open", "gio", "claude", "codex", "gemini", "fixrail"}
+	"zstdcat", "lz4cat", "ssh-add", "code", "cursor", "subl", "open", "xdg-open", "gio"}
 
 // unknownProgram: a program the hook has no analysis of, given a path
 // self-mod protects (a literal argument, or an option's value after =),
