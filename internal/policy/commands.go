@@ -140,6 +140,9 @@ func (a *analyzer) dispatch(name string, argv []field, env map[string]field, st 
 		a.shell(name, args, env, st, in, depth)
 		return
 	}
+	if !readers.has(name) {
+		a.outputOptions(name, args, st)
+	}
 	if h := handlerFor(name); h != nil {
 		h(a, &cmd{name: name, argv: argv, args: args, env: env, st: st, in: in, depth: depth})
 		return
@@ -166,6 +169,41 @@ var readers = wordSet{"cat", "tac", "head", "tail", "more", "most", "wc", "diff"
 	"id", "whoami", "uname", "hostname", "nproc", "free", "uptime", "ps", "pgrep", "lsof", "getfacl", "lsattr",
 	"namei", "sha224sum", "sha384sum", "base32", "basenc", "iconv", "zcat", "zless", "zgrep", "bzcat", "xzcat",
 	"zstdcat", "lz4cat", "ssh-add", "code", "cursor", "subl", "open", "xdg-open", "gio"}
+
+// outputFlags are option names that, across programs, say where output
+// goes: a file, or a directory files land in.
+var outputFlags = wordSet{"-o", "--output", "--out", "--outfile", "--out-file", "--output-file", "--output-document",
+	"--output-dir", "--out-dir", "--outdir", "--output-directory", "--dir", "--directory", "--dest", "--destination",
+	"--dest-dir", "--target", "--target-dir", "--prefix", "--root", "--pack-destination", "--download-dir", "--save-to",
+	"--into", "--export", "--save"}
+
+// outputOptions: whatever the program, one of outputFlags given a path
+// self-mod protects may write there (go build -o, docker save -o,
+// pip install --target, npm --prefix, cargo install --root): unresolvable,
+// where no analysis of the program says more.
+func (a *analyzer) outputOptions(name string, args []field, st *state) {
+	for i, f := range args {
+		if f.dyn || !strings.HasPrefix(f.s, "-") {
+			continue
+		}
+		opt, val, attached := strings.Cut(f.s, "=")
+		if !attached && strings.HasPrefix(opt, "-o") && len(opt) > 2 {
+			opt, val, attached = "-o", opt[2:], true // -oFILE
+		}
+		if !outputFlags.has(opt) {
+			continue
+		}
+		if !attached {
+			if i+1 >= len(args) || args[i+1].dyn {
+				continue
+			}
+			val = args[i+1].s
+		}
+		if p, ok := cleanAbs(st.cwd, a.expandTilde(val)); ok {
+			a.mayWriteRule(SelfMod, name+" "+opt, p)
+		}
+	}
+}
 
 // unknownProgram: a program the hook has no analysis of, given a path
 // self-mod protects (a literal argument, or an option's value after =),

@@ -77,3 +77,36 @@ func TestFetchersAndTunnels(t *testing.T) {
 		runCase(t, c, tenv)
 	}
 }
+
+// TestDownloadDestinations: where a cloud copy, gh or go build puts what it
+// fetches or builds is a write; so is any program's output option (-o,
+// --output, --root, --target and kin) naming a file self-mod protects.
+func TestDownloadDestinations(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	for _, c := range []tc{
+		{id: "aws", in: "aws s3 cp s3://b/settings.json ~/.claude/settings.json", want: "self-mod"},
+		{id: "gsutil", in: "gsutil cp gs://b/x .mcp.json", want: "self-mod"},
+		{id: "gcloud", in: "gcloud storage cp gs://b/x .mcp.json", want: "self-mod"},
+		{id: "rclone", in: "rclone copy remote:cfg ~/.claude", want: "self-mod"},
+		{id: "s3cmd", in: "s3cmd get s3://b/x .mcp.json", want: "self-mod"},
+		{id: "az", in: "az storage blob download -c c -n n -f .mcp.json", want: "self-mod"},
+		{id: "gh-clone", in: "gh repo clone org/cfg .claude", want: "self-mod?"},
+		{id: "gh-release", in: "gh release download v1 -O .mcp.json", want: "self-mod"},
+		{id: "gh-run", in: "gh run download 123 --dir ~/.claude", want: "self-mod"},
+		{id: "go-build", in: "go build -o ~/.claude/settings.json ./cmd/x", want: "self-mod"},
+		{id: "docker-save", in: "docker save -o .mcp.json img", want: "self-mod?"},
+		{id: "cargo-root", in: "cargo install --root ~/.claude x", want: "self-mod?"},
+		{id: "attached-o", in: "mytool -o.mcp.json", want: "self-mod?"},
+
+		{id: "aws-local", in: "aws s3 cp s3://b/x ./data/", want: ""},
+		{id: "aws-upload", in: "aws s3 cp out.txt s3://b/", want: "egress-other"},
+		{id: "go-build-dyn", in: "go build -o \"$OUT\" ./...", want: ""},
+		{id: "go-build-bin", in: "go build -o bin/app ./cmd/app", want: ""},
+		{id: "gh-release-dist", in: "gh release download v1 -D dist", want: ""},
+		{id: "docker-save-plain", in: "docker save -o img.tar img", want: ""},
+		{id: "grep-o", in: "grep -o hooks .claude/settings.json", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}

@@ -748,6 +748,8 @@ func (a *analyzer) aws(c *cmd) {
 		ops := parseOpts(rest, optSpec{long: []string{"exclude", "include", "acl", "storage-class", "sse", "content-type", "expires", "grants", "metadata", "region", "profile"}}).operands
 		if len(ops) > 0 && strings.HasPrefix(ops[len(ops)-1].s, "s3://") {
 			a.add(EgressOther, false, "aws s3 %s uploads to %s", verb, ops[len(ops)-1].s)
+		} else if len(ops) > 1 {
+			a.downloadTo(ops[len(ops)-1], c.st, "aws s3 "+verb) // a download lands there
 		}
 		if verb == "sync" && hasField(rest, "--delete") {
 			a.add(Destructive, false, "aws s3 sync --delete removes files")
@@ -783,6 +785,8 @@ func (a *analyzer) gsutil(c *cmd) {
 	case "cp", "mv", "rsync":
 		if len(ops) > 0 && strings.HasPrefix(ops[len(ops)-1].s, "gs://") {
 			a.add(EgressOther, false, "gsutil %s uploads to %s", verb, ops[len(ops)-1].s)
+		} else if len(ops) > 1 {
+			a.downloadTo(ops[len(ops)-1], c.st, "gsutil "+verb)
 		}
 		if verb == "rsync" && hasField(rest, "-d") {
 			a.add(Destructive, false, "gsutil rsync -d removes files")
@@ -808,6 +812,8 @@ func (a *analyzer) gcloud(c *cmd) {
 	if len(words) >= 2 && words[0] == "storage" && (words[1] == "cp" || words[1] == "mv" || words[1] == "rsync") {
 		if last := words[len(words)-1]; strings.HasPrefix(last, "gs://") {
 			a.add(EgressOther, false, "gcloud storage %s uploads to %s", words[1], last)
+		} else if len(words) > 3 {
+			a.downloadTo(word(last), c.st, "gcloud storage "+words[1])
 		}
 	}
 	if len(words) >= 2 && words[0] == "storage" && words[1] == "rm" && (hasField(c.args, "-r") || hasField(c.args, "--recursive")) {
@@ -824,6 +830,13 @@ func (a *analyzer) az(c *cmd) {
 			return
 		case strings.HasPrefix(w, "upload"):
 			a.add(EgressOther, false, "az %s", strings.Join(words[:i+1], " "))
+			return
+		case strings.HasPrefix(w, "download"): // az storage blob download -f FILE, download-batch -d DIR
+			for j, f := range c.args[:len(c.args)-1] {
+				if f.s == "-f" || f.s == "--file" || f.s == "-d" || f.s == "--destination" {
+					a.downloadTo(c.args[j+1], c.st, "az "+strings.Join(words[:i+1], " "))
+				}
+			}
 			return
 		}
 	}
@@ -842,6 +855,8 @@ func (a *analyzer) rclone(c *cmd) {
 	case "copy", "copyto", "move", "moveto", "sync", "bisync", "copyurl":
 		if len(ops) > 2 && remoteOperand(ops[len(ops)-1]) {
 			a.add(EgressOther, false, "rclone %s uploads to %s", verb, ops[len(ops)-1].s)
+		} else if len(ops) > 2 {
+			a.downloadTo(ops[len(ops)-1], c.st, "rclone "+verb)
 		}
 		if verb == "sync" && len(ops) > 2 {
 			if d := ops[len(ops)-1]; !remoteOperand(d) {
@@ -861,9 +876,11 @@ func (a *analyzer) s3cmd(c *cmd) {
 		return
 	}
 	switch ops[0].s {
-	case "put", "sync", "cp", "mv":
+	case "put", "get", "sync", "cp", "mv":
 		if last := ops[len(ops)-1].s; strings.HasPrefix(last, "s3://") {
 			a.add(EgressOther, false, "s3cmd %s uploads to %s", ops[0].s, last)
+		} else if len(ops) > 2 {
+			a.downloadTo(ops[len(ops)-1], c.st, "s3cmd "+ops[0].s)
 		}
 	case "del", "rm", "rb":
 		a.add(Destructive, false, "s3cmd %s", ops[0].s)

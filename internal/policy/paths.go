@@ -450,6 +450,16 @@ func (a *analyzer) recordLink(link, target field, st *state, relativeToCwd, noDe
 // writes its target.
 func (a *analyzer) writePath(f field, st *state, how string) { a.touchPath(f, st, how, false, true) }
 
+// downloadTo judges where a program puts what it fetches or builds (aws s3
+// cp's destination, go build -o): a path written in the command. One
+// only known at run time is passed, as for the many build and CI scripts
+// that name their output so (go build -o "$OUT").
+func (a *analyzer) downloadTo(f field, st *state, how string) {
+	if !f.dyn {
+		a.writePath(f, st, how)
+	}
+}
+
 func (a *analyzer) writeTree(f field, st *state, how string, recursive bool) {
 	a.touchPath(f, st, how, recursive, true)
 }

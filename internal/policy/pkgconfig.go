@@ -105,6 +105,16 @@ func (a *analyzer) pipConfig(c *cmd) {
 // goEnv: go env -w and -u write the user's go env file: GOPROXY, GOSUMDB,
 // GOFLAGS, GOTOOLCHAIN, CC and the rest apply to every later go command.
 func (a *analyzer) goEnv(c *cmd) {
+	if len(c.args) > 1 && (c.args[0].s == "build" || c.args[0].s == "test") {
+		// go build -o FILE (or into a directory), go test -c -o.
+		p := parseOpts(c.args[1:], optSpec{short: "op", long: []string{"o", "p", "tags", "ldflags", "gcflags",
+			"asmflags", "mod", "modfile", "overlay", "pgo", "pkgdir", "buildmode", "compiler", "gccgoflags",
+			"toolexec", "coverpkg", "covermode", "run", "bench", "count", "timeout", "cpu", "parallel", "exec",
+			"json", "C", "vet", "skip", "fuzz", "fuzztime", "benchtime", "outputdir", "coverprofile"}})
+		if o, ok := p.value("-o"); ok {
+			a.downloadTo(o, c.st, "go "+c.args[0].s+" -o")
+		}
+	}
 	if len(c.args) < 2 || c.args[0].dyn || c.args[0].s != "env" {
 		return
 	}

@@ -8,6 +8,34 @@ import (
 // gh: merges, releases and repository visibility are publish; gists,
 // secrets and file uploads are egress-other; gh api is judged by method and
 // endpoint.
+// ghDownloads: what gh writes on this machine — gh repo clone's directory,
+// gh release download's -O file or -D directory, gh run download's -D.
+func (a *analyzer) ghDownloads(c *cmd, group, verb string, ops []field) {
+	switch {
+	case group == "repo" && verb == "clone" && len(ops) > 3 && !ops[3].dyn:
+		// A repository's tree lands there, as with git clone.
+		if abs, ok := cleanAbs(c.st.cwd, a.expandTilde(ops[3].s)); ok {
+			a.treeMayHold(abs, "gh repo clone")
+		}
+	case (group == "release" || group == "run") && verb == "download":
+		for i, f := range c.args {
+			name, val, attached := strings.Cut(f.s, "=")
+			if name != "-O" && name != "--output" && name != "-D" && name != "--dir" {
+				continue
+			}
+			if !attached {
+				if i+1 >= len(c.args) {
+					continue
+				}
+				val = c.args[i+1].s
+			}
+			if val != "-" {
+				a.downloadTo(field{s: val, dyn: f.dyn || !attached && c.args[i+1].dyn}, c.st, "gh "+group+" download")
+			}
+		}
+	}
+}
+
 func (a *analyzer) gh(c *cmd) {
 	ops := parseOpts(c.args, optSpec{short: "RFbtTlamBHAsweSjq", long: []string{"repo", "body-file", "body", "title", "label", "assignee",
 		"milestone", "base", "head", "template", "reviewer", "project", "subject", "match-head-commit", "author-email",
@@ -21,6 +49,7 @@ func (a *analyzer) gh(c *cmd) {
 		verb = ops.operands[1].s
 	}
 	bodyFile := ops.has("-F", "--body-file", "--notes-file")
+	a.ghDownloads(c, group, verb, ops.operands)
 	switch {
 	case group == "api":
 		a.ghAPI(c, c.args)
