@@ -284,6 +284,13 @@ var bypassCases = []tc{
 	{id: "PU8", in: `goreleaser release --snapshot --clean`, want: ""},
 	// Registries and verbs the table above left out.
 	{id: "PU9", in: `deno publish`, want: "publish"},
+	{id: "PU9", in: `nx release`, want: "publish"},
+	{id: "PU9", in: `npx nx release publish`, want: "publish"},
+	{id: "PU9", in: `cargo release --execute minor`, want: "publish"},
+	{id: "PU9", in: `cargo release -x patch`, want: "publish"},
+	{id: "PU9-sibling", in: `nx release --dry-run`, want: ""},
+	{id: "PU9-sibling", in: `nx release version 1.2.0`, want: ""},
+	{id: "PU9-sibling", in: `cargo release minor`, want: ""}, // cargo-release dry-runs by default
 	{id: "PU9", in: `npx jsr publish`, want: "publish"},
 	{id: "PU9", in: `python3 setup.py sdist bdist_wheel upload`, want: "publish"},
 	{id: "PU9", in: `npm access set status=public @o/pkg`, want: "publish"},

@@ -573,7 +573,10 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 	case "bunx":
 		return (*analyzer).npx
 	case "cargo":
-		return publishVerbs(map[string]bool{"publish": true, "yank": true, "owner": true}, "--dry-run", "-n")
+		return both(publishVerbs(map[string]bool{"publish": true, "yank": true, "owner": true}, "--dry-run", "-n"),
+			releaseVerb("--execute", "-x")) // cargo-release dry-runs unless told to execute
+	case "nx":
+		return releaseVerb("") // nx release versions and publishes unless --dry-run
 	case "twine":
 		return publishVerbs(map[string]bool{"upload": true, "register": true})
 	case "poetry":
@@ -925,6 +928,26 @@ func (a *analyzer) cloudDelete(c *cmd) {
 		case "delete", "destroy", "rm", "remove", "terminate", "purge":
 			if !f.dyn && !strings.HasPrefix(f.s, "-") {
 				a.add(Destructive, false, "%s %s", c.name, strings.Join(rawStrings(c.args[:i+1]), " "))
+				return
+			}
+		}
+	}
+}
+
+// releaseVerb: PROGRAM release [...] publishes when it is given one of
+// the execute flags ("" for always), and never with --dry-run or -d.
+func releaseVerb(execute ...string) func(a *analyzer, c *cmd) {
+	return func(a *analyzer, c *cmd) {
+		i := firstOperand(c.args, "", nil)
+		if i < 0 || c.args[i].s != "release" || hasField(c.args, "--dry-run") || hasField(c.args, "-d") {
+			return
+		}
+		if j := firstOperand(c.args[i+1:], "", nil); j >= 0 && (c.args[i+1+j].s == "version" || c.args[i+1+j].s == "plan") {
+			return // nx release version|plan: files and commits here, nothing published
+		}
+		for _, x := range execute {
+			if x == "" || hasField(c.args, x) {
+				a.add(Publish, false, "%s release publishes what it versions", c.name)
 				return
 			}
 		}
