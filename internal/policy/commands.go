@@ -420,6 +420,8 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).cdk
 	case "sls":
 		return (*analyzer).cdk
+	case "cdktf", "sst", "sam", "helmfile", "copilot", "eksctl", "amplify":
+		return (*analyzer).infraDelete
 	case "dropdb":
 		return (*analyzer).dropdb
 	case "supabase", "flyway", "alembic", "liquibase", "sequelize", "sequelize-cli", "typeorm", "firebase", "knex", "dbmate", "goose", "migrate":

@@ -78,6 +78,27 @@ func (a *analyzer) cdk(c *cmd) {
 	}
 }
 
+// infraDelete: deployment tools whose destroy, remove or delete verb (first
+// or, for copilot's app/env/svc/job, second word) deletes what they deployed:
+// cdktf destroy, sst remove, sam delete, helmfile destroy, copilot svc
+// delete, eksctl delete cluster, amplify delete.
+func (a *analyzer) infraDelete(c *cmd) {
+	if hasField(c.args, "--dry-run") {
+		return
+	}
+	words := statics(parseOpts(c.args, optSpec{long: []string{"profile", "region", "stage", "app", "env", "name",
+		"file", "environment", "stack-name", "config-file"}}).operands)
+	for i, w := range words {
+		if i > 1 {
+			break
+		}
+		if w == "destroy" || w == "remove" || w == "delete" {
+			a.add(Teardown, false, "%s %s deletes deployed infrastructure", c.name, strings.Join(words[:i+1], " "))
+			return
+		}
+	}
+}
+
 // dropdb drops a PostgreSQL database.
 func (a *analyzer) dropdb(c *cmd) {
 	if parseOpts(c.args, optSpec{}).has("--help", "-?", "--version", "-V") {
