@@ -542,8 +542,16 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).lookup
 	case "ping6":
 		return (*analyzer).lookup
-	case "traceroute", "tracepath", "mtr", "whois", "drill", "kdig", "delv":
+	case "traceroute", "tracepath", "mtr", "whois", "drill", "kdig", "delv", "nmap", "resolvectl", "systemd-resolve",
+		"fping", "arping", "hping3", "nping", "httping", "tcptraceroute":
 		return (*analyzer).lookup
+	case "getent":
+		return func(a *analyzer, c *cmd) {
+			// getent hosts|ahosts NAME asks the resolver, as dig does.
+			if len(c.args) > 1 && (strings.HasPrefix(c.args[0].s, "hosts") || strings.HasPrefix(c.args[0].s, "ahosts")) {
+				a.lookup(&cmd{name: c.name, args: c.args[1:], st: c.st})
+			}
+		}
 	case "aria2c", "axel", "lynx", "w3m", "links", "elinks":
 		return (*analyzer).fetchURL
 	case "ngrok", "cloudflared", "lt", "localtunnel", "bore", "zrok", "localxpose", "loclx", "pinggy":

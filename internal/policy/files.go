@@ -1174,6 +1174,7 @@ func (a *analyzer) kubectl(c *cmd) {
 }
 
 func (a *analyzer) helm(c *cmd) {
+	a.addressesCarried(c.args, "helm") // helm repo add NAME URL, --repo URL
 	i := firstOperand(c.args, "n", []string{"namespace", "kube-context", "kubeconfig"})
 	if i < 0 {
 		return

@@ -384,6 +384,22 @@ func (a *analyzer) docker(c *cmd) {
 		next = rest[j].s
 	}
 	a.dockerData(c, sub, next, rest)
+	if sub == "login" {
+		// The password goes to the registry named: a command's output
+		// there is sent to that host.
+		for j, f := range rest {
+			name, v, attached := strings.Cut(f.s, "=")
+			if name != "-p" && name != "--password" {
+				continue
+			}
+			if !attached && j+1 < len(rest) {
+				v, f = rest[j+1].s, rest[j+1]
+			}
+			if f.out {
+				a.add(EgressOther, false, "%s login sends a command's output as the password (%s)", c.name, dynText(v))
+			}
+		}
+	}
 	push := hasField(rest, "--push") || hasPrefixField(rest, "--output=type=registry") || hasField(rest, "type=registry")
 	switch {
 	case sub == "push" || (sub == "image" || sub == "manifest") && next == "push":
