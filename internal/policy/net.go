@@ -143,6 +143,19 @@ func (a *analyzer) curl(c *cmd) {
 		// agent, the referer, credentials and cookies.
 		sent := p.values("-H", "--header", "-A", "--user-agent", "-e", "--referer", "-u", "--user", "-b", "--cookie",
 			"--oauth2-bearer", "-U", "--proxy-user", "--url-query", "--form-string", "-F", "--form")
+		for _, h := range p.values("-H", "--header") {
+			switch {
+			case h.s == "@-" && c.in.kind == inText && !c.in.dyn:
+				sent = append(sent, field{s: c.in.text}) // written out in the command
+			case strings.HasPrefix(h.s, "@") && len(h.s) > 1:
+				// -H @FILE (or @- from a pipe) sends lines the command
+				// does not show, as a command's output would be.
+				if h.s != "@-" {
+					a.readPath(field{s: h.s[1:], dyn: h.dyn}, st, "curl -H @", false)
+				}
+				sent = append(sent, field{s: h.s, dyn: h.dyn, out: true})
+			}
+		}
 		a.carried(urls, append(append(append([]field{}, urls...), bodies...), sent...), "curl")
 		return
 	}
