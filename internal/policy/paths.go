@@ -73,6 +73,19 @@ func (a *analyzer) buildZones() {
 		for _, d := range [][]string{{".vim"}, {".config", "nvim"}, {".emacs.d"}, {".config", "tmux"}} {
 			dir(ScopeEscalation, "editor start-up file", append([]string{h}, d...)...)
 		}
+		// What a debugger, database client or language shell runs when it
+		// starts: gdb/lldb commands (shell included), psql's \! and
+		// sqlite3's .shell, mysql's pager, Ruby/R/Julia/Python code, the
+		// direnv library every .envrc runs with, PowerShell profiles,
+		// less's key bindings and environment (LESSOPEN runs a command).
+		for _, f := range [][]string{{".gdbinit"}, {".lldbinit"}, {".psqlrc"}, {".sqliterc"}, {".my.cnf"}, {".irbrc"},
+			{".pryrc"}, {".Rprofile"}, {".direnvrc"}, {".lesskey"}, {".config", "lesskey"}} {
+			file(ScopeEscalation, "tool start-up file", append([]string{h}, f...)...)
+		}
+		for _, d := range [][]string{{".config", "gdb"}, {".julia", "config"}, {".ipython"}, {".jupyter"},
+			{".config", "direnv"}, {".config", "powershell"}} {
+			dir(ScopeEscalation, "tool start-up file", append([]string{h}, d...)...)
+		}
 		// Tool configuration that names a command the tool runs on every
 		// use: the AWS CLI's credential_process, kubeconfig's exec
 		// credential plugins, Docker's credential helpers, gpg-agent's
