@@ -548,7 +548,7 @@ func (w *walker) substs(node syntax.Node, st *state) {
 			w.stmts(n.Stmts, st.clone(), input{kind: inUnknown})
 			return false
 		case *syntax.ParamExp:
-			if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word.Lit() == "P" && n.Param != nil {
+			if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && n.Exp.Word.Lit() == "P" && n.Param != nil {
 				// ${x@P} expands x's value as a prompt, running the
 				// command substitutions in it.
 				v, known := st.vars[n.Param.Value]
