@@ -8,7 +8,16 @@ import "strings"
 // typed.
 
 // less +CMD runs CMD as less commands at start; ! runs a shell command.
+// $LESSOPEN (and $LESSCLOSE) name a command less runs on each file, its
+// output piped in when the value starts with |, even when less writes to a
+// pipe.
 func (a *analyzer) less(c *cmd) {
+	for _, k := range []string{"LESSOPEN", "LESSCLOSE"} {
+		if v, ok := c.env[k]; ok {
+			t := strings.TrimLeft(strings.TrimSpace(v.s), "|-")
+			a.runsText(field{s: strings.ReplaceAll(t, "%s", "file"), dyn: v.dyn}, c, c.name+" with $"+k)
+		}
+	}
 	for _, f := range c.args {
 		cmdText := strings.TrimPrefix(strings.TrimPrefix(f.s, "+"), "+")
 		if strings.HasPrefix(f.s, "+") && strings.HasPrefix(cmdText, "!") {

@@ -17,6 +17,8 @@ func TestShellEscapes(t *testing.T) {
 	all := "self-mod? push-force? push-protected? publish? egress-other? destructive? scope-escalation? discard? teardown? data-drop? branch-delete? history-prune?"
 	for _, c := range []tc{
 		{id: "less", in: "less +'!" + rm + "' x", want: "destructive"},
+		{id: "lessopen", in: "LESSOPEN='|" + rm + "; cat %s' less x", want: "destructive"},
+		{id: "lessopen-export", in: "export LESSOPEN='||" + rm + " %s'; less x", want: "destructive"},
 		{id: "sqlite-shell", in: "sqlite3 db '.shell " + rm + "'", want: "destructive"},
 		{id: "sqlite-system", in: "sqlite3 -cmd '.system " + rm + "' db 'select 1'", want: "destructive"},
 		{id: "sqlite-output-pipe", in: "sqlite3 db <<'EOF'\n.output |" + rm + "\nselect 1;\nEOF", want: "destructive"},
