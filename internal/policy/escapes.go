@@ -7,6 +7,17 @@ import "strings"
 // text, a package manager's script shell. Each command is judged as if
 // typed.
 
+// envCommand: the program reads its command from the first of names set in
+// its environment (KUBE_EDITOR, else EDITOR).
+func (a *analyzer) envCommand(c *cmd, how string, names ...string) {
+	for _, k := range names {
+		if v, ok := c.env[k]; ok {
+			a.runsText(v, c, how+" with $"+k)
+			return
+		}
+	}
+}
+
 // less +CMD runs CMD as less commands at start; ! runs a shell command.
 // $LESSOPEN (and $LESSCLOSE) name a command less runs on each file, its
 // output piped in when the value starts with |, even when less writes to a

@@ -18,6 +18,11 @@ func TestShellEscapes(t *testing.T) {
 	for _, c := range []tc{
 		{id: "less", in: "less +'!" + rm + "' x", want: "destructive"},
 		{id: "lessopen", in: "LESSOPEN='|" + rm + "; cat %s' less x", want: "destructive"},
+		{id: "go-toolexec", in: "go build -toolexec '" + rm + "' ./...", want: "destructive"},
+		{id: "go-test-exec", in: "go test -exec='" + rm + "' ./...", want: "destructive"},
+		{id: "goflags-exec", in: "GOFLAGS=-exec=./conn.sh go test ./...", want: "destructive"},
+		{id: "kube-editor", in: "KUBE_EDITOR='" + rm + "' kubectl edit deploy/web", want: "destructive"},
+		{id: "gh-browser", in: "export BROWSER='" + rm + "'; gh pr view 1 --web", want: "destructive"},
 		{id: "lessopen-export", in: "export LESSOPEN='||" + rm + " %s'; less x", want: "destructive"},
 		{id: "sqlite-shell", in: "sqlite3 db '.shell " + rm + "'", want: "destructive"},
 		{id: "sqlite-system", in: "sqlite3 -cmd '.system " + rm + "' db 'select 1'", want: "destructive"},
@@ -103,6 +108,9 @@ func TestShellEscapes(t *testing.T) {
 		{id: "gdb-bt", in: "gdb -batch -ex bt ./app core", want: ""},
 		{id: "man-plain", in: "man -P cat ls", want: ""},
 		{id: "make-eval-plain", in: "make --eval='x:; go test ./...' x", want: ""},
+		{id: "go-plain", in: "GOFLAGS=-mod=mod go test -race ./...", want: ""},
+		{id: "kubectl-edit-plain", in: "kubectl edit deploy/web", want: ""},
+		{id: "gh-browse-plain", in: "gh browse", want: ""},
 		{id: "make-vars", in: "make --eval='x:; go build -o $@ ./...' x", want: ""},
 		// A command word that is a make variable is only known when make runs.
 		{id: "make-var-command", in: "make --eval='x:; $(GO) build ./...' x", want: all},

@@ -1165,6 +1165,9 @@ func (a *analyzer) kubectl(c *cmd) {
 	if i >= 0 && c.args[i].s == "apply" && hasField(c.args[i+1:], "--prune") {
 		a.add(Destructive, false, "kubectl apply --prune deletes what the manifests no longer name")
 	}
+	if i >= 0 && (c.args[i].s == "edit" || c.args[i].s == "edit-last-applied") {
+		a.envCommand(c, "kubectl edit", "KUBE_EDITOR", "EDITOR") // the first set is the editor
+	}
 	if i >= 0 && c.args[i].s == "cp" {
 		var rest []field
 		p := parseOpts(c.args[i+1:], optSpec{short: "cn", long: []string{"container", "namespace", "retries", "context", "kubeconfig"}})

@@ -105,6 +105,33 @@ func (a *analyzer) pipConfig(c *cmd) {
 // goEnv: go env -w and -u write the user's go env file: GOPROXY, GOSUMDB,
 // GOFLAGS, GOTOOLCHAIN, CC and the rest apply to every later go command.
 func (a *analyzer) goEnv(c *cmd) {
+	// -toolexec runs a command before each tool, -exec runs the built
+	// program (go run, go test) through one; GOFLAGS carries either.
+	if len(c.args) > 0 {
+		flags := c.args[1:]
+		if g, ok := c.env["GOFLAGS"]; ok {
+			if g.dyn {
+				a.all("go with GOFLAGS only known at run time")
+			}
+			for _, f := range strings.Fields(g.s) {
+				flags = append(flags, field{s: f})
+			}
+		}
+		for i, f := range flags {
+			name, val, attached := strings.Cut(strings.Replace(f.s, "--", "-", 1), "=")
+			if name != "-toolexec" && name != "-exec" {
+				continue
+			}
+			v := field{s: val, dyn: f.dyn}
+			if !attached {
+				if i+1 >= len(flags) {
+					continue
+				}
+				v = flags[i+1]
+			}
+			a.runsText(v, c, "go "+name)
+		}
+	}
 	if len(c.args) > 1 && (c.args[0].s == "build" || c.args[0].s == "test") {
 		// go build -o FILE (or into a directory), go test -c -o.
 		p := parseOpts(c.args[1:], optSpec{short: "op", long: []string{"o", "p", "tags", "ldflags", "gcflags",

@@ -50,6 +50,9 @@ func (a *analyzer) gh(c *cmd) {
 	}
 	bodyFile := ops.has("-F", "--body-file", "--notes-file")
 	a.ghDownloads(c, group, verb, ops.operands)
+	if group == "browse" || hasField(c.args, "--web") {
+		a.envCommand(c, "gh "+group+" opening a browser", "GH_BROWSER", "BROWSER")
+	}
 	switch {
 	case group == "api":
 		a.ghAPI(c, c.args)
