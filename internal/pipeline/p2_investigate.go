@@ -182,12 +182,33 @@ func (r *run) recordEvidence(ctx context.Context, inv *investigation, changed []
 		r.gate("P2", "evidence", "fail", "written but not declared in PLAN.json: "+codeList(undeclared))
 		return stop(Escalate, ReasonUndeclared, "the investigate phase changed files PLAN.json does not declare as evidence: "+strings.Join(undeclared, ", "))
 	}
+	// Listed with lstat alone and summed before a byte of any is read, as
+	// P4 lists the fix: the candidate holds the evidence and P4 reads at
+	// most maxCandidateBytes for it, so more evidence than that could never
+	// ship, and reading it whole (Stage A reads it back once more) would
+	// cost its size in memory several times over.
+	var total int64
 	for _, p := range declared {
 		if isGitMetadata(p) {
 			r.gate("P2", "evidence", "fail", p+" is git metadata")
 			return stop(Escalate, ReasonSensitivePath, "the investigate phase wrote "+p+": attributes and submodules change what git shows and checks out, so they are never evidence")
 		}
-		e, err := gitx.ReadEntry(r.wt.Dir, p, maxEvidenceBytes)
+		info, err := gitx.Lstat(r.wt.Dir, p)
+		if err != nil {
+			r.gate("P2", "evidence", "fail", err.Error())
+			return stop(NotRepro, ReasonBadTestPath, "the planned evidence is not a regular file: "+err.Error())
+		}
+		total += info.Size
+	}
+	if total > maxCandidateBytes {
+		d := fmt.Sprintf("%d bytes in %d evidence file(s), over the %d bytes the harness reads for one candidate: %s", total, len(declared), maxCandidateBytes, listPaths(declared))
+		r.gate("P2", "evidence", "fail", d)
+		return stop(Escalate, ReasonUnsafePath, "the investigate phase left more evidence than the harness will read, refused before any was read; "+d)
+	}
+	left := int64(maxCandidateBytes)
+	for _, p := range declared {
+		e, err := gitx.ReadEntry(r.wt.Dir, p, max(0, min(maxEvidenceBytes, left)))
+		left -= int64(len(e.Data))
 		if err != nil {
 			r.gate("P2", "evidence", "fail", err.Error())
 			return stop(NotRepro, ReasonBadTestPath, "the planned evidence is not a regular file: "+err.Error())
