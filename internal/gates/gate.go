@@ -99,11 +99,14 @@ type Change struct {
 	// Base reads path as the base's tree holds it (absent: an Entry with
 	// Mode ""): what a gate compares a changed file with.
 	Base func(ctx context.Context, path string) (gitx.Entry, error)
-	// FixOnly is the base plus the fix's own changes and none of the
-	// evidence, built from the same blobs as Commit: the tree the prior
-	// suite judges the fix on. With no evidence in the candidate it is
-	// Commit itself.
+	// FixOnly is the base plus the fix's own changes, without the
+	// evidence or AddedTests, built from the same blobs as Commit: the
+	// tree the prior suite judges the fix on. With neither in the
+	// candidate it is Commit itself.
 	FixOnly string
+	// AddedTests are the files the fix adds where the tests live (the
+	// function AddedTests), left out of FixOnly like the evidence.
+	AddedTests []string
 	// Suite runs the prior suite in a fresh checkout of rev (FixOnly or
 	// Commit).
 	Suite func(ctx context.Context, rev string) (sandbox.Result, error)

@@ -655,6 +655,39 @@ func TestSuiteWithoutEvidence(t *testing.T) {
 	}
 }
 
+// TestAddedTests: a file the fix adds under the test globs is the
+// agent's test code; a base test file it changes, a source file it adds
+// and a test file it deletes are not.
+func TestAddedTests(t *testing.T) {
+	base := map[string]gitx.Entry{
+		"tests/test_format.py": {Path: "tests/test_format.py", Mode: "100644", Data: []byte("x\n")},
+		"tests/gone.py":        {Path: "tests/gone.py", Mode: "100644", Data: []byte("y\n")},
+	}
+	fixes := []gitx.Entry{
+		{Path: "src/app/format.py", Mode: "100644", Data: []byte("a\n")},
+		{Path: "src/app/new.py", Mode: "100644", Data: []byte("b\n")},
+		{Path: "tests/test_format.py", Mode: "100644", Data: []byte("x\nz\n")},
+		{Path: "tests/conftest.py", Mode: "100644", Data: []byte("c\n")},
+		{Path: "tests/sub/helpers.py", Mode: "100755", Data: []byte("d\n")},
+		{Path: "tests/gone.py"},
+	}
+	read := func(p string) (gitx.Entry, error) { return base[p], nil }
+	got, err := gates.AddedTests([]string{"tests/**"}, fixes, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"tests/conftest.py", "tests/sub/helpers.py"}; !slices.Equal(got, want) {
+		t.Errorf("AddedTests = %q, want %q", got, want)
+	}
+	if got, _ := gates.AddedTests(nil, fixes, read); len(got) != 0 {
+		t.Errorf("AddedTests with no globs = %q, want none", got)
+	}
+	boom := errors.New("base unreadable")
+	if _, err := gates.AddedTests([]string{"tests/**"}, fixes, func(string) (gitx.Entry, error) { return gitx.Entry{}, boom }); !errors.Is(err, boom) {
+		t.Errorf("AddedTests with an unreadable base = %v, want %v", err, boom)
+	}
+}
+
 // bugGate is one of the bug fix type's own gates (the reproducing test's):
 // they live with the type and judge the same neutral Change.
 func bugGate(t *testing.T, name string, exec func(context.Context, string, string, []string, time.Duration) (sandbox.Result, error)) *gates.Gate {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/fixrail/fixrail/internal/gitx"
 	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/verdict"
 )
@@ -27,6 +30,9 @@ var SuiteGreen = &Gate{
 		}
 		if c.FixOnly == c.Commit {
 			return Verdict{Pass: true, Detail: "suite passes on the base plus the fix (there is no evidence)", Output: Tail(res)}, nil
+		}
+		if len(c.AddedTests) > 0 {
+			return Verdict{Pass: true, Detail: fmt.Sprintf("suite passes on the base plus the fix, without the evidence and the %d test file(s) the fix adds", len(c.AddedTests)), Output: Tail(res)}, nil
 		}
 		return Verdict{Pass: true, Detail: "suite passes on the base plus the fix, without the evidence", Output: Tail(res)}, nil
 	},
@@ -52,6 +58,9 @@ var SuiteWithEvidence = &Gate{
 		if err != nil {
 			return Verdict{}, fmt.Errorf("suite-with-evidence: %w", err)
 		}
+		if !res.Success() && len(c.AddedTests) > 0 {
+			return Verdict{Detail: "suite passes on the base plus the fix and fails with the evidence and the test files the fix adds (" + res.Describe() + "): the agent's test code changes what the suite says", Output: Tail(res)}, nil
+		}
 		if !res.Success() {
 			return Verdict{Detail: "suite passes on the base plus the fix and fails with the evidence added (" + res.Describe() + "): the evidence changes what the suite says", Output: Tail(res)}, nil
 		}
@@ -62,3 +71,36 @@ var SuiteWithEvidence = &Gate{
 // Tail is the end of a command's output a verdict keeps (the pipeline
 // redacts it on the way out).
 func Tail(res sandbox.Result) string { return res.Tail(40) }
+
+// AddedTests lists the fix's entries that add a file where the tests live
+// (under one of globs, at a path base reports absent): test code the fix
+// phase's agent wrote. The prior suite judges the fix without it, as it
+// does without the evidence — a module the suite imports could otherwise
+// neuter the very assertions that judge the fix — and runs it with the
+// rest in SuiteWithEvidence. A base test file the fix changes stays in
+// (planned: a test that pinned the buggy behaviour; the PR names it).
+func AddedTests(globs []string, fixes []gitx.Entry, base func(path string) (gitx.Entry, error)) ([]string, error) {
+	var added []string
+	for _, e := range fixes {
+		if e.Deleted() || !matchGlobs(globs, e.Path) {
+			continue
+		}
+		b, err := base(e.Path)
+		if err != nil {
+			return nil, err
+		}
+		if b.Deleted() {
+			added = append(added, e.Path)
+		}
+	}
+	return added, nil
+}
+
+func matchGlobs(globs []string, p string) bool {
+	for _, g := range globs {
+		if ok, err := doublestar.Match(g, p); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}

@@ -113,16 +113,18 @@ func sameLine(old, new []byte) bool {
 }
 
 // fixOnlyCommit is the base plus the fix's own entries — the same blobs
-// the candidate was built from, none of the evidence — committed on the
-// base: the tree the prior suite judges the fix on. With no evidence, or
-// when the tree comes out as the candidate's, it is the candidate commit.
-func (r *run) fixOnlyCommit(ctx context.Context, inv *investigation, fixes []gitx.Entry, tree, commit, msg string) (string, error) {
+// the candidate was built from, none of the evidence and none of the test
+// files the fix adds (added) — committed on the base: the tree the prior
+// suite judges the fix on. With neither, or when the tree comes out as the
+// candidate's, it is the candidate commit.
+func (r *run) fixOnlyCommit(ctx context.Context, inv *investigation, fixes []gitx.Entry, added []string, tree, commit, msg string) (string, error) {
 	var own []gitx.Entry
 	for _, e := range fixes {
 		// The fix may not touch the evidence (test-unchanged refuses it
 		// before the suite runs); whatever it did there is not the fix's
-		// own change to the base, so it stays out of this tree.
-		if !slices.ContainsFunc(inv.evidence, func(ev gitx.Entry) bool { return ev.Path == e.Path }) {
+		// own change to the base, so it stays out of this tree. A test
+		// file it adds is the agent's test code: out too (gates.AddedTests).
+		if !slices.ContainsFunc(inv.evidence, func(ev gitx.Entry) bool { return ev.Path == e.Path }) && !slices.Contains(added, e.Path) {
 			own = append(own, e)
 		}
 	}
@@ -146,10 +148,7 @@ func (r *run) fixOnlyCommit(ctx context.Context, inv *investigation, fixes []git
 // is never left to find a changed test among the source files. A test file
 // is one under the fix type's evidence scope or test.path_glob.
 func (r *run) changedTests(ctx context.Context, inv *investigation, c *candidate) error {
-	globs := r.typ.Scope(r.cfg)
-	if g := r.cfg.Test.PathGlob; g != "" {
-		globs = append(slices.Clone(globs), g)
-	}
+	globs := r.testGlobs()
 	var tests []string
 	for _, p := range c.paths {
 		if slices.ContainsFunc(inv.evidence, func(ev gitx.Entry) bool { return ev.Path == p }) || !matchAny(globs, p) {
@@ -174,6 +173,16 @@ func (r *run) changedTests(ctx context.Context, inv *investigation, c *candidate
 	return nil
 }
 
+// testGlobs are where the tests live: the fix type's evidence scope and
+// test.path_glob.
+func (r *run) testGlobs() []string {
+	globs := r.typ.Scope(r.cfg)
+	if g := r.cfg.Test.PathGlob; g != "" {
+		globs = append(slices.Clone(globs), g)
+	}
+	return globs
+}
+
 // maxTestsDiff bounds the changed tests' diff the body shows (the whole
 // change is in the patch; a forge caps a body's length).
 const maxTestsDiff = 16 << 10
@@ -194,6 +203,13 @@ func testsSection(inv *investigation, c *candidate) string {
 			d = d[:cut] + "[… cut at " + fmt.Sprint(maxTestsDiff) + " bytes: the whole change is in the patch]\n"
 		}
 		b.WriteString("\n" + markdown.Block(d))
+	}
+	if len(c.addedTests) > 0 {
+		b.WriteString("\n### Test files this fix adds\n\n")
+		b.WriteString("The fix phase added these files where the tests live. They are the agent's test code, not the repository's: the suite judged the fix without them, as it does without the evidence, then passed again with them. Each needs a reviewer's eye:\n\n")
+		for _, p := range c.addedTests {
+			fmt.Fprintf(&b, "- %s\n", markdown.Code(p))
+		}
 	}
 	if len(inv.extended) > 0 {
 		b.WriteString("\n### Test files the reproducing test adds to\n\n")

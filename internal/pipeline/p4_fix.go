@@ -244,7 +244,18 @@ func (r *run) candidate(ctx context.Context, phase string, inv *investigation, r
 	if err != nil {
 		return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
 	}
-	fixOnly, err := r.fixOnlyCommit(ctx, inv, fixes, tree, commit, msg)
+	// A follow-up's earlier fixes were read against the base in their own
+	// round; only what this round read is in base.
+	added, err := gates.AddedTests(r.testGlobs(), fixes, func(p string) (gitx.Entry, error) {
+		if b, ok := base[p]; ok {
+			return b, nil
+		}
+		return r.s.Repo.TreeEntry(ctx, r.s.BaseSHA, p, maxEvidenceBytes)
+	})
+	if err != nil {
+		return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
+	}
+	fixOnly, err := r.fixOnlyCommit(ctx, inv, fixes, added, tree, commit, msg)
 	if err != nil {
 		return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
 	}
@@ -277,7 +288,7 @@ func (r *run) candidate(ctx context.Context, phase string, inv *investigation, r
 	// as published; the gates read it as committed.
 	shipped := diff
 	shipped.Text, shipped.Patch = r.published(diff.Text), r.published(diff.Patch)
-	cand := &candidate{commit: commit, diff: shipped, paths: diff.Files, result: res, message: msg, fixes: fixes, tree: tree}
+	cand := &candidate{commit: commit, diff: shipped, paths: diff.Files, result: res, message: msg, fixes: fixes, tree: tree, addedTests: added}
 	return cand, &gates.Change{
 		Commit:       commit,
 		Changed:      diff.Files,
@@ -294,7 +305,8 @@ func (r *run) candidate(ctx context.Context, phase string, inv *investigation, r
 		Base: func(ctx context.Context, p string) (gitx.Entry, error) {
 			return r.s.Repo.TreeEntry(ctx, r.s.BaseSHA, p, maxEvidenceBytes)
 		},
-		FixOnly: fixOnly,
+		FixOnly:    fixOnly,
+		AddedTests: added,
 		Suite: func(ctx context.Context, rev string) (sandbox.Result, error) {
 			if rev != commit && rev != fixOnly {
 				return sandbox.Result{}, fmt.Errorf("suite: %s is neither the candidate nor the base plus the fix", short(rev))

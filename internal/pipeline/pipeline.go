@@ -389,6 +389,9 @@ type candidate struct {
 	// their diff (evidence.go).
 	tests     []string
 	testsDiff string
+	// addedTests are the files the fix adds where the tests live
+	// (gates.AddedTests): out of the tree the prior suite judges.
+	addedTests []string
 	// fixes are the entries the harness wrote on the red tree (evidence
 	// aside), tree the commit's tree: what a follow-up builds on.
 	fixes []gitx.Entry

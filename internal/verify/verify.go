@@ -293,10 +293,6 @@ func (v *verifier) tree(ctx context.Context) (*gates.Change, string, bool, error
 	if err != nil {
 		return nil, "", false, err
 	}
-	fixOnly, err := repo.BuildTree(ctx, c.Base, fixes, v.x.index("fix-only"))
-	if err != nil {
-		return nil, "", false, err
-	}
 	files := map[string]gitx.Entry{}
 	base := map[string]gitx.Entry{}
 	for _, e := range all {
@@ -308,6 +304,21 @@ func (v *verifier) tree(ctx context.Context) (*gates.Change, string, bool, error
 	}
 	for _, e := range baseFixes {
 		base[e.Path] = e
+	}
+	// As the run built it: the fix without the evidence and without the
+	// test files it adds (gates.AddedTests).
+	globs := v.typ.Scope(v.cfg)
+	if g := v.cfg.Test.PathGlob; g != "" {
+		globs = append(slices.Clone(globs), g)
+	}
+	added, err := gates.AddedTests(globs, fixes, func(p string) (gitx.Entry, error) { return base[p], nil })
+	if err != nil {
+		return nil, "", false, err
+	}
+	own := slices.DeleteFunc(slices.Clone(fixes), func(e gitx.Entry) bool { return slices.Contains(added, e.Path) })
+	fixOnly, err := repo.BuildTree(ctx, c.Base, own, v.x.index("fix-only"))
+	if err != nil {
+		return nil, "", false, err
 	}
 	pol, err := sensitive.New(v.cfg.Paths.Fixable, v.cfg.Paths.Sensitive, v.typ.Scope(v.cfg)...)
 	if err != nil {
@@ -335,7 +346,8 @@ func (v *verifier) tree(ctx context.Context) (*gates.Change, string, bool, error
 		Base: func(ctx context.Context, p string) (gitx.Entry, error) {
 			return repo.TreeEntry(ctx, c.Base, p, maxFileBytes)
 		},
-		FixOnly: fixOnly,
+		FixOnly:    fixOnly,
+		AddedTests: added,
 		Suite: func(ctx context.Context, rev string) (sandbox.Result, error) {
 			return v.x.exec(ctx, "suite", rev, v.cfg.Suite.Command, v.cfg.Suite.Timeout)
 		},
