@@ -357,7 +357,19 @@ func oracleGreen(e *Env, p *Plan) *gates.Gate {
 			if !res.Success() {
 				return gates.Verdict{Detail: "test still fails: " + res.Describe(), Output: gates.Tail(res)}, nil
 			}
-			return gates.Verdict{Pass: true, Detail: "test passes", Output: gates.Tail(res)}, nil
+			if len(c.FixTests) == 0 || c.FixAlone == "" || c.FixAlone == c.Commit {
+				return gates.Verdict{Pass: true, Detail: "test passes", Output: gates.Tail(res)}, nil
+			}
+			// The fix also wrote where the tests live: the flip must be
+			// the fix's, not that test code's.
+			alone, err := e.Exec(ctx, "green-fix-alone", c.FixAlone, argv, e.Config.Test.Timeout)
+			if err != nil {
+				return gates.Verdict{}, fmt.Errorf("oracle-green: %w", err)
+			}
+			if !alone.Success() {
+				return gates.Verdict{Detail: fmt.Sprintf("test passes on the candidate but fails (%s) without the test files the fix adds, changes or deletes (%s): they, not the fix, turn it green", alone.Describe(), strings.Join(c.FixTests, ", ")), Output: gates.Tail(alone)}, nil
+			}
+			return gates.Verdict{Pass: true, Detail: fmt.Sprintf("test passes, also without the %d test file(s) the fix adds, changes or deletes", len(c.FixTests)), Output: gates.Tail(res)}, nil
 		},
 	}
 }

@@ -107,6 +107,15 @@ type Change struct {
 	// AddedTests are the files the fix adds where the tests live (the
 	// function AddedTests), left out of FixOnly like the evidence.
 	AddedTests []string
+	// FixTests are the paths the fix adds, changes or deletes where the
+	// tests live (SplitTests), and FixAlone is the candidate without them:
+	// the base, the evidence and the fix's other entries, a tree (Commit
+	// itself when FixTests is empty). An oracle that runs the repository's
+	// test runner must go green there too: a conftest or an __init__ the
+	// fix writes beside the reproducing test could otherwise patch the
+	// code under test, and turn the test green with no fix at all.
+	FixTests []string
+	FixAlone string
 	// Suite runs the prior suite in a fresh checkout of rev (FixOnly or
 	// Commit).
 	Suite func(ctx context.Context, rev string) (sandbox.Result, error)

@@ -688,6 +688,61 @@ func TestAddedTests(t *testing.T) {
 	}
 }
 
+// TestOracleGreenWithoutFixTests: when the fix writes where the tests
+// live, the reproducing test must pass on the candidate without those
+// files too; with none, it runs once, on the candidate.
+func TestOracleGreenWithoutFixTests(t *testing.T) {
+	var runs []string
+	green := map[string]bool{}
+	oracle := bugGate(t, "oracle-green", func(_ context.Context, label, rev string, _ []string, _ time.Duration) (sandbox.Result, error) {
+		runs = append(runs, label+" "+rev)
+		if green[rev] {
+			return sandbox.Result{ExitCode: 0}, nil
+		}
+		return sandbox.Result{ExitCode: 1}, nil
+	})
+	for _, tc := range []struct {
+		name     string
+		tests    []string
+		green    []string
+		want     result
+		wantRuns []string
+	}{
+		{"no test files", nil, []string{"candidate"}, result{Pass: true, Detail: "test passes"}, []string{"green candidate"}},
+		{"green without them", []string{"tests/conftest.py"}, []string{"candidate", "alone"},
+			result{Pass: true, Detail: "test passes, also without the 1 test file(s) the fix adds, changes or deletes"},
+			[]string{"green candidate", "green-fix-alone alone"}},
+		{"green only with them", []string{"tests/__init__.py", "tests/conftest.py"}, []string{"candidate"},
+			result{Detail: "test passes on the candidate but fails (exit 1) without the test files the fix adds, changes or deletes (tests/__init__.py, tests/conftest.py): they, not the fix, turn it green"},
+			[]string{"green candidate", "green-fix-alone alone"}},
+		{"red on the candidate", []string{"tests/conftest.py"}, nil, result{Detail: "test still fails: exit 1"}, []string{"green candidate"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runs = nil
+			clear(green)
+			for _, g := range tc.green {
+				green[g] = true
+			}
+			c := change(t)
+			c.Commit, c.FixAlone, c.FixTests = "candidate", "candidate", tc.tests
+			if len(tc.tests) > 0 {
+				c.FixAlone = "alone"
+			}
+			v, err := oracle.Run(t.Context(), c)
+			if diff := cmp.Diff(tc.want, result{Pass: v.Pass, Detail: v.Detail, Err: err != nil}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if !slices.Equal(runs, tc.wantRuns) {
+				t.Errorf("runs = %q, want %q", runs, tc.wantRuns)
+			}
+		})
+	}
+	tests, rest := gates.SplitTests([]string{"tests/**"}, []gitx.Entry{{Path: "src/a.py"}, {Path: "tests/conftest.py"}, {Path: "tests/gone.py"}})
+	if !slices.Equal(tests, []string{"tests/conftest.py", "tests/gone.py"}) || len(rest) != 1 || rest[0].Path != "src/a.py" {
+		t.Errorf("SplitTests = %q, %v", tests, rest)
+	}
+}
+
 // bugGate is one of the bug fix type's own gates (the reproducing test's):
 // they live with the type and judge the same neutral Change.
 func bugGate(t *testing.T, name string, exec func(context.Context, string, string, []string, time.Duration) (sandbox.Result, error)) *gates.Gate {

@@ -96,6 +96,19 @@ func AddedTests(globs []string, fixes []gitx.Entry, base func(path string) (gitx
 	return added, nil
 }
 
+// SplitTests splits the fix's entries into the paths under globs (where
+// the tests live) and the rest.
+func SplitTests(globs []string, fixes []gitx.Entry) (tests []string, rest []gitx.Entry) {
+	for _, e := range fixes {
+		if matchGlobs(globs, e.Path) {
+			tests = append(tests, e.Path)
+		} else {
+			rest = append(rest, e)
+		}
+	}
+	return tests, rest
+}
+
 func matchGlobs(globs []string, p string) bool {
 	for _, g := range globs {
 		if ok, err := doublestar.Match(g, p); err == nil && ok {

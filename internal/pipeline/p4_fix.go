@@ -259,6 +259,13 @@ func (r *run) candidate(ctx context.Context, phase string, inv *investigation, r
 	if err != nil {
 		return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
 	}
+	fixTests, rest := gates.SplitTests(r.testGlobs(), fixes)
+	fixAlone := commit
+	if len(fixTests) > 0 {
+		if fixAlone, err = r.s.Repo.BuildTree(ctx, inv.redTree, rest, r.indexPath("fix-alone")); err != nil {
+			return nil, nil, stop(Escalate, ReasonCheckError, "candidate: the fix without its test files: "+err.Error())
+		}
+	}
 	diff, err := r.s.Repo.DiffTrees(ctx, r.s.BaseSHA, commit)
 	if err != nil {
 		return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
@@ -307,6 +314,8 @@ func (r *run) candidate(ctx context.Context, phase string, inv *investigation, r
 		},
 		FixOnly:    fixOnly,
 		AddedTests: added,
+		FixTests:   fixTests,
+		FixAlone:   fixAlone,
 		Suite: func(ctx context.Context, rev string) (sandbox.Result, error) {
 			if rev != commit && rev != fixOnly {
 				return sandbox.Result{}, fmt.Errorf("suite: %s is neither the candidate nor the base plus the fix", short(rev))

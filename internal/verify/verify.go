@@ -320,6 +320,13 @@ func (v *verifier) tree(ctx context.Context) (*gates.Change, string, bool, error
 	if err != nil {
 		return nil, "", false, err
 	}
+	fixTests, rest := gates.SplitTests(globs, fixes)
+	fixAlone := v.commit.Tree
+	if len(fixTests) > 0 {
+		if fixAlone, err = repo.BuildTree(ctx, red, rest, v.x.index("fix-alone")); err != nil {
+			return nil, "", false, err
+		}
+	}
 	pol, err := sensitive.New(v.cfg.Paths.Fixable, v.cfg.Paths.Sensitive, v.typ.Scope(v.cfg)...)
 	if err != nil {
 		return nil, "", false, err
@@ -348,6 +355,8 @@ func (v *verifier) tree(ctx context.Context) (*gates.Change, string, bool, error
 		},
 		FixOnly:    fixOnly,
 		AddedTests: added,
+		FixTests:   fixTests,
+		FixAlone:   fixAlone,
 		Suite: func(ctx context.Context, rev string) (sandbox.Result, error) {
 			return v.x.exec(ctx, "suite", rev, v.cfg.Suite.Command, v.cfg.Suite.Timeout)
 		},
