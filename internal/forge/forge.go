@@ -272,6 +272,21 @@ const (
 	SectionEnd   = "<!-- fixrail:after-pr:end -->"
 )
 
+// Unmark escapes every copy of SectionStart and SectionEnd in text fixrail
+// is about to publish: ReplaceSection finds the markers by text in the body
+// the forge returns, so a copy quoted from the agent or the finding (a
+// symptom, a summary, a gate's detail) would otherwise decide where
+// fixrail's section goes, and what it overwrites. The copy keeps showing,
+// its '<' written as the visible escape \u003c (as untrusted.Printable
+// writes its escapes). Call it on the body as opened and on the section's
+// text; ReplaceSection adds the one real pair itself.
+func Unmark(text string) string {
+	for _, m := range []string{SectionStart, SectionEnd} {
+		text = strings.ReplaceAll(text, m, `\u003c`+m[1:])
+	}
+	return text
+}
+
 // ReplaceSection puts section between the markers in body, replacing what
 // they held, or appends the marked section when body has none. Everything
 // outside the markers is kept byte for byte.

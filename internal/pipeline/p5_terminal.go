@@ -47,8 +47,10 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 		Issue:  r.fin.Issue,
 		Files:  c.paths,
 		// The body is escaped whole: a control in any value it quotes
-		// shows as a visible \u escape, in a code span or out of one.
-		Body:  untrusted.Printable(r.prBody(inv, c)),
+		// shows as a visible \u escape, in a code span or out of one; a
+		// quoted copy of the after-PR section's markers, so that only
+		// fixrail's own pair can place that section.
+		Body:  forge.Unmark(untrusted.Printable(r.prBody(inv, c))),
 		Patch: c.diff.Patch,
 	}
 	// Everything that leaves goes through the leak scan first; the event
@@ -64,7 +66,7 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 		r.needsReview = append(r.needsReview, "leak-scan: redacted in the PR text: "+strings.Join(reviews, "; "))
 		r.labels = append(r.labels, gates.LabelNeedsReview)
 		pr.Labels = r.prLabels(c)
-		pr.Body = untrusted.Printable(r.prBody(inv, c))
+		pr.Body = forge.Unmark(untrusted.Printable(r.prBody(inv, c)))
 		for _, f := range []*string{&pr.Title, &pr.Body} {
 			if *f, _, err = r.s.Scrub.Redact(*f); err != nil {
 				return r.leakOutcome(&leakError{what: "PR text", err: err})

@@ -327,7 +327,9 @@ func (r *run) writeSection(ctx context.Context) {
 	for _, g := range r.rep.Gates[r.postFrom:] {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.Phase, g.Name, g.Verdict, markdown.Cell(g.Detail))
 	}
-	text, err := r.sendable("PR body section", b.String())
+	// Unmarked: a detail quoting a marker must not end the section early
+	// for the next rewrite.
+	text, err := r.sendable("PR body section", forge.Unmark(b.String()))
 	if err != nil {
 		r.rep.Warnings = append(r.rep.Warnings, "the PR body's after-PR section was not written: "+err.Error())
 		return

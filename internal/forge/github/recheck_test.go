@@ -104,6 +104,35 @@ func TestReplaceSection(t *testing.T) {
 	}
 }
 
+// TestUnmark: text fixrail publishes keeps no copy of the section markers,
+// however it is nested, so the body as opened and a section's own text are
+// left whole by the rewrites that follow.
+func TestUnmark(t *testing.T) {
+	s, e := forge.SectionStart, forge.SectionEnd
+	for _, body := range []string{
+		s + "\nx\n" + e,
+		"a " + e + " b " + s,
+		s[:5] + s + s[5:] + e[:5] + e + e[5:],
+		"<" + s + ">" + e + e,
+	} {
+		u := forge.Unmark(body)
+		if strings.Contains(u, s) || strings.Contains(u, e) {
+			t.Errorf("Unmark(%q) = %q: a marker is left", body, u)
+		}
+		want := forge.ReplaceSection(u, "S")
+		if !strings.HasPrefix(want, u) {
+			t.Errorf("ReplaceSection(Unmark(%q)) = %q: the body as opened is not kept whole", body, want)
+		}
+		// A section whose own text quoted the markers is replaced whole.
+		if got := forge.ReplaceSection(forge.ReplaceSection(u, forge.Unmark("S "+body)), "S"); got != want {
+			t.Errorf("a rewrite after a section quoting %q = %q, want %q", body, got, want)
+		}
+	}
+	if got := forge.Unmark("plain <!-- comment --> text"); got != "plain <!-- comment --> text" {
+		t.Errorf("Unmark changed text with no marker: %q", got)
+	}
+}
+
 // A follow-up is a fast-forward of the branch, or nothing: a commit that
 // is not a descendant of the branch is refused by the remote (fixrail
 // never forces), and the branch keeps what it had.
