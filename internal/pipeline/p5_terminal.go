@@ -150,8 +150,11 @@ func (r *run) prBody(inv *investigation, c *candidate) string {
 	}
 	if len(r.needsReview) > 0 {
 		b.WriteString("### Needs review\n\n")
+		// A reason is a gate's detail, which quotes what the agent, a
+		// registry or a scanner chose (an added package's version range):
+		// inert as in the gate table and fixrail's after-PR section.
 		for _, why := range r.needsReview {
-			fmt.Fprintf(&b, "- %s\n", why)
+			fmt.Fprintf(&b, "- %s\n", markdown.Code(why))
 		}
 		b.WriteString("\n")
 	}
