@@ -178,6 +178,10 @@ func (r *run) prBody(inv *investigation, c *candidate) string {
 	return b.String()
 }
 
+// maxAccountBytes bounds each account (the plan's, the result's) in the
+// body, the cut marked.
+const maxAccountBytes = 4 << 10
+
 // accounts is what the plan and the result say of themselves, each under
 // who wrote it: an agent's words are unverified claims; the harness's are
 // its own summary of what its code did (still quoted: they carry package
@@ -186,6 +190,10 @@ func (r *run) prBody(inv *investigation, c *candidate) string {
 func accounts(inv *investigation, c *candidate) string {
 	var agent, harness []string
 	add := func(byHarness bool, line string) {
+		// Bounded: GitHub keeps 65536 characters of a body, and an agent's
+		// summary (up to a hand-off file's size) would otherwise push the
+		// evidence block and fixrail's after-PR section past the cut.
+		line = untrusted.Cap(line, maxAccountBytes)
 		if byHarness {
 			harness = append(harness, line)
 		} else {
