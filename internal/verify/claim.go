@@ -335,11 +335,15 @@ func (c Claim) BodySection() string {
 // ParseBody finds the evidence block of a PR body and decodes it.
 func ParseBody(body string) (Claim, error) {
 	body = strings.ReplaceAll(body, "\r\n", "\n") // a body edited on the web comes back with CRLF
-	_, rest, ok := strings.Cut(body, "\n"+bodyMarker+"\n")
-	if !ok {
+	// The last such line: fixrail writes its block after every text it
+	// quotes (the agent's own words are a text block above it, and may
+	// hold this very line), and nothing after it but the run's line and
+	// its after-PR section, whose lines never are this one.
+	i := strings.LastIndex(body, "\n"+bodyMarker+"\n")
+	if i < 0 {
 		return Claim{}, errors.New("the PR body has no evidence block")
 	}
-	_, rest, ok = strings.Cut(rest, "```json\n")
+	_, rest, ok := strings.Cut(body[i+len(bodyMarker)+2:], "```json\n")
 	if !ok {
 		return Claim{}, errors.New("the PR body's evidence block has no JSON fence")
 	}
