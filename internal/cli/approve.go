@@ -227,7 +227,11 @@ func approvalKeyPath(flagValue, home string) (string, error) {
 
 // showRequest prints what is about to be signed. The input comes from the
 // agent, so control and formatting characters are escaped: a request must
-// not be able to repaint the terminal it is approved on.
+// not be able to repaint the terminal it is approved on. The one-line
+// values are escaped to one line (untrusted.OneLine): the working
+// directory is the agent's to choose (a cd into a directory whose name
+// holds newlines), and it must not print lines that pass for the
+// request's own — an input, an expiry, a digest.
 func showRequest(w io.Writer, r *approval.Request, now time.Time) {
 	in := r.Input
 	var pretty bytes.Buffer
@@ -235,9 +239,9 @@ func showRequest(w io.Writer, r *approval.Request, now time.Time) {
 		in = pretty.Bytes()
 	}
 	fmt.Fprintf(w, "Approve this tool call?\n")
-	fmt.Fprintf(w, "  rule     %s\n", untrusted.Printable(r.Rule))
-	fmt.Fprintf(w, "  tool     %s\n", untrusted.Printable(r.Tool))
-	fmt.Fprintf(w, "  cwd      %s\n", untrusted.Printable(r.Cwd))
+	fmt.Fprintf(w, "  rule     %s\n", untrusted.OneLine(r.Rule))
+	fmt.Fprintf(w, "  tool     %s\n", untrusted.OneLine(r.Tool))
+	fmt.Fprintf(w, "  cwd      %s\n", untrusted.OneLine(r.Cwd))
 	fmt.Fprintf(w, "  input    %s\n", untrusted.Printable(string(in)))
 	fmt.Fprintf(w, "  expires  %s (in %s)\n", r.Expires.UTC().Format(time.RFC3339), r.Expires.Sub(now).Round(time.Second))
 	fmt.Fprintf(w, "  request  sha256 %s\n", r.Digest())
@@ -299,7 +303,7 @@ func listPending(stdio Stdio, s *approval.Store, asJSON bool, now time.Time) err
 			}
 			in = in[:cut] + "..."
 		}
-		fmt.Fprintf(stdio.Stdout, "%s  %s  %s  %s\n    %s\n", p.CallKey, untrusted.Printable(r.Rule), untrusted.Printable(r.Tool), when, untrusted.Printable(in))
+		fmt.Fprintf(stdio.Stdout, "%s  %s  %s  %s\n    %s\n", p.CallKey, untrusted.OneLine(r.Rule), untrusted.OneLine(r.Tool), when, untrusted.OneLine(in))
 	}
 	fmt.Fprintln(stdio.Stderr, "approve one with: fixrail approve CALLKEY")
 	return nil
