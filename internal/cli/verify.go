@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/fixrail/fixrail/internal/cli/resolvecmd"
 	"github.com/fixrail/fixrail/internal/cve"
@@ -242,6 +243,9 @@ func printVerifyReport(w io.Writer, rep *verify.Report) {
 	}
 	fmt.Fprintf(w, "DIFFERS: commit %s: %s\n", rep.Commit, untrusted.OneLine(rep.Difference))
 	if f := rep.Failed(); f != nil && f.Output != "" {
-		fmt.Fprintf(w, "output:\n%s\n", untrusted.Printable(f.Output))
+		// The output is the branch's code talking: every line indented, as
+		// the run's console indents a detail, so none passes for a verdict.
+		out := untrusted.Printable(strings.TrimRight(f.Output, "\n"))
+		fmt.Fprintf(w, "output:\n    %s\n", strings.ReplaceAll(out, "\n", "\n    "))
 	}
 }
