@@ -190,7 +190,10 @@ func (sp *scanPlan) ref() *ScanPlanRef {
 }
 
 func (sp *scanPlan) unjudged() string {
-	return fmt.Sprintf("no scanner in fixrail.yaml answers for the tool %q: the harness cannot run the finding's scanner, so the LLM validation gate decides and the PR is labelled needs-review", sp.Tool)
+	// The tool is the finding's (a SARIF driver's name): a code span, as
+	// every value a detail quotes, since the body prints this sentence as
+	// prose ("www.example.com" would render as a link).
+	return fmt.Sprintf("no scanner in fixrail.yaml answers for the tool %s: the harness cannot run the finding's scanner, so the LLM validation gate decides and the PR is labelled needs-review", markdown.Code(sp.Tool))
 }
 
 // scan runs the plan's scanner on paths at rev through the harness.
