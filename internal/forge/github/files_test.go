@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -67,5 +68,29 @@ func TestFixFilesTooMany(t *testing.T) {
 	_, err := newForge(t, srv, nil).FixFiles(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "PR #3 changes more files than GitHub lists") {
 		t.Fatalf("FixFiles = %v, want the listing bound named", err)
+	}
+}
+
+// TestTruncateKeepsWholeLines: a body past GitHub's limit is cut after a
+// whole line. Here the limit falls inside a gate table's cell, a code span
+// quoting an agent's paths: cut there, the span's opening backtick would be
+// left unmatched and "@victim" in the rest of the line would render as a
+// mention (and notify).
+func TestTruncateKeepsWholeLines(t *testing.T) {
+	head := "## Draft fix\n\n| phase | gate | verdict | detail |\n|---|---|---|---|\n" + strings.Repeat("| P1 | x | pass | ` fine ` |\n", 2000)
+	cell := "| P2 | plan | pass | ` " + strings.Repeat("tests/fx/a/@victim 1.txt, ", 3000) + "` |\n"
+	body := head + cell + "| P4 | leak-scan | pass | ` clean ` |\n"
+	if utf8.RuneCountInString(head) >= maxBody || utf8.RuneCountInString(head+cell) <= maxBody {
+		t.Fatal("the limit must fall inside the long cell")
+	}
+	got := truncate(body)
+	if n := utf8.RuneCountInString(got); n > maxBody {
+		t.Fatalf("%d characters, over GitHub's %d", n, maxBody)
+	}
+	if strings.Contains(got, "@victim") {
+		t.Errorf("the cut kept part of a code span: its text renders as Markdown")
+	}
+	if !strings.HasPrefix(got, head) || !strings.Contains(got, "truncated by fixrail") {
+		t.Errorf("the whole lines before the limit are not kept, or the cut is not said")
 	}
 }

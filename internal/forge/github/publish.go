@@ -151,14 +151,23 @@ func alreadyExists(err error) bool {
 	return false
 }
 
-// truncate cuts text to GitHub's body limit, on a rune boundary, saying so.
+// truncate cuts text to GitHub's body limit, after its last whole line,
+// saying so. Whole lines: every value fixrail quotes inline is a code span
+// on one line (markdown.Code, a table cell), and a cut inside one would
+// leave its opening backticks unmatched, so the rest of the line — an
+// agent's path, a test's name — would render as Markdown (a mention, a
+// link). A cut inside a fenced block leaves the fence open: the rest is
+// code.
 func truncate(s string) string {
 	if utf8.RuneCountInString(s) <= maxBody {
 		return s
 	}
 	const marker = "\n\n…(truncated by fixrail: GitHub's 65536-character limit)\n"
-	r := []rune(s)
-	return string(r[:maxBody-utf8.RuneCountInString(marker)]) + marker
+	cut := string([]rune(s)[:maxBody-utf8.RuneCountInString(marker)])
+	if i := strings.LastIndexByte(cut, '\n'); i >= 0 {
+		cut = cut[:i+1]
+	}
+	return cut + marker
 }
 
 // pusher is the containment layer's push, once its recorded URL is shown
