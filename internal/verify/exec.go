@@ -66,15 +66,22 @@ func (x *executor) hide() sandbox.Hidden {
 }
 
 // read gives fn a fresh checkout of rev (a commit or a tree), removed
-// after it.
+// after it. The checkout's path is random and the same in form for every
+// label: what runs in it sees that path (its working directory, its
+// mounts), and a test that could tell the red checkout from the green one
+// by its name would flip without the fix. label names it in errors only.
 func (x *executor) read(ctx context.Context, label, rev string, fn func(dir string) error) error {
-	x.n++
-	name := fmt.Sprintf("%s-%d", label, x.n)
-	t, err := x.repo.Checkout(ctx, filepath.Join(x.dir, name), filepath.Join(x.dir, name+".index"), rev)
+	dir, err := os.MkdirTemp(x.dir, "tree-")
 	if err != nil {
-		return err
+		return fmt.Errorf("%s checkout: %w", label, err)
 	}
-	defer os.RemoveAll(t.Dir)
+	defer os.RemoveAll(dir)
+	index := dir + ".index"
+	defer os.Remove(index)
+	t, err := x.repo.Checkout(ctx, dir, index, rev)
+	if err != nil {
+		return fmt.Errorf("%s checkout: %w", label, err)
+	}
 	return fn(t.Dir)
 }
 
