@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"slices"
 	"strings"
 
@@ -288,6 +289,14 @@ func (v *verifier) tree(ctx context.Context) (*gates.Change, string, bool, error
 			return nil, "", false, nil
 		}
 	}
+	baseFixes, err := read(c.Base, c.Files)
+	if err != nil {
+		return nil, "", false, err
+	}
+	if d := unshipped(evidence, fixes, baseFixes); d != "" {
+		v.record("tree", Fail, d)
+		return nil, "", false, nil
+	}
 	v.record("tree", Pass, fmt.Sprintf("the base plus exactly the %d declared path(s)", len(all)))
 	red, err := repo.BuildTree(ctx, c.Base, evidence, v.x.index("red"))
 	if err != nil {
@@ -297,10 +306,6 @@ func (v *verifier) tree(ctx context.Context) (*gates.Change, string, bool, error
 	base := map[string]gitx.Entry{}
 	for _, e := range all {
 		files[e.Path] = e
-	}
-	baseFixes, err := read(c.Base, c.Files)
-	if err != nil {
-		return nil, "", false, err
 	}
 	for _, e := range baseFixes {
 		base[e.Path] = e
@@ -361,6 +366,41 @@ func (v *verifier) tree(ctx context.Context) (*gates.Change, string, bool, error
 			return v.x.exec(ctx, "suite", rev, v.cfg.Suite.Command, v.cfg.Suite.Timeout)
 		},
 	}, red, true, nil
+}
+
+// unshipped names the first declared entry a run refuses to ship, or "":
+// evidence that is not a regular file (NOT-REPRO), a fix that writes a
+// symlink or git metadata (ESCALATE unsafe-path). The tree check proves
+// only that the commit is the base plus these paths; fixrail never makes
+// such a commit, so none of it re-proves. base holds the base's entries
+// at the fix paths, in order: a path the fix leaves as it was is not the
+// fix's write.
+func unshipped(evidence, fixes, base []gitx.Entry) string {
+	for _, e := range evidence {
+		if e.Mode != "100644" && e.Mode != "100755" {
+			return fmt.Sprintf("the declared evidence %s is not a regular file (mode %s): a run records only regular files as evidence", e.Path, e.Mode)
+		}
+	}
+	for i, e := range fixes {
+		switch {
+		case e.Same(base[i]):
+		case e.Mode == "120000":
+			return "the fix writes " + e.Path + ", a symlink: a run never ships one"
+		case gitMetadata(e.Path):
+			return "the fix writes " + e.Path + ", git metadata: a run never ships it"
+		}
+	}
+	return ""
+}
+
+// gitMetadata is a path git reads as its own configuration in a work
+// tree, wherever it lies (the run's rule, pipeline.isGitMetadata).
+func gitMetadata(p string) bool {
+	switch path.Base(p) {
+	case ".gitattributes", ".gitmodules":
+		return true
+	}
+	return false
 }
 
 // gates runs again the gates that need no model, in the run's order: the
