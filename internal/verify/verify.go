@@ -94,6 +94,18 @@ type Input struct {
 // bounds evidence.
 const maxFileBytes = 1 << 20
 
+// maxClaimPaths bounds the paths a claim (with its follow-ups') declares,
+// and maxClaimBytes what verify reads of them, the commit's and the
+// base's together: far above what a run ships (a bug plans at most 100
+// files and 100 fixtures; a run reads at most 32 MiB for a candidate).
+const (
+	maxClaimPaths = 1000
+	maxClaimBytes = 64 << 20
+)
+
+// errClaimBytes is a claim whose paths hold over maxClaimBytes.
+var errClaimBytes = errors.New("the declared paths are over the bytes verify reads")
+
 // ErrCouldNotLook wraps every error that kept Verify from judging: the
 // commit, the repository or the sandbox could not be read or run. It is
 // never a difference.
@@ -245,6 +257,15 @@ func (v *verifier) setup(ctx context.Context) (bool, error) {
 // evidence (what ran red) and the base plus the fix alone.
 func (v *verifier) tree(ctx context.Context) (*gates.Change, string, bool, error) {
 	repo, c := v.in.Repo, v.claim
+	// The claim chooses how many paths are read, each a few git processes
+	// and up to maxFileBytes held: bounded before any is read, and in
+	// bytes together, or a crafted claim holds verify for hours or takes
+	// gigabytes.
+	if n := len(c.Evidence) + len(c.Files); n > maxClaimPaths {
+		v.record("tree", Fail, fmt.Sprintf("the claim declares %d paths, over the %d verify reads (no run ships that many)", n, maxClaimPaths))
+		return nil, "", false, nil
+	}
+	left := int64(maxClaimBytes)
 	read := func(rev string, paths []string) ([]gitx.Entry, error) {
 		var out []gitx.Entry
 		for _, p := range paths {
@@ -252,15 +273,25 @@ func (v *verifier) tree(ctx context.Context) (*gates.Change, string, bool, error
 			if err != nil {
 				return nil, err
 			}
+			if left -= int64(len(e.Data)); left < 0 {
+				return nil, errClaimBytes
+			}
 			out = append(out, e)
 		}
 		return out, nil
 	}
 	evidence, err := read(v.commit.SHA, c.Evidence)
-	if err != nil {
-		return nil, "", false, err
+	var fixes, baseFixes []gitx.Entry
+	if err == nil {
+		fixes, err = read(v.commit.SHA, c.Files)
 	}
-	fixes, err := read(v.commit.SHA, c.Files)
+	if err == nil {
+		baseFixes, err = read(c.Base, c.Files)
+	}
+	if errors.Is(err, errClaimBytes) {
+		v.record("tree", Fail, fmt.Sprintf("the declared paths hold over %d bytes together in the commit and the base (no run ships that much)", maxClaimBytes))
+		return nil, "", false, nil
+	}
 	if err != nil {
 		return nil, "", false, err
 	}
@@ -288,10 +319,6 @@ func (v *verifier) tree(ctx context.Context) (*gates.Change, string, bool, error
 			v.record("tree", Fail, "the declared evidence "+e.Path+" is not in the commit")
 			return nil, "", false, nil
 		}
-	}
-	baseFixes, err := read(c.Base, c.Files)
-	if err != nil {
-		return nil, "", false, err
 	}
 	if d := unshipped(evidence, fixes, baseFixes); d != "" {
 		v.record("tree", Fail, d)
