@@ -34,9 +34,10 @@ runs in order and the first that fails is named:
               carrying the same finding's trailers (a recheck's
               follow-ups): no merge, no other commit
   pr-body     (--pr) the PR body's evidence block is the same claim
-  base        that base is on --base (default: the current branch), the
-              branch the reviewer trusts: the judged branch never picks
-              the fixrail.yaml it is judged by
+  base        that base is on --base (default: the current branch,
+              refused when it holds REF), the branch the reviewer
+              trusts: the judged branch never picks the fixrail.yaml it
+              is judged by
   config      fixrail.yaml read from that base commit: the test and suite
               commands, the sandbox, the budgets, the sensitive paths
   tree        the commit's tree is the base plus exactly the declared
@@ -104,7 +105,7 @@ func verifyFlags() (*flag.FlagSet, *verifyOpts) {
 	o := &verifyOpts{}
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.StringVar(&o.dir, "dir", ".", "the clone that holds REF (a git work tree)")
-	fs.StringVar(&o.base, "base", "", "the trusted base `branch` the claimed base must be on (default: the current branch; with --pr, the PR's base)")
+	fs.StringVar(&o.base, "base", "", "the trusted base `branch` the claimed base must be on (default: the current branch, unless it holds REF; with --pr, the PR's base)")
 	fs.StringVar(&o.repo, "repo", "", "with --pr: the GitHub repository, `owner/name`")
 	fs.IntVar(&o.pr, "pr", 0, "verify the head of this pull request `number` of --repo (its commit must be in --dir)")
 	fs.StringVar(&o.attestation, "attestation", "", "check this DSSE attestation `file` (with --key)")
@@ -168,9 +169,15 @@ func runVerify(ctx context.Context, stdio Stdio, args []string) error {
 		return err
 	}
 	defer done()
+	defaulted := o.base == ""
 	trusted, baseName, err := trustedBase(ctx, repo, o.base)
 	if err != nil {
 		return err
+	}
+	if defaulted {
+		if err := notOnCurrent(ctx, repo, ref, trusted, baseName); err != nil {
+			return err
+		}
 	}
 	rep, err := verify.Verify(ctx, verify.Input{
 		Repo: repo, Rev: ref, Trusted: trusted, BaseName: baseName, Body: body,
@@ -228,6 +235,26 @@ func trustedBase(ctx context.Context, repo *gitx.Repo, base string) (string, str
 		}
 	}
 	return "", "", usagef("--base %q names no branch of the clone", base)
+}
+
+// notOnCurrent refuses the current branch as the trusted base when it
+// holds the commit under judgment (a reviewer who checked the branch out):
+// the base check would then accept any commit of that branch as the base,
+// and its fixrail.yaml — the sandbox setting, the commands — would be the
+// judged branch's own. A commit that does not resolve is Verify's to name.
+func notOnCurrent(ctx context.Context, repo *gitx.Repo, ref, trusted, name string) error {
+	sha, err := repo.RevParse(ctx, ref)
+	if err != nil {
+		return nil
+	}
+	on, err := repo.IsAncestor(ctx, sha, trusted)
+	if err != nil {
+		return &errServiceUnavailable{err}
+	}
+	if on {
+		return usagef("the current branch %s holds %s, the commit under judgment: a branch cannot be the trusted base it is judged against; pass --base with the branch you trust", name, ref)
+	}
+	return nil
 }
 
 func printVerifyReport(w io.Writer, rep *verify.Report) {
