@@ -104,10 +104,18 @@ func (r *run) execFresh(ctx context.Context, label, rev string, argv []string, t
 func (r *run) readFresh(ctx context.Context, label, rev string, fn func(dir string) error) error {
 	r.checkouts++
 	name := fmt.Sprintf("%s-%d", label, r.checkouts)
+	// The directory's name is random and of one form for every label:
+	// what runs in it sees its path, and a test that could tell the red
+	// checkout from the green one by name would flip without the fix.
+	dir, err := os.MkdirTemp(r.dir, "tree-")
+	if err != nil {
+		return fmt.Errorf("the checkout %s: %w", name, err)
+	}
 	endStep := r.step("the checkout " + name)
-	t, err := r.s.Repo.Checkout(ctx, filepath.Join(r.dir, name), r.indexPath(name), rev)
+	t, err := r.s.Repo.Checkout(ctx, dir, r.indexPath(name), rev)
 	endStep()
 	if err != nil {
+		_ = os.Remove(dir)
 		return err
 	}
 	// Afterwards the checkout is moved out of the way at once, so nothing
@@ -115,7 +123,7 @@ func (r *run) readFresh(ctx context.Context, label, rev string, fn func(dir stri
 	// directory: deleting a large tree between two checkouts makes the next
 	// one several times slower on a filesystem that discards freed blocks.
 	defer func() {
-		if err := os.Rename(t.Dir, filepath.Join(r.dir, "used-"+name)); err != nil {
+		if err := os.Rename(t.Dir, filepath.Join(r.dir, "used-"+filepath.Base(t.Dir))); err != nil {
 			r.rep.Warnings = append(r.rep.Warnings, "retire "+name+": "+err.Error())
 			if err := removeTree(t.Dir); err != nil {
 				r.rep.Warnings = append(r.rep.Warnings, "remove "+name+": "+err.Error())
