@@ -23,6 +23,7 @@ import (
 	"github.com/fixrail/fixrail/internal/redact"
 	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/sensitive"
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 // Check statuses.
@@ -153,8 +154,16 @@ type verifier struct {
 // skipped), so run can stop at the first difference.
 func (v *verifier) record(name, status, detail string) bool {
 	v.rep.Checks = append(v.rep.Checks, Check{Name: name, Status: status, Detail: detail})
-	fmt.Fprintf(v.in.Progress, "verify: %s %s: %s\n", name, status, detail)
+	v.progress(name, status, detail)
 	return status != Fail
+}
+
+// progress writes one check's line. A detail carries what the branch
+// chose (a path's name, a trailer's value): escaped, it cannot forge a
+// line after it (a CI log reads a line that starts "::" as a workflow
+// command) or reach the terminal as a control sequence.
+func (v *verifier) progress(name, status, detail string) {
+	fmt.Fprintf(v.in.Progress, "verify: %s %s: %s\n", name, status, untrusted.OneLine(detail))
 }
 
 func (v *verifier) run(ctx context.Context) error {
@@ -454,7 +463,7 @@ func (v *verifier) gates(ctx context.Context, c *gates.Change, red string) error
 			verdict.Detail = fmt.Sprintf("not confirmed (the run labels it %s): %s", verdict.Label, verdict.Detail)
 		}
 		v.rep.Checks = append(v.rep.Checks, Check{Name: g.Name, Status: status, Detail: verdict.Detail, Output: v.scrubbed(scrub, verdict.Output)})
-		fmt.Fprintf(v.in.Progress, "verify: %s %s: %s\n", g.Name, status, verdict.Detail)
+		v.progress(g.Name, status, verdict.Detail)
 		return verdict.Pass, nil
 	}
 	for _, g := range []*gates.Gate{gates.DiffNonEmpty, gates.StageB, gates.DiffBudget, leakGate(scrub, v.commit.Message)} {
