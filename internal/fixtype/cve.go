@@ -163,18 +163,7 @@ func (t *cveType) plan(ctx context.Context, e *Env, dir string, f *findings.Find
 		return nil, err
 	}
 	dep := cp.Dep
-	var files []string
-	for _, d := range append([]manifest.Dep{dep}, cp.Bump...) {
-		files = append(files, d.Manifest)
-		if d.Lockfile != "" {
-			files = append(files, d.Lockfile)
-		}
-		if path.Base(d.Manifest) == "go.mod" {
-			files = append(files, path.Join(path.Dir(d.Manifest), "go.sum"))
-		}
-	}
-	slices.Sort(files)
-	files = slices.Compact(files)
+	files := cvePlanFiles(cp)
 	rep := cveReport{Ecosystem: string(cp.Eco), Package: dep.Name, Manifest: dep.Manifest, Lockfile: dep.Lockfile, Red: cp.Red, Decision: cp.Decision, Files: files, Dep: dep}
 	target := "(none decided)"
 	if cp.Decision != nil && cp.Decision.Target != "" {
@@ -193,6 +182,24 @@ func (t *cveType) plan(ctx context.Context, e *Env, dir string, f *findings.Find
 		Report: rep,
 		Detail: &cvePlan{plan: cp, editor: "The harness's built-in bumper"},
 	}, nil
+}
+
+// cvePlanFiles are the files a cve plan may change, sorted: every
+// declaration's manifest the bump moves, its lockfile, and go.sum beside
+// a go.mod.
+func cvePlanFiles(cp *cve.Plan) []string {
+	var files []string
+	for _, d := range append([]manifest.Dep{cp.Dep}, cp.Bump...) {
+		files = append(files, d.Manifest)
+		if d.Lockfile != "" {
+			files = append(files, d.Lockfile)
+		}
+		if path.Base(d.Manifest) == "go.mod" {
+			files = append(files, path.Join(path.Dir(d.Manifest), "go.sum"))
+		}
+	}
+	slices.Sort(files)
+	return slices.Compact(files)
 }
 
 // replay is the plan a cve commit's claim stands for, decided again as
@@ -236,6 +243,15 @@ func (t *cveType) replay(ctx context.Context, e *Env, c Claimed) (*Plan, error) 
 		// commit's version is judged all the same (green reads OSV).
 	case perr != nil:
 		return nil, perr
+	}
+	// A run changes only the files its plan names (diff-within-plan), and
+	// the plan is the harness's, decided again here: a claimed file
+	// outside it (a source file beside the bump) is no cve fix of a run's.
+	planned := cvePlanFiles(cp)
+	for _, f := range c.Files {
+		if !slices.Contains(planned, f) {
+			return nil, fmt.Errorf("%w: the claim's file %s is not one the cve plan on the base changes (%s)", ErrClaimDiffers, f, strings.Join(planned, ", "))
+		}
 	}
 	return &Plan{Files: c.Files, Dependency: d, Detail: &cvePlan{plan: cp, editor: "The harness's built-in bumper"}}, nil
 }
