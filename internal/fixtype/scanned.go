@@ -164,6 +164,14 @@ func scannedReplay(ctx context.Context, e *Env, c Claimed) (*Plan, error) {
 	}); err != nil {
 		return nil, err
 	}
+	// A run changes only the file its plan names (diff-within-plan): the
+	// alert's. A claimed file beside it is no scanned fix of a run's,
+	// whatever the scanner says of the alert's file.
+	for _, f := range c.Files {
+		if !slices.Contains(plan.Files, f) {
+			return nil, fmt.Errorf("%w: the claim's file %s is not the alert's %s, the one file a scanned fix changes", ErrClaimDiffers, f, a.Path)
+		}
+	}
 	return plan, nil
 }
 
