@@ -190,6 +190,26 @@ func secretReplay(ctx context.Context, e *Env, c Claimed) (*Plan, error) {
 		}
 		r.tokens = lineTokens(data, a.Line, a.EndLine)
 		r.builds = BuildChecks(dir, c.Files)
+		// A run changes only the tracked files of the base that hold the
+		// credential (its plan; diff-within-plan). The credential is one
+		// of the tokens: a claimed file that holds none of them on the base
+		// is no secret fix of a run's.
+		if len(r.tokens) == 0 {
+			return nil // secret-red names it
+		}
+		needles := make([][]byte, len(r.tokens))
+		for i, t := range r.tokens {
+			needles[i] = []byte(t)
+		}
+		holding, err := filesHolding(dir, needles)
+		if err != nil {
+			return err
+		}
+		for _, f := range c.Files {
+			if !slices.Contains(holding, f) {
+				return fmt.Errorf("%w: the claim's file %s holds, on the base, none of the tokens of the claimed lines: a secret fix changes only the files that hold the credential", ErrClaimDiffers, f)
+			}
+		}
 		return nil
 	}); err != nil {
 		return nil, err
