@@ -497,6 +497,13 @@ func (v *verifier) gates(ctx context.Context, c *gates.Change, red string) error
 		if err != nil {
 			return fmt.Errorf("the %s oracle: %w", v.typ.Name, err)
 		}
+		// Evidence is what a bug's investigation writes; a type whose plan
+		// has none never commits any, and files declared as evidence would
+		// pass beside the plan's own unjudged.
+		if len(plan.Evidence) == 0 && len(v.claim.Evidence) > 0 {
+			v.record("oracle", Fail, fmt.Sprintf("the claim declares evidence (%s), which a %s run never writes", strings.Join(v.claim.Evidence, ", "), v.typ.Name))
+			return nil
+		}
 		redChange := &gates.Change{Commit: red, Evidence: c.Evidence, Planned: plan.Files, Policy: c.Policy}
 		if ok, err := run(v.typ.Red(env, plan), redChange); !ok || err != nil {
 			return err
