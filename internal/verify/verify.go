@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/fixtype"
 	"github.com/fixrail/fixrail/internal/gates"
@@ -503,6 +505,16 @@ func (v *verifier) gates(ctx context.Context, c *gates.Change, red string) error
 		if len(plan.Evidence) == 0 && len(v.claim.Evidence) > 0 {
 			v.record("oracle", Fail, fmt.Sprintf("the claim declares evidence (%s), which a %s run never writes", strings.Join(v.claim.Evidence, ", "), v.typ.Name))
 			return nil
+		}
+		// A run's investigation writes only inside its type's evidence
+		// scope (test.path_glob for a bug: the read-only gate); evidence
+		// elsewhere is source the suite's first run never sees.
+		scope := v.typ.Scope(v.cfg)
+		for _, p := range v.claim.Evidence {
+			if !slices.ContainsFunc(scope, func(g string) bool { ok, err := doublestar.Match(g, p); return err == nil && ok }) {
+				v.record("oracle", Fail, fmt.Sprintf("the evidence %s is not under %s, where a %s run's investigation may write", p, strings.Join(scope, ", "), v.typ.Name))
+				return nil
+			}
 		}
 		redChange := &gates.Change{Commit: red, Evidence: c.Evidence, Planned: plan.Files, Policy: c.Policy}
 		if ok, err := run(v.typ.Red(env, plan), redChange); !ok || err != nil {
