@@ -49,7 +49,7 @@ func places(deps []manifest.Dep) []place {
 // lockWhere names a lockfile's top-level entry for the package.
 func lockWhere(d *manifest.Dep) string {
 	if d.Ecosystem == vulndata.NPM {
-		return d.Lockfile + " node_modules/" + d.Name
+		return d.Lockfile + " node_modules/" + d.InstalledAs()
 	}
 	return d.Lockfile
 }

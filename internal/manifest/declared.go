@@ -354,6 +354,7 @@ func parseLockInstances(data []byte) (map[string][]Instance, error) {
 	var doc struct {
 		Packages map[string]struct {
 			Version string `json:"version"`
+			Name    string `json:"name"`
 		} `json:"packages"`
 		Dependencies map[string]v1dep `json:"dependencies"`
 	}
@@ -371,6 +372,11 @@ func parseLockInstances(data []byte) (map[string][]Instance, error) {
 			if name == "" || strings.Count(strings.TrimPrefix(name, "@"), "/") > boolInt(strings.HasPrefix(name, "@")) {
 				continue
 			}
+			// An aliased install (node_modules/alias) names the package it
+			// is: that is what the advisories judge.
+			if p.Name != "" {
+				name = p.Name
+			}
 			out[name] = append(out[name], Instance{Path: k, Version: p.Version})
 		}
 	} else {
@@ -381,7 +387,9 @@ func parseLockInstances(data []byte) (map[string][]Instance, error) {
 			}
 			for name, d := range deps {
 				p := prefix + "node_modules/" + name
-				if d.Version != "" && name != "" {
+				if real, v, ok := npmAlias(d.Version); ok {
+					out[real] = append(out[real], Instance{Path: p, Version: v})
+				} else if d.Version != "" && name != "" {
 					out[name] = append(out[name], Instance{Path: p, Version: d.Version})
 				}
 				visit(p+"/", d.Dependencies, depth+1)
@@ -404,10 +412,10 @@ func boolInt(b bool) int {
 
 // nestedInstances are the copies of name below the top level (the
 // top-level one is Dep.Locked).
-func nestedInstances(all map[string][]Instance, name string) []Instance {
+func nestedInstances(all map[string][]Instance, name, top string) []Instance {
 	var out []Instance
 	for _, in := range all[name] {
-		if in.Path != "node_modules/"+name {
+		if in.Path != "node_modules/"+top {
 			out = append(out, in)
 		}
 	}

@@ -75,6 +75,24 @@ func TestFindAll(t *testing.T) {
 			},
 		},
 		{
+			// "old": "npm:w@1.0.0" installs w as node_modules/old (the
+			// lockfile's "name" says so; v1 writes "npm:w@1.0.0" as the
+			// version); "w": "npm:other@2" installs other, not w.
+			name: "npm aliases, v3 and v1",
+			files: map[string]string{
+				"package.json": `{"dependencies": {"old": "npm:w@1.0.0", "w": "npm:other@2.0.0"}}`,
+				"package-lock.json": `{"lockfileVersion": 3, "packages": {"": {}, "node_modules/old": {"name": "w", "version": "1.0.0"},
+ "node_modules/w": {"name": "other", "version": "2.0.0"}, "node_modules/x/node_modules/y": {"name": "w", "version": "0.9.0"}}}`,
+				"v1/package.json":      `{"dependencies": {"old": "npm:w@1.0.0"}}`,
+				"v1/package-lock.json": `{"lockfileVersion": 1, "dependencies": {"old": {"version": "npm:w@1.0.0"}, "x": {"version": "1.0.0", "dependencies": {"y": {"version": "npm:w@0.9.0"}}}}}`,
+			},
+			eco: vulndata.NPM, pkg: "w",
+			want: []string{
+				"package.json (dependencies.old)=1.0.0|unbumpable|locked 1.0.0|1 nested",
+				"v1/package.json (dependencies.old)=1.0.0|unbumpable|locked 1.0.0|1 nested",
+			},
+		},
+		{
 			name: "go replaces in go.mod and go.work",
 			files: map[string]string{
 				"go.work":                    "go 1.22\n\nuse ./app\n\nreplace example.com/lib v1.0.2 => ./third_party/lib\n",

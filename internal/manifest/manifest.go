@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -87,6 +88,16 @@ func (d *Dep) Current() string {
 		return d.Locked[0]
 	}
 	return d.Version
+}
+
+// InstalledAs is the name the package is installed under: an npm alias
+// ("key": "npm:name@1.0.0" in a dependency section) installs it as
+// node_modules/key; everything else under its own name.
+func (d *Dep) InstalledAs() string {
+	if d.Ecosystem == vulndata.NPM && d.Key != "" && slices.Contains(npmSections, d.Section) {
+		return d.Key
+	}
+	return d.Name
 }
 
 // decl is what a manifest parser returns.
@@ -189,14 +200,15 @@ func Read(root, rel string) ([]Dep, error) {
 		}
 		if lockRel != "" {
 			dep.Lockfile = lockRel
-			dep.Locked = lookupLocked(f.eco, locked, d.name, d.version)
+			installed := dep.InstalledAs()
+			dep.Locked = lookupLocked(f.eco, locked, installed, d.version)
 			if f.eco == vulndata.NPM {
 				if instances == nil {
 					if instances, err = lockInstancesAll(root, lockRel); err != nil {
 						return nil, err
 					}
 				}
-				dep.Instances = nestedInstances(instances, d.name)
+				dep.Instances = nestedInstances(instances, d.name, installed)
 			}
 		}
 		out = append(out, dep)

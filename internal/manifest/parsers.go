@@ -265,6 +265,13 @@ func parsePackageJSON(data []byte) ([]decl, error) {
 			if name == "" {
 				continue
 			}
+			if real, rng, ok := npmAlias(spec); ok {
+				// "name": "npm:real@1.0.0" installs real 1.0.0 in
+				// node_modules/name: it declares real, under another key.
+				out = append(out, decl{name: real, key: name, spec: rng, version: npmExact(rng), section: sec, unbounded: rng == "" || rng == "*" || rng == "latest",
+					blocked: fmt.Sprintf("an npm alias (%s.%s: %q): the built-in bumper does not edit it", sec, name, spec)})
+				continue
+			}
 			out = append(out, decl{name: name, spec: spec, version: npmExact(spec), section: sec, unbounded: spec == "" || spec == "*" || spec == "latest"})
 		}
 	}
@@ -297,6 +304,23 @@ func parsePackageJSON(data []byte) ([]decl, error) {
 		}
 	}
 	return out, nil
+}
+
+// npmAlias splits an alias spec "npm:real@range" (or "npm:real") into
+// the package it installs and that package's range.
+func npmAlias(spec string) (real, rng string, ok bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(spec), "npm:")
+	if !ok {
+		return "", "", false
+	}
+	real = rest
+	if i := strings.LastIndexByte(rest, '@'); i > 0 {
+		real, rng = rest[:i], rest[i+1:]
+	}
+	if real == "" || len(real) > 214 {
+		return "", "", false
+	}
+	return real, rng, true
 }
 
 // npmKeyName is the package a yarn resolution key or npm override key
@@ -418,9 +442,15 @@ func parsePackageLock(data []byte) (map[string][]string, error) {
 		return out, nil
 	}
 	for name, d := range doc.Dependencies {
-		if d.Version != "" {
-			out[name] = append(out[name], d.Version)
+		if d.Version == "" {
+			continue
 		}
+		// v1 writes an aliased install's version as "npm:real@1.0.0".
+		if _, v, ok := npmAlias(d.Version); ok {
+			out[name] = append(out[name], v)
+			continue
+		}
+		out[name] = append(out[name], d.Version)
 	}
 	return out, nil
 }
