@@ -128,7 +128,7 @@ func TestPrepareOutcomes(t *testing.T) {
 	// No safe version (Cargo: locked in Cargo.lock).
 	root = tree(t, map[string]string{
 		"Cargo.toml": "[dependencies]\nfixrail-demo-unfixed = \"0.1\"\n",
-		"Cargo.lock": "[[package]]\nname = \"fixrail-demo-unfixed\"\nversion = \"0.1.0\"\n",
+		"Cargo.lock": "[[package]]\nname = \"fixrail-demo-unfixed\"\nversion = \"0.1.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
 	})
 	p, err := ty.Prepare(ctx, root, &findings.Vuln{Ecosystem: "cargo", Package: "fixrail-demo-unfixed", Version: "0.1.0"})
 	var ns *NoSafeError

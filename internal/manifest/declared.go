@@ -34,7 +34,12 @@ type Blocked struct {
 	Why  string `json:"why"`
 }
 
-func (b Blocked) String() string { return fmt.Sprintf("%s:%d: %s", b.File, b.Line, b.Why) }
+func (b Blocked) String() string {
+	if b.Line == 0 {
+		return fmt.Sprintf("%s: %s", b.File, b.Why)
+	}
+	return fmt.Sprintf("%s:%d: %s", b.File, b.Line, b.Why)
+}
 
 // Replace is one replace directive of a Go module.
 type Replace struct {
@@ -133,6 +138,14 @@ func FindAll(root string, eco vulndata.Ecosystem, name, hint string) (*Declared,
 		for _, d := range deps {
 			if eco.NormalizeName(d.Name) == want {
 				out.Deps = append(out.Deps, d)
+				// A locked copy from git or a path is not the package
+				// the advisories judge, whatever version it says.
+				for _, f := range d.Foreign {
+					b := Blocked{File: d.Lockfile, Why: fmt.Sprintf("%s %s, not the registry the advisories judge", d.Name, f)}
+					if !slices.Contains(out.Blocked, b) {
+						out.Blocked = append(out.Blocked, b)
+					}
+				}
 			}
 		}
 		if eco != vulndata.PyPI || !isRequirementsFile(q.rel, q.via) {

@@ -93,6 +93,72 @@ func TestFindAll(t *testing.T) {
 			},
 		},
 		{
+			// A locked copy from git or a path is not the registry's
+			// package: Cargo's source (none for a path), uv's source
+			// table, poetry's [package.source], Gemfile.lock's GIT and
+			// PATH sections. An index is fine (poetry's "legacy" too).
+			name: "lockfile entries not from the registry",
+			files: map[string]string{
+				"c/Cargo.toml": "[dependencies]\nfoo = \"1\"\n[patch.crates-io]\nfoo = { path = \"../foo\" }\n",
+				"c/Cargo.lock": "[[package]]\nname = \"foo\"\nversion = \"1.2.3\"\n",
+				"r/Cargo.toml": "[dependencies]\nfoo = \"=1.2.3\"\n",
+				"r/Cargo.lock": "version = 4\n[[package]]\nname = \"foo\"\nversion = \"1.2.3\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+				"g/Cargo.toml": "[dependencies]\nfoo = { git = \"https://example.invalid/foo\" }\n",
+				"g/Cargo.lock": "version = 4\n[[package]]\nname = \"foo\"\nversion = \"1.2.4\"\nsource = \"git+https://example.invalid/foo#0123\"\n",
+			},
+			eco: vulndata.Cargo, pkg: "foo",
+			want: []string{
+				"c/Cargo.toml (dependencies)=||locked 1.2.3",
+				"g/Cargo.toml (dependencies)=||locked 1.2.4",
+				"r/Cargo.toml (dependencies)=1.2.3||locked 1.2.3",
+			},
+			blocked: []string{
+				"c/Cargo.lock: foo 1.2.3 comes from a path (no registry source), not the registry",
+				"g/Cargo.lock: foo 1.2.4 comes from git+https://example.invalid/foo#0123, not the registry",
+			},
+		},
+		{
+			name: "python lockfile entries not from the registry",
+			files: map[string]string{
+				"u/pyproject.toml": "[project]\nname = \"app\"\ndependencies = [\"requests==2.0.2\"]\n",
+				"u/uv.lock":        "version = 1\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\nsource = { virtual = \".\" }\n[[package]]\nname = \"requests\"\nversion = \"2.0.2\"\nsource = { git = \"https://example.invalid/requests#ab\" }\n",
+				"v/pyproject.toml": "[project]\nname = \"app\"\ndependencies = [\"requests==2.0.2\"]\n",
+				"v/uv.lock":        "version = 1\n[[package]]\nname = \"requests\"\nversion = \"2.0.2\"\nsource = { registry = \"https://pypi.org/simple\" }\n",
+				"p/pyproject.toml": "[tool.poetry.dependencies]\nrequests = \"2.0.2\"\n",
+				"p/poetry.lock":    "[[package]]\nname = \"requests\"\nversion = \"2.0.2\"\n[package.source]\ntype = \"directory\"\nurl = \"../requests\"\n",
+				"q/pyproject.toml": "[tool.poetry.dependencies]\nrequests = \"2.0.2\"\n",
+				"q/poetry.lock":    "[[package]]\nname = \"requests\"\nversion = \"2.0.2\"\n[package.source]\ntype = \"legacy\"\nurl = \"https://pypi.example.invalid/simple\"\nreference = \"corp\"\n",
+			},
+			eco: vulndata.PyPI, pkg: "requests",
+			want: []string{
+				"p/pyproject.toml (tool.poetry.dependencies)=2.0.2||locked 2.0.2",
+				"q/pyproject.toml (tool.poetry.dependencies)=2.0.2||locked 2.0.2",
+				"u/pyproject.toml (project.dependencies)=2.0.2||locked 2.0.2",
+				"v/pyproject.toml (project.dependencies)=2.0.2||locked 2.0.2",
+			},
+			blocked: []string{
+				"p/poetry.lock: requests 2.0.2 comes from directory ../requests, not the registry",
+				"u/uv.lock: requests 2.0.2 comes from git https://example.invalid/requests#ab, not the registry",
+			},
+		},
+		{
+			name: "Gemfile.lock GIT and PATH sections",
+			files: map[string]string{
+				"Gemfile":        "source \"https://rubygems.org\"\ngem \"rack\", git: \"https://example.invalid/rack\"\n",
+				"Gemfile.lock":   "GIT\n  remote: https://example.invalid/rack\n  revision: 0123\n  specs:\n    rack (2.2.9)\n\nGEM\n  remote: https://rubygems.org/\n  specs:\n    rake (13.0.0)\n\nDEPENDENCIES\n  rack!\n",
+				"b/Gemfile":      "gem \"rack\", \"2.2.8\"\n",
+				"b/Gemfile.lock": "GEM\n  remote: https://rubygems.org/\n  specs:\n    rack (2.2.8)\n\nDEPENDENCIES\n  rack (= 2.2.8)\n",
+			},
+			eco: vulndata.RubyGems, pkg: "rack",
+			want: []string{
+				"Gemfile:2 (gem)=||locked 2.2.9",
+				"b/Gemfile:1 (gem)=2.2.8||locked 2.2.8",
+			},
+			blocked: []string{
+				"Gemfile.lock: rack 2.2.9 comes from GIT https://example.invalid/rack, not the registry",
+			},
+		},
+		{
 			name: "go replaces in go.mod and go.work",
 			files: map[string]string{
 				"go.work":                    "go 1.22\n\nuse ./app\n\nreplace example.com/lib v1.0.2 => ./third_party/lib\n",

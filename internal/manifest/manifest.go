@@ -76,6 +76,10 @@ type Dep struct {
 	// Resolved is the version the build selects (Go: go list -m with the
 	// repository's go.mod, go.work and replaces), when fixrail asked.
 	Resolved string `json:"resolved,omitempty"`
+	// Foreign are the lockfile's entries for the package that do not come
+	// from the registry ("1.2.4 comes from git+https://…", a path): the
+	// advisories judge the registry's package, not what the build uses.
+	Foreign []string `json:"foreign,omitempty"`
 	// Instances are the lockfile's other copies of the package (npm's
 	// node_modules/a/node_modules/name), each installed too.
 	Instances []Instance `json:"instances,omitempty"`
@@ -122,16 +126,19 @@ type format struct {
 type lockFormat struct {
 	file  string
 	parse func([]byte) (map[string][]string, error)
+	// foreign, when set, names the locked entries that do not come from
+	// the registry (a git checkout, a path): name → "1.2.4 comes from …".
+	foreign func([]byte) (map[string][]string, error)
 }
 
 var formats = []format{
 	{file: "requirements.txt", eco: vulndata.PyPI, parse: parseRequirements},
-	{file: "pyproject.toml", eco: vulndata.PyPI, parse: parsePyproject, locks: []lockFormat{{"poetry.lock", parseTOMLLock}, {"uv.lock", parseTOMLLock}}},
-	{file: "package.json", eco: vulndata.NPM, parse: parsePackageJSON, locks: []lockFormat{{"package-lock.json", parsePackageLock}}},
-	{file: "go.mod", eco: vulndata.Go, parse: parseGoMod, locks: []lockFormat{{"go.sum", parseGoSum}}},
+	{file: "pyproject.toml", eco: vulndata.PyPI, parse: parsePyproject, locks: []lockFormat{{"poetry.lock", parseTOMLLock, tomlLockForeign}, {"uv.lock", parseTOMLLock, tomlLockForeign}}},
+	{file: "package.json", eco: vulndata.NPM, parse: parsePackageJSON, locks: []lockFormat{{"package-lock.json", parsePackageLock, nil}}},
+	{file: "go.mod", eco: vulndata.Go, parse: parseGoMod, locks: []lockFormat{{"go.sum", parseGoSum, nil}}},
 	{file: "pom.xml", eco: vulndata.Maven, parse: parsePom},
-	{file: "Cargo.toml", eco: vulndata.Cargo, parse: parseCargoToml, locks: []lockFormat{{"Cargo.lock", parseTOMLLock}}},
-	{file: "Gemfile", eco: vulndata.RubyGems, parse: parseGemfile, locks: []lockFormat{{"Gemfile.lock", parseGemfileLock}}},
+	{file: "Cargo.toml", eco: vulndata.Cargo, parse: parseCargoToml, locks: []lockFormat{{"Cargo.lock", parseTOMLLock, cargoLockForeign}}},
+	{file: "Gemfile", eco: vulndata.RubyGems, parse: parseGemfile, locks: []lockFormat{{"Gemfile.lock", parseGemfileLock, gemfileLockForeign}}},
 }
 
 func formatFor(rel string) *format {
@@ -170,7 +177,7 @@ func Read(root, rel string) ([]Dep, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrParse, rel, err)
 	}
-	lockRel, locked := "", map[string][]string(nil)
+	lockRel, locked, foreign := "", map[string][]string(nil), map[string][]string(nil)
 	for _, lf := range f.locks {
 		lr := path.Join(path.Dir(rel), lf.file)
 		ld, err := readIn(root, lr, MaxLockfile)
@@ -182,6 +189,11 @@ func Read(root, rel string) ([]Dep, error) {
 		}
 		if locked, err = lf.parse(ld); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrParse, lr, err)
+		}
+		if lf.foreign != nil {
+			if foreign, err = lf.foreign(ld); err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrParse, lr, err)
+			}
 		}
 		lockRel = lr
 		break
@@ -202,6 +214,7 @@ func Read(root, rel string) ([]Dep, error) {
 			dep.Lockfile = lockRel
 			installed := dep.InstalledAs()
 			dep.Locked = lookupLocked(f.eco, locked, installed, d.version)
+			dep.Foreign = lookupLocked(f.eco, foreign, d.name, "")
 			if f.eco == vulndata.NPM {
 				if instances == nil {
 					if instances, err = lockInstancesAll(root, lockRel); err != nil {

@@ -238,6 +238,87 @@ func parseTOMLLock(data []byte) (map[string][]string, error) {
 	return out, nil
 }
 
+// tomlLockForeign names the entries of Cargo.lock, poetry.lock and uv.lock
+// that the build takes from somewhere other than a package index: Cargo's
+// source is "registry+…" or "sparse+…" for an index (none for a path, a
+// [patch] to a local copy), uv's a table whose key says which (registry,
+// or git, path, directory, editable, virtual, url), poetry's
+// [package.source] a type (git, directory, file, url; none or "legacy"
+// for an index).
+func tomlLockForeign(data []byte) (map[string][]string, error) {
+	return tomlForeign(data, false)
+}
+
+// cargoLockForeign is tomlLockForeign for Cargo.lock, where an entry with
+// no source is a path (the workspace's own crates, or a [patch]).
+func cargoLockForeign(data []byte) (map[string][]string, error) {
+	return tomlForeign(data, true)
+}
+
+func tomlForeign(data []byte, cargo bool) (map[string][]string, error) {
+	var doc struct {
+		Package []struct {
+			Name    string `toml:"name"`
+			Version string `toml:"version"`
+			Source  any    `toml:"source"`
+		} `toml:"package"`
+	}
+	if err := strictTOML(data, &doc); err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, p := range doc.Package {
+		if p.Name == "" || p.Version == "" {
+			continue
+		}
+		var from string
+		switch src := p.Source.(type) {
+		case nil:
+			if cargo {
+				from = "a path (no registry source)"
+			}
+		case string:
+			if !strings.HasPrefix(src, "registry+") && !strings.HasPrefix(src, "sparse+") {
+				from = src
+			}
+		case map[string]any:
+			if t, ok := src["type"].(string); ok {
+				// poetry's [package.source]
+				if t != "legacy" {
+					from = fmt.Sprintf("%s %v", t, src["url"])
+				}
+				break
+			}
+			if _, ok := src["registry"]; !ok || len(src) != 1 {
+				for _, k := range sortedKeys(src) {
+					from += fmt.Sprintf("%s %v ", k, src[k])
+				}
+				from = strings.TrimSpace(from)
+			}
+		default:
+			from = fmt.Sprintf("%v", src)
+		}
+		if from != "" {
+			out[p.Name] = append(out[p.Name], p.Version+" comes from "+safeText(from))
+		}
+	}
+	return out, nil
+}
+
+// safeText is untrusted lockfile text fit for a one-line detail.
+func safeText(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
 // ---- package.json / package-lock.json ----
 
 var npmSections = []string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies"}
@@ -640,6 +721,36 @@ func parseGemfile(data []byte) ([]decl, error) {
 			}
 		}
 		out = append(out, decl{name: m[1], spec: spec, version: v, section: "gem", line: i + 1, unbounded: spec == ""})
+	}
+	return out, nil
+}
+
+// gemfileLockForeign names the gems Gemfile.lock takes from a GIT or
+// PATH section (or a plugin's source), not from a GEM remote.
+func gemfileLockForeign(data []byte) (map[string][]string, error) {
+	out := map[string][]string{}
+	section, remote, inSpecs := "", "", false
+	for _, l := range strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") {
+		switch {
+		case l != "" && !strings.HasPrefix(l, " "):
+			section, remote, inSpecs = l, "", false
+			continue
+		case l == "  specs:":
+			inSpecs = true
+			continue
+		case l == "":
+			inSpecs = false
+			continue
+		}
+		if r, ok := strings.CutPrefix(l, "  remote: "); ok {
+			remote = r
+		}
+		if !inSpecs || section == "GEM" {
+			continue
+		}
+		if m := gemSpecLine().FindStringSubmatch(l); m != nil && len(l) <= 512 {
+			out[m[1]] = append(out[m[1]], m[2]+" comes from "+safeText(section+" "+remote))
+		}
 	}
 	return out, nil
 }
