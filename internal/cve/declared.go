@@ -49,6 +49,9 @@ func places(deps []manifest.Dep) []place {
 // lockWhere names a lockfile's top-level entry for the package.
 func lockWhere(d *manifest.Dep) string {
 	if d.Ecosystem == vulndata.NPM {
+		if d.LockKey != "" {
+			return d.Lockfile + " " + d.LockKey
+		}
 		return d.Lockfile + " node_modules/" + d.InstalledAs()
 	}
 	return d.Lockfile

@@ -266,8 +266,13 @@ func findJSONValue(data []byte, section, key string) (start, end int, err error)
 var NPMRegenArgv = []string{"npm", "install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund", "--offline"}
 
 func npmRegen(dep Dep, target string) *Regen {
+	// In the lockfile's directory: a workspace member's is the root's.
+	dir := path.Dir(dep.Manifest)
+	if dep.Lockfile != "" {
+		dir = path.Dir(dep.Lockfile)
+	}
 	r := &Regen{
-		Dir:    path.Dir(dep.Manifest),
+		Dir:    dir,
 		Argv:   slices.Clone(NPMRegenArgv),
 		Env:    []string{"npm_config_update_notifier=false"},
 		Writes: []string{dep.Manifest, dep.Lockfile},

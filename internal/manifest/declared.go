@@ -416,6 +416,60 @@ func parseLockInstances(data []byte) (map[string][]Instance, error) {
 	return out, nil
 }
 
+// workspaceLock finds the lockfile of the npm workspace whose member is
+// the package.json at rel: the nearest package-lock.json above it whose
+// "packages" lists the member's directory (npm records every member
+// there). locked is what the member resolves, name → version: its own
+// MEMBER/node_modules/NAME, else the root's hoisted node_modules/NAME;
+// keys names the member's own copies' entries. "" when it is no member.
+func workspaceLock(root, rel string) (lockRel string, locked map[string][]string, keys map[string]string, err error) {
+	member := path.Dir(rel)
+	if member == "." {
+		return "", nil, nil, nil
+	}
+	for d := path.Dir(member); ; d = path.Dir(d) {
+		lr := path.Join(d, "package-lock.json")
+		data, rerr := readIn(root, lr, MaxLockfile)
+		switch {
+		case errors.Is(rerr, os.ErrNotExist):
+		case rerr != nil:
+			return "", nil, nil, rerr
+		default:
+			var doc struct {
+				Packages map[string]struct {
+					Version string `json:"version"`
+				} `json:"packages"`
+			}
+			if err := strictJSON(data, &doc); err != nil {
+				return "", nil, nil, fmt.Errorf("%w: %s: %v", ErrParse, lr, err)
+			}
+			key := member
+			if d != "." {
+				key = strings.TrimPrefix(member, d+"/")
+			}
+			if _, ok := doc.Packages[key]; ok {
+				if locked, err = parsePackageLock(data); err != nil {
+					return "", nil, nil, fmt.Errorf("%w: %s: %v", ErrParse, lr, err)
+				}
+				keys = map[string]string{}
+				own := key + "/node_modules/"
+				for k, p := range doc.Packages {
+					name, ok := strings.CutPrefix(k, own)
+					if !ok || p.Version == "" || strings.Contains(name, "/node_modules/") {
+						continue
+					}
+					locked[name] = []string{p.Version}
+					keys[name] = k
+				}
+				return lr, locked, keys, nil
+			}
+		}
+		if d == "." {
+			return "", nil, nil, nil
+		}
+	}
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -423,12 +477,12 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// nestedInstances are the copies of name below the top level (the
-// top-level one is Dep.Locked).
+// nestedInstances are the copies of name other than the one at lock key
+// top (that one is Dep.Locked).
 func nestedInstances(all map[string][]Instance, name, top string) []Instance {
 	var out []Instance
 	for _, in := range all[name] {
-		if in.Path != "node_modules/"+top {
+		if in.Path != top {
 			out = append(out, in)
 		}
 	}

@@ -93,6 +93,27 @@ func TestFindAll(t *testing.T) {
 			},
 		},
 		{
+			// A workspace member has no lockfile beside it: the root's,
+			// which lists the member's directory, is what it resolves —
+			// its own MEMBER/node_modules copy, else the hoisted one. A
+			// package.json the lockfile does not list is no member.
+			name: "npm workspace members",
+			files: map[string]string{
+				"package.json": `{"workspaces": ["packages/*"]}`,
+				"package-lock.json": `{"lockfileVersion": 3, "packages": {"": {}, "packages/a": {}, "packages/b": {},
+ "node_modules/w": {"version": "1.0.0"}, "packages/b/node_modules/w": {"version": "0.9.0"}}}`,
+				"packages/a/package.json": `{"dependencies": {"w": "^1.0.0"}}`,
+				"packages/b/package.json": `{"dependencies": {"w": "0.9.0"}}`,
+				"other/c/package.json":    `{"dependencies": {"w": "0.8.0"}}`,
+			},
+			eco: vulndata.NPM, pkg: "w",
+			want: []string{
+				"other/c/package.json (dependencies)=0.8.0|",
+				"packages/a/package.json (dependencies)=||locked 1.0.0|1 nested",
+				"packages/b/package.json (dependencies)=0.9.0||locked 0.9.0|1 nested",
+			},
+		},
+		{
 			// A locked copy from git or a path is not the registry's
 			// package: Cargo's source (none for a path), uv's source
 			// table, poetry's [package.source], Gemfile.lock's GIT and

@@ -80,6 +80,10 @@ type Dep struct {
 	// from the registry ("1.2.4 comes from git+https://…", a path): the
 	// advisories judge the registry's package, not what the build uses.
 	Foreign []string `json:"foreign,omitempty"`
+	// LockKey is the package-lock.json entry Locked reads
+	// (node_modules/NAME; a workspace member's own copy is
+	// MEMBER/node_modules/NAME).
+	LockKey string `json:"lock_key,omitempty"`
 	// Instances are the lockfile's other copies of the package (npm's
 	// node_modules/a/node_modules/name), each installed too.
 	Instances []Instance `json:"instances,omitempty"`
@@ -198,6 +202,14 @@ func Read(root, rel string) ([]Dep, error) {
 		lockRel = lr
 		break
 	}
+	// An npm workspace member has no lockfile beside it: the build
+	// resolves it from the workspace root's.
+	var lockKeys map[string]string
+	if lockRel == "" && f.eco == vulndata.NPM {
+		if lockRel, locked, lockKeys, err = workspaceLock(root, rel); err != nil {
+			return nil, err
+		}
+	}
 	var replaced map[string]bool
 	if f.eco == vulndata.Go {
 		replaced = goReplaced(data)
@@ -221,7 +233,11 @@ func Read(root, rel string) ([]Dep, error) {
 						return nil, err
 					}
 				}
-				dep.Instances = nestedInstances(instances, d.name, installed)
+				dep.LockKey = "node_modules/" + installed
+				if k, ok := lockKeys[installed]; ok {
+					dep.LockKey = k
+				}
+				dep.Instances = nestedInstances(instances, d.name, dep.LockKey)
 			}
 		}
 		out = append(out, dep)
