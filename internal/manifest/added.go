@@ -212,9 +212,7 @@ func requirementItems(data []byte) ([]item, error) {
 	var out []item
 	lines, _ := logicalLines(data)
 	for _, l := range lines {
-		if j := strings.Index(l, " #"); j >= 0 {
-			l = l[:j]
-		}
+		l = reqComment().ReplaceAllString(l, "")
 		l = strings.TrimSpace(l)
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue

@@ -42,6 +42,20 @@ func TestFindAll(t *testing.T) {
 			},
 		},
 		{
+			// As pip reads it: a comment line ending in a backslash
+			// continues nothing; a '#' after a tab starts a comment; a
+			// continuation joins with nothing between.
+			name: "requirements comments and continuations",
+			files: map[string]string{
+				"requirements.txt": "# legacy \\\nrequests==2.0.0\t# pinned\nrequests==1.9.\\\n0 ; sys_platform == \"win32\"\n",
+			},
+			eco: vulndata.PyPI, pkg: "requests",
+			want: []string{
+				"requirements.txt:2=2.0.0|",
+				"requirements.txt:3 [; sys_platform == \"win32\"]=1.9.0|",
+			},
+		},
+		{
 			name: "includes fixrail cannot follow",
 			files: map[string]string{
 				"requirements.txt": "-c https://example.invalid/c.txt\n-r /etc/passwd\n-r ../../out.txt\n-r missing.txt\nrequests==2.0.0\n",

@@ -26,8 +26,14 @@ var errTooMany = errors.New("too many declarations")
 // command links this package.
 var reqName = lazyRE(`^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(\[[^\]]*\])?\s*`)
 
-// logicalLines joins backslash continuations; each carries its first
-// physical line number.
+// reqComment is pip's comment (req_file.COMMENT_RE): a '#' at the line's
+// start or after whitespace, to the end of the line.
+var reqComment = lazyRE(`(^|\s+)#.*$`)
+
+// logicalLines joins backslash continuations as pip's join_lines does;
+// each carries its first physical line number. A line that is a comment
+// (pip: COMMENT_RE matching at its start) never continues, whatever it
+// ends with: the next line is a requirement of its own.
 func logicalLines(data []byte) (lines []string, nums []int) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), MaxLockfile)
@@ -39,10 +45,14 @@ func logicalLines(data []byte) (lines []string, nums []int) {
 		if cur.Len() == 0 {
 			start = n
 		}
-		if strings.HasSuffix(l, "\\") {
-			cur.WriteString(strings.TrimSuffix(l, "\\"))
-			cur.WriteByte(' ')
+		comment := strings.HasPrefix(strings.TrimLeft(l, " \t\n\v\f\r"), "#")
+		if strings.HasSuffix(l, "\\") && !comment {
+			// pip strips the backslashes and joins with nothing between.
+			cur.WriteString(strings.Trim(l, "\\"))
 			continue
+		}
+		if comment {
+			l = " " + l // still a comment after what it ends
 		}
 		cur.WriteString(l)
 		lines = append(lines, cur.String())
@@ -115,9 +125,7 @@ func parseRequirements(data []byte) ([]decl, error) {
 	lines, nums := logicalLines(data)
 	for i, l := range lines {
 		hashed := strings.Contains(l, "--hash")
-		if j := strings.Index(l, " #"); j >= 0 {
-			l = l[:j]
-		}
+		l = reqComment().ReplaceAllString(l, "")
 		if strings.HasPrefix(strings.TrimSpace(l), "#") {
 			continue
 		}
