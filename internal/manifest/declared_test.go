@@ -128,6 +128,33 @@ func TestFindAll(t *testing.T) {
 			},
 		},
 		{
+			// A Cargo or uv workspace member has no lockfile beside it:
+			// the workspace root's ([workspace], [tool.uv.workspace]) is
+			// what it resolves from.
+			name: "cargo workspace members",
+			files: map[string]string{
+				"Cargo.toml":          "[workspace]\nmembers = [\"crates/*\"]\n",
+				"Cargo.lock":          "version = 4\n[[package]]\nname = \"foo\"\nversion = \"1.2.3\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+				"crates/a/Cargo.toml": "[package]\nname = \"a\"\n[dependencies]\nfoo = \"1.2\"\n",
+			},
+			eco: vulndata.Cargo, pkg: "foo",
+			want: []string{"crates/a/Cargo.toml (dependencies)=||locked 1.2.3"},
+		},
+		{
+			name: "uv workspace members",
+			files: map[string]string{
+				"py/pyproject.toml":            "[project]\nname = \"root\"\n[tool.uv.workspace]\nmembers = [\"packages/*\"]\n",
+				"py/uv.lock":                   "version = 1\n[[package]]\nname = \"requests\"\nversion = \"2.0.0\"\nsource = { registry = \"https://pypi.org/simple\" }\n",
+				"py/packages/b/pyproject.toml": "[project]\nname = \"b\"\ndependencies = [\"requests>=2\"]\n",
+				"other/pyproject.toml":         "[project]\nname = \"o\"\ndependencies = [\"requests>=2\"]\n",
+			},
+			eco: vulndata.PyPI, pkg: "requests",
+			want: []string{
+				"other/pyproject.toml (project.dependencies)=|",
+				"py/packages/b/pyproject.toml (project.dependencies)=||locked 2.0.0",
+			},
+		},
+		{
 			// A locked copy from git or a path is not the registry's
 			// package: Cargo's source (none for a path), uv's source
 			// table, poetry's [package.source], Gemfile.lock's GIT and

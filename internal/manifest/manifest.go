@@ -182,25 +182,36 @@ func Read(root, rel string) ([]Dep, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrParse, rel, err)
 	}
 	lockRel, locked, foreign := "", map[string][]string(nil), map[string][]string(nil)
-	for _, lf := range f.locks {
-		lr := path.Join(path.Dir(rel), lf.file)
-		ld, err := readIn(root, lr, MaxLockfile)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if locked, err = lf.parse(ld); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrParse, lr, err)
-		}
-		if lf.foreign != nil {
-			if foreign, err = lf.foreign(ld); err != nil {
+	// A Cargo or uv workspace member has no lockfile beside it: the build
+	// resolves it from the workspace root's.
+	dirs := []string{path.Dir(rel)}
+	if ws := workspaceRoot(root, rel, f); ws != "" {
+		dirs = append(dirs, ws)
+	}
+	for _, dir := range dirs {
+		for _, lf := range f.locks {
+			lr := path.Join(dir, lf.file)
+			ld, err := readIn(root, lr, MaxLockfile)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if locked, err = lf.parse(ld); err != nil {
 				return nil, fmt.Errorf("%w: %s: %v", ErrParse, lr, err)
 			}
+			if lf.foreign != nil {
+				if foreign, err = lf.foreign(ld); err != nil {
+					return nil, fmt.Errorf("%w: %s: %v", ErrParse, lr, err)
+				}
+			}
+			lockRel = lr
+			break
 		}
-		lockRel = lr
-		break
+		if lockRel != "" {
+			break
+		}
 	}
 	// An npm workspace member has no lockfile beside it: the build
 	// resolves it from the workspace root's.
@@ -243,6 +254,39 @@ func Read(root, rel string) ([]Dep, error) {
 		out = append(out, dep)
 	}
 	return out, nil
+}
+
+// workspaceRoot is the directory of the Cargo or uv workspace the manifest
+// at rel is a member of, as the tools find it: the nearest directory above
+// whose Cargo.toml has a [workspace] table (pyproject.toml a
+// [tool.uv.workspace] one). "" for another format, or none found.
+func workspaceRoot(root, rel string, f *format) string {
+	var isRoot func(map[string]any) bool
+	switch f.file {
+	case "Cargo.toml":
+		isRoot = func(doc map[string]any) bool { _, ok := doc["workspace"].(map[string]any); return ok }
+	case "pyproject.toml":
+		isRoot = func(doc map[string]any) bool {
+			tool, _ := doc["tool"].(map[string]any)
+			uv, _ := tool["uv"].(map[string]any)
+			_, ok := uv["workspace"].(map[string]any)
+			return ok
+		}
+	default:
+		return ""
+	}
+	for d := path.Dir(rel); d != "."; {
+		d = path.Dir(d)
+		data, err := readIn(root, path.Join(d, f.file), MaxManifest)
+		if err != nil {
+			continue
+		}
+		var doc map[string]any
+		if strictTOML(data, &doc) == nil && isRoot(doc) {
+			return d
+		}
+	}
+	return ""
 }
 
 // lookupLocked is what the lockfile holds for name. go.sum holds every
