@@ -107,6 +107,18 @@ func TestFindAll(t *testing.T) {
 			},
 		},
 		{
+			// npm reads npm-shrinkwrap.json and ignores package-lock.json
+			// when both are there.
+			name: "npm shrinkwrap over package-lock",
+			files: map[string]string{
+				"package.json":        `{"dependencies": {"w": "^1.0.0"}}`,
+				"package-lock.json":   `{"lockfileVersion": 3, "packages": {"": {}, "node_modules/w": {"version": "1.0.2"}}}`,
+				"npm-shrinkwrap.json": `{"lockfileVersion": 3, "packages": {"": {}, "node_modules/w": {"version": "1.0.0"}}}`,
+			},
+			eco: vulndata.NPM, pkg: "w",
+			want: []string{"package.json (dependencies)=||locked 1.0.0"},
+		},
+		{
 			// A workspace member has no lockfile beside it: the root's,
 			// which lists the member's directory, is what it resolves —
 			// its own MEMBER/node_modules copy, else the hoisted one. A

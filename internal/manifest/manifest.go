@@ -123,7 +123,8 @@ type format struct {
 	eco   vulndata.Ecosystem
 	parse func([]byte) ([]decl, error)
 	// locks are lockfile names beside the manifest, each parser returning
-	// name → versions.
+	// name → versions; the first present is the one the tool reads (npm:
+	// npm-shrinkwrap.json over package-lock.json).
 	locks []lockFormat
 }
 
@@ -138,7 +139,7 @@ type lockFormat struct {
 var formats = []format{
 	{file: "requirements.txt", eco: vulndata.PyPI, parse: parseRequirements},
 	{file: "pyproject.toml", eco: vulndata.PyPI, parse: parsePyproject, locks: []lockFormat{{"poetry.lock", parseTOMLLock, tomlLockForeign}, {"uv.lock", parseTOMLLock, tomlLockForeign}}},
-	{file: "package.json", eco: vulndata.NPM, parse: parsePackageJSON, locks: []lockFormat{{"package-lock.json", parsePackageLock, nil}}},
+	{file: "package.json", eco: vulndata.NPM, parse: parsePackageJSON, locks: []lockFormat{{"npm-shrinkwrap.json", parsePackageLock, nil}, {"package-lock.json", parsePackageLock, nil}}},
 	{file: "go.mod", eco: vulndata.Go, parse: parseGoMod, locks: []lockFormat{{"go.sum", parseGoSum, nil}}},
 	{file: "pom.xml", eco: vulndata.Maven, parse: parsePom},
 	{file: "Cargo.toml", eco: vulndata.Cargo, parse: parseCargoToml, locks: []lockFormat{{"Cargo.lock", parseTOMLLock, cargoLockForeign}}},
