@@ -66,9 +66,15 @@ func NewCVE(src cve.Source) *Type {
 		// verify asks the same questions again: Prepare on the base, the
 		// same green on the commit, with the advisory data bound here.
 		Replay: t.replay,
+		// The message is written before cve-green reads the commit, and an
+		// agent's edit (or a follow-up's next candidate, or go mod tidy's
+		// selection) may land elsewhere than the target: it says what
+		// cve-green then proves — off the affected version, clear of the
+		// advisories — and names the target as the decision's, not as
+		// the version applied.
 		CommitNote: func(e *Env, p *Plan) string {
 			cp := cveOf(p)
-			return fmt.Sprintf("Bumps %s from %s to %s in %s, clearing %s (red on %s).\n", cp.plan.Dep.Name, cp.plan.Decision.Installed, cp.plan.Decision.Target, strings.Join(cp.plan.Manifests(), ", "), strings.Join(cve.IDs(cp.plan.Decision.Cleared), ", "), short(e.BaseSHA))
+			return fmt.Sprintf("Moves %s off %s in %s (the version decision's target: %s), clearing %s (red on %s).\n", cp.plan.Dep.Name, cp.plan.Decision.Installed, strings.Join(cp.plan.Manifests(), ", "), cp.plan.Decision.Target, strings.Join(cve.IDs(cp.plan.Decision.Cleared), ", "), short(e.BaseSHA))
 		},
 		Section: func(e *Env, p *Plan, commit string) string {
 			cp := cveOf(p)
