@@ -140,6 +140,43 @@ func TestFindAll(t *testing.T) {
 			},
 		},
 		{
+			// npm's lockfiles record where each copy came from: a git
+			// repository, a local tarball, a link to a directory (v3's
+			// resolved and link; v1's version holds the source). Any
+			// copy counts, a workspace root's too; a registry tarball of
+			// any host is the registry's.
+			name: "npm lockfile entries not from the registry",
+			files: map[string]string{
+				"g/package.json": `{"dependencies": {"w": "github:x/w#v1.0.2"}}`,
+				"g/package-lock.json": `{"lockfileVersion": 3, "packages": {"": {}, "node_modules/w": {"version": "1.0.2", "resolved": "git+ssh://git@github.com/x/w.git#0123"},
+ "node_modules/x/node_modules/w": {"version": "1.0.0", "resolved": "file:vendor/w-1.0.0.tgz"}}}`,
+				"l/package.json":       `{"dependencies": {"w": "file:../w"}}`,
+				"l/package-lock.json":  `{"lockfileVersion": 3, "packages": {"": {}, "node_modules/w": {"resolved": "../w", "link": true}}}`,
+				"r/package.json":       `{"dependencies": {"w": "1.0.2"}}`,
+				"r/package-lock.json":  `{"lockfileVersion": 3, "packages": {"": {}, "node_modules/w": {"version": "1.0.2", "resolved": "https://npm.pkg.example.invalid/download/w/1.0.2/abc"}}}`,
+				"v1/package.json":      `{"dependencies": {"w": "git+https://example.invalid/w.git"}}`,
+				"v1/package-lock.json": `{"lockfileVersion": 1, "dependencies": {"w": {"version": "git+https://example.invalid/w.git#0123"}}}`,
+				"ws/package.json":      `{"workspaces": ["app"]}`,
+				"ws/package-lock.json": `{"lockfileVersion": 3, "packages": {"": {}, "app": {}, "node_modules/w": {"version": "1.0.2", "resolved": "git+https://example.invalid/w.git#0123"}}}`,
+				"ws/app/package.json":  `{"dependencies": {"w": "^1.0.0"}}`,
+			},
+			eco: vulndata.NPM, pkg: "w",
+			want: []string{
+				"g/package.json (dependencies)=||locked 1.0.2|1 nested",
+				"l/package.json (dependencies)=|",
+				"r/package.json (dependencies)=1.0.2||locked 1.0.2",
+				"v1/package.json (dependencies)=||locked git+https://example.invalid/w.git#0123",
+				"ws/app/package.json (dependencies)=||locked 1.0.2",
+			},
+			blocked: []string{
+				"g/package-lock.json: w 1.0.0 comes from file:vendor/w-1.0.0.tgz, not the registry",
+				"g/package-lock.json: w 1.0.2 comes from git+ssh://git@github.com/x/w.git#0123, not the registry",
+				"l/package-lock.json: w comes from a link to ../w, not the registry",
+				"v1/package-lock.json: w comes from git+https://example.invalid/w.git#0123, not the registry",
+				"ws/package-lock.json: w 1.0.2 comes from git+https://example.invalid/w.git#0123, not the registry",
+			},
+		},
+		{
 			// A Cargo or uv workspace member has no lockfile beside it:
 			// the workspace root's ([workspace], [tool.uv.workspace]) is
 			// what it resolves from.

@@ -60,6 +60,12 @@ func FuzzPackageLock(f *testing.F)  { fuzzLock(f, "package-lock.json", parsePack
 func FuzzGoSum(f *testing.F)        { fuzzLock(f, "go.sum", parseGoSum) }
 func FuzzGemfileLock(f *testing.F)  { fuzzLock(f, "Gemfile.lock", parseGemfileLock) }
 
+// The readers of where a locked copy came from read the same files.
+func FuzzPackageLockForeign(f *testing.F) { fuzzLock(f, "package-lock.json", npmLockForeign) }
+func FuzzTOMLLockForeign(f *testing.F)    { fuzzLock(f, ".lock", tomlLockForeign) }
+func FuzzCargoLockForeign(f *testing.F)   { fuzzLock(f, "Cargo.lock", cargoLockForeign) }
+func FuzzGemfileLockForeign(f *testing.F) { fuzzLock(f, "Gemfile.lock", gemfileLockForeign) }
+
 // FuzzBumpPackageJSON: the byte-preserving edit either refuses or yields
 // JSON that still parses and declares the target.
 func FuzzBumpPackageJSON(f *testing.F) {

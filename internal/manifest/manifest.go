@@ -139,7 +139,7 @@ type lockFormat struct {
 var formats = []format{
 	{file: "requirements.txt", eco: vulndata.PyPI, parse: parseRequirements},
 	{file: "pyproject.toml", eco: vulndata.PyPI, parse: parsePyproject, locks: []lockFormat{{"poetry.lock", parseTOMLLock, tomlLockForeign}, {"uv.lock", parseTOMLLock, tomlLockForeign}}},
-	{file: "package.json", eco: vulndata.NPM, parse: parsePackageJSON, locks: []lockFormat{{"npm-shrinkwrap.json", parsePackageLock, nil}, {"package-lock.json", parsePackageLock, nil}}},
+	{file: "package.json", eco: vulndata.NPM, parse: parsePackageJSON, locks: []lockFormat{{"npm-shrinkwrap.json", parsePackageLock, npmLockForeign}, {"package-lock.json", parsePackageLock, npmLockForeign}}},
 	{file: "go.mod", eco: vulndata.Go, parse: parseGoMod, locks: []lockFormat{{"go.sum", parseGoSum, nil}}},
 	{file: "pom.xml", eco: vulndata.Maven, parse: parsePom},
 	{file: "Cargo.toml", eco: vulndata.Cargo, parse: parseCargoToml, locks: []lockFormat{{"Cargo.lock", parseTOMLLock, cargoLockForeign}}},
@@ -220,6 +220,15 @@ func Read(root, rel string) ([]Dep, error) {
 	if lockRel == "" && f.eco == vulndata.NPM {
 		if lockRel, locked, lockKeys, err = workspaceLock(root, rel); err != nil {
 			return nil, err
+		}
+		if lockRel != "" {
+			ld, err := readIn(root, lockRel, MaxLockfile)
+			if err != nil {
+				return nil, err
+			}
+			if foreign, err = npmLockForeign(ld); err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrParse, lockRel, err)
+			}
 		}
 	}
 	var replaced map[string]bool

@@ -544,6 +544,71 @@ func parsePackageLock(data []byte) (map[string][]string, error) {
 	return out, nil
 }
 
+// npmLockForeign names the copies of a package that package-lock.json (or
+// npm-shrinkwrap.json) installs from somewhere other than a registry: a
+// git checkout, a local tarball, a link to a directory. Any copy counts,
+// nested ones too (each is installed), keyed by the package's own name
+// (an alias's entry carries it in "name"). A registry tarball URL of any
+// host is a registry's: mirrors and scoped registries lay their URLs out
+// differently, and the advisory judges the package, not the host.
+func npmLockForeign(data []byte) (map[string][]string, error) {
+	var doc struct {
+		Packages map[string]struct {
+			Version  string `json:"version"`
+			Name     string `json:"name"`
+			Resolved string `json:"resolved"`
+			Link     bool   `json:"link"`
+		} `json:"packages"`
+		Dependencies map[string]struct {
+			Version string `json:"version"`
+		} `json:"dependencies"`
+	}
+	if err := strictJSON(data, &doc); err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	if doc.Packages != nil {
+		for k, p := range doc.Packages {
+			i := strings.LastIndex(k, "node_modules/")
+			if i < 0 || (i > 0 && k[i-1] != '/') {
+				continue // the root, a workspace member's own directory
+			}
+			name := k[i+len("node_modules/"):]
+			if p.Name != "" {
+				name = p.Name
+			}
+			if name == "" {
+				continue
+			}
+			switch {
+			case p.Link:
+				out[name] = append(out[name], "comes from a link to "+safeText(p.Resolved))
+			case npmForeignSpec(p.Resolved):
+				out[name] = append(out[name], safeText(p.Version)+" comes from "+safeText(p.Resolved))
+			}
+		}
+		return out, nil
+	}
+	// v1: a dependency not from a registry has its source as its version.
+	for name, d := range doc.Dependencies {
+		if name != "" && npmForeignSpec(d.Version) {
+			out[name] = append(out[name], "comes from "+safeText(d.Version))
+		}
+	}
+	return out, nil
+}
+
+// npmForeignSpec reports whether a lockfile's resolved source (or a v1
+// version) is a git repository or a local file, as npm writes them.
+func npmForeignSpec(s string) bool {
+	for _, p := range []string{"git+", "git:", "github:", "gitlab:", "bitbucket:", "gist:", "file:"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // ---- go.mod / go.sum ----
 
 func parseGoMod(data []byte) ([]decl, error) {
