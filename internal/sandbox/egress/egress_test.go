@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -445,4 +446,30 @@ func TestProxyCloseEndsTunnels(t *testing.T) {
 		c.Close()
 		t.Error("the socket still accepts after Close")
 	}
+}
+
+// TestProxyPendingHeadsBound: many connections that each send part of a
+// head and stop (slowloris) do not each get a reader in fixrail: the run's
+// connection cap is charged only once a head is read, so without a bound
+// on heads read at once a client could hold ~100 KiB of fixrail's memory
+// per connection, as many connections as it likes.
+func TestProxyPendingHeadsBound(t *testing.T) {
+	sock, x, _ := startProxy(t, &egress.Policy{MaxConns: 4})
+	runtime.GC()
+	before := runtime.NumGoroutine()
+	const n = 400
+	for range n {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		_, _ = io.WriteString(c, "CONNECT x.test:443 HTTP/1.1\r\nX: aaaa")
+	}
+	time.Sleep(500 * time.Millisecond) // let the proxy accept what it will
+	if got := runtime.NumGoroutine() - before; got > n/2 {
+		t.Errorf("%d half-sent heads hold %d goroutines in the proxy, want at most a bounded few", n, got)
+	}
+	x.Close()
 }

@@ -16,12 +16,17 @@ import (
 )
 
 // headTimeout bounds how long a connection may take to send its request
-// head, maxHead how long the head may be (the agent must not make fixrail
-// buffer without end); dialTimeout how long the target may take to accept.
+// head, maxHead how long the head may be, and maxPendingHeads how many
+// heads are read at once (the agent must not make fixrail buffer without
+// end: the run's connection cap is charged only once a head is read, so
+// without this a client holding many half-sent heads holds ~100 KiB of
+// fixrail's memory each, without bound); dialTimeout how long the target
+// may take to accept.
 const (
-	headTimeout = 30 * time.Second
-	maxHead     = 64 << 10
-	dialTimeout = 30 * time.Second
+	headTimeout     = 30 * time.Second
+	maxHead         = 64 << 10
+	maxPendingHeads = 64
+	dialTimeout     = 30 * time.Second
 )
 
 // limited reads from r until n runs out; the proxy lifts n once the head
@@ -50,6 +55,10 @@ type Proxy struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// heads holds a slot for each connection whose head is being read; a
+	// connection beyond maxPendingHeads waits in the socket's backlog,
+	// costing fixrail nothing.
+	heads chan struct{}
 
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
@@ -68,7 +77,8 @@ func Listen(path string, p *Policy) (*Proxy, error) {
 		return nil, fmt.Errorf("egress proxy: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	x := &Proxy{p: p, ln: ln, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+	x := &Proxy{p: p, ln: ln, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{},
+		heads: make(chan struct{}, maxPendingHeads)}
 	x.wg.Go(x.serve)
 	return x, nil
 }
@@ -110,8 +120,14 @@ func (x *Proxy) untrack(c net.Conn) {
 
 func (x *Proxy) serve() {
 	for {
+		select {
+		case x.heads <- struct{}{}:
+		case <-x.ctx.Done():
+			return
+		}
 		c, err := x.ln.Accept()
 		if err != nil {
+			<-x.heads
 			if errors.Is(err, net.ErrClosed) {
 				return
 			}
@@ -124,11 +140,15 @@ func (x *Proxy) serve() {
 			continue
 		}
 		if !x.track(c) {
+			<-x.heads
 			continue
 		}
 		x.wg.Go(func() {
 			defer x.untrack(c)
-			x.handle(c)
+			var once sync.Once
+			done := func() { once.Do(func() { <-x.heads }) }
+			defer done()
+			x.handle(c, done)
 		})
 	}
 }
@@ -136,7 +156,9 @@ func (x *Proxy) serve() {
 // handle serves one connection: one CONNECT tunnel, or one plain-HTTP
 // request (answered with Connection: close, so a client sends its next
 // request on a new connection, which is checked and counted again).
-func (x *Proxy) handle(c net.Conn) {
+// headRead is called once the head is read (or could not be), freeing its
+// slot for the next connection.
+func (x *Proxy) handle(c net.Conn, headRead func()) {
 	start := time.Now()
 	ev := Event{}
 	recorded := false
@@ -161,6 +183,7 @@ func (x *Proxy) handle(c net.Conn) {
 	lim := &limited{r: c, n: maxHead}
 	br := bufio.NewReader(lim)
 	req, err := http.ReadRequest(br)
+	headRead()
 	if err != nil {
 		refuse(Failed, http.StatusBadRequest, "not an HTTP proxy request (or a head over 64 KiB)")
 		return
