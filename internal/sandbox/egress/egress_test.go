@@ -230,6 +230,12 @@ func TestProxyRefuses(t *testing.T) {
 			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 		case "mixed.test":
 			return []netip.Addr{netip.MustParseAddr("192.0.2.10"), netip.MustParseAddr("10.1.2.3")}, nil
+		case "nat64.test": // DNS64's form of 169.254.169.254
+			return []netip.Addr{netip.MustParseAddr("64:ff9b::a9fe:a9fe")}, nil
+		case "6to4.test": // 6to4's form of 10.0.0.1
+			return []netip.Addr{netip.MustParseAddr("2002:a00:1::1")}, nil
+		case "nat64local.test":
+			return []netip.Addr{netip.MustParseAddr("64:ff9b:1:2::3")}, nil
 		}
 		return nil, fmt.Errorf("no such host %s", h)
 	}
@@ -239,6 +245,9 @@ func TestProxyRefuses(t *testing.T) {
 			{Host: "rebind.test", Port: other.port},
 			{Host: "mixed.test", Port: other.port},
 			{Host: "model.test", Port: model.port},
+			{Host: "nat64.test", Port: other.port},
+			{Host: "6to4.test", Port: other.port},
+			{Host: "nat64local.test", Port: other.port},
 		},
 		Resolve: resolve,
 	}
@@ -253,6 +262,9 @@ func TestProxyRefuses(t *testing.T) {
 		{"IP literal", "[::1]:" + otherPort, "IP address", false},
 		{"name resolving to loopback", "rebind.test:" + otherPort, "resolves to loopback address 127.0.0.1", false},
 		{"name resolving to private among public", "mixed.test:" + otherPort, "private address 10.1.2.3", false},
+		{"name resolving to NAT64 of link-local", "nat64.test:" + otherPort, "link-local address 64:ff9b::a9fe:a9fe", false},
+		{"name resolving to 6to4 of private", "6to4.test:" + otherPort, "private address 2002:a00:1::1", false},
+		{"name resolving to a local NAT64 prefix", "nat64local.test:" + otherPort, "NAT64 local-use address", false},
 		{"plain HTTP off the list", "127.0.0.1:" + otherPort, "port " + otherPort + " is not listed", true},
 		{"plain HTTP name resolving to loopback", "rebind.test:" + otherPort, "resolves to loopback", true},
 	}

@@ -238,10 +238,31 @@ func (p *Policy) check(ctx context.Context, rawHost string, port int) (netip.Add
 // cgnat is the shared address space of RFC 6598, private in all but name.
 var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 
+// IPv6 prefixes that carry an IPv4 address to a translator or relay:
+// NAT64's well-known prefix (RFC 6052, the address in the last 32 bits; a
+// DNS64 resolver answers a v4-only name with one), NAT64's local-use prefix
+// (RFC 8215: a network's own translator, its layout the network's choice)
+// and 6to4 (RFC 3056, the address in bits 16-47). On a host with such a
+// translator, 64:ff9b::a00:1 is 10.0.0.1.
+var (
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	nat64FLoc = netip.MustParsePrefix("64:ff9b:1::/48")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+)
+
 // inward names the kind of an address that points into the host or its
-// networks rather than at a public service, or "".
+// networks rather than at a public service, or "". An IPv4 address carried
+// in a translator's IPv6 prefix is judged as itself.
 func inward(a netip.Addr) string {
 	switch {
+	case nat64.Contains(a):
+		b := a.As16()
+		return inward(netip.AddrFrom4([4]byte(b[12:16])))
+	case sixToFour.Contains(a):
+		b := a.As16()
+		return inward(netip.AddrFrom4([4]byte(b[2:6])))
+	case nat64FLoc.Contains(a):
+		return "NAT64 local-use"
 	case a.IsLoopback():
 		return "loopback"
 	case a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast():
