@@ -485,3 +485,37 @@ func TestProxyPendingHeadsBound(t *testing.T) {
 	}
 	x.Close()
 }
+
+// TestProxyRefusesPastTheCap: a request off the allowlist is refused, not
+// capped, once the run's connection cap is reached. Trying to leave is
+// evidence (ESCALATE egress-refused) whatever budget is left; an agent
+// that first spent the cap on the model API must not have its attempts to
+// reach another host recorded as a budget running out (HALT egress-cap).
+func TestProxyRefusesPastTheCap(t *testing.T) {
+	l := startListener(t, "model", 0)
+	other := startListener(t, "other", 0)
+	sock, x, rec := startProxy(t, &egress.Policy{Allow: []egress.Target{{Host: "127.0.0.1", Port: l.port}}, MaxConns: 1})
+	if status, _ := connect(t, sock, l.addr); !strings.HasPrefix(status, "200") {
+		t.Fatalf("first CONNECT: %s", status)
+	}
+	for _, target := range []string{"evil.test:443", other.addr} {
+		if status, _ := connect(t, sock, target); !strings.HasPrefix(status, "403") {
+			t.Errorf("CONNECT %s past the cap: %s, want 403", target, status)
+		}
+	}
+	// A listed target past the cap is still capped.
+	if status, _ := connect(t, sock, l.addr); !strings.HasPrefix(status, "503") {
+		t.Errorf("listed CONNECT past the cap: %s, want 503", status)
+	}
+	x.Close()
+	verdicts := map[string]int{}
+	for _, e := range rec.all() {
+		verdicts[e.Verdict]++
+	}
+	if verdicts[egress.Refused] != 2 || verdicts[egress.Capped] != 1 || verdicts[egress.Allowed] != 1 {
+		t.Errorf("events %+v, want 1 allowed, 2 refused, 1 capped", rec.all())
+	}
+	if n := other.accepted.Load(); n != 0 {
+		t.Errorf("the unlisted listener accepted %d connections", n)
+	}
+}

@@ -187,24 +187,34 @@ func (p *Policy) listed(host string, port int) (exact, otherPort bool) {
 	return false, otherPort
 }
 
+// offList is why host:port is not on the allowlist, or "" and the host as
+// listed. It needs no lookup, so the proxy asks it before the caps.
+func (p *Policy) offList(rawHost string, port int) (string, string) {
+	host, err := canonHost(rawHost)
+	if err != nil || port < 1 || port > 65535 {
+		return "", "not a host:port"
+	}
+	exact, other := p.listed(host, port)
+	if !exact {
+		if other {
+			return "", fmt.Sprintf("port %d is not listed for this host in runner.egress", port)
+		}
+		if _, err := netip.ParseAddr(host); err == nil {
+			return "", "an IP address runner.egress does not list"
+		}
+		return "", "not listed in runner.egress"
+	}
+	return host, ""
+}
+
 // check decides a request for host:port: the address to dial, or why not
 // and with which verdict. A name is resolved here, once, and the address
 // checked is the address dialled, so a name that resolves differently the
 // second time (DNS rebinding) cannot slip past the check.
 func (p *Policy) check(ctx context.Context, rawHost string, port int) (netip.AddrPort, string, string) {
-	host, err := canonHost(rawHost)
-	if err != nil || port < 1 || port > 65535 {
-		return netip.AddrPort{}, Refused, "not a host:port"
-	}
-	exact, other := p.listed(host, port)
-	if !exact {
-		if other {
-			return netip.AddrPort{}, Refused, fmt.Sprintf("port %d is not listed for this host in runner.egress", port)
-		}
-		if _, err := netip.ParseAddr(host); err == nil {
-			return netip.AddrPort{}, Refused, "an IP address runner.egress does not list"
-		}
-		return netip.AddrPort{}, Refused, "not listed in runner.egress"
+	host, why := p.offList(rawHost, port)
+	if why != "" {
+		return netip.AddrPort{}, Refused, why
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
 		return netip.AddrPortFrom(a, uint16(port)), Allowed, ""

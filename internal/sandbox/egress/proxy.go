@@ -210,7 +210,15 @@ func (x *Proxy) handle(c net.Conn, headRead func()) {
 		refuse(Refused, http.StatusForbidden, "not a host:port request: "+err.Error())
 		return
 	}
-	if !x.p.admit() {
+	// An off-list target is refused before the cap is looked at (and still
+	// charged to it): trying to leave is evidence, ESCALATE, whatever
+	// budget is left, not a budget running out.
+	admitted := x.p.admit()
+	if _, why := x.p.offList(host, ev.Port); why != "" {
+		refuse(Refused, http.StatusForbidden, why)
+		return
+	}
+	if !admitted {
 		refuse(Capped, http.StatusServiceUnavailable, "the run's egress connection cap is reached")
 		return
 	}
