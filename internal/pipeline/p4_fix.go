@@ -133,6 +133,14 @@ func (r *run) patchLeakGate(c *candidate) *gates.Gate {
 		Doc:    "the commit message and the whole patch, context lines included, carry no secret",
 		Reason: ReasonLeak,
 		Run: func(context.Context, *gates.Change) (gates.Verdict, error) {
+			// A binary hunk is deflated and base85-encoded: neither this scan
+			// nor published() reads it, and its reverse half carries the old
+			// bytes, a withheld value among them. git writes one for any file
+			// it deems binary (a NUL on either side, or a -diff or binary
+			// attribute), so it is refused whatever made it one.
+			if len(r.withheld) > 0 && hasBinaryHunk(c.diff.Patch) {
+				return gates.Verdict{Detail: "outbound text blocked: the binary patch has a GIT binary patch hunk, which could carry the withheld credential encoded where neither the redaction nor the leak scan reads it"}, nil
+			}
 			reviews, err := r.checkOutbound([2]string{"commit message", c.message}, [2]string{"the patch", c.diff.Text}, [2]string{"the binary patch", c.diff.Patch})
 			if err != nil {
 				return gates.Verdict{Detail: "outbound text blocked: " + err.Error()}, nil
@@ -143,6 +151,13 @@ func (r *run) patchLeakGate(c *candidate) *gates.Gate {
 			return pass("commit message and the whole patch clean")
 		},
 	}
+}
+
+// hasBinaryHunk reports whether a patch made with --binary holds a binary
+// hunk: git starts one with this line, unprefixed, where a text hunk's
+// lines all start with ' ', '+', '-' or a backslash.
+func hasBinaryHunk(patch string) bool {
+	return strings.HasPrefix(patch, "GIT binary patch\n") || strings.Contains(patch, "\nGIT binary patch\n")
 }
 
 // candidate reads every path the fix phase may have changed, once, writes
