@@ -400,6 +400,11 @@ func filesHolding(dir string, needles [][]byte) ([]string, error) {
 		if !d.Type().IsRegular() {
 			return nil
 		}
+		if d.Name() == ".gitattributes" {
+			if err := plainCheckout(dir, p); err != nil {
+				return err
+			}
+		}
 		hit, err := holds(p, needles, longest)
 		if err != nil {
 			return err
@@ -414,6 +419,30 @@ func filesHolding(dir string, needles [][]byte) ([]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// errReencoded is a checkout whose bytes are not the commit's: what is
+// searched there is not what ships.
+var errReencoded = errors.New("git re-encodes the files it names on checkout (the commit holds them as UTF-8), so a search of the checkout is not a search of what the commit holds")
+
+// plainCheckout fails when the attributes file p of the checkout dir can
+// set working-tree-encoding, directly or through a macro: the one
+// attribute by which a checkout holds other bytes than the blob for more
+// than line endings. The search reads checkouts, so it cannot vouch for
+// such a tree either way.
+func plainCheckout(dir, p string) error {
+	data, err := readBounded(p, maxEvidenceFile)
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(data, []byte("working-tree-encoding")) {
+		return nil
+	}
+	rel, err := filepath.Rel(dir, p)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%s sets working-tree-encoding: %w", filepath.ToSlash(rel), errReencoded)
 }
 
 func countFiles(dir string) (int, error) {
