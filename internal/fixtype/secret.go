@@ -124,6 +124,20 @@ func secretPlan(_ context.Context, e *Env, dir string, f *findings.Finding) (*Pl
 	if len(strings.TrimSpace(value)) < minSecretLen || strings.ContainsAny(value, "\n\r") {
 		return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLeak, Err: fmt.Errorf("the credential is shorter than %d bytes or spans lines: too short to withhold reliably from what the run publishes", minSecretLen)}
 	}
+	if f.Secret != "" {
+		// The body and the commit's location claim say the value was
+		// recovered from the alerted lines by its SHA-256, and verify
+		// replays those lines: an alert carrying the value is held to the
+		// same search as one carrying only its digest (a location from
+		// history, where GitHub first saw it, may be stale).
+		data, err := readBounded(filepath.Join(dir, filepath.FromSlash(p)), maxEvidenceFile)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		if _, ok := RecoverSecret(data, ev.Line, ev.EndLine, digestOf(value)); !ok {
+			return nil, &StopError{Terminal: verdict.NotRepro, Reason: verdict.ReasonNoLocation, Err: fmt.Errorf("the alert's value is not at %s:%d of the base (a span between delimiters, as a digest is matched): the location may be stale, where the value was first seen", p, ev.Line)}
+		}
+	}
 	files, err := filesHolding(dir, [][]byte{[]byte(value)})
 	if err != nil {
 		return nil, err
