@@ -395,9 +395,10 @@ func encodings(v string) [][]byte {
 	return out
 }
 
-// filesHolding lists the regular files under dir (a checkout: every file
-// in it is tracked; .git is skipped) that contain any of needles,
-// streamed so a file of any size is searched whole.
+// filesHolding lists the regular files and symlinks under dir (a
+// checkout: every file in it is tracked; .git is skipped) that contain
+// any of needles — a symlink by its target, a file streamed so one of any
+// size is searched whole.
 func filesHolding(dir string, needles [][]byte) ([]string, error) {
 	longest := 0
 	for _, n := range needles {
@@ -410,6 +411,22 @@ func filesHolding(dir string, needles [][]byte) ([]string, error) {
 		}
 		if d.IsDir() && d.Name() == ".git" && p != dir {
 			return filepath.SkipDir
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			// git stores a symlink as a blob holding its target: that is
+			// what the commit holds at this path, so it is searched too.
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			if slices.ContainsFunc(needles, func(n []byte) bool { return strings.Contains(target, string(n)) }) {
+				rel, err := filepath.Rel(dir, p)
+				if err != nil {
+					return err
+				}
+				out = append(out, filepath.ToSlash(rel))
+			}
+			return nil
 		}
 		if !d.Type().IsRegular() {
 			return nil
@@ -468,7 +485,7 @@ func countFiles(dir string) (int, error) {
 		if d.IsDir() && d.Name() == ".git" && p != dir {
 			return filepath.SkipDir
 		}
-		if d.Type().IsRegular() {
+		if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 {
 			n++
 		}
 		return nil
