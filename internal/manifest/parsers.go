@@ -495,17 +495,24 @@ func npmExact(spec string) string {
 	return ""
 }
 
+// packageLock is what fixrail reads of package-lock.json and
+// npm-shrinkwrap.json: v2/v3's "packages" by install path, v1's
+// "dependencies" by name.
+type packageLock struct {
+	LockfileVersion int `json:"lockfileVersion"`
+	Packages        map[string]struct {
+		Version  string `json:"version"`
+		Name     string `json:"name"`
+		Resolved string `json:"resolved"`
+		Link     bool   `json:"link"`
+	} `json:"packages"`
+	Dependencies map[string]struct {
+		Version string `json:"version"`
+	} `json:"dependencies"`
+}
+
 func parsePackageLock(data []byte) (map[string][]string, error) {
-	var doc struct {
-		LockfileVersion int `json:"lockfileVersion"`
-		Packages        map[string]struct {
-			Version string `json:"version"`
-			Name    string `json:"name"`
-		} `json:"packages"`
-		Dependencies map[string]struct {
-			Version string `json:"version"`
-		} `json:"dependencies"`
-	}
+	var doc packageLock
 	if err := strictJSON(data, &doc); err != nil {
 		return nil, err
 	}
@@ -552,17 +559,7 @@ func parsePackageLock(data []byte) (map[string][]string, error) {
 // host is a registry's: mirrors and scoped registries lay their URLs out
 // differently, and the advisory judges the package, not the host.
 func npmLockForeign(data []byte) (map[string][]string, error) {
-	var doc struct {
-		Packages map[string]struct {
-			Version  string `json:"version"`
-			Name     string `json:"name"`
-			Resolved string `json:"resolved"`
-			Link     bool   `json:"link"`
-		} `json:"packages"`
-		Dependencies map[string]struct {
-			Version string `json:"version"`
-		} `json:"dependencies"`
-	}
+	var doc packageLock
 	if err := strictJSON(data, &doc); err != nil {
 		return nil, err
 	}
