@@ -224,16 +224,21 @@ func tomlVersion(v any) string {
 	return ""
 }
 
+// tomlLockFile is what fixrail reads of Cargo.lock, poetry.lock and uv.lock:
+// their [[package]] tables.
+type tomlLockFile struct {
+	Package []struct {
+		Name    string `toml:"name"`
+		Version string `toml:"version"`
+		Source  any    `toml:"source"`
+	} `toml:"package"`
+}
+
 // parseTOMLLock reads poetry.lock, uv.lock and Cargo.lock: each has
 // [[package]] tables with name and version (Cargo.lock may hold several
 // versions of one crate).
 func parseTOMLLock(data []byte) (map[string][]string, error) {
-	var doc struct {
-		Package []struct {
-			Name    string `toml:"name"`
-			Version string `toml:"version"`
-		} `toml:"package"`
-	}
+	var doc tomlLockFile
 	if err := strictTOML(data, &doc); err != nil {
 		return nil, err
 	}
@@ -264,13 +269,7 @@ func cargoLockForeign(data []byte) (map[string][]string, error) {
 }
 
 func tomlForeign(data []byte, cargo bool) (map[string][]string, error) {
-	var doc struct {
-		Package []struct {
-			Name    string `toml:"name"`
-			Version string `toml:"version"`
-			Source  any    `toml:"source"`
-		} `toml:"package"`
-	}
+	var doc tomlLockFile
 	if err := strictTOML(data, &doc); err != nil {
 		return nil, err
 	}
