@@ -229,7 +229,7 @@ func TestProxyRefuses(t *testing.T) {
 		case "rebind.test", "model.test":
 			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 		case "mixed.test":
-			return []netip.Addr{netip.MustParseAddr("192.0.2.10"), netip.MustParseAddr("10.1.2.3")}, nil
+			return []netip.Addr{netip.MustParseAddr("9.9.9.9"), netip.MustParseAddr("10.1.2.3")}, nil
 		case "nat64.test": // DNS64's form of 169.254.169.254
 			return []netip.Addr{netip.MustParseAddr("64:ff9b::a9fe:a9fe")}, nil
 		case "6to4.test": // 6to4's form of 10.0.0.1

@@ -251,21 +251,53 @@ var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 // IPv6 prefixes that carry an IPv4 address to a translator or relay:
 // NAT64's well-known prefix (RFC 6052, the address in the last 32 bits; a
 // DNS64 resolver answers a v4-only name with one), NAT64's local-use prefix
-// (RFC 8215: a network's own translator, its layout the network's choice)
-// and 6to4 (RFC 3056, the address in bits 16-47). On a host with such a
-// translator, 64:ff9b::a00:1 is 10.0.0.1.
+// (RFC 8215: a network's own translator, its layout the network's choice),
+// 6to4 (RFC 3056, the address in bits 16-47) and the deprecated
+// IPv4-compatible form (RFC 4291, ::a.b.c.d, which Linux's sit device still
+// tunnels to a.b.c.d). On a host with such a translator, 64:ff9b::a00:1 is
+// 10.0.0.1.
 var (
 	nat64     = netip.MustParsePrefix("64:ff9b::/96")
 	nat64FLoc = netip.MustParsePrefix("64:ff9b:1::/48")
 	sixToFour = netip.MustParsePrefix("2002::/16")
+	v4Compat  = netip.MustParsePrefix("::/96")
 )
+
+// specialPurpose holds the blocks of IANA's special-purpose registries
+// (RFC 6890 and its updates) that no public service answers on and the
+// kinds above do not name: "this network" (0/8, where Linux takes 0.0.0.0
+// as the host itself), IETF protocol assignments (192.0.0.0/24;
+// 2001::/23 with Teredo, whose relay carries an IPv4 address of the
+// sender's choosing), documentation, benchmarking (198.18.0.0/15, which
+// some VPNs and proxies answer locally), the deprecated 6to4 relay
+// anycast, reserved 240/4 with the broadcast address, the discard prefix,
+// SRv6 segment identifiers and deprecated site-local fec0::/10. A name an
+// allowlisted host resolves to one of them is refused like a private one:
+// a package registry or model API is never there, a network's own
+// appliance may be.
+var specialPurpose = func() []netip.Prefix {
+	var ps []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24",
+		"198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4",
+		"100::/64", "2001::/23", "2001:db8::/32", "3fff::/20", "5f00::/16",
+		"fec0::/10",
+	} {
+		ps = append(ps, netip.MustParsePrefix(s))
+	}
+	return ps
+}()
 
 // inward names the kind of an address that points into the host or its
 // networks rather than at a public service, or "". An IPv4 address carried
 // in a translator's IPv6 prefix is judged as itself.
 func inward(a netip.Addr) string {
 	switch {
-	case nat64.Contains(a):
+	case a.IsLoopback():
+		return "loopback"
+	case a.IsUnspecified():
+		return "unspecified"
+	case nat64.Contains(a), v4Compat.Contains(a):
 		b := a.As16()
 		return inward(netip.AddrFrom4([4]byte(b[12:16])))
 	case sixToFour.Contains(a):
@@ -273,16 +305,17 @@ func inward(a netip.Addr) string {
 		return inward(netip.AddrFrom4([4]byte(b[2:6])))
 	case nat64FLoc.Contains(a):
 		return "NAT64 local-use"
-	case a.IsLoopback():
-		return "loopback"
 	case a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast():
 		return "link-local"
 	case a.IsPrivate() || cgnat.Contains(a):
 		return "private"
-	case a.IsUnspecified():
-		return "unspecified"
 	case a.IsMulticast() || a.IsInterfaceLocalMulticast():
 		return "multicast"
+	}
+	for _, p := range specialPurpose {
+		if p.Contains(a) {
+			return "special-purpose"
+		}
 	}
 	return ""
 }
