@@ -27,8 +27,21 @@ type EgressUsage struct {
 	Refusals  []string `json:"refusals,omitempty"`
 }
 
-// maxRefusals bounds EgressUsage.Refusals; the event log has every one.
+// maxRefusals bounds EgressUsage.Refusals; the event log has the first
+// maxEgressEvents.
 const maxRefusals = 5
+
+// maxEgressEvents bounds the event log's lines per verdict other than
+// allowed (allowed requests are bounded by the connection cap): an agent
+// that opens connection after connection without a valid or listed request
+// is counted in the report, not written to disk and sent to the webhook
+// without end until the wall clock. maxEgressHost bounds the host an event
+// names: a DNS name is at most 253 bytes, a request head up to 64 KiB.
+const (
+	maxEgressEvents = 100
+	maxEgressHost   = 256
+	maxEgressReason = 1024
+)
 
 // egressDefaulter is an agent adapter that knows the model API its agent
 // needs (runner.Claude): the allowlist when runner.egress is absent. An
@@ -46,6 +59,7 @@ type runEgress struct {
 	use     EgressUsage
 	refused egress.Event // the first refused request
 	capped  egress.Event // the first capped one
+	logged  map[string]int
 }
 
 // egressPolicy makes the run's policy on first use: runner.egress from
@@ -82,6 +96,8 @@ func (r *run) egressPolicy() (*egress.Policy, error) {
 // recordEgress counts one request and writes its event. It runs on the
 // proxy's goroutines while the agent runs.
 func (r *run) recordEgress(e *runEgress, ev egress.Event) {
+	ev.Host = untrusted.Cap(ev.Host, maxEgressHost)
+	ev.Reason = untrusted.Cap(ev.Reason, maxEgressReason)
 	target := untrusted.OneLine(fmt.Sprintf("%s:%d", ev.Host, ev.Port))
 	e.mu.Lock()
 	u := &e.use
@@ -107,7 +123,19 @@ func (r *run) recordEgress(e *runEgress, ev egress.Event) {
 	if ev.Verdict == egress.Capped && e.capped.Verdict == "" {
 		e.capped = ev
 	}
+	if e.logged == nil {
+		e.logged = map[string]int{}
+	}
+	e.logged[ev.Verdict]++
+	n := e.logged[ev.Verdict]
 	e.mu.Unlock()
+	if ev.Verdict != egress.Allowed && n > maxEgressEvents {
+		if n == maxEgressEvents+1 {
+			r.log.Emit(events.Event{Type: "egress", Name: "further " + ev.Verdict, Verdict: ev.Verdict,
+				Detail: fmt.Sprintf("%d %s requests logged; the ones after are counted in the run report's egress account, not logged one by one", maxEgressEvents, ev.Verdict)})
+		}
+		return
+	}
 	detail := fmt.Sprintf("%s %s, %d bytes up, %d down", cmp.Or(ev.Method, "?"), target, ev.Up, ev.Down)
 	if ev.Reason != "" {
 		detail += ": " + ev.Reason

@@ -1,6 +1,9 @@
 package pipeline
 
 import (
+	"encoding/json"
+	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,5 +62,64 @@ func TestEgressOutcome(t *testing.T) {
 				t.Errorf("report egress %+v: %d requests, want %d", u, u.Requests, len(tc.evs))
 			}
 		})
+	}
+}
+
+// TestEgressEventsBounded: an agent that opens connection after connection
+// — bytes that are no request, hosts off the list, each naming a 60 KB
+// host — is counted in full in the report but logged for the first
+// maxEgressEvents of each verdict and one line saying the rest are not,
+// with each host cut: the event log (and the webhook behind it) cannot be
+// made to grow without end while the wall clock runs. Allowed requests,
+// which the connection cap bounds, are each logged.
+func TestEgressEventsBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log.ndjson")
+	log, err := events.Open(path, "r", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{rep: &Report{}, log: log}
+	e := &runEgress{}
+	r.egress = e
+	long := strings.Repeat("x", 60<<10) + ".example"
+	const n = 1000
+	for range n {
+		r.recordEgress(e, egress.Event{Verdict: egress.Failed, Reason: "not an HTTP proxy request (or a head over 64 KiB)"})
+		r.recordEgress(e, egress.Event{Method: "CONNECT", Host: long, Port: 443, Verdict: egress.Refused, Reason: "host " + long + " is not listed"})
+	}
+	for range 150 {
+		r.recordEgress(e, egress.Event{Method: "CONNECT", Host: "api.anthropic.com", Port: 443, Up: 1, Down: 1, Verdict: egress.Allowed})
+	}
+	o := r.egressOutcome("P2", true)
+	log.Close()
+	if o == nil || o.Reason != ReasonEgressRefused || len(o.Detail) > 4<<10 {
+		t.Errorf("outcome %+v: want %s with a bounded detail", o, ReasonEgressRefused)
+	}
+	if u := r.rep.Egress; u == nil || u.Requests != 2*n+150 || u.Failed != n || u.Refused != n || u.Allowed != 150 {
+		t.Errorf("report egress %+v: want every request counted", r.rep.Egress)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byVerdict := map[string]int{}
+	for line := range strings.Lines(string(data)) {
+		if len(line) > 8<<10 {
+			t.Fatalf("an event line of %d bytes", len(line))
+		}
+		var ev events.Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == "egress" {
+			byVerdict[ev.Verdict]++
+		}
+	}
+	want := map[string]int{egress.Failed: maxEgressEvents + 1, egress.Refused: maxEgressEvents + 1, egress.Allowed: 150}
+	if !maps.Equal(byVerdict, want) {
+		t.Errorf("egress events by verdict %v, want %v", byVerdict, want)
+	}
+	if len(data) > 1<<20 {
+		t.Errorf("the event log holds %d bytes for %d requests", len(data), 2*n+150)
 	}
 }
