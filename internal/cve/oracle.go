@@ -177,7 +177,10 @@ func GreenAfter(in GreenInput) GreenResult {
 			}
 		}
 	}
-	if applied == "" {
+	switch {
+	case applied == "" && len(dep.Locked) > 1:
+		stuck = append(stuck, fmt.Sprintf("%s locks %d versions for %s (%s), not one", dep.Lockfile, len(dep.Locked), dep.Where(), strings.Join(dep.Locked, ", ")))
+	case applied == "":
 		stuck = append(stuck, "no version pinned or locked in "+dep.Where())
 	}
 	if !add("moved", len(stuck) == 0, "the applied version %q is not the alerted %q", applied, in.Alerted) {

@@ -177,7 +177,7 @@ func TestPrepareOutcomes(t *testing.T) {
 // be wrong; the OSV-down rows are seed 001's asymmetry.
 func TestGreenAfter(t *testing.T) {
 	ctx := context.Background()
-	src := newMemSource(t, "pypi_jinja2", "npm_scoped")
+	src := newMemSource(t, "pypi_jinja2", "npm_scoped", "rubygems_nokogiri")
 	ty := &Type{Source: src}
 	prep := func(files map[string]string, f *findings.Vuln) (string, *Plan) {
 		root := tree(t, files)
@@ -193,13 +193,26 @@ func TestGreenAfter(t *testing.T) {
 		return `{"lockfileVersion": 3, "packages": {"node_modules/@fixrail-demo/left-pad": {"version": "` + v + `"}}}`
 	}
 	npmFinding := &findings.Vuln{Ecosystem: "npm", Package: "@fixrail-demo/left-pad", Version: "1.1.0"}
+	// Bundler locks a native gem once per platform the lockfile lists, each
+	// line the same release with its platform's suffix.
+	gemLock := func(vs ...string) string {
+		s := "GEM\n  remote: https://rubygems.org/\n  specs:\n"
+		for _, v := range vs {
+			s += "    nokogiri (" + v + ")\n"
+		}
+		return s + "\nPLATFORMS\n  arm64-darwin\n  x86_64-linux\n\nDEPENDENCIES\n  nokogiri (>= 1.16)\n"
+	}
+	const gemfile = "source \"https://rubygems.org\"\ngem \"nokogiri\", \">= 1.16\"\n"
+	gemFinding := &findings.Vuln{Ecosystem: "RubyGems", Package: "nokogiri", Version: "1.16.0"}
 	for _, c := range []struct {
 		name    string
 		npm     bool
+		gem     bool
 		after   map[string]string // files rewritten on the candidate
 		down    bool
 		verdict string
 		failed  string // the check that fails
+		detail  string // in its detail
 	}{
 		{name: "bumped", after: map[string]string{"requirements.txt": "Jinja2==2.8.1\n"}, verdict: Green},
 		{name: "untouched", after: nil, verdict: StillRed, failed: "moved"},
@@ -213,14 +226,20 @@ func TestGreenAfter(t *testing.T) {
 		// npm installs the "version" it reads; a look-alike "Version" key
 		// must not make the oracle read a safe one.
 		{name: "npm lockfile spoofs a safe version by case", npm: true, after: map[string]string{"package.json": `{"dependencies": {"@fixrail-demo/left-pad": "^1.2.3"}}`, "package-lock.json": `{"lockfileVersion": 3, "packages": {"node_modules/@fixrail-demo/left-pad": {"Version": "1.2.3", "version": "1.1.0"}}}`}, verdict: StillRed, failed: "declared"},
+		{name: "gem relocked on every platform", gem: true, after: map[string]string{"Gemfile.lock": gemLock("1.16.5-arm64-darwin", "1.16.5-x86_64-linux")}, verdict: Green},
+		{name: "gem relocked on one platform only", gem: true, after: map[string]string{"Gemfile.lock": gemLock("1.16.0-arm64-darwin", "1.16.5-x86_64-linux")}, verdict: StillRed, failed: "moved"},
+		{name: "gem platforms locked apart", gem: true, after: map[string]string{"Gemfile.lock": gemLock("1.16.5-arm64-darwin", "1.16.6-x86_64-linux")}, verdict: StillRed, failed: "moved", detail: "Gemfile.lock locks 2 versions for Gemfile:2 (gem) (1.16.5, 1.16.6), not one"},
 		{name: "npm lockfile disagrees, OSV down", npm: true, down: true, after: map[string]string{"package.json": `{"dependencies": {"@fixrail-demo/left-pad": "^1.2.3"}}`, "package-lock.json": lock("1.2.2")}, verdict: StillRed, failed: "lockfile"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var root string
 			var p *Plan
-			if c.npm {
+			switch {
+			case c.npm:
 				root, p = prep(map[string]string{"package.json": pj, "package-lock.json": lock("1.1.0")}, npmFinding)
-			} else {
+			case c.gem:
+				root, p = prep(map[string]string{"Gemfile": gemfile, "Gemfile.lock": gemLock("1.16.0-arm64-darwin", "1.16.0-x86_64-linux")}, gemFinding)
+			default:
 				root, p = prep(map[string]string{"requirements.txt": "Jinja2==2.7.2\n"}, jinjaFinding)
 			}
 			for f, content := range c.after {
@@ -233,8 +252,8 @@ func TestGreenAfter(t *testing.T) {
 			}
 			if c.failed != "" {
 				last := g.Checks[len(g.Checks)-1]
-				if last.Name != c.failed || last.OK {
-					t.Fatalf("last check %+v, want %s failed", last, c.failed)
+				if last.Name != c.failed || last.OK || !strings.Contains(last.Detail, c.detail) {
+					t.Fatalf("last check %+v, want %s failed with %q", last, c.failed, c.detail)
 				}
 			}
 		})

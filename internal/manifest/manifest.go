@@ -315,6 +315,20 @@ func lookupLocked(eco vulndata.Ecosystem, locked map[string][]string, name, decl
 	for k, vs := range locked {
 		if eco.NormalizeName(k) == n {
 			out := append([]string(nil), vs...)
+			if eco == vulndata.RubyGems {
+				// Bundler locks a native gem once per platform the lockfile
+				// lists ("1.16.5-x86_64-linux", "1.16.5-arm64-darwin"): one
+				// release, since a RubyGems version never holds '-' (a
+				// prerelease is ".pre"). Counted as one version; platforms
+				// locked to different releases stay apart.
+				for i, v := range out {
+					if j := strings.IndexByte(v, '-'); j > 0 {
+						out[i] = v[:j]
+					}
+				}
+				sort.Strings(out)
+				return slices.Compact(out)
+			}
 			sort.Strings(out)
 			return out
 		}
