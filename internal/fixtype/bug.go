@@ -13,6 +13,7 @@ import (
 	"github.com/fixrail/fixrail/internal/config"
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/markdown"
+	"github.com/fixrail/fixrail/internal/untrusted"
 	"github.com/fixrail/fixrail/internal/verdict"
 )
 
@@ -32,7 +33,7 @@ var Bug = &Type{
 		fmt.Fprintf(&s, "- reproduce the reported bug with ONE failing test before any fix exists, written under `%s` — the only place you may write in this phase;\n", b.Config.Test.PathGlob)
 		s.WriteString("- make that test exercise the invariant the report implies — the concurrent, tenant or boundary path it describes (two callers at once, another tenant's data, the value at the limit), not only the happy path;\n")
 		s.WriteString("- change no other file, and declare every file you wrote besides the test as a fixture: an undeclared write, or one anywhere else, ends the run with an escalation;\n")
-		fmt.Fprintf(&s, "- write PLAN.json to %s (also in $FIXRAIL_PLAN): {\"summary\": \"…\", \"files\": [the source files the fix will change], \"test\": {\"path\": \"…\", \"name\": \"…\", \"symptom\": \"a short string the failing test's output contains\", \"fixtures\": [any other file you wrote for the test to run, such as an __init__.py, a conftest or testdata files]}};\n", b.PlanPath)
+		fmt.Fprintf(&s, "- write PLAN.json to %s (also in $FIXRAIL_PLAN): {\"summary\": \"…\", \"files\": [the source files the fix will change], \"test\": {\"path\": \"…\", \"name\": \"…\", \"symptom\": \"a short string the failing test's output contains, naming no issue (no 'fixes #N')\", \"fixtures\": [any other file you wrote for the test to run, such as an __init__.py, a conftest or testdata files]}};\n", b.PlanPath)
 		s.WriteString("- plan sensitive files (authentication, credentials, secrets, crypto, migrations, permissions, CI configuration) honestly if the fix needs them: the harness then hands the fix to a human. Do not work around it.\n\n")
 		fmt.Fprintf(&s, "If the code shows the reported behaviour is as designed, or you cannot reproduce it, say so instead of forcing a test: write no file, and write PLAN.json as {\"summary\": \"…\", \"conclusion\": \"works-as-designed\" or \"cannot-reproduce\", \"reason\": \"why, citing the code, documentation or tests you read (at most %d bytes)\"}, with no \"files\" and no \"test\". The run then ends without a fix and a human reads your reason. Whenever the bug does reproduce you must still write the failing test: a conclusion is for a report with no bug in it, never for a bug that is hard to test.\n\n", MaxConclusionReason)
 		s.WriteString("The harness — not you — runs the test, commits, and opens a draft pull request. Never merge, push, comment or change dependencies.\n")
@@ -234,6 +235,12 @@ func ReadBugPlan(path string) (*BugPlan, error) {
 		return nil, fmt.Errorf("%w: test.symptom must be one line of 1 to 500 bytes", ErrInvalid)
 	}
 	p.Test.Symptom = strings.TrimSpace(p.Test.Symptom)
+	// The symptom is a trailer of the commit: on the default branch GitHub
+	// would read a closing keyword there and close an issue or pull
+	// request the finding is not about.
+	if ref := untrusted.ClosingReference(p.Test.Symptom); ref != "" {
+		return nil, fmt.Errorf("%w: test.symptom holds %s, which GitHub reads as closing an issue once the commit is merged; a symptom must name no issue", ErrInvalid, untrusted.Quote(ref))
+	}
 	return &p, nil
 }
 

@@ -42,6 +42,7 @@ func TestReadPlan(t *testing.T) {
 		{name: "flag as test name", json: `{"summary": "s", "files": ["a"], "test": {"path": "t.py", "name": "--rootdir=/", "symptom": "x"}}`, err: ErrInvalid, msg: "not a plain test id"},
 		{name: "no symptom", json: `{"summary": "s", "files": ["a"], "test": {"path": "t.py"}}`, err: ErrInvalid, msg: "symptom"},
 		{name: "multi-line symptom", json: `{"summary": "s", "files": ["a"], "test": {"path": "t.py", "symptom": "a\nb"}}`, err: ErrInvalid},
+		{name: "symptom that closes an issue", json: `{"summary": "s", "files": ["a"], "test": {"path": "t.py", "symptom": "AssertionError: fixes #12"}}`, err: ErrInvalid, msg: "GitHub reads as closing an issue"},
 		{name: "test also planned", json: `{"summary": "s", "files": ["t.py"], "test": {"path": "t.py", "symptom": "x"}}`, err: ErrInvalid},
 		{name: "duplicate file", json: `{"summary": "s", "files": ["a", "./a"], "test": {"path": "t.py", "symptom": "x"}}`, err: ErrInvalid},
 		{name: "unknown key", json: `{"summary": "s", "files": ["a"], "test": {"path": "t.py", "symptom": "x"}, "run": "rm -rf /"}`, err: ErrInvalid},

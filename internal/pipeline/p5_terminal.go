@@ -122,6 +122,11 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 // (untrusted.OneLine), so no control in the report's title reaches it raw.
 func (r *run) prTitle() string {
 	t := strings.Join(strings.Fields(r.fin.Title), " ")
+	// The title is a squash merge's commit subject, where GitHub reads a
+	// closing keyword: a reporter's "fixes #7" would close #7 on merge.
+	if untrusted.ClosingReference(t) != "" {
+		return untrusted.OneLine(fmt.Sprintf("fixrail: %s (the report's title is left out: GitHub would read it as closing an issue)", r.fin.ID))
+	}
 	if len(t) > 72 {
 		t = strings.ToValidUTF8(t[:72], "") + "…"
 	}
