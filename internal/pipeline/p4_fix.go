@@ -248,6 +248,13 @@ func (r *run) candidate(ctx context.Context, phase string, inv *investigation, r
 	if on != nil {
 		msg = r.followUpMessage(inv, on)
 	}
+	// GitHub reads a closing keyword anywhere in a commit message that
+	// reaches the default branch; the trailers carry paths, rule ids and
+	// names the repository, a scanner or the agent chose.
+	if ref := untrusted.ClosingReference(msg); ref != "" {
+		r.gate(phase, "candidate", "fail", "the commit message would hold "+untrusted.Quote(ref))
+		return nil, nil, stop(Escalate, ReasonClosesAnIssue, "the commit message would hold "+untrusted.Quote(ref)+", from a path or name the harness records: merged, it would close an issue or pull request the finding is not about")
+	}
 	if err := r.s.Repo.WriteBlobs(ctx, fixes); err != nil {
 		return nil, nil, stop(Escalate, ReasonCheckError, "candidate: "+err.Error())
 	}

@@ -148,6 +148,18 @@ var reasonCases = map[string]reasonCase{
 		}
 		return res, err
 	}},
+	"closes-an-issue": {terminal: pipeline.Escalate, pastP3: true, agent: func(inv runner.Invocation) (runner.Result, error) {
+		// A planned path the commit's File trailer would carry.
+		switch inv.Phase {
+		case runner.Investigate:
+			os.WriteFile(filepath.Join(inv.Worktree, "tests", "check.sh"), []byte("test -f 'src/fixes #1' || { echo BROKEN; exit 1; }\n"), 0o644)
+			os.WriteFile(inv.PlanPath, []byte(`{"summary": "s", "files": ["src/fixes #1"], "test": {"path": "tests/check.sh", "name": "check", "symptom": "BROKEN"}}`), 0o600)
+		case runner.Fix:
+			os.WriteFile(filepath.Join(inv.Worktree, "src", "fixes #1"), []byte("ok\n"), 0o644)
+			os.WriteFile(inv.ResultPath, []byte(`{"summary": "fixed", "files_changed": ["src/fixes #1"]}`), 0o600)
+		}
+		return runner.Result{}, nil
+	}},
 	"gate-error": {terminal: pipeline.Escalate, pastP3: true,
 		yaml: strings.Replace(reasonsYAML, `suite:  {command: ["true"]}`, `suite:  {command: ["./no-such-suite-binary"]}`, 1)},
 	"check-error": {terminal: pipeline.Halt, noGuard: true, before: func(t *testing.T, s *pipeline.Setup) {

@@ -41,6 +41,7 @@ const (
 	ReasonBudgetExhausted  = verdict.ReasonBudgetExhausted
 	ReasonBudgetUnreadable = verdict.ReasonBudgetUnreadable
 	ReasonHighRisk         = verdict.ReasonHighRisk
+	ReasonClosesAnIssue    = verdict.ReasonClosesAnIssue
 	// P2's: the evidence rewrites what the repository tracks (evidence.go).
 	ReasonEvidenceChangesTracked = verdict.ReasonEvidenceChangesTracked
 	// The forge's (classify.go).

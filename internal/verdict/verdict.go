@@ -78,6 +78,11 @@ const (
 	ReasonOracleStillRed   = "oracle-still-red"
 	ReasonSuiteRed         = "suite-red"
 	ReasonLLMFail          = "llm-fail"
+	// The commit message the harness would write holds a closing keyword
+	// and a reference ("fixes #7") from a value the repository, a scanner
+	// or the agent chose (a path, a rule id): merged, the commit would
+	// close an issue or pull request the finding is not about.
+	ReasonClosesAnIssue = "closes-an-issue"
 	// The added-packages gate's: a package version a fix adds to a
 	// manifest or lockfile is named by an advisory (malware included), or
 	// could not be checked (no advisory data, a declaration that names no
