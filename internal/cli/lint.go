@@ -193,7 +193,43 @@ func lintFile(path string, opt conformance.Options) []conformance.Finding {
 	if err != nil {
 		return []conformance.Finding{{Rule: conformance.Unparseable, Path: filepath.ToSlash(path), Line: 1, Column: 1, Message: "not read: " + err.Error()}}
 	}
+	opt.LocalAction = localActions(repoRootOf(path))
 	return conformance.Lint(filepath.ToSlash(path), data, opt)
+}
+
+// repoRootOf is the directory a workflow's `uses: ./dir` is relative to:
+// the repository holding .github/workflows, or the current directory for
+// a workflow file anywhere else.
+func repoRootOf(path string) string {
+	dir := filepath.Dir(filepath.Clean(path))
+	if filepath.Base(dir) == "workflows" && filepath.Base(filepath.Dir(dir)) == ".github" {
+		return filepath.Dir(filepath.Dir(dir))
+	}
+	return "."
+}
+
+// localActions reads a local action's metadata file under root, read as
+// a workflow is (a regular file, bounded); a reference that leaves root
+// is refused.
+func localActions(root string) conformance.LocalActionReader {
+	return func(ref string) (string, []byte, error) {
+		rel := filepath.Clean(filepath.FromSlash(ref))
+		if !filepath.IsLocal(rel) {
+			return "", nil, fmt.Errorf("%s leaves the repository", ref)
+		}
+		var err error
+		for _, n := range []string{"action.yml", "action.yaml"} {
+			name := filepath.ToSlash(filepath.Join(rel, n))
+			var data []byte
+			if data, err = readWorkflow(filepath.Join(root, rel, n)); err == nil {
+				return name, data, nil
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				return name, nil, fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		return "", nil, err
+	}
 }
 
 func readWorkflow(path string) ([]byte, error) {

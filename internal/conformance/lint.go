@@ -52,6 +52,10 @@ type Options struct {
 	Rules []string
 	// Shell, if set, is shared by the files of one run (see ShellCache).
 	Shell *ShellCache
+	// LocalAction, if set, reads the local actions (uses: ./dir) a step
+	// calls, so template-injection follows attacker text into them. Nil:
+	// local actions are not read.
+	LocalAction LocalActionReader
 }
 
 // Lint checks one workflow file. Findings are sorted by position and
@@ -59,6 +63,7 @@ type Options struct {
 func Lint(path string, src []byte, opt Options) []Finding {
 	w := parse(path, src)
 	w.shellCache = opt.Shell
+	w.localAction = opt.LocalAction
 	if w.wf != nil {
 		for _, r := range Rules() {
 			if opt.Rules != nil && !slices.Contains(opt.Rules, r.ID) {

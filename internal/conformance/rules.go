@@ -963,6 +963,7 @@ func runTemplateInjection(w *Workflow) {
 			if st.act == nil {
 				continue
 			}
+			w.localActionInjection(st)
 			for _, k := range codeSinkInputs[st.uses] {
 				in := st.act.Inputs[k]
 				if in == nil {

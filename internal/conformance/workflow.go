@@ -33,8 +33,9 @@ type Workflow struct {
 	findings []Finding
 	rule     string // the rule reporting; set by Lint
 
-	nonceCache map[[4]any]string // judgeStepOutput by (job, asking step, step id, key)
-	shellCache *ShellCache       // Options.Shell
+	nonceCache  map[[4]any]string // judgeStepOutput by (job, asking step, step id, key)
+	shellCache  *ShellCache       // Options.Shell
+	localAction LocalActionReader // Options.LocalAction
 }
 
 type job struct {
