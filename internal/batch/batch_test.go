@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -247,5 +248,25 @@ func TestStepSummaryInert(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "dry run: nothing published") {
 		t.Fatalf("no dry-run note:\n%s", b.String())
+	}
+}
+
+// TestPackageKeyCanonical: one package spelled two ways (an ecosystem's
+// alias, PyPI's case and separators) is one package key, so its two
+// findings never run at once: a cve run edits whichever manifests declare
+// the package, the hinted one or not.
+func TestPackageKeyCanonical(t *testing.T) {
+	src := write(t, t.TempDir(), "vulns.json", `[
+	  {"id": "cve-a", "ecosystem": "PyPI", "package": "Django", "version": "3.2.0", "manifest": "a/requirements.txt"},
+	  {"id": "cve-b", "ecosystem": "pypi", "package": "django", "version": "3.2.0", "manifest": "b/requirements.txt"},
+	  {"id": "cve-c", "ecosystem": "pip", "package": "Zope.Interface", "version": "5.0"},
+	  {"id": "cve-d", "ecosystem": "PyPI", "package": "zope_interface", "version": "5.0"},
+	  {"id": "cve-e", "ecosystem": "PyPI", "package": "requests", "version": "2.0.0", "manifest": "c/requirements.txt"}]`)
+	items, err := ReadSource(src, Intake{Split: splitter(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := Chains(items), [][]int{{0, 1}, {2, 3}, {4}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("chains %v, want %v (keys %v %v %v %v %v)", got, want, items[0].Keys, items[1].Keys, items[2].Keys, items[3].Keys, items[4].Keys)
 	}
 }

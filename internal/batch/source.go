@@ -13,6 +13,7 @@ import (
 
 	"github.com/fixrail/fixrail/internal/findings"
 	"github.com/fixrail/fixrail/internal/pathguard"
+	"github.com/fixrail/fixrail/internal/vulndata"
 )
 
 // Limits on a batch source.
@@ -276,7 +277,7 @@ func readVulns(_ string, data []byte, in Intake) ([]Item, bool, error) {
 			return nil, true, err
 		}
 		it := Item{ID: v.ID, Title: v.Package + " " + v.Version + " (" + v.Ecosystem + ")", Kind: "vuln", File: file,
-			Keys: []string{"package:" + v.Ecosystem + "/" + v.Package}}
+			Keys: []string{packageKey(v.Ecosystem, v.Package)}}
 		if v.Manifest != "" {
 			it.Keys = append(it.Keys, "manifest:"+v.Manifest)
 		}
@@ -302,4 +303,15 @@ func readReport(name string, data []byte, _ Intake) ([]Item, bool, error) {
 		}
 	}
 	return []Item{it}, true, nil
+}
+
+// packageKey is a package's key as its run will know it: the ecosystem by
+// its OSV name and the name as the manifest reader compares it (PEP 503 for
+// PyPI), so "pypi/Django" and "PyPI/django" — one package, whose run may
+// edit any manifest declaring it — are one key and never run at once.
+func packageKey(eco, name string) string {
+	if e, err := vulndata.ParseEcosystem(eco); err == nil {
+		eco, name = string(e), e.NormalizeName(name)
+	}
+	return "package:" + eco + "/" + name
 }
