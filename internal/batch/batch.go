@@ -237,11 +237,13 @@ func Severity(r Result) int {
 }
 
 // ExitCode is the batch's exit code: that of its most severe run; 0 for
-// an empty batch.
+// an empty batch. Between runs as severe, the higher code: a run killed
+// after printing DRAFT-PR (exit 1) is not hidden by a clean one that the
+// source happened to list first.
 func ExitCode(results []Result) int {
 	worst, code := -1, exitOK
 	for _, r := range results {
-		if s := Severity(r); s > worst {
+		if s := Severity(r); s > worst || s == worst && r.Exit > code {
 			worst, code = s, r.Exit
 		}
 	}

@@ -130,6 +130,12 @@ func TestExitCode(t *testing.T) {
 		{"escalate over halt", []Result{r(verdict.Halt, 3), r(verdict.Escalate, 5), r(verdict.DraftPR, 0)}, 5},
 		{"no terminal over all", []Result{r(verdict.Escalate, 5), {Exit: 2, Error: "bad file"}}, 2},
 		{"no terminal, clean exit", []Result{r(verdict.DraftPR, 0), {Exit: 0, Error: "no report"}}, 1},
+		// A run that printed its report and was then killed (exit 1 for
+		// a signal): the batch's code cannot depend on which came first.
+		{"killed after its report, last", []Result{r(verdict.DraftPR, 0), r(verdict.DraftPR, 1)}, 1},
+		{"killed after its report, first", []Result{r(verdict.DraftPR, 1), r(verdict.DraftPR, 0)}, 1},
+		{"usage after internal", []Result{{Exit: 1, Error: "x"}, {Exit: 2, Error: "y"}}, 2},
+		{"usage before internal", []Result{{Exit: 2, Error: "y"}, {Exit: 1, Error: "x"}}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := ExitCode(tc.in); got != tc.want {
