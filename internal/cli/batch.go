@@ -127,14 +127,19 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	if set["dir"] {
 		local = o.dir
 	}
-	if !set["dir"] {
-		// A scan's listing names its repositories: each is cloned into a
-		// directory of its own (batch_clone.go). Read it without a state
-		// directory: it splits nothing.
-		items, err := batch.ReadSource(o.x.batch, batch.Intake{Split: func(string, []byte) (string, error) {
-			return "", fmt.Errorf("not a scan's listing")
-		}})
-		if err == nil && len(items) > 0 && items[0].Repo != "" {
+	// A scan's listing names its repositories: without --dir each is
+	// cloned into a directory of its own (batch_clone.go); --dir is one
+	// clone, so one repository. Read it without a state directory: it
+	// splits nothing. Any item naming a repository decides, not the
+	// first: the listing's order must not move a run from a fresh clone
+	// into the local work tree.
+	if items, err := batch.ReadSource(o.x.batch, batch.Intake{Split: func(string, []byte) (string, error) {
+		return "", fmt.Errorf("not a scan's listing")
+	}}); err == nil {
+		switch repos := listingRepos(items); {
+		case set["dir"] && len(repos) > 1:
+			return usagef("--batch: the listing names %d repositories (%s); --dir is the clone of one (without --dir each is cloned)", len(repos), strings.Join(repos, ", "))
+		case !set["dir"] && len(repos) > 0:
 			if o.g.group != "" {
 				return usagef("--group manifest groups a batch in one repository; a listing of several repositories is not grouped yet")
 			}
@@ -225,6 +230,17 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 		}
 	}
 	return finishBatch(stdio, o, results, listed, parallel, time.Since(t0))
+}
+
+// listingRepos are the repositories a listing's items name, in order.
+func listingRepos(items []batch.Item) []string {
+	var repos []string
+	for _, it := range items {
+		if it.Repo != "" && !slices.Contains(repos, it.Repo) {
+			repos = append(repos, it.Repo)
+		}
+	}
+	return repos
 }
 
 // finishBatch prints a batch's summary (and the job summary under
