@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rhysd/actionlint"
 
 	"github.com/fixrail/fixrail/internal/conformance"
 	"github.com/fixrail/fixrail/internal/forge/githubtest"
@@ -91,5 +94,31 @@ func TestVerifyWorkflowRuns(t *testing.T) {
 	}
 	if !strings.Contains(res.log, "DIFFERS: commit "+amended+": oracle-red: the test passes on the unpatched tree") {
 		t.Errorf("the log does not name the difference:\n%s", res.log)
+	}
+}
+
+// TestVerifyWorkflowRerunsOnWhatItReads: the verify job is a required
+// check on the PR's head, and fixrail verify reads the head, the base
+// branch and the body. Each change of one must run it again, or a check
+// that went green on one base (a branch someone retargeted the PR to)
+// or one body stays green after the PR is moved back or edited.
+func TestVerifyWorkflowRerunsOnWhatItReads(t *testing.T) {
+	wf, errs := actionlint.Parse(conformance.VerifyWorkflow)
+	if len(errs) > 0 {
+		t.Fatalf("the verify workflow does not parse: %v", errs[0])
+	}
+	var types []string
+	for _, ev := range wf.On {
+		if we, ok := ev.(*actionlint.WebhookEvent); ok && we.EventName() == "pull_request" {
+			for _, ty := range we.Types {
+				types = append(types, ty.Value)
+			}
+		}
+	}
+	// synchronize: a push to the head; edited: the base or the body.
+	for _, want := range []string{"opened", "reopened", "synchronize", "edited"} {
+		if !slices.Contains(types, want) {
+			t.Errorf("the verify workflow does not run on pull_request %s (types %v)", want, types)
+		}
 	}
 }
