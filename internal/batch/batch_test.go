@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fixrail/fixrail/internal/verdict"
 )
@@ -274,5 +275,16 @@ func TestPackageKeyCanonical(t *testing.T) {
 	}
 	if got, want := Chains(items), [][]int{{0, 1}, {2, 3}, {4}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("chains %v, want %v (keys %v %v %v %v %v)", got, want, items[0].Keys, items[1].Keys, items[2].Keys, items[3].Keys, items[4].Keys)
+	}
+}
+
+// TestCappedCutsOnARune: a long detail is cut for the table on a rune
+// boundary, never through a character.
+func TestCappedCutsOnARune(t *testing.T) {
+	for _, s := range []string{strings.Repeat("é", 100), "a" + strings.Repeat("日本", 60), strings.Repeat("x", 200)} {
+		got := capped(s)
+		if !utf8.ValidString(got) || len(got) > 160 || !strings.HasSuffix(got, "...") {
+			t.Errorf("capped(%.20q…) = %q: want valid UTF-8 of at most 160 bytes ending in ...", s, got)
+		}
 	}
 }

@@ -59,7 +59,8 @@ func what(r Result) string {
 func capped(s string) string {
 	s = untrusted.OneLine(s)
 	if len(s) > 160 {
-		s = s[:157] + "..."
+		// Cut on a rune boundary: half a character is not text.
+		s = strings.ToValidUTF8(s[:157], "") + "..."
 	}
 	return s
 }
