@@ -52,6 +52,9 @@ type Published struct {
 	Branch   string `json:"branch"`
 	Commit   string `json:"commit"`
 	Number   int    `json:"number,omitempty"`
+	// Base is the branch the PR was opened against: a follow-up is pushed
+	// only while the PR still targets it.
+	Base string `json:"base,omitempty"`
 	// Warnings are best-effort steps that failed after the PR existed
 	// (a label); the body carries the same information.
 	Warnings []string `json:"warnings,omitempty"`

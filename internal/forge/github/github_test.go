@@ -102,7 +102,7 @@ func TestPublishPushesAndOpensDraft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := forge.Published{Location: "https://github.com/o/r/pull/7", Branch: "fixrail/gh-42", Commit: fix, Number: 7}
+	want := forge.Published{Location: "https://github.com/o/r/pull/7", Branch: "fixrail/gh-42", Commit: fix, Number: 7, Base: "main"}
 	if d := cmp.Diff(want, pub); d != "" {
 		t.Errorf("Published (-want +got):\n%s", d)
 	}

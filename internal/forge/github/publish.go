@@ -32,7 +32,7 @@ func (f *Forge) Publish(ctx context.Context, pr forge.PR) (forge.Published, erro
 	if err != nil {
 		return forge.Published{}, err
 	}
-	pub := forge.Published{Branch: pr.Head, Commit: pr.Commit}
+	pub := forge.Published{Branch: pr.Head, Commit: pr.Commit, Base: pr.Base}
 	if err := pusher.Push(ctx, pr.Commit+":refs/heads/"+pr.Head); err != nil {
 		return pub, fmt.Errorf("github: push %s: %w", pr.Head, err)
 	}

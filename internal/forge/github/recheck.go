@@ -151,11 +151,52 @@ func (f *Forge) PushFollowUp(ctx context.Context, pub forge.Published, commit st
 	if err != nil {
 		return pub, err
 	}
+	if err := f.stillAsOpened(ctx, pub); err != nil {
+		return pub, err
+	}
 	if err := pusher.Push(ctx, commit+":refs/heads/"+pub.Branch); err != nil {
 		return pub, fmt.Errorf("github: push the follow-up commit to %s: %w", pub.Branch, err)
 	}
 	pub.Commit = commit
 	return pub, nil
+}
+
+// stillAsOpened reads pub's PR back before a follow-up leaves: the watch
+// and the fix phase take long enough for anyone with write access to close
+// or merge the draft, or retarget it at another base. git's fast-forward
+// rule does not see any of that, and a push then would add a change to a PR
+// that is no longer the one fixrail opened and judged (or recreate the
+// branch a merge deleted).
+func (f *Forge) stillAsOpened(ctx context.Context, pub forge.Published) error {
+	if pub.Number == 0 || pub.Base == "" {
+		return fmt.Errorf("%w: no PR and base to push a follow-up to", forge.ErrForge)
+	}
+	var p *gh.PullRequest
+	err := f.call(ctx, fmt.Sprintf("get PR #%d", pub.Number), true, func(ctx context.Context) (*gh.Response, error) {
+		got, resp, err := f.c.PullRequests.Get(ctx, f.cfg.Owner, f.cfg.Repo, pub.Number)
+		p = got
+		return resp, err
+	})
+	if err != nil {
+		return err
+	}
+	why := ""
+	switch {
+	case p.GetMerged() || p.MergedAt != nil:
+		why = "was merged"
+	case p.GetState() != "open":
+		why = "is " + p.GetState() + ", not open"
+	case p.GetBase().GetRef() != pub.Base:
+		why = "now targets " + p.GetBase().GetRef() + ", not " + pub.Base
+	case p.GetHead().GetRef() != pub.Branch:
+		why = "has head " + p.GetHead().GetRef() + ", not " + pub.Branch
+	case p.GetHead().GetSHA() != "" && p.GetHead().GetSHA() != pub.Commit:
+		why = "has head commit " + short(p.GetHead().GetSHA()) + ", not " + short(pub.Commit) + ": someone else pushed to " + pub.Branch
+	}
+	if why != "" {
+		return fmt.Errorf("%w: PR #%d %s since fixrail opened it; no follow-up pushed", forge.ErrForge, pub.Number, why)
+	}
+	return nil
 }
 
 // EditSection replaces fixrail's marked section of the PR's body (or

@@ -143,7 +143,8 @@ func TestPushFollowUpFastForwardOnly(t *testing.T) {
 	if err := repo.Push(t.Context(), fix+":refs/heads/fixrail/gh-42"); err != nil {
 		t.Fatal(err)
 	}
-	pub := forge.Published{Branch: "fixrail/gh-42", Commit: fix, Number: 43}
+	pub := forge.Published{Branch: "fixrail/gh-42", Commit: fix, Number: 43, Base: "main"}
+	srv.On("GET", "/repos/o/r/pulls/43").Reply(200, githubtest.PullRequest("o", "r", 43, "fixrail/gh-42", fix, "main", true))
 	// base is an ancestor of fix, not a descendant: not a fast-forward.
 	if _, err := f.PushFollowUp(t.Context(), pub, base); err == nil {
 		t.Fatal("a push that rewinds the branch was accepted")
@@ -155,6 +156,49 @@ func TestPushFollowUpFastForwardOnly(t *testing.T) {
 		t.Errorf("a follow-up to main: %v, want ErrBadHead", err)
 	}
 	assertNoForbidden(t, srv)
+}
+
+// A follow-up goes only onto the PR fixrail opened, as it opened it: one
+// closed, merged, retargeted at another base or pushed to by someone else
+// while fixrail watched and fixed is refused before anything is pushed.
+func TestPushFollowUpOnlyOntoThePRAsOpened(t *testing.T) {
+	next := strings.Repeat("7", 40)
+	pub := forge.Published{Branch: "fixrail/gh-42", Commit: headSHA, Number: 43, Base: "main"}
+	open := githubtest.PullRequest("o", "r", 43, "fixrail/gh-42", headSHA, "main", true)
+	for _, tc := range []struct {
+		name, reply string
+		pub         forge.Published
+		refused     string
+	}{
+		{"as opened", open, pub, ""},
+		{"merged", strings.Replace(open, `"state":"open"`, `"merged":true,"state":"closed"`, 1), pub, "was merged"},
+		{"closed", strings.Replace(open, `"state":"open"`, `"state":"closed"`, 1), pub, "is closed, not open"},
+		{"retargeted", githubtest.PullRequest("o", "r", 43, "fixrail/gh-42", headSHA, "release", true), pub, "now targets release, not main"},
+		{"pushed to by another", githubtest.PullRequest("o", "r", 43, "fixrail/gh-42", strings.Repeat("a", 40), "main", true), pub, "someone else pushed"},
+		{"base unknown", "", forge.Published{Branch: "fixrail/gh-42", Commit: headSHA, Number: 43}, "no PR and base"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := githubtest.New(t)
+			if tc.reply != "" {
+				srv.On("GET", "/repos/o/r/pulls/43").Reply(200, tc.reply)
+			}
+			p := &stubPusher{url: "https://github.com/o/r.git"}
+			got, err := newForge(t, srv, p).PushFollowUp(t.Context(), tc.pub, next)
+			if tc.refused == "" {
+				if err != nil || got.Commit != next || len(p.pushed) != 1 {
+					t.Fatalf("PushFollowUp = %+v, %v; pushed %v", got, err, p.pushed)
+				}
+				return
+			}
+			if !errors.Is(err, forge.ErrForge) || !strings.Contains(err.Error(), tc.refused) {
+				t.Fatalf("PushFollowUp: %v, want ErrForge saying %q", err, tc.refused)
+			}
+			if len(p.pushed) != 0 || got.Commit != headSHA {
+				t.Errorf("pushed %v (published %s) onto a PR that changed", p.pushed, got.Commit)
+			}
+			assertNoForbidden(t, srv)
+		})
+	}
 }
 
 // With forge.push_to the push URL must name the fork: a clone whose push
