@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	gh "github.com/google/go-github/v93/github"
 
@@ -215,7 +216,14 @@ func (f *Forge) EditSection(ctx context.Context, pub forge.Published, section st
 	if err != nil {
 		return err
 	}
-	body := truncate(forge.ReplaceSection(got.GetBody(), section))
+	body := forge.ReplaceSection(got.GetBody(), section)
+	if n := utf8.RuneCountInString(body); n > maxBody {
+		// Cutting to fit would cut fixrail's section (appended last, so
+		// its reasons for review go and its end marker with them, and the
+		// next rewrite appends another) or a person's text after it:
+		// nothing is sent, and the run says the section was not written.
+		return fmt.Errorf("github: PR #%d's body with fixrail's section would be %d characters, past GitHub's %d: not edited", pub.Number, n, maxBody)
+	}
 	return f.call(ctx, fmt.Sprintf("edit fixrail's section of PR #%d", pub.Number), false, func(ctx context.Context) (*gh.Response, error) {
 		_, resp, err := f.c.PullRequests.Edit(ctx, f.cfg.Owner, f.cfg.Repo, pub.Number, &gh.PullRequest{Body: new(body)})
 		return resp, err

@@ -85,6 +85,21 @@ func TestEditSectionKeepsTheRest(t *testing.T) {
 	assertNoForbidden(t, srv)
 }
 
+// A body that fixrail's section would push past GitHub's limit is left as
+// it is, with an error: cut to fit, the section (appended last) would lose
+// its reasons and its end marker while the edit reported success.
+func TestEditSectionNeverCutsTheSection(t *testing.T) {
+	srv := githubtest.New(t)
+	human := strings.Repeat("a reviewer's long note\n", maxBody/23)
+	srv.On("GET", "/repos/o/r/pulls/43").Reply(200, strings.Replace(githubtest.PullRequest("o", "r", 43, "fixrail/gh-42", headSHA, "main", true), `"title"`, `"body":`+jsonString(human)+`,"title"`, 1))
+	f := newForge(t, srv, nil)
+	err := f.EditSection(t.Context(), forge.Published{Number: 43}, "> **Needs review:** the scanner never answered\n\n"+strings.Repeat("| P5 | recheck | unconfirmed | x |\n", 10))
+	if err == nil || !strings.Contains(err.Error(), "past GitHub's 65536") {
+		t.Fatalf("EditSection on a body at the limit: %v, want an error and no edit", err)
+	}
+	assertNoForbidden(t, srv)
+}
+
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
