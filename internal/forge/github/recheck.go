@@ -28,7 +28,8 @@ const maxAnnotations = 50
 // Recheck polls the check runs of pub's head commit (the SHA, never the
 // branch) until every watched check has finished, or the deadline. A
 // watched check that concluded anything but success, neutral or skipped
-// is red, and its annotations are read (at most maxAnnotations in all).
+// is red, and its annotations are read (at most maxAnnotations in all),
+// once the PR is read back still open on its base and head.
 // At the deadline a watched check that never reported is never-appeared,
 // one still running pending.
 func (f *Forge) Recheck(ctx context.Context, pub forge.Published, deadline time.Time, watch []string) (forge.RecheckResult, error) {
@@ -38,6 +39,12 @@ func (f *Forge) Recheck(ctx context.Context, pub forge.Published, deadline time.
 			return res, err
 		}
 		if res.State == forge.CIRed {
+			// Red sends the run to a follow-up (a retry reserved, the agent
+			// run on these annotations): first, is the PR still the one
+			// fixrail opened? PushFollowUp asks again before the push.
+			if err := f.stillAsOpened(ctx, pub); err != nil {
+				return res, err
+			}
 			return res, f.annotate(ctx, &res, runs)
 		}
 		if res.State == forge.CIGreen {
