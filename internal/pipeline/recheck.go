@@ -102,6 +102,13 @@ func (r *run) recheck(ctx context.Context, inv *investigation, c *candidate) *Ou
 			return nil
 		}
 		r.gate("P5", "recheck", verdict.Fail, fmt.Sprintf("%s; %d annotation(s)", res.Detail, len(res.Annotations)))
+		if len(res.Annotations) == 0 {
+			// Red with nothing to hand the fix phase (a cancelled or
+			// timed-out run, a failure that wrote no annotation): a
+			// follow-up would run blind and spend a retry on nothing.
+			r.postReview(ctx, "recheck: "+res.Detail+", with no finding fixrail could read, so no follow-up fix was made; the check's own page says why it is red")
+			return nil
+		}
 		if done >= max {
 			return r.recheckSpent(ctx, res, done)
 		}
