@@ -208,6 +208,24 @@ func repoRootOf(path string) string {
 	return "."
 }
 
+// readInside reads root/rel as a workflow is read, after resolving its
+// symlinks: a repository under lint cannot point an action file at one
+// outside itself (a secret of the machine running lint, a device).
+func readInside(root, rel string) ([]byte, error) {
+	top, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(root, rel))
+	if err != nil {
+		return nil, err
+	}
+	if r, err := filepath.Rel(top, real); err != nil || !filepath.IsLocal(r) {
+		return nil, fmt.Errorf("a symlink leads outside the repository")
+	}
+	return readWorkflow(real)
+}
+
 // localActions reads a local action's metadata file under root, read as
 // a workflow is (a regular file, bounded); a reference that leaves root
 // is refused.
@@ -221,7 +239,7 @@ func localActions(root string) conformance.LocalActionReader {
 		for _, n := range []string{"action.yml", "action.yaml"} {
 			name := filepath.ToSlash(filepath.Join(rel, n))
 			var data []byte
-			if data, err = readWorkflow(filepath.Join(root, rel, n)); err == nil {
+			if data, err = readInside(root, filepath.Join(rel, n)); err == nil {
 				return name, data, nil
 			}
 			if !errors.Is(err, fs.ErrNotExist) {
