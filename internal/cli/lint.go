@@ -158,6 +158,9 @@ func workflowPaths(args []string) ([]string, error) {
 	}
 	var out []string
 	for _, a := range args {
+		if err := noSymlinkedDir(a); err != nil {
+			return nil, err
+		}
 		fi, err := os.Stat(a)
 		if err != nil {
 			if !explicit && errors.Is(err, fs.ErrNotExist) {
@@ -184,6 +187,25 @@ func workflowPaths(args []string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// noSymlinkedDir refuses a relative path argument with a symlink among
+// its directories (.github linked elsewhere): what lint would read there is
+// not in the repository, and its findings quote it.
+func noSymlinkedDir(a string) error {
+	if filepath.IsAbs(a) {
+		return nil
+	}
+	dir := filepath.Dir(filepath.Clean(a))
+	if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+		dir = filepath.Clean(a)
+	}
+	for p := dir; p != "." && p != string(filepath.Separator) && filepath.Base(p) != ".."; p = filepath.Dir(p) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return usagef("%s is a symlink: lint reads no workflow through one (GitHub does not follow it)", p)
+		}
+	}
+	return nil
 }
 
 // lintFile reads one workflow (a regular file, bounded, opened without
@@ -222,6 +244,8 @@ func readInside(root, rel string) ([]byte, error) {
 	}
 	if r, err := filepath.Rel(top, real); err != nil || !filepath.IsLocal(r) {
 		return nil, fmt.Errorf("a symlink leads outside the repository")
+	} else if first, _, _ := strings.Cut(filepath.ToSlash(r), "/"); first == ".git" {
+		return nil, fmt.Errorf("it is in .git, where a checkout keeps its credential")
 	}
 	return readWorkflow(real)
 }
@@ -251,7 +275,13 @@ func localActions(root string) conformance.LocalActionReader {
 }
 
 func readWorkflow(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Never through a symlink: GitHub reads a workflow from the git tree,
+	// where a symlink is its target's name, and a finding quotes the line
+	// it is on — a link to a credential file would print the credential.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("a symlink: GitHub runs no workflow through one, and lint does not follow it")
+	}
 	if err != nil {
 		return nil, err
 	}
