@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
+	"strconv"
 	"syscall"
 	"unsafe"
 )
@@ -54,4 +56,39 @@ func signalName(ps *os.ProcessState) string {
 		return ""
 	}
 	return ws.Signal().String()
+}
+
+// Linux's close_range(2) (5.11 and later) and its flag that marks the range
+// close-on-exec instead of closing it; the number is the same on every
+// architecture.
+const (
+	sysCloseRange     = 436
+	closeRangeCloexec = 1 << 2
+)
+
+// closeOnExecInherited marks every descriptor above stderr close-on-exec.
+// Go opens its own with O_CLOEXEC and hands a child only stdin, stdout and
+// stderr, but a descriptor fixrail inherited without the flag (a shell's
+// `exec 9<dir`, a CI runner's pipe) would reach every child — and a
+// directory descriptor reaches the host's files through /proc/self/fd/N
+// past every mount the sandbox hides. The descriptors stay open for
+// fixrail itself.
+func closeOnExecInherited() error {
+	if _, _, errno := syscall.Syscall(sysCloseRange, 3, uintptr(^uint32(0)), closeRangeCloexec); errno == 0 {
+		return nil
+	}
+	// Older kernels: each descriptor /proc lists. One that a concurrent
+	// open or close reuses meanwhile is Go's, and already close-on-exec.
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("mark inherited descriptors close-on-exec: %w", err)
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < 3 {
+			continue
+		}
+		syscall.CloseOnExec(fd)
+	}
+	return nil
 }

@@ -251,6 +251,16 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	// every other goroutine off it.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// On every start, not once: a descriptor opened since without the
+	// flag would reach this child as well.
+	if err := closeOnExecInherited(); err != nil {
+		outW.Close()
+		errW.Close()
+		if inR != nil {
+			inR.Close()
+		}
+		return Result{}, fmt.Errorf("start %s: %w", c.Args[0], err)
+	}
 	start := time.Now()
 	err = cmd.Start()
 	// The child has its own copies; ours would keep the pipes open forever.
