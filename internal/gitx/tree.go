@@ -68,7 +68,7 @@ var ErrPlantedGit = errors.New("gitx: a .git entry appeared in a checked-out tre
 var ErrFileType = errors.New("gitx: not a regular file or symlink")
 
 // Checkout checks rev (a commit or tree) out into dir, which must not exist
-// or be empty, with a new private index at index (which must not exist).
+// or be an empty directory (not a link to one), with a new private index at index (which must not exist).
 // Filters and line-ending conversion apply as the base's own attributes say:
 // the tree being checked out is the trusted base or evidence built on it.
 func (r *Repo) Checkout(ctx context.Context, dir, index, rev string) (*Tree, error) {
@@ -78,6 +78,13 @@ func (r *Repo) Checkout(ctx context.Context, dir, index, rev string) (*Tree, err
 	}
 	if err := os.Mkdir(abs, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("checkout %s: %w", dir, err)
+	}
+	// dir itself must be a directory, not a link to one: the retry's tree
+	// is made where the sandboxed agent can write, and git would write the
+	// tree wherever a planted link points. (A link above dir is the
+	// caller's own, resolved below.)
+	if fi, err := os.Lstat(abs); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("checkout %s: must be a directory, not a link or another file", dir)
 	}
 	if ents, err := os.ReadDir(abs); err != nil || len(ents) > 0 {
 		return nil, fmt.Errorf("checkout %s: must be an empty directory", dir)

@@ -475,3 +475,40 @@ func TestFiles(t *testing.T) {
 		t.Errorf("Files = %q, want %q", got, want)
 	}
 }
+
+// TestCheckoutRefusesLinkedDir: Checkout into a path that is a symbolic
+// link writes nothing through it. The retry's tree (wt-2, …) is made in
+// the hand-off directory, which the sandboxed agent can write: a link it
+// planted there to an empty directory anywhere on the host would have git,
+// run as the operator and unsandboxed, write the branch's files there, and
+// the next agent's tree be that directory.
+func TestCheckoutRefusesLinkedDir(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
+	r := baselined(t, dir)
+	tmp := t.TempDir()
+	outside := filepath.Join(tmp, "outside")
+	if err := os.Mkdir(outside, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	handoff := filepath.Join(tmp, "handoff")
+	if err := os.Mkdir(handoff, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	planted := filepath.Join(handoff, "wt-2")
+	if err := os.Symlink(outside, planted); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := r.Checkout(ctx, planted, filepath.Join(tmp, "wt-2.index"), "HEAD")
+	if err == nil {
+		t.Errorf("Checkout into a link succeeded: tree at %s", tr.Dir)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) > 0 {
+		t.Errorf("Checkout wrote through the link: %s holds %d entries", outside, len(ents))
+	}
+	// Control: the same checkout into a real directory works.
+	if _, err := r.Checkout(ctx, filepath.Join(handoff, "wt-3"), filepath.Join(tmp, "wt-3.index"), "HEAD"); err != nil {
+		t.Fatalf("Checkout into a fresh directory: %v", err)
+	}
+}

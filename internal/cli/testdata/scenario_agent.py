@@ -210,6 +210,11 @@ def symlink(path, target):
     os.symlink(target, path)
 
 
+def symlink_work(path, name):
+    """A link at path to $WORK/name, a place on the host the sandbox does not show."""
+    symlink(path, os.path.join(HERE, name))
+
+
 def read(path):
     p = os.path.join(HERE, path)
     if os.path.isdir(p):
@@ -276,7 +281,7 @@ ATTACKS = {
     "write-info-attributes": write_info_attributes, "move-base": move_base,
     "steal-environ": steal_environ, "replace-runs": replace_runs,
     "block-outbox": block_outbox, "plant-dotgit": plant_dotgit, "mkfifo": mkfifo,
-    "symlink": symlink, "link-handoff": link_handoff, "read": read, "touch": touch,
+    "symlink": symlink, "symlink-work": symlink_work, "link-handoff": link_handoff, "read": read, "touch": touch,
 }
 
 
