@@ -74,7 +74,8 @@ type Result struct {
 	// Exit is the run's process exit code.
 	Exit int `json:"exit"`
 	// Error is why the run produced no terminal state (a usage or
-	// internal error: exit 2 or 1); "" when it did.
+	// internal error: exit 2 or 1), or why its exit disagrees with the
+	// one it reported (killed after printing it); "" otherwise.
 	Error    string        `json:"error,omitempty"`
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration_ns"`
@@ -211,6 +212,9 @@ func progressLine(r Result) string {
 		s += fmt.Sprintf("no terminal state (exit %d): %s", r.Exit, untrusted.OneLine(r.Error))
 	} else {
 		s += fmt.Sprintf("%s (%s)", r.Terminal, untrusted.OneLine(r.Reason))
+		if r.Error != "" {
+			s += ": " + untrusted.OneLine(r.Error)
+		}
 	}
 	s += " in " + r.Duration.Round(time.Millisecond).String()
 	if r.PR != "" {

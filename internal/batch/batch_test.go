@@ -288,3 +288,18 @@ func TestCappedCutsOnARune(t *testing.T) {
 		}
 	}
 }
+
+// TestRowShowsDisagreement: a run whose exit disagrees with its report
+// shows why in its row, in place of its PR or detail.
+func TestRowShowsDisagreement(t *testing.T) {
+	r := Result{Item: Item{ID: "gh-1"}, Terminal: verdict.DraftPR, Reason: "fixed", PR: "https://forge.invalid/pull/1", Exit: 1,
+		Error: "the run reported DRAFT-PR but exited 1 (DRAFT-PR exits 0)"}
+	var b strings.Builder
+	Summarise("src", false, 1, time.Second, []Result{r}).Print(&b)
+	if !strings.Contains(b.String(), "the run reported DRAFT-PR but exited 1") || !strings.Contains(b.String(), "exit 1") {
+		t.Fatalf("summary:\n%s", b.String())
+	}
+	if p := progressLine(r); !strings.Contains(p, "DRAFT-PR (fixed): the run reported DRAFT-PR but exited 1") {
+		t.Fatalf("progress line %q", p)
+	}
+}

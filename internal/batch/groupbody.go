@@ -42,7 +42,7 @@ func (g *Group) Body(base string) string {
 			commit = "—"
 		}
 		detail := m.Result.Detail
-		if m.Result.Terminal == "" {
+		if m.Result.Terminal == "" || m.Result.Error != "" {
 			detail = m.Result.Error
 		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", i+1, markdown.Cell(m.Item.ID), outcome, commit, on, markdown.Cell(clip(detail, 240)))

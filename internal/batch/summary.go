@@ -47,7 +47,7 @@ func Summarise(source string, dryRun bool, parallel int, took time.Duration, res
 func what(r Result) string {
 	s := r.Detail
 	switch {
-	case r.Terminal == "":
+	case r.Terminal == "" || r.Error != "":
 		s = r.Error
 	case r.PR != "":
 		s = r.PR

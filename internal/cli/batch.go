@@ -403,6 +403,13 @@ func runChild(ctx context.Context, exe, dir string, args []string) batch.Result 
 		return res
 	}
 	res.Terminal, res.Reason, res.Detail, res.PR = rep.Terminal, rep.Reason, rep.Detail, rep.PR
+	if want := terminalExit(rep.Terminal); res.Exit != want {
+		// The report and the process disagree (killed after it printed, a
+		// crash on the way out): the row says so, and the code is never
+		// milder than the report's.
+		res.Error = fmt.Sprintf("the run reported %s but exited %d (%s exits %d)", rep.Terminal, res.Exit, rep.Terminal, want)
+		res.Exit = max(res.Exit, want)
+	}
 	if rep.Log != "" {
 		res.Report = strings.TrimSuffix(rep.Log, ".ndjson") + ".json"
 	}
