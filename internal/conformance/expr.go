@@ -26,9 +26,7 @@ type scalar struct {
 	bad bool
 }
 
-// exprsOf finds, parses and locates every ${{ }} in s. Splitting uses the
-// lexer's offset, not the first "}}", so '}}' inside a string literal does
-// not end the expression.
+// exprsOf finds, parses and locates every ${{ }} in s (see parseExprs).
 func (w *Workflow) exprsOf(s *actionlint.String) *scalar {
 	if s == nil {
 		return &scalar{}
@@ -38,26 +36,16 @@ func (w *Workflow) exprsOf(s *actionlint.String) *scalar {
 	}
 	sc := &scalar{s: s}
 	w.scalars[s] = sc
-	v := s.Value
-	for off := 0; ; {
-		i := strings.Index(v[off:], "${{")
-		if i < 0 {
-			break
-		}
-		start := off + i
-		lex := actionlint.NewExprLexer(v[start+3:])
-		node, perr := actionlint.NewExprParser().Parse(lex)
-		if perr != nil {
-			w.unparseable(s.Pos, "expression does not parse: "+perr.Message)
-			sc.bad = true
-			return sc
-		}
-		end := start + 3 + lex.Offset()
-		e := &expr{off: start, end: end, node: node}
-		e.flows = flowPaths(node)
-		e.refs = refPaths(node)
+	parsed, perr := parseExprs(s.Value)
+	if perr != "" {
+		w.unparseable(s.Pos, "expression does not parse: "+perr)
+		sc.bad = true
+		return sc
+	}
+	for _, e := range parsed {
+		e.flows = flowPaths(e.node)
+		e.refs = refPaths(e.node)
 		sc.exprs = append(sc.exprs, e)
-		off = end
 	}
 	if len(sc.exprs) == 0 {
 		return sc // nothing to locate
@@ -79,6 +67,28 @@ func (w *Workflow) exprsOf(s *actionlint.String) *scalar {
 		}
 	}
 	return sc
+}
+
+// parseExprs finds and parses every ${{ }} in v, in order. Splitting uses
+// the lexer's offset, not the first "}}", so '}}' inside a string literal
+// does not end the expression. A parse error returns its message.
+func parseExprs(v string) ([]*expr, string) {
+	var out []*expr
+	for off := 0; ; {
+		i := strings.Index(v[off:], "${{")
+		if i < 0 {
+			return out, ""
+		}
+		start := off + i
+		lex := actionlint.NewExprLexer(v[start+3:])
+		node, perr := actionlint.NewExprParser().Parse(lex)
+		if perr != nil {
+			return nil, perr.Message
+		}
+		end := start + 3 + lex.Offset()
+		out = append(out, &expr{off: start, end: end, node: node})
+		off = end
+	}
 }
 
 // rawExprPositions lists line:col of each "${{" from p to the end of the

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/rhysd/actionlint"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -189,21 +188,15 @@ func (w *Workflow) followAction(ref string, in map[string]actionInput, line, col
 // scalarFlows is the context paths reaching the value of every ${{ }} in
 // v (as exprsOf, for text outside the workflow file), or a parse error.
 func scalarFlows(v string) ([][]string, string) {
-	var out [][]string
-	for off := 0; ; {
-		i := strings.Index(v[off:], "${{")
-		if i < 0 {
-			return out, ""
-		}
-		start := off + i
-		lex := actionlint.NewExprLexer(v[start+3:])
-		node, perr := actionlint.NewExprParser().Parse(lex)
-		if perr != nil {
-			return nil, perr.Message
-		}
-		out = append(out, flowPaths(node)...)
-		off = start + 3 + lex.Offset()
+	parsed, perr := parseExprs(v)
+	if perr != "" {
+		return nil, perr
 	}
+	var out [][]string
+	for _, e := range parsed {
+		out = append(out, flowPaths(e.node)...)
+	}
+	return out, ""
 }
 
 func docRoot(n *yaml.Node) *yaml.Node {
