@@ -88,3 +88,32 @@ func FuzzPythonImportAfterAnything(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAliasStaysDenied: a denied file's name, changed only in ways NTFS or
+// HFS+ ignore when they open it, is still never Fixable.
+func FuzzAliasStaysDenied(f *testing.F) {
+	f.Add(uint8(0), uint8(3), "\u200c")
+	f.Add(uint8(1), uint8(40), ". ")
+	f.Add(uint8(2), uint8(0), "\ufeff")
+	p := &Policy{Fixable: []string{"**"}, Evidence: []string{"**"}}
+	denied := []string{"fixrail.yaml", ".gitattributes", "src/CLAUDE.md", ".github/workflows/ci.yml", "src/password.py", "certs/a.pem"}
+	ignorable := []rune{0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202e, 0x206a, 0x206f, 0xfeff}
+	f.Fuzz(func(t *testing.T, which, at uint8, tail string) {
+		name := denied[int(which)%len(denied)]
+		rs := []rune(name)
+		i := int(at) % (len(rs) + 1)
+		r := ignorable[int(at)%len(ignorable)]
+		name = string(rs[:i]) + string(r) + string(rs[i:])
+		// Trailing dots and spaces on the last segment; any other tail
+		// byte makes a different name, which the property does not cover.
+		name += strings.Map(func(r rune) rune {
+			if r == '.' || r == ' ' {
+				return r
+			}
+			return -1
+		}, tail)
+		if got := p.Classify(name); got.Class == Fixable {
+			t.Fatalf("Classify(%q) = %+v, want not fixable", name, got)
+		}
+	})
+}

@@ -13,6 +13,12 @@
 // exactly like Denied ([Policy.Sensitive] does), so a project that configures
 // nothing escalates everything.
 //
+// A path is also Denied when another file system would open it as a denied
+// path: NTFS drops a segment's trailing dots and spaces and reads
+// "name::$DATA" as the file, HFS+ ignores some invisible code points, both
+// fold "ſ" to "s"; an NTFS 8.3 short name ("GITATT~1") is denied outright,
+// since which long name it opens depends on the volume. See aliasOf.
+//
 // The deny list can only grow. A project adds globs; it cannot remove a
 // built-in word or glob. fixrail.yaml, the file that holds the project's
 // extension, is itself on the deny list, so an agent that shrinks it has
@@ -120,6 +126,8 @@ type Verdict struct {
 	Path  string
 	Class Class
 	// Rule names what matched: "invalid-path", "word:auth",
+	// "alias:glob:fixrail.yaml (as fixrail.yaml)" (the name another file
+	// system opens; see aliasOf), "alias:ntfs-short-name GITATT~1",
 	// "glob:**/*.pem", "config:paths.sensitive[0] secure/**",
 	// "fixable:src/**", "test:tests/**", "import:auth". It is "" for Unknown.
 	Rule string
@@ -194,6 +202,9 @@ func (p *Policy) Classify(name string) Verdict {
 		return Verdict{Path: name, Class: Denied, Rule: "invalid-path"}
 	}
 	if rule, denied := p.denied(clean); denied {
+		return Verdict{Path: clean, Class: Denied, Rule: rule}
+	}
+	if rule, denied := p.aliasDenied(clean); denied {
 		return Verdict{Path: clean, Class: Denied, Rule: rule}
 	}
 	if p != nil {

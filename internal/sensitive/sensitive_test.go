@@ -64,6 +64,22 @@ func TestClassify(t *testing.T) {
 		{"empty", "", Verdict{"", Denied, "invalid-path"}},
 		{"root", ".", Verdict{".", Denied, "invalid-path"}},
 		{"dots in a name are fine", "src/a..b.py", Verdict{"src/a..b.py", Fixable, "fixable:src/**"}},
+		// Names another file system opens as a denied path.
+		{"ntfs trailing dot", "fixrail.yaml.", Verdict{"fixrail.yaml.", Denied, "alias:glob:fixrail.yaml (as fixrail.yaml)"}},
+		{"ntfs trailing space", "src/.gitattributes ", Verdict{"src/.gitattributes ", Denied, "alias:glob:**/.gitattributes (as src/.gitattributes)"}},
+		{"ntfs dir trailing dots", ".github../workflows/ci.yml", Verdict{".github../workflows/ci.yml", Denied, "alias:glob:**/.github/** (as .github/workflows/ci.yml)"}},
+		{"ntfs data stream", "CLAUDE.md::$DATA", Verdict{"CLAUDE.md::$DATA", Denied, "alias:glob:**/CLAUDE.md (as CLAUDE.md)"}},
+		{"ntfs short name", "GITATT~1", Verdict{"GITATT~1", Denied, "alias:ntfs-short-name GITATT~1"}},
+		{"ntfs short name with extension", "src/CLAUDE~1.MD", Verdict{"src/CLAUDE~1.MD", Denied, "alias:ntfs-short-name CLAUDE~1.MD"}},
+		{"hfs ignored code point", ".git\u200cattributes", Verdict{".git\u200cattributes", Denied, "alias:glob:**/.gitattributes (as .gitattributes)"}},
+		{"hfs ignored inside a word", "src/pass\u200dword_reset.py", Verdict{"src/pass\u200dword_reset.py", Denied, "alias:word:password (as src/password_reset.py)"}},
+		{"long s folds to s", ".claude/ſettings.json", Verdict{".claude/ſettings.json", Denied, "glob:**/.claude/**"}},
+		{"long s in a deny glob", "src/.gitattributeſ", Verdict{"src/.gitattributeſ", Denied, "alias:glob:**/.gitattributes (as src/.gitattributes)"}},
+		{"kelvin sign lowers to k", "certs/server.\u212aey", Verdict{"certs/server.\u212aey", Denied, "glob:**/*.key"}},
+		{"segment only dots", "src/.../x.py", Verdict{"src/.../x.py", Denied, "alias:empty-segment"}},
+		{"other unicode is not an alias", "src/café.py", Verdict{"src/café.py", Fixable, "fixable:src/**"}},
+		{"a tilde without the short-name shape", "src/a~b.py", Verdict{"src/a~b.py", Fixable, "fixable:src/**"}},
+		{"a colon naming no denied file", "src/12:30.py", Verdict{"src/12:30.py", Fixable, "fixable:src/**"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
