@@ -111,6 +111,7 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 		dir = "."
 	}
 	setup, err := pipeline.Prepare(ctx, dir, "")
+	cfgLoaded := err == nil
 	if err != nil {
 		add("config", "fail", err.Error())
 	} else {
@@ -182,7 +183,11 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 			add("sandbox-mounts", status, detail)
 		}
 	}
+	// With no config, what a run would do is not known: bubblewrap's state
+	// is reported, and what it would hold is said to be the default's.
 	switch {
+	case !cfgLoaded && usable:
+		add("sandbox-tests", "ok", "bubblewrap at "+path+" is usable; under the default sandbox: auto, test and suite commands would run in it (the config did not load)")
 	case sandboxMode == "off":
 		add("sandbox-tests", "warn", "sandbox: off — test and suite commands run with the operator's rights")
 	case planErr != nil:
@@ -199,6 +204,8 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 		add("sandbox-agent", "warn", "sandbox: off — the agent runs with the operator's rights and can reach the repository's git directory")
 	case planErr != nil:
 		add("sandbox-agent", "fail", "runs would HALT no-sandbox: "+planErr.Error())
+	case !cfgLoaded && usable:
+		add("sandbox-agent", "ok", "under the default sandbox: auto the agent would run in bubblewrap; what it would see, its runner and its network are not known: the config did not load")
 	case usable && runnerKind == "claude":
 		add("sandbox-agent", "ok", "the claude agent runs in bubblewrap: its worktree and hand-off files writable, its install and fixrail's binary (the phase hook and the egress forwarder) read-only; "+plans.unseen(false)+"; its network is the egress proxy (see egress)")
 	case usable:
