@@ -40,8 +40,11 @@ func (c counted) Write(b []byte) (int, error) {
 
 // relay carries a tunnel both ways until both ends are done, or the cap
 // cuts it: then both connections close. first is what the client sent
-// after its request head.
-func (m *meter) relay(target, client net.Conn, first io.Reader) {
+// after its request head; open judges its opening before any of it goes
+// to the target (the target's bytes flow at once, so a protocol where the
+// server speaks first still opens), and returns the reader to carry, or why
+// the tunnel is refused: then both connections close and relay returns it.
+func (m *meter) relay(target, client net.Conn, first io.Reader, open func(io.Reader) (io.Reader, string)) (refused string) {
 	var wg sync.WaitGroup
 	// half carries one direction; at the cap it cuts both.
 	half := func(dst net.Conn, src io.Reader, n *atomic.Int64) {
@@ -53,9 +56,19 @@ func (m *meter) relay(target, client net.Conn, first io.Reader) {
 		}
 		closeWrite(dst)
 	}
-	wg.Go(func() { half(target, first, &m.up) })
+	wg.Go(func() {
+		src, why := open(first)
+		if why != "" {
+			refused = why
+			target.Close()
+			client.Close()
+			return
+		}
+		half(target, src, &m.up)
+	})
 	wg.Go(func() { half(client, target, &m.down) })
 	wg.Wait()
+	return refused
 }
 
 // request sends one plain-HTTP request to target and the whole response

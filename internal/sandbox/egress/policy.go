@@ -1,6 +1,7 @@
 // Package egress owns a sandboxed agent's one way out: an HTTP proxy that
 // fixrail serves outside the sandbox on a Unix socket, which admits CONNECT
-// and plain-HTTP requests to an allowlist of host:port and nothing else,
+// and plain-HTTP requests to an allowlist of host:port and nothing else
+// (a tunnel's TLS ClientHello must name the host it was opened to, sni.go),
 // meters them against the run's byte and connection caps and records every
 // one; and the forwarder, fixrail re-executed inside the sandbox's empty
 // network namespace, which listens on its loopback and relays each

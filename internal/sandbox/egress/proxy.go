@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -250,8 +251,23 @@ func (x *Proxy) handle(c net.Conn, headRead func()) {
 			return
 		}
 		// Bytes the client sent after its head (a TLS hello) are the
-		// tunnel's first.
-		m.relay(up, c, br)
+		// tunnel's first; a ClientHello must name the host (see sni.go).
+		// A refusal is recorded before the connection closes, as above.
+		open := func(first io.Reader) (io.Reader, string) {
+			_ = c.SetReadDeadline(time.Now().Add(tunnelOpenTimeout))
+			seen, why := tunnelOpening(first, host)
+			_ = c.SetReadDeadline(time.Time{})
+			if why != "" {
+				ev.Verdict, ev.Reason = Refused, why
+				ev.Duration = time.Since(start)
+				x.p.record(ev)
+				recorded = true
+			}
+			return io.MultiReader(bytes.NewReader(seen), first), why
+		}
+		if m.relay(up, c, br, open) != "" {
+			return
+		}
 	} else {
 		// Hop-by-hop and proxy headers stay here; the target sees an
 		// origin-form request on a connection that closes after it.
