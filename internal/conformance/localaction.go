@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -88,11 +90,13 @@ func (w *Workflow) followAction(ref string, in map[string]actionInput, line, col
 		return
 	}
 	runs := mapValue(docRoot(&doc), "runs")
-	if using := mapValue(runs, "using"); using == nil || !strings.EqualFold(using.Value, "composite") {
-		return // JavaScript and Docker actions are not followed (README: residuals)
+	using := mapValue(runs, "using")
+	docker := using != nil && strings.EqualFold(using.Value, "docker")
+	if !docker && (using == nil || !strings.EqualFold(using.Value, "composite")) {
+		return // JavaScript actions are not followed (README: residuals)
 	}
 	steps := mapValue(runs, "steps")
-	if steps == nil || steps.Kind != yaml.SequenceNode {
+	if !docker && (steps == nil || steps.Kind != yaml.SequenceNode) {
 		return
 	}
 	// flowTaint says why an expression's value carries attacker text: an
@@ -134,6 +138,12 @@ func (w *Workflow) followAction(ref string, in map[string]actionInput, line, col
 			}
 			return
 		}
+	}
+	if docker {
+		if code, interp := inlineScriptArg(runs); code != nil {
+			sink(code, "entrypoint's inline "+interp+" code")
+		}
+		return
 	}
 	for _, s := range steps.Content {
 		if run := mapValue(s, "run"); run != nil && run.Kind == yaml.ScalarNode {
@@ -183,6 +193,72 @@ func (w *Workflow) followAction(ref string, in map[string]actionInput, line, col
 			w.followAction(uses.Value, next, line, col, seen)
 		}
 	}
+}
+
+// inlineCode is, for an interpreter's base name (version suffix
+// dropped), the flags whose next argument it runs as code: a cluster of
+// single-letter flags holding the letter (sh -ec, perl -ne), or a long
+// form spelled out.
+var inlineCode = map[string]struct {
+	letters string
+	long    []string
+}{
+	"sh": {"c", nil}, "bash": {"c", nil}, "dash": {"c", nil}, "ash": {"c", nil},
+	"zsh": {"c", nil}, "ksh": {"c", nil}, "busybox": {"c", nil},
+	"python": {"c", nil}, "node": {"ep", []string{"--eval", "--print"}},
+	"perl": {"eE", nil}, "ruby": {"e", nil}, "php": {"r", nil},
+	"pwsh": {"c", []string{"-command"}}, "powershell": {"c", []string{"-command"}},
+}
+
+// inlineScriptArg is the argument a Docker action's entrypoint runs as
+// code: with `entrypoint: sh` (python3, node, …) and `args: [-c, CODE,
+// …]`, GitHub expands CODE's expressions and the interpreter then parses
+// it; the arguments after it are only $0, $1 or sys.argv. An entrypoint
+// that is not an interpreter, or the image's own, is not judged: what it
+// does with its arguments is not in the action's metadata.
+func inlineScriptArg(runs *yaml.Node) (*yaml.Node, string) {
+	ep := mapValue(runs, "entrypoint")
+	args := mapValue(runs, "args")
+	if ep == nil || ep.Kind != yaml.ScalarNode || args == nil || args.Kind != yaml.SequenceNode {
+		return nil, ""
+	}
+	base := strings.ToLower(path.Base(strings.TrimSpace(ep.Value)))
+	base = strings.TrimRight(base, "0123456789.") // python3.12, perl5
+	flags, ok := inlineCode[base]
+	if !ok {
+		return nil, ""
+	}
+	for i := 0; i < len(args.Content); i++ {
+		a := args.Content[i]
+		if a.Kind != yaml.ScalarNode {
+			return nil, ""
+		}
+		v := a.Value
+		if flags.letters == "c" && (v == "-o" || v == "+o") {
+			i++ // a shell option's name (-o pipefail)
+			continue
+		}
+		if base == "busybox" && i == 0 {
+			if v != "sh" && v != "ash" {
+				return nil, ""
+			}
+			continue
+		}
+		if !strings.HasPrefix(v, "-") {
+			return nil, "" // a script file or the first operand: no inline code
+		}
+		code := slices.Contains(flags.long, strings.ToLower(v))
+		if !code && !strings.HasPrefix(v, "--") {
+			code = strings.ContainsAny(v[1:], flags.letters)
+		}
+		if code {
+			if i+1 < len(args.Content) && args.Content[i+1].Kind == yaml.ScalarNode {
+				return args.Content[i+1], base
+			}
+			return nil, ""
+		}
+	}
+	return nil, ""
 }
 
 // scalarFlows is the context paths reaching the value of every ${{ }} in

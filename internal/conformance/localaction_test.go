@@ -77,6 +77,50 @@ func TestLocalActionInjection(t *testing.T) {
 			actions: map[string]string{"./act": "runs:\n  using: node20\n  main: index.js\n"},
 		},
 		{
+			name:    "a Docker action whose shell entrypoint runs an input",
+			with:    "v: ${{ github.event.issue.title }}",
+			actions: map[string]string{"./act": "runs:\n  using: docker\n  image: Dockerfile\n  entrypoint: /bin/sh\n  args:\n    - -o\n    - pipefail\n    - -ec\n    - echo ${{ inputs.v }}\n    - ${{ inputs.v }}\n"},
+			want:    []string{"github.event.issue.title (attacker-controlled) is passed to the local action ./act, whose entrypoint's inline sh code (act/action.yml:9) expands inputs.v"},
+		},
+		{
+			name:    "busybox sh -c",
+			with:    "v: ${{ github.event.issue.title }}",
+			actions: map[string]string{"./act": "runs:\n  using: Docker\n  image: docker://busybox\n  entrypoint: busybox\n  args: [sh, -c, 'echo ${{ inputs.v }}']\n"},
+			want:    []string{"whose entrypoint's inline busybox code (act/action.yml:5) expands inputs.v"},
+		},
+		{
+			name:    "a Docker action passing an input as a positional argument",
+			with:    "v: ${{ github.event.issue.title }}",
+			actions: map[string]string{"./act": "runs:\n  using: docker\n  image: Dockerfile\n  entrypoint: bash\n  args: [-c, 'echo \"$1\"', sh, '${{ inputs.v }}']\n"},
+		},
+		{
+			name:    "a Docker action running python -c",
+			with:    "v: ${{ github.event.issue.title }}",
+			actions: map[string]string{"./act": "runs:\n  using: docker\n  image: Dockerfile\n  entrypoint: /usr/bin/python3.12\n  args: [-Bc, 'print(\"${{ inputs.v }}\")']\n"},
+			want:    []string{"whose entrypoint's inline python code (act/action.yml:5) expands inputs.v"},
+		},
+		{
+			name:    "a Docker action running node --eval",
+			with:    "v: ${{ github.event.issue.title }}",
+			actions: map[string]string{"./act": "runs:\n  using: docker\n  image: Dockerfile\n  entrypoint: node\n  args: [--eval, 'console.log(`${{ inputs.v }}`)']\n"},
+			want:    []string{"whose entrypoint's inline node code (act/action.yml:5) expands inputs.v"},
+		},
+		{
+			name:    "a Docker action whose entrypoint is not an interpreter",
+			with:    "v: ${{ github.event.issue.title }}",
+			actions: map[string]string{"./act": "runs:\n  using: docker\n  image: Dockerfile\n  entrypoint: /usr/bin/jq\n  args: [-c, '${{ inputs.v }}']\n"},
+		},
+		{
+			name:    "a Docker action with the image's entrypoint",
+			with:    "v: ${{ github.event.issue.title }}",
+			actions: map[string]string{"./act": "runs:\n  using: docker\n  image: Dockerfile\n  args: [-c, '${{ inputs.v }}']\n"},
+		},
+		{
+			name:    "a Docker action running a script file",
+			with:    "v: ${{ github.event.issue.title }}",
+			actions: map[string]string{"./act": "runs:\n  using: docker\n  image: Dockerfile\n  entrypoint: sh\n  args: [/run.sh, '${{ inputs.v }}']\n"},
+		},
+		{
 			name: "no such action",
 			with: "v: ${{ github.event.issue.title }}",
 		},
