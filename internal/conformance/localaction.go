@@ -140,8 +140,9 @@ func (w *Workflow) followAction(ref string, in map[string]actionInput, line, col
 		}
 	}
 	if docker {
-		if code, interp := inlineScriptArg(runs); code != nil {
-			sink(code, "entrypoint's inline "+interp+" code")
+		code, interp := inlineScriptArg(runs)
+		for _, c := range code {
+			sink(c, "entrypoint's inline "+interp+" code")
 		}
 		return
 	}
@@ -197,26 +198,28 @@ func (w *Workflow) followAction(ref string, in map[string]actionInput, line, col
 
 // inlineCode is, for an interpreter's base name (version suffix
 // dropped), the flags whose next argument it runs as code: a cluster of
-// single-letter flags holding the letter (sh -ec, perl -ne), or a long
-// form spelled out.
+// single-letter flags holding one of letters (sh -ec, perl -ne), or one
+// of long, spelled out (any case).
 var inlineCode = map[string]struct {
 	letters string
 	long    []string
+	repeat  bool // several code flags add up (perl -e a -e b)
 }{
-	"sh": {"c", nil}, "bash": {"c", nil}, "dash": {"c", nil}, "ash": {"c", nil},
-	"zsh": {"c", nil}, "ksh": {"c", nil}, "busybox": {"c", nil},
-	"python": {"c", nil}, "node": {"ep", []string{"--eval", "--print"}},
-	"perl": {"eE", nil}, "ruby": {"e", nil}, "php": {"r", nil},
-	"pwsh": {"c", []string{"-command"}}, "powershell": {"c", []string{"-command"}},
+	"sh": {letters: "c"}, "bash": {letters: "c"}, "dash": {letters: "c"}, "ash": {letters: "c"},
+	"zsh": {letters: "c"}, "ksh": {letters: "c"}, "busybox": {letters: "c"},
+	"python": {letters: "c"}, "node": {long: []string{"-e", "-p", "--eval", "--print"}},
+	"perl": {letters: "eE", repeat: true}, "ruby": {letters: "e", repeat: true}, "php": {letters: "r"},
+	// PowerShell's parameters are words (-NonInteractive), not clusters.
+	"pwsh": {long: []string{"-c", "-command"}}, "powershell": {long: []string{"-c", "-command"}},
 }
 
-// inlineScriptArg is the argument a Docker action's entrypoint runs as
+// inlineScriptArg is the arguments a Docker action's entrypoint runs as
 // code: with `entrypoint: sh` (python3, node, …) and `args: [-c, CODE,
 // …]`, GitHub expands CODE's expressions and the interpreter then parses
 // it; the arguments after it are only $0, $1 or sys.argv. An entrypoint
 // that is not an interpreter, or the image's own, is not judged: what it
 // does with its arguments is not in the action's metadata.
-func inlineScriptArg(runs *yaml.Node) (*yaml.Node, string) {
+func inlineScriptArg(runs *yaml.Node) ([]*yaml.Node, string) {
 	ep := mapValue(runs, "entrypoint")
 	args := mapValue(runs, "args")
 	if ep == nil || ep.Kind != yaml.ScalarNode || args == nil || args.Kind != yaml.SequenceNode {
@@ -228,10 +231,11 @@ func inlineScriptArg(runs *yaml.Node) (*yaml.Node, string) {
 	if !ok {
 		return nil, ""
 	}
+	var code []*yaml.Node
 	for i := 0; i < len(args.Content); i++ {
 		a := args.Content[i]
 		if a.Kind != yaml.ScalarNode {
-			return nil, ""
+			break
 		}
 		v := a.Value
 		if flags.letters == "c" && (v == "-o" || v == "+o") {
@@ -240,25 +244,30 @@ func inlineScriptArg(runs *yaml.Node) (*yaml.Node, string) {
 		}
 		if base == "busybox" && i == 0 {
 			if v != "sh" && v != "ash" {
-				return nil, ""
+				break
 			}
 			continue
 		}
 		if !strings.HasPrefix(v, "-") {
-			return nil, "" // a script file or the first operand: no inline code
+			break // a script file or the first operand: no more options
 		}
-		code := slices.Contains(flags.long, strings.ToLower(v))
-		if !code && !strings.HasPrefix(v, "--") {
-			code = strings.ContainsAny(v[1:], flags.letters)
+		isCode := slices.Contains(flags.long, strings.ToLower(v))
+		if !isCode && flags.letters != "" && !strings.HasPrefix(v, "--") {
+			isCode = strings.ContainsAny(v[1:], flags.letters)
 		}
-		if code {
-			if i+1 < len(args.Content) && args.Content[i+1].Kind == yaml.ScalarNode {
-				return args.Content[i+1], base
-			}
-			return nil, ""
+		if !isCode {
+			continue
+		}
+		if i+1 >= len(args.Content) || args.Content[i+1].Kind != yaml.ScalarNode {
+			break
+		}
+		code = append(code, args.Content[i+1])
+		i++
+		if !flags.repeat {
+			break // what follows the code is its arguments
 		}
 	}
-	return nil, ""
+	return code, base
 }
 
 // scalarFlows is the context paths reaching the value of every ${{ }} in

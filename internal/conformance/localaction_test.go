@@ -106,6 +106,23 @@ func TestLocalActionInjection(t *testing.T) {
 			want:    []string{"whose entrypoint's inline node code (act/action.yml:5) expands inputs.v"},
 		},
 		{
+			name:    "perl adds up its -e flags",
+			with:    "v: ${{ github.event.issue.title }}",
+			actions: map[string]string{"./act": "runs:\n  using: docker\n  image: Dockerfile\n  entrypoint: perl\n  args: [-e, 'print 1', -le, 'print \"${{ inputs.v }}\"']\n"},
+			want:    []string{"whose entrypoint's inline perl code (act/action.yml:5) expands inputs.v"},
+		},
+		{
+			name:    "pwsh's word parameters are not a cluster",
+			with:    "v: ${{ github.event.issue.title }}",
+			actions: map[string]string{"./act": "runs:\n  using: docker\n  image: Dockerfile\n  entrypoint: pwsh\n  args: [-NonInteractive, -File, run.ps1, '${{ inputs.v }}']\n"},
+		},
+		{
+			name:    "pwsh -Command",
+			with:    "v: ${{ github.event.issue.title }}",
+			actions: map[string]string{"./act": "runs:\n  using: docker\n  image: Dockerfile\n  entrypoint: pwsh\n  args: [-NonInteractive, -Command, 'Write-Host ${{ inputs.v }}']\n"},
+			want:    []string{"whose entrypoint's inline pwsh code (act/action.yml:5) expands inputs.v"},
+		},
+		{
 			name:    "a Docker action whose entrypoint is not an interpreter",
 			with:    "v: ${{ github.event.issue.title }}",
 			actions: map[string]string{"./act": "runs:\n  using: docker\n  image: Dockerfile\n  entrypoint: /usr/bin/jq\n  args: [-c, '${{ inputs.v }}']\n"},
