@@ -48,7 +48,11 @@ func readSARIF(name string, data []byte, in Intake) ([]Item, bool, error) {
 				return nil, true, fmt.Errorf("result %q: a to-fix result with no finding or an unsafe id", r.ID)
 			}
 			if e := r.Finding.Evidence; e != nil && e.Path != "" {
-				it.Keys = []string{"file:" + e.Path}
+				k, err := pathKey("file", e.Path)
+				if err != nil {
+					return nil, true, fmt.Errorf("result %q: %v", r.ID, err)
+				}
+				it.Keys = []string{k}
 			}
 		default:
 			it.Listed, it.Why = r.Group, r.Why
@@ -58,10 +62,11 @@ func readSARIF(name string, data []byte, in Intake) ([]Item, bool, error) {
 	return out, true, nil
 }
 
-// scanSARIFItem is a scan's kind-sarif item: a to-fix one runs from the
-// log the scan read; an unfixable or posture one is listed.
-func scanSARIFItem(d scanDoc, it ScanItem) ([]Item, error) {
-	out := Item{ID: it.Finding, Title: it.Title, Kind: "sarif", File: d.SARIF, Base: d.Base}
+// scanSARIFItem is a scan's kind-sarif item of the listing file listing:
+// a to-fix one runs from the log the scan read (listingLog: beside the
+// listing), keyed by its file; an unfixable or posture one is listed.
+func scanSARIFItem(listing string, d scanDoc, it ScanItem) ([]Item, error) {
+	out := Item{ID: it.Finding, Title: it.Title, Kind: "sarif", Base: d.Base}
 	switch it.Group {
 	case findings.GroupToFix:
 		if d.SARIF == "" {
@@ -70,9 +75,23 @@ func scanSARIFItem(d scanDoc, it ScanItem) ([]Item, error) {
 		if !pathguard.SafeName(it.Finding) {
 			return nil, fmt.Errorf("item %q is not a result id", it.Finding)
 		}
-		if it.Path != "" {
-			out.Keys = []string{"file:" + it.Path}
+		log, err := listingLog(listing, d.SARIF)
+		if err != nil {
+			return nil, fmt.Errorf("item %q: %w", it.Finding, err)
 		}
+		out.File = log
+		// The file is the run's key: a to-fix result always has one (scan
+		// lists one without a file as unfixable), and one the listing
+		// leaves out, or spells another way, must not let two runs on one
+		// file start together.
+		if it.Path == "" {
+			return nil, fmt.Errorf("item %q: a to-fix SARIF item names no file (its path)", it.Finding)
+		}
+		k, err := pathKey("file", it.Path)
+		if err != nil {
+			return nil, fmt.Errorf("item %q: %w", it.Finding, err)
+		}
+		out.Keys = []string{k}
 	case findings.GroupUnfixable, findings.GroupPosture:
 		out.Listed, out.Why = it.Group, it.Why
 	default:

@@ -156,7 +156,7 @@ type scanDoc struct {
 // other groups are work a run would refuse (branch-exists, unfixable) or
 // no finding at all; a SARIF log's unfixable and posture results are
 // listed with their reason.
-func readScan(_ string, data []byte, _ Intake) ([]Item, bool, error) {
+func readScan(name string, data []byte, _ Intake) ([]Item, bool, error) {
 	trim := bytes.TrimSpace(data)
 	var docs []scanDoc
 	switch {
@@ -197,12 +197,15 @@ func readScan(_ string, data []byte, _ Intake) ([]Item, bool, error) {
 		if (d.Repo != "" || d.SARIF == "") && !validRepo(d.Repo) {
 			return nil, true, fmt.Errorf("repo %q is not owner/name", d.Repo)
 		}
+		// GitHub's names are one repository in any case: "O/R" and "o/r"
+		// are one clone, one ledger and one set of keys, never two.
+		d.Repo = strings.ToLower(d.Repo)
 		if d.Base != "" && !validBranch(d.Base) {
 			return nil, true, fmt.Errorf("base %q is not a branch name", d.Base)
 		}
 		for _, it := range d.Items {
 			if it.Kind == "sarif" {
-				sit, err := scanSARIFItem(d, it)
+				sit, err := scanSARIFItem(name, d, it)
 				if err != nil {
 					return nil, true, err
 				}
@@ -227,7 +230,11 @@ func readScan(_ string, data []byte, _ Intake) ([]Item, bool, error) {
 			if it.Number <= 0 || it.Finding != id {
 				return nil, true, fmt.Errorf("item %q: kind %s number %d do not name it", it.Finding, it.Kind, it.Number)
 			}
-			out = append(out, Item{ID: id, Title: it.Title, Kind: it.Kind, File: strconv.Itoa(it.Number), Repo: d.Repo, Base: d.Base})
+			item := Item{ID: id, Title: it.Title, Kind: it.Kind, File: strconv.Itoa(it.Number), Repo: d.Repo, Base: d.Base}
+			if it.Kind == "alert" {
+				item.Keys = []string{dependabotKey}
+			}
+			out = append(out, item)
 		}
 	}
 	return out, true, nil
@@ -276,18 +283,18 @@ func readVulns(_ string, data []byte, in Intake) ([]Item, bool, error) {
 		if err != nil {
 			return nil, true, err
 		}
-		it := Item{ID: v.ID, Title: v.Package + " " + v.Version + " (" + v.Ecosystem + ")", Kind: "vuln", File: file,
-			Keys: []string{packageKey(v.Ecosystem, v.Package)}}
-		if v.Manifest != "" {
-			it.Keys = append(it.Keys, "manifest:"+v.Manifest)
-		}
-		out = append(out, it)
+		out = append(out, Item{ID: v.ID, Title: v.Package + " " + v.Version + " (" + v.Ecosystem + ")", Kind: "vuln", File: file,
+			Keys: vulnKeys(v)})
 	}
 	return out, true, nil
 }
 
 // readReport takes a report file as it is: one finding, its file the
-// source's own. Its evidence's path and manifest are its keys.
+// source's own. Its evidence's path and manifest are its keys, and a cve
+// report's package too, as a vulnerable-dependency list's (vulnKeys): a
+// report with no manifest hint still runs after any other finding on its
+// package. A key the run would refuse (a manifest into .git, an escape)
+// is left out: the run refuses the report, touching nothing.
 func readReport(name string, data []byte, _ Intake) ([]Item, bool, error) {
 	f, err := findings.Parse(filepath.Base(name), data)
 	if err != nil {
@@ -296,10 +303,18 @@ func readReport(name string, data []byte, _ Intake) ([]Item, bool, error) {
 	it := Item{ID: f.ID, Title: f.Title, Kind: "report", File: name}
 	if e := f.Evidence; e != nil {
 		if e.Path != "" {
-			it.Keys = append(it.Keys, "file:"+e.Path)
+			if k, err := pathKey("file", e.Path); err == nil {
+				it.Keys = append(it.Keys, k)
+			}
 		}
-		if e.Manifest != "" {
-			it.Keys = append(it.Keys, "manifest:"+e.Manifest)
+		if f.Type() == findings.VulnFixType {
+			if v, err := findings.VulnOf(f); err == nil {
+				it.Keys = append(it.Keys, vulnKeys(v)...)
+			}
+		} else if e.Manifest != "" {
+			if k, err := pathKey("manifest", e.Manifest); err == nil {
+				it.Keys = append(it.Keys, k)
+			}
 		}
 	}
 	return []Item{it}, true, nil
