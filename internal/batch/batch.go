@@ -73,6 +73,9 @@ type Result struct {
 	Log      string           `json:"log,omitempty"`
 	// Exit is the run's process exit code.
 	Exit int `json:"exit"`
+	// TimedOut is set for a run the batch stopped at its time limit
+	// (--run-timeout): its row is HALT wall-clock and Error says so.
+	TimedOut bool `json:"timed_out,omitempty"`
 	// Error is why the run produced no terminal state (a usage or
 	// internal error: exit 2 or 1), or why its exit disagrees with the
 	// one it reported (killed after printing it); "" otherwise.

@@ -38,6 +38,7 @@ type runMoreOpts struct {
 	reposParallel int
 	dryRun        bool
 	keep          bool
+	runTimeout    time.Duration
 }
 
 func (x *runMoreOpts) flags(fs *flag.FlagSet) {
@@ -45,6 +46,7 @@ func (x *runMoreOpts) flags(fs *flag.FlagSet) {
 	fs.IntVar(&x.parallel, "parallel", 0, "with --batch: at most `N` runs at once (default: the ledger's budget.concurrent caps; the ledger still admits each run)")
 	fs.IntVar(&x.reposParallel, "repos-parallel", 0, "with --batch over a many-repository scan: at most `N` repositories cloned and worked at once (default 3)")
 	fs.BoolVar(&x.keep, "keep", false, "with --batch over a many-repository scan: keep each whole clone after its runs (by default only its .fixrail/runs, batches and outbox are kept)")
+	fs.DurationVar(&x.runTimeout, "run-timeout", 0, "with --batch: stop a run still going after `D` (SIGTERM to its process group, SIGKILL 30s later) and record it HALT wall-clock, timed out (default: budget.wall_clock plus 10m; never shorter than budget.wall_clock)")
 	fs.BoolVar(&x.dryRun, "dry-run", false, "plan only: the fix phase's agent gets read tools only, the run stops after P3 (HALT dry-run) and the forge publishes nothing")
 }
 
@@ -97,7 +99,7 @@ var _ pipeline.Forge = dryRunForge{}
 
 // batchOnly are run's flags a batch reads itself; every other flag given
 // is passed on to each finding's run unchanged.
-var batchOnly = map[string]bool{"batch": true, "parallel": true, "repos-parallel": true, "keep": true, "json": true, "repo": true, "dir": true,
+var batchOnly = map[string]bool{"batch": true, "parallel": true, "repos-parallel": true, "keep": true, "run-timeout": true, "json": true, "repo": true, "dir": true,
 	"report": true, "vuln": true, "issue": true, "alert": true, "event": true, "group": true}
 
 // runBatch runs every finding of the source, each in a `fixrail run`
@@ -122,6 +124,9 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	}
 	if o.x.parallel < 0 {
 		return usagef("--parallel must be positive, not %d", o.x.parallel)
+	}
+	if o.x.runTimeout < 0 {
+		return usagef("--run-timeout must be positive, not %s", o.x.runTimeout)
 	}
 	local := o.repo
 	if set["dir"] {
@@ -166,7 +171,7 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 		}
 		defer sink.close(stdio.Stderr)
 	}
-	parallel, dir, err := batchSetup(ctx, local, o.base, o.x.parallel)
+	parallel, dir, limits, err := batchSetup(ctx, local, o.base, o.x.parallel, o.x.runTimeout)
 	if err != nil {
 		return err
 	}
@@ -202,9 +207,9 @@ func runBatch(ctx context.Context, stdio Stdio, fs *flag.FlagSet, o *runOpts) er
 	if err != nil {
 		return fmt.Errorf("locate the fixrail binary: %w", err)
 	}
-	fmt.Fprintf(stdio.Stderr, "batch: %d finding(s) from %s, %d at a time; logs in %s\n", len(items), o.x.batch, parallel, dir)
+	fmt.Fprintf(stdio.Stderr, "batch: %d finding(s) from %s, %d at a time, each stopped after %s; logs in %s\n", len(items), o.x.batch, parallel, limits.timeout, dir)
 	run := func(ctx context.Context, it batch.Item, extra ...string) batch.Result {
-		return runChild(ctx, exe, dir, append(childArgs(it, local, o.repo, set["repo"], pass), extra...))
+		return runChild(ctx, exe, dir, append(childArgs(it, local, o.repo, set["repo"], pass), extra...), limits)
 	}
 	exec := func(ctx context.Context, it batch.Item) batch.Result { return run(ctx, it) }
 	var grouped *groupBatch
@@ -266,28 +271,58 @@ func finishBatch(stdio Stdio, o *runOpts, results []batch.Result, listed []batch
 
 // batchSetup reads a repository's committed config for a batch: the
 // default width (the smaller concurrency cap; the runs read the config
-// again, each on its own), and a fresh directory for the batch's logs
-// under its state directory.
-func batchSetup(ctx context.Context, repo, base string, parallel int) (int, string, error) {
+// again, each on its own), each run's time limit (runTimeout), and a
+// fresh directory for the batch's logs under its state directory.
+func batchSetup(ctx context.Context, repo, base string, parallel int, timeout time.Duration) (int, string, childLimits, error) {
 	setup, err := pipeline.Prepare(ctx, repo, base)
 	if err != nil {
-		return 0, "", err
+		return 0, "", childLimits{}, err
 	}
 	if parallel == 0 {
 		c := setup.Config.Budget.Concurrent
 		parallel = max(1, min(c.Repo, c.Global))
 	}
+	limits := childLimits{grace: childGrace}
+	limits.timeout, err = runTimeout(timeout, setup.Config.Budget.WallClock)
+	if err != nil {
+		setup.Close()
+		return 0, "", childLimits{}, err
+	}
 	batches, err := setup.StateDir("batches")
 	setup.Close()
 	if err != nil {
-		return 0, "", err
+		return 0, "", childLimits{}, err
 	}
 	dir := filepath.Join(batches, time.Now().UTC().Format("20060102T150405Z")+"-"+strconv.Itoa(os.Getpid()))
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return 0, "", fmt.Errorf("batch directory: %w", err)
+		return 0, "", childLimits{}, fmt.Errorf("batch directory: %w", err)
 	}
 	pruneBatches(batches, keptBatches)
-	return parallel, dir, nil
+	return parallel, dir, limits, nil
+}
+
+// runTimeoutMargin is how long past its budget.wall_clock a run may go on
+// before the batch stops it: the run's clock starts after its setup and
+// intake and stops before its teardown and notifications, and this is
+// ledger.lease's default margin too, so a run stopped here had already
+// outlived the default lease on its reservation.
+const runTimeoutMargin = 10 * time.Minute
+
+// runTimeout is how long one run of a batch may take: --run-timeout, or
+// budget.wall_clock plus runTimeoutMargin. The run's own wall clock is
+// its budget and ends it HALT wall-clock; the batch's limit is the
+// backstop for a run whose clock failed or that hangs before starting
+// it, so it is never shorter than the wall clock: a run within its
+// budget is never cut off, and a run stopped at the limit has outlived
+// its wall clock, which is what its row says.
+func runTimeout(flag, wall time.Duration) (time.Duration, error) {
+	if flag == 0 {
+		return wall + runTimeoutMargin, nil
+	}
+	if flag < wall {
+		return 0, usagef("--run-timeout %s is shorter than budget.wall_clock %s: a run's own wall clock ends it first; the batch's limit only stops one whose clock failed", flag, wall)
+	}
+	return flag, nil
 }
 
 // keptBatches is how many batch directories (each run's console log) a
@@ -348,14 +383,30 @@ type childReport struct {
 	Log      string           `json:"event_log"`
 }
 
-// childGrace is how long a run has, once the batch is stopped, to end
-// itself (HALT interrupted, its reservation settled) before it is killed.
+// childGrace is how long a run has, once the batch is stopped or the run
+// timed out, to end itself (HALT interrupted, its reservation settled)
+// before its process group is killed.
 const childGrace = 30 * time.Second
+
+// childLimits bound one run: timeout from its start (0: none), then grace
+// between SIGTERM and SIGKILL.
+type childLimits struct {
+	timeout, grace time.Duration
+}
 
 // runChild runs one `fixrail run` and reads its report. Its stderr (the
 // run's console, already through the redaction chokepoint) goes to a log
 // file beside the batch; stdin is empty, so nothing waits on a person.
-func runChild(ctx context.Context, exe, dir string, args []string) batch.Result {
+//
+// The run is the leader of a process group of its own, so that what it
+// started goes with it: a run still going after limits.timeout gets
+// SIGTERM across its group, then SIGKILL across it limits.grace later,
+// and its row is HALT wall-clock, marked timed out, with HALT's exit
+// code, whatever it printed on the way down (unless that was ESCALATE:
+// never milder than what the run said). A stopped batch SIGTERMs the run
+// alone (it stops what it started, then settles), and kills its group
+// after the grace.
+func runChild(ctx context.Context, exe, dir string, args []string, limits childLimits) (res batch.Result) {
 	name := "run"
 	for i, a := range args {
 		if (a == "--report" || a == "--vuln" || a == "--issue" || a == "--alert" || a == "--result") && i+1 < len(args) {
@@ -370,16 +421,47 @@ func runChild(ctx context.Context, exe, dir string, args []string) batch.Result 
 	defer logf.Close()
 	var stdout bytes.Buffer
 	tail := &tailWriter{max: 2048}
-	cmd := exec.CommandContext(ctx, exe, args...)
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if limits.timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, limits.timeout)
+	}
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, exe, args...)
 	cmd.Stdout = &stdout
 	cmd.Stderr = io.MultiWriter(logf, tail)
 	cmd.Stdin = nil
-	// A stopped batch asks each run to stop as a signal would; the run
-	// ends HALT interrupted and settles its reservation.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = childGrace
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var killer *time.Timer
+	var mu sync.Mutex
+	cmd.Cancel = func() error {
+		pgid := cmd.Process.Pid
+		mu.Lock()
+		// After the grace the whole group goes, whatever ignored SIGTERM.
+		killer = time.AfterFunc(limits.grace, func() { syscall.Kill(-pgid, syscall.SIGKILL) })
+		mu.Unlock()
+		if ctx.Err() != nil {
+			// A stopped batch asks each run to stop as a signal would; the
+			// run ends HALT interrupted and settles its reservation.
+			return cmd.Process.Signal(syscall.SIGTERM)
+		}
+		return syscall.Kill(-pgid, syscall.SIGTERM)
+	}
+	// The backstop for a group that still holds the run's output open.
+	cmd.WaitDelay = limits.grace + time.Second
 	err = cmd.Run()
-	res := batch.Result{Log: logPath, Exit: exitOK}
+	mu.Lock()
+	if killer != nil && killer.Stop() {
+		// The run ended within its grace: what is left of its group
+		// (nothing, if it stopped what it started) goes now. The group
+		// id cannot be reused while any member lives.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	mu.Unlock()
+	timedOut := ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded)
+	res = batch.Result{Log: logPath, Exit: exitOK}
+	if timedOut {
+		defer timeoutRow(&res, limits.timeout) // on the row as returned
+	}
 	if err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
@@ -414,6 +496,21 @@ func runChild(ctx context.Context, exe, dir string, args []string) batch.Result 
 		res.Report = strings.TrimSuffix(rep.Log, ".ndjson") + ".json"
 	}
 	return res
+}
+
+// timeoutRow is the row of a run the batch stopped at its time limit:
+// HALT wall-clock (the limit is never shorter than the run's wall clock)
+// with HALT's exit code, marked timed out, whatever the run printed as it
+// went down, but for ESCALATE, which the row keeps: never milder than
+// what the run said.
+func timeoutRow(res *batch.Result, limit time.Duration) {
+	res.TimedOut = true
+	note := fmt.Sprintf("timed out: still running after %s (--run-timeout), its process group was stopped", limit)
+	if res.Terminal == pipeline.Escalate {
+		res.Error, res.Exit = note, max(res.Exit, exitEscalate)
+		return
+	}
+	res.Terminal, res.Reason, res.Error, res.Exit = pipeline.Halt, pipeline.ReasonWallClock, note, exitHalt
 }
 
 // tailWriter keeps the last max bytes written to it.

@@ -162,12 +162,12 @@ func runOneRepo(ctx context.Context, stdio Stdio, o *runOpts, exe, server, dir, 
 	if err := cloneRepo(ctx, server, repo, base, dir, os.LookupEnv); err != nil {
 		return fail(err)
 	}
-	parallel, logs, err := batchSetup(ctx, dir, base, o.x.parallel)
+	parallel, logs, limits, err := batchSetup(ctx, dir, base, o.x.parallel, o.x.runTimeout)
 	if err != nil {
 		return fail(err)
 	}
 	run := func(ctx context.Context, it batch.Item) batch.Result {
-		return runChild(ctx, exe, logs, childArgs(it, dir, "", false, pass))
+		return runChild(ctx, exe, logs, childArgs(it, dir, "", false, pass), limits)
 	}
 	return batch.Run(ctx, items, run, batch.Options{Parallel: parallel, Progress: stdio.Stderr})
 }
