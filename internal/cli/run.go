@@ -189,6 +189,11 @@ func runRun(ctx context.Context, stdio Stdio, args []string) error {
 	if fs.Lookup("parallel").Value.String() != "0" || fs.Lookup("repos-parallel").Value.String() != "0" {
 		return usagef("--parallel and --repos-parallel go with --batch")
 	}
+	if o.x.runTimeout != 0 {
+		// A single run's limit is budget.wall_clock; a batch's is the
+		// backstop for its runs.
+		return usagef("--run-timeout goes with --batch (a single run is bounded by budget.wall_clock)")
+	}
 	in, err := o.intake(fs, os.LookupEnv)
 	if err != nil {
 		return err
