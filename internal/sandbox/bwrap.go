@@ -75,6 +75,26 @@ var ErrNoSandbox = errors.New("no usable sandbox")
 // including a process that called setsid, which outside the sandbox would
 // escape the group. (Without --die-with-parent the reaper outlives bwrap
 // until its last child exits; the tests check this.)
+//
+// Namespaces do not cover all of the kernel, so every sandbox also runs
+// under a system call filter (bwrap --seccomp, installed before the
+// command starts) and resource limits. The filter refuses with EPERM the
+// kernel keyrings (keyctl, add_key, request_key: the command would
+// otherwise possess the session keyring of whoever started fixrail and
+// could read a credential cached there), bpf, perf_event_open, io_uring,
+// userfaultfd, kexec and module loading and open_by_handle_at; a system
+// call of another arch (32-bit x86, AArch32) kills the process, and one
+// through x86-64's x32 ABI gets ENOSYS. The limits, soft and hard, so
+// that the command cannot raise them: RLIMIT_NPROC 4096 processes and
+// threads (or CPUs×(CPUs+16) where that is more), counted in the
+// sandbox's own user namespace (Linux 5.14 and later; before, against all
+// of the operator's processes), so that a fork bomb stops there while the
+// operator's session keeps its own limit — except that the kernel exempts
+// uid 0 from it, so a fixrail run as root gets no process cap;
+// RLIMIT_FSIZE 8 GiB in any one file (not a bound on the disk a command
+// fills: it may write many files); RLIMIT_CORE 0, no core files. Detect's
+// probe runs under the same filter and limits: where they cannot be
+// applied there is no usable sandbox.
 type Spec struct {
 	// Mode is auto, required or off; empty means Auto.
 	Mode Mode
@@ -165,8 +185,12 @@ func detect() (string, error) {
 	if err, ok := probes.result[path]; ok {
 		return path, err
 	}
+	// The probe hands bwrap the rails every sandbox gets (the system
+	// call filter, the limits), so that a host where they cannot work has
+	// no usable sandbox rather than sandboxes that all fail.
 	res, err := Run(context.Background(), Cmd{
-		Args:    append([]string{path}, probeArgs...),
+		Args:    slices.Concat([]string{path}, railArgs, probeArgs),
+		rails:   true,
 		Env:     []string{"PATH=/usr/bin:/bin"},
 		Timeout: 10 * time.Second,
 	})
@@ -203,7 +227,7 @@ func (m mount) args() []string {
 // (its egress proxy).
 type wrapped struct {
 	argv, env []string
-	sandboxed bool
+	sandboxed bool // and so handed the rails (railArgs)
 	stop      func()
 }
 
@@ -336,6 +360,7 @@ type plan struct {
 func (p plan) argv(bwrap string) []string {
 	argv := []string{bwrap, "--unshare-all"}
 	argv = append(argv, "--die-with-parent", "--new-session", "--cap-drop", "ALL")
+	argv = append(argv, railArgs...)
 	for _, m := range p.mounts {
 		argv = append(argv, m.args()...)
 	}

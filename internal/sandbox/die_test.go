@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(dieHelper(mode))
 	}
+	if probe := os.Getenv(probeEnv); probe != "" {
+		os.Exit(railProbe(probe))
+	}
 	os.Exit(m.Run())
 }
 

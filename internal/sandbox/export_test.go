@@ -19,3 +19,15 @@ func SetGoStdTargets(t testing.TB, targets ...string) {
 
 // GoStdEnv is goStdEnv, for its table test.
 var GoStdEnv = goStdEnv
+
+// SetLimits makes the sandbox's process and file-size caps procs and
+// fileSize for the rest of the test.
+func SetLimits(t testing.TB, procs, fileSize uint64) {
+	old := sandboxLimits
+	sandboxLimits = limits{procs: procs, fileSize: fileSize}
+	t.Cleanup(func() { sandboxLimits = old })
+}
+
+// SetProcessCap makes the sandbox's process cap procs for the rest of the
+// process (a helper's).
+func SetProcessCap(procs uint64) { sandboxLimits.procs = procs }

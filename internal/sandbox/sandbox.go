@@ -66,6 +66,10 @@ type Cmd struct {
 	// and is looked up again inside, in Env's PATH; bwrap reports one it
 	// cannot find there as exit 1. Dir must lie in RW, RO or the toolchain.
 	Sandbox *Spec
+
+	// rails hands a bwrap command line that carries railArgs their
+	// descriptors (Detect's probe; a sandboxed command's are its own).
+	rails bool
 }
 
 // Result is what a finished child left behind. Timeouts, signals and non-zero
@@ -176,7 +180,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if len(c.Args) == 0 {
 		return Result{}, errors.New("start: empty argv")
 	}
-	args, env, sandboxed := c.Args, c.Env, false
+	args, env, sandboxed, withRails := c.Args, c.Env, false, c.rails
 	if c.Sandbox != nil {
 		w, err := c.Sandbox.wrap(c)
 		if err != nil {
@@ -186,6 +190,7 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		// too: it is goroutines of this process).
 		defer w.stop()
 		args, env, sandboxed = w.argv, w.env, w.sandboxed
+		withRails = withRails || w.sandboxed
 	}
 	limit := c.OutputCap
 	if limit <= 0 {
@@ -244,6 +249,20 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		cmd.Stdin = inR
 	}
 
+	var rl *rails
+	if withRails {
+		if rl, err = openRails(); err != nil {
+			outW.Close()
+			errW.Close()
+			if inR != nil {
+				inR.Close()
+			}
+			return Result{}, fmt.Errorf("start %s: %w", c.Args[0], err)
+		}
+		defer rl.close()
+		cmd.ExtraFiles = rl.files
+	}
+
 	// Pdeathsig belongs to the thread that forks the child, not to the
 	// process: when that thread exits (Go ends a thread whose goroutine
 	// returns while locked to it, as any code may do), the kernel kills the
@@ -259,6 +278,9 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 		if inR != nil {
 			inR.Close()
 		}
+		if rl != nil {
+			rl.closeChild()
+		}
 		return Result{}, fmt.Errorf("start %s: %w", c.Args[0], err)
 	}
 	start := time.Now()
@@ -269,10 +291,20 @@ func Run(ctx context.Context, c Cmd) (Result, error) {
 	if inR != nil {
 		inR.Close()
 	}
+	if rl != nil {
+		rl.closeChild()
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("start %s: %w", c.Args[0], err)
 	}
 	pid := cmd.Process.Pid
+	if rl != nil {
+		if err := rl.release(ctx, sandboxLimits); err != nil {
+			killGroup(pid)
+			_ = cmd.Wait()
+			return Result{}, fmt.Errorf("start %s: %w", c.Args[0], err)
+		}
+	}
 
 	exited := make(chan struct{})
 	go func() {
