@@ -27,8 +27,9 @@ var cmdDoctor = &command{
 	Long: `
 Doctor checks what a run depends on, without running one: the git version
 (2.32 or later), that the operator's git config can be snapshotted and
-verified, whether bubblewrap is usable (and what sandbox: in fixrail.yaml
-asks for), what the sandbox mounts (the plan a run computes; it fails
+verified, whether bubblewrap is usable (a probe sandbox under the system
+call filter and limits every sandbox gets, which it names; and what
+sandbox: in fixrail.yaml asks for), what the sandbox mounts (the plan a run computes; it fails
 when a configured path or a system root would show the repository, its
 git directory, .fixrail or fixrail itself, and warns for a PATH entry
 left out), that fixrail.yaml on the base branch parses, that the runner's
@@ -193,7 +194,7 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 	case planErr != nil:
 		add("sandbox-tests", "fail", "runs would HALT no-sandbox: "+planErr.Error())
 	case usable:
-		add("sandbox-tests", "ok", "bubblewrap at "+path+" is usable; test and suite commands run in it (sandbox: "+sandboxMode+")")
+		add("sandbox-tests", "ok", "bubblewrap at "+path+" is usable; test and suite commands run in it (sandbox: "+sandboxMode+"); every sandbox: "+sandbox.Rails())
 	case sandboxMode == "required":
 		add("sandbox-tests", "fail", "sandbox: required, but bubblewrap is missing or unusable (runs would HALT no-sandbox)")
 	default:
