@@ -188,7 +188,7 @@ func runDoctor(ctx context.Context, stdio Stdio, args []string) error {
 	// is reported, and what it would hold is said to be the default's.
 	switch {
 	case !cfgLoaded && usable:
-		add("sandbox-tests", "ok", "bubblewrap at "+path+" is usable; under the default sandbox: auto, test and suite commands would run in it (the config did not load)")
+		add("sandbox-tests", "ok", "bubblewrap at "+path+" is usable; under the default sandbox: auto, test and suite commands would run in it (the config did not load); every sandbox: "+sandbox.Rails())
 	case sandboxMode == "off":
 		add("sandbox-tests", "warn", "sandbox: off — test and suite commands run with the operator's rights")
 	case planErr != nil:
