@@ -21,6 +21,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/fixrail/fixrail/internal/forge"
 	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/sandbox/egress"
@@ -255,7 +256,14 @@ type Forge struct {
 	// CIWait bounds the wait for the draft PR's checks (default 30m).
 	CIWait time.Duration `yaml:"ci_wait"`
 	// RequiredChecks must be required by the base branch's protection and
-	// must pass on the PR.
+	// must pass on the PR. An entry is a check's name, from any app, or
+	// name@app-slug: only that GitHub App's check run counts (any app with
+	// checks:write, a workflow's token among them, can post a run of any
+	// name). An entry with an "@" splits at its last one, and what follows
+	// must be an app slug ([a-z0-9-]) or "*" (any app: how a name holding
+	// an "@" is written, "build (node@18)@*"). A name with no app that
+	// more than one source reports green does not pass; a check the
+	// branch's protection pins to an app counts only from that app.
 	RequiredChecks []string `yaml:"required_checks"`
 	// PushTo is "owner/name" of a fork the branch is pushed to and the
 	// draft opened from, so the PR's workflows run as a fork's do (no
@@ -269,8 +277,14 @@ type Forge struct {
 // back to the fix phase as evidence for a follow-up commit on the same
 // branch. Optional: with no checks named there is no recheck.
 type Recheck struct {
-	// Checks are check-run names to watch (a code-scanning tool's, or any
-	// check's), matched exactly.
+	// Checks are the check runs to watch (a code-scanning tool's, or any
+	// check's): a name, matched exactly, from any app, or name@app-slug
+	// (CodeQL@github-advanced-security): only that GitHub App's runs
+	// count, and runs of the name from other apps are listed, not counted.
+	// An entry with an "@" splits at its last one, and what follows must
+	// be an app slug ([a-z0-9-]) or "*" (any app: how a name holding an
+	// "@" is written). A name with no app that more than one app reports
+	// green is not green; a red from any app is red.
 	Checks []string `yaml:"checks"`
 	// Wait bounds each wait for the watched checks (default forge.ci_wait).
 	Wait time.Duration `yaml:"wait"`
@@ -584,10 +598,8 @@ func (c *Config) validate() error {
 	if c.Forge.CIWait <= 0 {
 		return errors.New("forge.ci_wait must be a positive duration")
 	}
-	for _, n := range c.Forge.RequiredChecks {
-		if strings.TrimSpace(n) == "" || len(n) > 255 {
-			return fmt.Errorf("forge.required_checks: %q is not a check name", n)
-		}
+	if _, err := forge.ParseCheckRefs(c.Forge.RequiredChecks); err != nil {
+		return fmt.Errorf("forge.required_checks: %w", err)
 	}
 	if err := c.validateRecheck(); err != nil {
 		return err
@@ -885,10 +897,8 @@ func (c *Config) validateRecheck() error {
 		}
 	}
 	rc := &c.Recheck
-	for _, n := range rc.Checks {
-		if strings.TrimSpace(n) == "" || len(n) > 255 {
-			return fmt.Errorf("recheck.checks: %q is not a check name", n)
-		}
+	if _, err := forge.ParseCheckRefs(rc.Checks); err != nil {
+		return fmt.Errorf("recheck.checks: %w", err)
 	}
 	if rc.Wait < 0 {
 		return errors.New("recheck.wait must be a positive duration")

@@ -284,3 +284,40 @@ func TestRecheckKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckEntries: recheck.checks and forge.required_checks take a name
+// or name@app-slug, split at the last "@"; what follows it must be a
+// slug or "*", so no entry is read two ways.
+func TestCheckEntries(t *testing.T) {
+	for _, tc := range []struct{ entry, err string }{
+		{entry: "CodeQL"},
+		{entry: "CodeQL@github-advanced-security"},
+		{entry: "test (3.12)@github-actions"},
+		{entry: `"build (node@18)@*"`},
+		{entry: `"deploy@prod@my-app"`},
+		{entry: "CodeQL@GitHub-Advanced-Security", err: `after its last "@" comes "GitHub-Advanced-Security", not a GitHub App slug`},
+		{entry: `"build (node@18)"`, err: `after its last "@" comes "18)"`},
+		{entry: `"CodeQL@"`, err: `after its last "@" comes ""`},
+		{entry: `"CodeQL@-x"`, err: `not a GitHub App slug`},
+		{entry: `"CodeQL@ github-actions"`, err: `not a GitHub App slug`},
+		{entry: `"@github-actions"`, err: `"@github-actions" is not a check name`},
+		{entry: `" @*"`, err: `" @*" is not a check name`},
+	} {
+		for _, key := range []string{"recheck: {checks: [%s]}", "forge: {required_checks: [%s]}"} {
+			yaml := strings.Replace(key, "%s", tc.entry, 1)
+			_, err := Parse("fixrail.yaml", []byte(valid+yaml+"\n"))
+			want := strings.SplitN(key, ":", 2)[0]
+			if want == "recheck" {
+				want = "recheck.checks: "
+			} else {
+				want = "forge.required_checks: "
+			}
+			switch {
+			case tc.err == "" && err != nil:
+				t.Errorf("%s: %v", yaml, err)
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), tc.err)):
+				t.Errorf("%s: err %v, want %s…%s", yaml, err, want, tc.err)
+			}
+		}
+	}
+}

@@ -74,6 +74,10 @@ type Protection struct {
 	Sources []string `json:"sources,omitempty"`
 	// RequiredChecks are the status checks the branch requires.
 	RequiredChecks []string `json:"required_checks,omitempty"`
+	// PinnedChecks are the required checks a ruleset (integration_id) or
+	// classic protection (app_id) pins to one GitHub App: only that app's
+	// check run satisfies them, on GitHub and in fixrail's CI gate.
+	PinnedChecks []CheckRef `json:"pinned_checks,omitempty"`
 	// Unread lists what could not be read, and why (for the note).
 	Unread []string `json:"unread,omitempty"`
 }
@@ -236,6 +240,11 @@ type Check struct {
 	// State is the finished conclusion, or the status while running.
 	State string `json:"state"`
 	URL   string `json:"url,omitempty"`
+	// App and AppID name the GitHub App that reported a check run (any
+	// app with checks:write can post a run of any name; a workflow's
+	// token reports as github-actions). A commit status has none.
+	App   string `json:"app,omitempty"`
+	AppID int64  `json:"app_id,omitempty"`
 }
 
 // Annotation is one place a check run flagged on a PR's head. Path,
@@ -265,6 +274,9 @@ type RecheckResult struct {
 	// Truncated: more annotations were reported than were read.
 	Truncated bool     `json:"truncated,omitempty"`
 	Missing   []string `json:"missing,omitempty"`
+	// Ambiguous are watched checks named without an app that more than
+	// one app reported green: not counted as passed.
+	Ambiguous []string `json:"ambiguous,omitempty"`
 	Detail    string   `json:"detail"`
 }
 
@@ -312,9 +324,13 @@ type CIResult struct {
 	State   CIState `json:"state"`
 	HeadSHA string  `json:"head_sha"`
 	Checks  []Check `json:"checks,omitempty"`
-	// Missing are required checks that never reported.
+	// Missing are required checks that never reported (from the app
+	// they are pinned to, when one is).
 	Missing []string `json:"missing,omitempty"`
-	Detail  string   `json:"detail"`
+	// Ambiguous are required checks named without an app that more than
+	// one source reported green: not counted as passed.
+	Ambiguous []string `json:"ambiguous,omitempty"`
+	Detail    string   `json:"detail"`
 }
 
 // The errors every backend returns, typed so the pipeline's classifier can
