@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/fixrail/fixrail/internal/pathguard"
@@ -313,11 +312,14 @@ func (l *Local) OpenWork(_ context.Context, s Subject) (Work, error) {
 }
 
 // WaitChecks has nothing to wait for: no CI runs on a local bundle.
-func (l *Local) WaitChecks(_ context.Context, pub Published, _ time.Time, required []string) (CIResult, error) {
+func (l *Local) WaitChecks(_ context.Context, pub Published, _ time.Time, required []CheckRef) (CIResult, error) {
 	res := CIResult{State: CINone, HeadSHA: pub.Commit, Detail: "the local forge runs no CI"}
 	if len(required) > 0 {
-		res.State, res.Missing = CINeverAppeared, slices.Clone(required)
-		res.Detail = "the local forge runs no CI; required checks " + strings.Join(required, ", ") + " cannot report"
+		for _, r := range required {
+			res.Missing = append(res.Missing, r.String())
+		}
+		res.State = CINeverAppeared
+		res.Detail = "the local forge runs no CI; required checks " + JoinChecks(required) + " cannot report"
 	}
 	return res, nil
 }

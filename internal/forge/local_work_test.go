@@ -111,7 +111,7 @@ func TestLocalProtectionAndChecks(t *testing.T) {
 	if err != nil || res.State != forge.CINone {
 		t.Errorf("WaitChecks = %+v, %v; want none", res, err)
 	}
-	res, _ = l.WaitChecks(t.Context(), pub, time.Now(), []string{"ci"})
+	res, _ = l.WaitChecks(t.Context(), pub, time.Now(), []forge.CheckRef{{Name: "ci"}})
 	if res.State != forge.CINeverAppeared || len(res.Missing) != 1 {
 		t.Errorf("WaitChecks with a required check = %+v; want never-appeared", res)
 	}

@@ -16,7 +16,7 @@ import (
 // ciWaiter is a forge that can wait for a published PR's checks. The local
 // outbox answers "no CI"; a forge without it is treated the same.
 type ciWaiter interface {
-	WaitChecks(ctx context.Context, pub forge.Published, deadline time.Time, required []string) (forge.CIResult, error)
+	WaitChecks(ctx context.Context, pub forge.Published, deadline time.Time, required []forge.CheckRef) (forge.CIResult, error)
 }
 
 // openWorkGate refuses to stack on open work (S7): the finding's branch
@@ -61,8 +61,16 @@ func (r *run) ciGate(ctx context.Context, pub forge.Published) *Outcome {
 	if !ok {
 		return nil
 	}
+	configured, err := forge.ParseCheckRefs(r.cfg.Forge.RequiredChecks)
+	if err != nil {
+		r.gate("P5", "ci", verdict.Error, "forge.required_checks: "+err.Error())
+		return stop(Escalate, ReasonCheckError, "forge.required_checks: "+err.Error())
+	}
+	// The protection's pins too: a check it pins to an app counts only
+	// from that app, as GitHub counts it for the merge.
+	required := forge.GateChecks(configured, r.protect)
 	endStep := r.step("the wait for CI on " + pub.Location)
-	res, err := w.WaitChecks(ctx, pub, time.Now().Add(r.cfg.Forge.CIWait), r.cfg.Forge.RequiredChecks)
+	res, err := w.WaitChecks(ctx, pub, time.Now().Add(r.cfg.Forge.CIWait), required)
 	endStep()
 	if err != nil {
 		r.gate("P5", "ci", verdict.Error, err.Error())
@@ -70,7 +78,12 @@ func (r *run) ciGate(ctx context.Context, pub forge.Published) *Outcome {
 	}
 	switch res.State {
 	case forge.CIGreen:
-		r.gate("P5", "ci", verdict.Pass, "every check passed on "+short(res.HeadSHA))
+		detail := "every check passed on " + short(res.HeadSHA)
+		if len(required) > 0 {
+			// Which app's run answered for each required check: what was judged.
+			detail += ": " + res.Detail
+		}
+		r.gate("P5", "ci", verdict.Pass, detail)
 	case forge.CIRed:
 		r.gate("P5", "ci", verdict.Fail, res.Detail)
 		return stop(Escalate, verdict.ReasonCIFailed, "CI is red on the draft PR "+pub.Location+": "+res.Detail)
@@ -82,7 +95,15 @@ func (r *run) ciGate(ctx context.Context, pub forge.Published) *Outcome {
 		// sentence in fixrail's section of the body.
 		r.gate("P5", "ci", verdict.Unconfirmed, string(res.State)+": "+res.Detail)
 		r.rep.Warnings = append(r.rep.Warnings, "CI "+string(res.State)+" on the draft PR: "+res.Detail)
-		r.postReview(ctx, fmt.Sprintf("CI had not finished on %s when fixrail stopped waiting (%s, forge.ci_wait %s): %s. Nothing here says the checks pass.", short(res.HeadSHA), res.State, r.cfg.Forge.CIWait, res.Detail))
+		switch {
+		case len(res.Ambiguous) > 0 && len(res.Missing) == 0:
+			// Returned before the deadline: waiting cannot say whose green is real.
+			r.postReview(ctx, fmt.Sprintf("CI on %s did not confirm the required checks (%s): %s. Name the app of each such check in forge.required_checks (name@app-slug) to say whose run counts. Nothing here says the checks pass.", short(res.HeadSHA), res.State, res.Detail))
+		case len(res.Missing) > 0:
+			r.postReview(ctx, fmt.Sprintf("Required checks had not reported on %s (from the app each is pinned to, where one is) when fixrail stopped waiting (%s, forge.ci_wait %s): %s. Nothing here says the checks pass.", short(res.HeadSHA), res.State, r.cfg.Forge.CIWait, res.Detail))
+		default:
+			r.postReview(ctx, fmt.Sprintf("CI had not finished on %s when fixrail stopped waiting (%s, forge.ci_wait %s): %s. Nothing here says the checks pass.", short(res.HeadSHA), res.State, r.cfg.Forge.CIWait, res.Detail))
+		}
 	}
 	return nil
 }

@@ -117,7 +117,7 @@ func TestCIGate(t *testing.T) {
 		var notice forge.Notice
 		rep, _ := forgeRun(t, func(f *forgetest.Fake) {
 			f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(9)).
-				ExpectWaitChecks(func(pub forge.Published, deadline time.Time, _ []string) (forge.CIResult, error) {
+				ExpectWaitChecks(func(pub forge.Published, deadline time.Time, _ []forge.CheckRef) (forge.CIResult, error) {
 					if time.Until(deadline) < 29*time.Minute {
 						t.Errorf("CI deadline %v away, want the 30m default", time.Until(deadline))
 					}
@@ -139,7 +139,7 @@ func TestCIGate(t *testing.T) {
 	// Checks that never finish: a draft PR with the reason as a warning.
 	rep, _ := forgeRun(t, func(f *forgetest.Fake) {
 		f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).ExpectFixFiles(forgetest.NoFixes).ExpectPublish(forgetest.Published(9)).
-			ExpectWaitChecks(func(pub forge.Published, _ time.Time, _ []string) (forge.CIResult, error) {
+			ExpectWaitChecks(func(pub forge.Published, _ time.Time, _ []forge.CheckRef) (forge.CIResult, error) {
 				return forge.CIResult{State: forge.CIPending, Detail: "test: in_progress"}, nil
 			})
 	})

@@ -55,7 +55,7 @@ sandbox: off
 	f := forgetest.New(t)
 	f.ExpectAssertProtected(forgetest.Protected).ExpectOpenWork(forgetest.NoWork).ExpectCheckAccess(forgetest.Permitted).ExpectFixFiles(forgetest.NoFixes).
 		ExpectPublish(forgetest.Published(3)).
-		ExpectWaitChecks(func(pub forge.Published, d time.Time, req []string) (forge.CIResult, error) {
+		ExpectWaitChecks(func(pub forge.Published, d time.Time, req []forge.CheckRef) (forge.CIResult, error) {
 			time.Sleep(slow)
 			return forgetest.NoCI(pub, d, req)
 		})

@@ -102,10 +102,15 @@ func (r *run) protectionGate() *gates.Gate {
 		Reason: ReasonNoBranchProtection,
 		Fails:  Halt,
 		Run: func(ctx context.Context, _ *gates.Change) (gates.Verdict, error) {
-			p, err := r.p.Forge.AssertProtected(ctx, r.s.Base, r.cfg.Forge.RequiredChecks)
+			required, err := forge.ParseCheckRefs(r.cfg.Forge.RequiredChecks)
+			if err != nil {
+				return gates.Verdict{}, fmt.Errorf("forge.required_checks: %w", err)
+			}
+			p, err := r.p.Forge.AssertProtected(ctx, r.s.Base, forge.CheckNames(required))
 			if err != nil {
 				return gates.Verdict{}, err
 			}
+			r.protect = p
 			if !p.Applicable {
 				return pass("not applicable: the forge pushes nothing")
 			}

@@ -319,6 +319,7 @@ type run struct {
 	branch    string
 	oldHead   string           // the branch's value before this run, "" if absent
 	pub       *forge.Published // the draft PR, once P5 opened it
+	protect   forge.Protection // what P1 found on the base: the CI gate honours its pinned checks
 	claim     verify.Claim     // what the commit's trailers say, once P4 built it
 	egress    *runEgress       // the agent's egress policy and account, made at its first invocation
 

@@ -36,7 +36,7 @@ import (
 // rechecker is a forge that can watch a published PR's checks and push a
 // follow-up commit onto its branch.
 type rechecker interface {
-	Recheck(ctx context.Context, pub forge.Published, deadline time.Time, watch []string) (forge.RecheckResult, error)
+	Recheck(ctx context.Context, pub forge.Published, deadline time.Time, watch []forge.CheckRef) (forge.RecheckResult, error)
 	PushFollowUp(ctx context.Context, pub forge.Published, commit string) (forge.Published, error)
 }
 
@@ -65,22 +65,28 @@ func (r *run) afterPR(ctx context.Context, inv *investigation, c *candidate) *Ou
 
 // recheck is the scanner re-check loop (see above).
 func (r *run) recheck(ctx context.Context, inv *investigation, c *candidate) *Outcome {
-	watch := r.cfg.Recheck.Checks
-	if len(watch) == 0 {
+	if len(r.cfg.Recheck.Checks) == 0 {
 		return nil
 	}
+	// names are the entries as configured (name or name@app-slug).
+	names := strings.Join(r.cfg.Recheck.Checks, ", ")
 	rc, ok := r.p.Forge.(rechecker)
 	if !ok {
 		// The local outbox has no checks to watch: say so, once.
-		r.gate("P5", "recheck", verdict.Unconfirmed, "the forge runs no checks (local outbox): "+strings.Join(watch, ", ")+" not watched")
+		r.gate("P5", "recheck", verdict.Unconfirmed, "the forge runs no checks (local outbox): "+names+" not watched")
 		r.rep.Warnings = append(r.rep.Warnings, "recheck: the local forge runs no checks; recheck.checks were not watched")
 		return nil
+	}
+	watch, err := forge.ParseCheckRefs(r.cfg.Recheck.Checks)
+	if err != nil {
+		r.gate("P5", "recheck", verdict.Error, "recheck.checks: "+err.Error())
+		return stop(Escalate, ReasonCheckError, "recheck.checks: "+err.Error())
 	}
 	max := r.cfg.Recheck.Retries()
 	wait := r.cfg.Recheck.WaitOr(r.cfg.Forge.CIWait)
 	for done := 0; ; done++ {
-		r.log.Emit(events.Event{Type: "recheck", Phase: "P5", Name: "watch", Detail: fmt.Sprintf("watching %s on %s (up to %s)", strings.Join(watch, ", "), short(r.pub.Commit), wait)})
-		endStep := r.step("the wait for " + strings.Join(watch, ", ") + " on " + short(r.pub.Commit))
+		r.log.Emit(events.Event{Type: "recheck", Phase: "P5", Name: "watch", Detail: fmt.Sprintf("watching %s on %s (up to %s)", names, short(r.pub.Commit), wait)})
+		endStep := r.step("the wait for " + names + " on " + short(r.pub.Commit))
 		res, err := rc.Recheck(ctx, *r.pub, time.Now().Add(wait), watch)
 		endStep()
 		if err != nil {
@@ -98,7 +104,11 @@ func (r *run) recheck(ctx context.Context, inv *investigation, c *candidate) *Ou
 		case forge.CIRed:
 		default:
 			r.gate("P5", "recheck", verdict.Unconfirmed, string(res.State)+": "+res.Detail)
-			r.postReview(ctx, "recheck: "+strings.Join(watch, ", ")+" did not answer on "+short(res.HeadSHA)+" before the deadline ("+string(res.State)+"), so the scanner's verdict on this fix is unknown")
+			if len(res.Ambiguous) > 0 && len(res.Missing) == 0 {
+				r.postReview(ctx, "recheck: "+strings.Join(res.Ambiguous, ", ")+" reported green on "+short(res.HeadSHA)+" by more than one app, and recheck.checks names none (name@app-slug), so fixrail cannot tell which is the scanner's and its verdict on this fix is unknown")
+				return nil
+			}
+			r.postReview(ctx, "recheck: "+names+" did not answer on "+short(res.HeadSHA)+" before the deadline ("+string(res.State)+"), so the scanner's verdict on this fix is unknown")
 			return nil
 		}
 		r.gate("P5", "recheck", verdict.Fail, fmt.Sprintf("%s; %d annotation(s)", res.Detail, len(res.Annotations)))

@@ -111,7 +111,7 @@ func (f *Fake) ExpectFixFiles(fn func() ([]forge.OpenFix, error)) *Fake {
 }
 
 // ExpectWaitChecks expects one WaitChecks.
-func (f *Fake) ExpectWaitChecks(fn func(pub forge.Published, deadline time.Time, required []string) (forge.CIResult, error)) *Fake {
+func (f *Fake) ExpectWaitChecks(fn func(pub forge.Published, deadline time.Time, required []forge.CheckRef) (forge.CIResult, error)) *Fake {
 	return f.expect("WaitChecks", fn)
 }
 
@@ -137,7 +137,7 @@ func Permitted(forge.AccessRequest) (forge.Access, error) {
 }
 
 // NoCI is a reply for ExpectWaitChecks: no CI configured.
-func NoCI(pub forge.Published, _ time.Time, _ []string) (forge.CIResult, error) {
+func NoCI(pub forge.Published, _ time.Time, _ []forge.CheckRef) (forge.CIResult, error) {
 	return forge.CIResult{State: forge.CINone, HeadSHA: pub.Commit}, nil
 }
 
@@ -199,10 +199,10 @@ func (f *Fake) FixFiles(context.Context) ([]forge.OpenFix, error) {
 	return fn.(func() ([]forge.OpenFix, error))()
 }
 
-func (f *Fake) WaitChecks(_ context.Context, pub forge.Published, deadline time.Time, required []string) (forge.CIResult, error) {
+func (f *Fake) WaitChecks(_ context.Context, pub forge.Published, deadline time.Time, required []forge.CheckRef) (forge.CIResult, error) {
 	fn, ok := f.next("WaitChecks", pub)
 	if !ok {
 		return forge.CIResult{}, ErrUnexpected
 	}
-	return fn.(func(forge.Published, time.Time, []string) (forge.CIResult, error))(pub, deadline, required)
+	return fn.(func(forge.Published, time.Time, []forge.CheckRef) (forge.CIResult, error))(pub, deadline, required)
 }

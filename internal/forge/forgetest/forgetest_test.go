@@ -27,7 +27,7 @@ type worker interface {
 	OpenWork(context.Context, forge.Subject) (forge.Work, error)
 }
 type checker interface {
-	WaitChecks(context.Context, forge.Published, time.Time, []string) (forge.CIResult, error)
+	WaitChecks(context.Context, forge.Published, time.Time, []forge.CheckRef) (forge.CIResult, error)
 }
 type backend interface {
 	publisher
@@ -88,7 +88,9 @@ func TestFake(t *testing.T) {
 			}
 		}},
 		{name: "expected, never made", want: []string{"1 more call(s) to WaitChecks"}, run: func(f *Fake) {
-			f.ExpectWaitChecks(func(forge.Published, time.Time, []string) (forge.CIResult, error) { return forge.CIResult{}, nil })
+			f.ExpectWaitChecks(func(forge.Published, time.Time, []forge.CheckRef) (forge.CIResult, error) {
+				return forge.CIResult{}, nil
+			})
 		}},
 		{name: "ready PR asked for", want: []string{"not a draft"}, run: func(f *Fake) {
 			f.ExpectPublish(Published(1))

@@ -82,7 +82,7 @@ func TestLabelTriggeredRun(t *testing.T) {
 	// The CI gate: red ⇒ the lead labels ci-failed and ESCALATEs; the PR stays open.
 	srv.On("GET", "/repos/o/r/commits/"+fix+"/check-runs").Reply(200, githubtest.CheckRuns(fix, githubtest.Run{Name: "test", Status: "completed", Conclusion: "failure"}))
 	srv.On("GET", "/repos/o/r/commits/"+fix+"/status").Reply(200, githubtest.CombinedStatus(fix))
-	res, err := f.WaitChecks(ctx, pub, time.Now().Add(time.Second), []string{"test"})
+	res, err := f.WaitChecks(ctx, pub, time.Now().Add(time.Second), []forge.CheckRef{{Name: "test"}})
 	if err != nil || res.State != forge.CIRed {
 		t.Fatalf("WaitChecks = %+v, %v", res, err)
 	}

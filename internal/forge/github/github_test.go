@@ -449,7 +449,7 @@ func TestWaitChecks(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		setup    func(*githubtest.Server)
-		required []string
+		required []forge.CheckRef
 		want     forge.CIState
 	}{
 		{name: "red after running", want: forge.CIRed, setup: func(s *githubtest.Server) {
@@ -462,7 +462,7 @@ func TestWaitChecks(t *testing.T) {
 			s.On("GET", runs).Reply(200, githubtest.CheckRuns(sha))
 			s.On("GET", status).Reply(200, githubtest.CombinedStatus(sha, githubtest.Status{Context: "ci/jenkins", State: "error"}))
 		}},
-		{name: "green", required: []string{"test"}, want: forge.CIGreen, setup: func(s *githubtest.Server) {
+		{name: "green", required: []forge.CheckRef{{Name: "test"}}, want: forge.CIGreen, setup: func(s *githubtest.Server) {
 			s.On("GET", runs).Reply(200, githubtest.CheckRuns(sha, githubtest.Run{Name: "test", Status: "completed", Conclusion: "success"}, githubtest.Run{Name: "docs", Status: "completed", Conclusion: "skipped"}))
 			s.On("GET", status).Reply(200, githubtest.CombinedStatus(sha))
 		}},
@@ -470,7 +470,7 @@ func TestWaitChecks(t *testing.T) {
 			s.On("GET", runs).Reply(200, githubtest.CheckRuns(sha)).AnyTimes()
 			s.On("GET", status).Reply(200, githubtest.CombinedStatus(sha)).AnyTimes()
 		}},
-		{name: "never appeared", required: []string{"test"}, want: forge.CINeverAppeared, setup: func(s *githubtest.Server) {
+		{name: "never appeared", required: []forge.CheckRef{{Name: "test"}}, want: forge.CINeverAppeared, setup: func(s *githubtest.Server) {
 			s.On("GET", runs).Reply(200, githubtest.CheckRuns(sha)).AnyTimes()
 			s.On("GET", status).Reply(200, githubtest.CombinedStatus(sha)).AnyTimes()
 		}},

@@ -1,11 +1,13 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 
 	gh "github.com/google/go-github/v93/github"
 
@@ -26,6 +28,7 @@ import (
 func (f *Forge) AssertProtected(ctx context.Context, base string, requiredChecks []string) (forge.Protection, error) {
 	p := forge.Protection{Branch: base, Applicable: true}
 	var contexts []string
+	var pins []forge.CheckRef
 	branchRead, rulesRead, classicRead := true, true, false
 
 	var b *gh.Branch
@@ -54,6 +57,7 @@ func (f *Forge) AssertProtected(ctx context.Context, base string, requiredChecks
 		p.Protected = b.GetProtected()
 		if rsc := b.GetProtection().GetRequiredStatusChecks(); rsc != nil {
 			contexts = append(contexts, checkNames(rsc)...)
+			pins = append(pins, classicPins(rsc)...)
 		}
 	}
 
@@ -80,6 +84,10 @@ func (f *Forge) AssertProtected(ctx context.Context, base string, requiredChecks
 		for _, r := range rules.RequiredStatusChecks {
 			for _, c := range r.Parameters.RequiredStatusChecks {
 				contexts = append(contexts, c.Context)
+				// integration_id: only that app's check run satisfies the rule.
+				if id := c.GetIntegrationID(); id > 0 {
+					pins = append(pins, forge.CheckRef{Name: c.Context, AppID: id, PinnedBy: fmt.Sprintf("ruleset %s#%d", r.RulesetSource, r.RulesetID)})
+				}
 			}
 		}
 		page = resp.NextPage
@@ -110,11 +118,13 @@ func (f *Forge) AssertProtected(ctx context.Context, base string, requiredChecks
 			}
 			if rsc := prot.RequiredStatusChecks; rsc != nil {
 				contexts = append(contexts, checkNames(rsc)...)
+				pins = append(pins, classicPins(rsc)...)
 			}
 		}
 	}
 	slices.Sort(contexts)
 	p.RequiredChecks = slices.Compact(contexts)
+	p.PinnedChecks = compactPins(pins)
 
 	if !p.RequiresPR {
 		// Absent only when everything was readable and showed nothing;
@@ -152,4 +162,30 @@ func checkNames(rsc *gh.RequiredStatusChecks) []string {
 		}
 	}
 	return out
+}
+
+// classicPins are classic protection's checks pinned to an app: app_id
+// set and not -1 (-1, or none, lets any app set the check).
+func classicPins(rsc *gh.RequiredStatusChecks) []forge.CheckRef {
+	var out []forge.CheckRef
+	if rsc.Checks != nil {
+		for _, c := range *rsc.Checks {
+			if id := c.GetAppID(); id > 0 {
+				out = append(out, forge.CheckRef{Name: c.Context, AppID: id, PinnedBy: "classic protection"})
+			}
+		}
+	}
+	return out
+}
+
+// compactPins sorts pins by name and app id and keeps one of each (the
+// branch endpoint and the classic one report the same pin).
+func compactPins(pins []forge.CheckRef) []forge.CheckRef {
+	slices.SortStableFunc(pins, func(a, b forge.CheckRef) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.AppID, b.AppID)
+	})
+	return slices.CompactFunc(pins, func(a, b forge.CheckRef) bool { return a.Name == b.Name && a.AppID == b.AppID })
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -29,12 +28,15 @@ const maxAnnotations = 50
 // branch) until every watched check has finished, or the deadline. A
 // watched check that concluded anything but success, neutral or skipped
 // is red, and its annotations are read (at most maxAnnotations in all),
-// once the PR is read back still open on its base and head.
+// once the PR is read back still open on its base and head. A watched
+// check that names an app counts only that app's runs (others of its name
+// are listed, not counted); one that names none and is green from more
+// than one app is pending at once (forge.Answer).
 // At the deadline a watched check that never reported is never-appeared,
 // one still running pending.
-func (f *Forge) Recheck(ctx context.Context, pub forge.Published, deadline time.Time, watch []string) (forge.RecheckResult, error) {
+func (f *Forge) Recheck(ctx context.Context, pub forge.Published, deadline time.Time, watch []forge.CheckRef) (forge.RecheckResult, error) {
 	for {
-		res, runs, err := f.watched(ctx, pub.Commit, watch)
+		res, runs, running, err := f.watched(ctx, pub.Commit, watch)
 		if err != nil {
 			return res, err
 		}
@@ -50,10 +52,15 @@ func (f *Forge) Recheck(ctx context.Context, pub forge.Published, deadline time.
 		if res.State == forge.CIGreen {
 			return res, nil
 		}
+		if !running && len(res.Missing) == 0 && len(res.Ambiguous) > 0 {
+			// Waiting cannot tell which app's green is the scanner's.
+			res.Detail = "the watched checks did not pass on " + short(pub.Commit) + ": " + res.Detail
+			return res, nil
+		}
 		if time.Now().Add(f.cfg.PollEvery).After(deadline) {
 			if len(res.Missing) == len(watch) {
 				res.State = forge.CINeverAppeared
-				res.Detail = "the watched checks never reported on " + short(pub.Commit) + ": " + strings.Join(res.Missing, ", ")
+				res.Detail = "the watched checks never reported on " + short(pub.Commit) + ": " + res.Detail
 			} else {
 				res.State = forge.CIPending
 				res.Detail = "the watched checks had not finished on " + short(pub.Commit) + " at the deadline: " + res.Detail
@@ -67,53 +74,68 @@ func (f *Forge) Recheck(ctx context.Context, pub forge.Published, deadline time.
 }
 
 // watched reads sha's check runs once and sums up the watched ones; the
-// red ones are returned for their annotations.
-func (f *Forge) watched(ctx context.Context, sha string, watch []string) (forge.RecheckResult, []*gh.CheckRun, error) {
+// red ones are returned for their annotations, and whether any watched
+// one was still running.
+func (f *Forge) watched(ctx context.Context, sha string, watch []forge.CheckRef) (forge.RecheckResult, []*gh.CheckRun, bool, error) {
 	res := forge.RecheckResult{HeadSHA: sha}
-	var red []*gh.CheckRun
-	seen := map[string]bool{}
-	var running []string
-	runs, err := f.checkRuns(ctx, sha)
+	all, err := f.checkRuns(ctx, sha)
 	if err != nil {
-		return res, nil, err
+		return res, nil, false, err
 	}
-	for _, r := range runs {
-		if !slices.Contains(watch, r.GetName()) {
-			continue
-		}
+	var runs []*gh.CheckRun
+	var checks []forge.Check
+	for _, r := range all {
 		if sha := r.GetHeadSHA(); sha != "" && sha != res.HeadSHA {
 			// A run of another commit answers nothing about this one.
 			continue
 		}
-		seen[r.GetName()] = true
-		state := runState(r)
-		res.Checks = append(res.Checks, forge.Check{Name: r.GetName(), Kind: "check-run", State: state, URL: r.GetDetailsURL()})
-		switch state {
-		case "success", "neutral", "skipped":
-		case "failure", "timed_out", "cancelled", "action_required", "startup_failure", "stale":
-			red = append(red, r)
-		default:
-			running = append(running, r.GetName())
-		}
+		runs = append(runs, r)
+		checks = append(checks, runCheck(r))
 	}
+	var red []*gh.CheckRun
+	var redNames, said []string
+	running, listed := false, map[int]bool{}
 	for _, w := range watch {
-		if !seen[w] {
-			res.Missing = append(res.Missing, w)
+		a := forge.Answer(w, checks)
+		for _, i := range a.Counted {
+			if !listed[i] {
+				listed[i] = true
+				res.Checks = append(res.Checks, checks[i])
+				if forge.Outcome(checks[i].State) == forge.OutcomeFailed {
+					red = append(red, runs[i])
+					redNames = append(redNames, fmt.Sprintf("%s (%s) from %s", checks[i].Name, checks[i].State, checks[i].From()))
+				}
+			}
 		}
+		switch a.State {
+		case forge.OutcomeRunning:
+			running = true
+		case forge.OutcomeMissing:
+			res.Missing = append(res.Missing, w.String())
+		case forge.OutcomeAmbiguous:
+			res.Ambiguous = append(res.Ambiguous, w.String())
+		}
+		said = append(said, a.Describe(checks))
 	}
 	switch {
 	case len(red) > 0:
-		var names []string
-		for _, r := range red {
-			names = append(names, r.GetName()+" ("+r.GetConclusion()+")")
+		res.State, res.Detail = forge.CIRed, "reported on "+short(sha)+": "+strings.Join(redNames, ", ")
+	case running || len(res.Missing) > 0 || len(res.Ambiguous) > 0:
+		n := 0
+		for _, c := range res.Checks {
+			if forge.Outcome(c.State) == forge.OutcomeRunning {
+				n++
+			}
 		}
-		res.State, res.Detail = forge.CIRed, "reported on "+short(sha)+": "+strings.Join(names, ", ")
-	case len(running) > 0 || len(res.Missing) > 0:
-		res.State, res.Detail = forge.CIPending, fmt.Sprintf("%d running, %d not reported", len(running), len(res.Missing))
+		res.State, res.Detail = forge.CIPending, fmt.Sprintf("%d running, %d not reported", n, len(res.Missing))
+		if len(res.Ambiguous) > 0 {
+			res.Detail += fmt.Sprintf(", %d reported green by more than one app with none named", len(res.Ambiguous))
+		}
+		res.Detail += "; " + strings.Join(said, "; ")
 	default:
-		res.State, res.Detail = forge.CIGreen, fmt.Sprintf("%d watched check(s) passed on %s", len(res.Checks), short(sha))
+		res.State, res.Detail = forge.CIGreen, fmt.Sprintf("%d watched check(s) passed on %s: %s", len(res.Checks), short(sha), strings.Join(said, "; "))
 	}
-	return res, red, nil
+	return res, red, running, nil
 }
 
 // annotate reads the red runs' annotations, at most maxAnnotations in all.

@@ -54,7 +54,7 @@ func TestRecheckStates(t *testing.T) {
 			srv := githubtest.New(t)
 			tc.setup(srv)
 			f := newForge(t, srv, nil)
-			res, err := f.Recheck(t.Context(), pub, time.Now().Add(30*time.Millisecond), []string{"CodeQL"})
+			res, err := f.Recheck(t.Context(), pub, time.Now().Add(30*time.Millisecond), []forge.CheckRef{{Name: "CodeQL"}})
 			if tc.refused != "" {
 				if !errors.Is(err, forge.ErrForge) || !strings.Contains(err.Error(), tc.refused) {
 					t.Fatalf("Recheck: %v, want ErrForge saying %q", err, tc.refused)

@@ -24,7 +24,7 @@ func (f *Forge) OpenWork(ctx context.Context, s forge.Subject) (forge.Work, erro
 		return w, err
 	}
 	for _, fix := range fixes {
-		res, err := f.ciState(ctx, fix.HeadSHA, nil)
+		res, _, err := f.ciState(ctx, fix.HeadSHA, nil)
 		if err != nil {
 			return w, err
 		}
@@ -142,21 +142,26 @@ const maxFilePages = 30
 
 // WaitChecks polls the check runs and commit statuses of pub's head commit
 // (the SHA, never the branch, which can move) until they are all finished,
-// one fails, or the deadline passes. Red as soon as anything fails; green
-// when everything reported finished and passed and every required check
-// reported. At the deadline: pending if something was running, never-
-// appeared if required checks are missing, none if nothing ever reported.
-// With nothing required, nothing reported within Config.AppearWithin is
-// none at once: a repository without CI does not hold the run to the
-// deadline.
-func (f *Forge) WaitChecks(ctx context.Context, pub forge.Published, deadline time.Time, required []string) (forge.CIResult, error) {
+// one fails, or the deadline. Red as soon as anything fails, from any app;
+// green when everything reported finished and passed and every required
+// check passed (a pinned one from its app only, forge.Answer). A required
+// check with no app named that two sources report green is pending at once
+// (waiting cannot say which is real). At the deadline: pending if something
+// was running or reported, never-appeared if required checks are missing
+// and nothing reported, none if nothing ever did. With nothing required,
+// nothing reported within Config.AppearWithin is none at once: a
+// repository without CI does not hold the run to the deadline.
+func (f *Forge) WaitChecks(ctx context.Context, pub forge.Published, deadline time.Time, required []forge.CheckRef) (forge.CIResult, error) {
 	start := time.Now()
 	for {
-		res, err := f.ciState(ctx, pub.Commit, required)
+		res, sum, err := f.ciState(ctx, pub.Commit, required)
 		if err != nil {
 			return res, err
 		}
 		if res.State == forge.CIGreen || res.State == forge.CIRed {
+			return res, nil
+		}
+		if sum.running == 0 && len(res.Missing) == 0 && len(res.Ambiguous) > 0 {
 			return res, nil
 		}
 		if res.State == forge.CINone && len(required) == 0 && time.Since(start) >= f.cfg.AppearWithin {
@@ -171,9 +176,14 @@ func (f *Forge) WaitChecks(ctx context.Context, pub forge.Published, deadline ti
 				res.State = forge.CINeverAppeared
 				res.Detail = "required checks never reported: " + strings.Join(res.Missing, ", ")
 			default:
-				res.State, res.Detail = forge.CIPending, "checks still running at the deadline"
-				if len(res.Missing) > 0 {
-					res.Detail += "; required checks not reported: " + strings.Join(res.Missing, ", ")
+				res.State = forge.CIPending
+				if sum.running > 0 {
+					res.Detail = "checks still running at the deadline"
+				} else {
+					res.Detail = "nothing running at the deadline, but the required checks did not pass"
+				}
+				if len(res.Missing) > 0 || len(res.Ambiguous) > 0 {
+					res.Detail += "; required: " + sum.required
 				}
 			}
 			return res, nil
@@ -184,15 +194,23 @@ func (f *Forge) WaitChecks(ctx context.Context, pub forge.Published, deadline ti
 	}
 }
 
+// ciSum is what ciState saw beside its result: how many checks had not
+// finished, and each required check's answer in words.
+type ciSum struct {
+	running  int
+	required string
+}
+
 // ciState reads sha's check runs and combined status once.
-func (f *Forge) ciState(ctx context.Context, sha string, required []string) (forge.CIResult, error) {
+func (f *Forge) ciState(ctx context.Context, sha string, required []forge.CheckRef) (forge.CIResult, ciSum, error) {
+	var sum ciSum
 	res := forge.CIResult{HeadSHA: sha}
 	runs, err := f.checkRuns(ctx, sha)
 	if err != nil {
-		return res, err
+		return res, sum, err
 	}
 	for _, r := range runs {
-		res.Checks = append(res.Checks, forge.Check{Name: r.GetName(), Kind: "check-run", State: runState(r), URL: r.GetDetailsURL()})
+		res.Checks = append(res.Checks, runCheck(r))
 	}
 	var cs *gh.CombinedStatus
 	err = f.call(ctx, "get combined status of "+short(sha), true, func(ctx context.Context) (*gh.Response, error) {
@@ -202,38 +220,58 @@ func (f *Forge) ciState(ctx context.Context, sha string, required []string) (for
 		return resp, err
 	})
 	if err != nil {
-		return res, err
+		return res, sum, err
 	}
 	// "pending" with total_count 0 means no statuses at all, not CI running.
+	// A status names no app: it never satisfies a check pinned to one.
 	for _, s := range cs.Statuses {
 		res.Checks = append(res.Checks, forge.Check{Name: s.GetContext(), Kind: "status", State: s.GetState(), URL: s.GetTargetURL()})
 	}
-	var failed, running []string
+	var failed []string
+	running := 0
 	for _, c := range res.Checks {
-		switch c.State {
-		case "success", "neutral", "skipped":
-		case "failure", "error", "timed_out", "cancelled", "action_required", "startup_failure", "stale":
-			failed = append(failed, c.Name)
-		default: // queued, in_progress, pending, waiting, requested
-			running = append(running, c.Name)
+		switch forge.Outcome(c.State) {
+		case forge.OutcomeFailed:
+			failed = append(failed, c.Name+" ("+c.State+") from "+c.From())
+		case forge.OutcomeRunning:
+			running++
 		}
 	}
+	var said []string
 	for _, want := range required {
-		if !slices.ContainsFunc(res.Checks, func(c forge.Check) bool { return c.Name == want }) {
-			res.Missing = append(res.Missing, want)
+		a := forge.Answer(want, res.Checks)
+		switch a.State {
+		case forge.OutcomeMissing:
+			res.Missing = append(res.Missing, want.String())
+		case forge.OutcomeAmbiguous:
+			res.Ambiguous = append(res.Ambiguous, want.String())
 		}
+		said = append(said, a.Describe(res.Checks))
 	}
+	sum.running, sum.required = running, strings.Join(said, "; ")
 	switch {
 	case len(failed) > 0:
 		res.State, res.Detail = forge.CIRed, "failed: "+strings.Join(failed, ", ")
-	case len(running) > 0 || len(res.Missing) > 0:
-		res.State, res.Detail = forge.CIPending, fmt.Sprintf("%d running, %d required not reported", len(running), len(res.Missing))
+	case running > 0 || len(res.Missing) > 0 || len(res.Ambiguous) > 0:
+		res.State, res.Detail = forge.CIPending, fmt.Sprintf("%d running, %d required not reported", running, len(res.Missing))
+		if len(res.Ambiguous) > 0 {
+			res.Detail += fmt.Sprintf(", %d required reported green by more than one source with no app named", len(res.Ambiguous))
+		}
 	case len(res.Checks) == 0:
 		res.State, res.Detail = forge.CINone, "no check run or status"
 	default:
 		res.State, res.Detail = forge.CIGreen, fmt.Sprintf("%d check(s) passed", len(res.Checks))
 	}
-	return res, nil
+	if sum.required != "" && res.State != forge.CIRed {
+		res.Detail += "; required: " + sum.required
+	}
+	return res, sum, nil
+}
+
+// runCheck is r as fixrail reports it: its name, state and the app that
+// posted it, which is half its identity.
+func runCheck(r *gh.CheckRun) forge.Check {
+	return forge.Check{Name: r.GetName(), Kind: "check-run", State: runState(r), URL: r.GetDetailsURL(), App: r.GetApp().GetSlug(), AppID: r.GetApp().GetID()}
 }
 
 // pause waits one poll interval, or until ctx ends.

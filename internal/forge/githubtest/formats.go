@@ -167,6 +167,9 @@ type Rule struct {
 	Reviews int
 	// Checks are the contexts for required_status_checks.
 	Checks []string
+	// AppID is each check's integration_id: 0 is 15368 (github-actions),
+	// a negative one leaves it out (any app).
+	AppID int64
 }
 
 // Rules is GET /repos/{o}/{r}/rules/branches/{b}.
@@ -182,7 +185,14 @@ func Rules(rules ...Rule) string {
 		case "required_status_checks":
 			cs := []obj{}
 			for _, c := range r.Checks {
-				cs = append(cs, obj{"context": c, "integration_id": 15368})
+				o := obj{"context": c, "integration_id": ActionsAppID}
+				switch {
+				case r.AppID < 0:
+					delete(o, "integration_id")
+				case r.AppID > 0:
+					o["integration_id"] = r.AppID
+				}
+				cs = append(cs, o)
 			}
 			o["parameters"] = obj{"strict_required_status_checks_policy": true, "required_status_checks": cs}
 		}
@@ -201,24 +211,47 @@ const NotAccessible = `{"message":"Resource not accessible by integration","docu
 const NotFound = `{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}`
 
 // ClassicProtection is GET /branches/{b}/protection with admin rights.
+// Its required checks are in contexts and, as GitHub also lists them, in
+// checks with app_id null (any app); ClassicPinned pins them.
 func ClassicProtection(reviews int, contexts ...string) string {
+	return ClassicPinned(reviews, 0, contexts...)
+}
+
+// ClassicPinned is ClassicProtection with every required check pinned to
+// app appID (0: none).
+func ClassicPinned(reviews int, appID int64, contexts ...string) string {
 	p := obj{"url": "https://api.github.com/repos/o/r/branches/main/protection",
 		"allow_force_pushes": obj{"enabled": false}, "allow_deletions": obj{"enabled": false}}
 	if reviews >= 0 {
 		p["required_pull_request_reviews"] = obj{"required_approving_review_count": reviews, "dismiss_stale_reviews": false}
 	}
 	if len(contexts) > 0 {
-		p["required_status_checks"] = obj{"strict": true, "contexts": contexts}
+		checks := []obj{}
+		for _, c := range contexts {
+			var id any
+			if appID != 0 {
+				id = appID
+			}
+			checks = append(checks, obj{"context": c, "app_id": id})
+		}
+		p["required_status_checks"] = obj{"strict": true, "contexts": contexts, "checks": checks}
 	}
 	return mustJSON(p)
 }
 
+// ActionsAppID is the github-actions app's id, the app a workflow's
+// token posts check runs as.
+const ActionsAppID = 15368
+
 // Run is one check run for CheckRuns. ID defaults to its place in the
-// list (1-based); Annotations is output.annotations_count.
+// list (1-based); Annotations is output.annotations_count. App and AppID
+// are the app that posted it, github-actions (ActionsAppID) when unset.
 type Run struct {
 	Name, Status, Conclusion string // status queued|in_progress|completed
 	ID                       int64
 	Annotations              int
+	App                      string
+	AppID                    int64
 }
 
 // CheckRuns is GET /repos/{o}/{r}/commits/{ref}/check-runs, each run with
@@ -231,8 +264,12 @@ func CheckRuns(sha string, runs ...Run) string {
 		if id == 0 {
 			id = int64(i + 1)
 		}
+		app := obj{"id": ActionsAppID, "slug": "github-actions", "name": "GitHub Actions"}
+		if r.App != "" || r.AppID != 0 {
+			app = obj{"id": r.AppID, "slug": r.App, "name": r.App}
+		}
 		o := obj{"id": id, "name": r.Name, "head_sha": sha, "status": r.Status, "conclusion": nil,
-			"details_url": fmt.Sprintf("https://github.com/o/r/actions/runs/%d", id), "app": obj{"slug": "github-actions"},
+			"details_url": fmt.Sprintf("https://github.com/o/r/actions/runs/%d", id), "app": app,
 			"output": obj{"title": r.Name, "summary": "", "text": nil, "annotations_count": r.Annotations,
 				"annotations_url": fmt.Sprintf("https://api.github.com/repos/o/r/check-runs/%d/annotations", id)}}
 		if r.Conclusion != "" {
