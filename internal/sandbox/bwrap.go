@@ -94,7 +94,9 @@ var ErrNoSandbox = errors.New("no usable sandbox")
 // RLIMIT_FSIZE 8 GiB in any one file (not a bound on the disk a command
 // fills: it may write many files); RLIMIT_CORE 0, no core files. Detect's
 // probe runs under the same filter and limits: where they cannot be
-// applied there is no usable sandbox.
+// applied there is no usable sandbox. Nested user namespaces are
+// disabled (--disable-userns) where this bubblewrap can; NestedUserns
+// says where it cannot.
 type Spec struct {
 	// Mode is auto, required or off; empty means Auto.
 	Mode Mode
@@ -161,8 +163,23 @@ func Detect() (path string, ok bool) {
 
 var probes struct {
 	sync.Mutex
-	result map[string]error
+	result map[string]probed
 }
+
+// probed is what Detect learnt of one bwrap binary: whether it is usable,
+// and whether it can keep the sandbox from making user namespaces of its
+// own (--disable-userns: bubblewrap 0.8 or later, not setuid).
+type probed struct {
+	err      error
+	noUserns bool
+}
+
+// noUsernsArgs keep the command from creating user namespaces of its own:
+// inside one it holds every capability over a fresh set of namespaces,
+// which opens kernel code (mount, netfilter, …) that is a way to root when
+// it has a bug; no test suite needs one. --disable-userns needs the user
+// namespace named, not just tried as --unshare-all does.
+var noUsernsArgs = []string{"--unshare-user", "--disable-userns"}
 
 // probeArgs are the namespace and mount options every sandbox uses, on the
 // smallest tree that runs true(1).
@@ -173,38 +190,64 @@ var probeArgs = []string{
 }
 
 func detect() (string, error) {
+	path, pr, err := detectFull()
+	if err == nil {
+		err = pr.err
+	}
+	return path, err
+}
+
+// detectFull is detect with what the probe learnt of the binary.
+func detectFull() (string, probed, error) {
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
-		return "", errors.New("bwrap (bubblewrap) is not on PATH")
+		return "", probed{}, errors.New("bwrap (bubblewrap) is not on PATH")
 	}
 	if path, err = filepath.Abs(path); err != nil {
-		return "", err
+		return "", probed{}, err
 	}
 	probes.Lock()
 	defer probes.Unlock()
-	if err, ok := probes.result[path]; ok {
-		return path, err
+	if pr, ok := probes.result[path]; ok {
+		return path, pr, nil
 	}
 	// The probe hands bwrap the rails every sandbox gets (the system
 	// call filter, the limits), so that a host where they cannot work has
-	// no usable sandbox rather than sandboxes that all fail.
-	res, err := Run(context.Background(), Cmd{
-		Args:    slices.Concat([]string{path}, railArgs, probeArgs),
-		rails:   true,
-		Env:     []string{"PATH=/usr/bin:/bin"},
-		Timeout: 10 * time.Second,
-	})
-	switch {
-	case err != nil:
-		err = fmt.Errorf("%s: %w", path, err)
-	case !res.Success():
-		err = fmt.Errorf("%s cannot create a sandbox here (%s): %s", path, res.Describe(), strings.TrimSpace(res.Stderr))
+	// no usable sandbox rather than sandboxes that all fail. Nested user
+	// namespaces are disabled where this bwrap can; where it cannot, the
+	// sandbox still runs, and NestedUserns says so.
+	probe := func(extra []string) error {
+		res, err := Run(context.Background(), Cmd{
+			Args:    slices.Concat([]string{path}, railArgs, extra, probeArgs),
+			rails:   true,
+			Env:     []string{"PATH=/usr/bin:/bin"},
+			Timeout: 10 * time.Second,
+		})
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s: %w", path, err)
+		case !res.Success():
+			return fmt.Errorf("%s cannot create a sandbox here (%s): %s", path, res.Describe(), strings.TrimSpace(res.Stderr))
+		}
+		return nil
+	}
+	pr := probed{noUserns: true}
+	if probe(noUsernsArgs) != nil {
+		pr = probed{err: probe(nil)}
 	}
 	if probes.result == nil {
-		probes.result = make(map[string]error)
+		probes.result = make(map[string]probed)
 	}
-	probes.result[path] = err
-	return path, err
+	probes.result[path] = pr
+	return path, pr, nil
+}
+
+// NestedUserns reports whether a sandbox's command can create user
+// namespaces of its own: true when the bubblewrap here cannot disable
+// them (older than 0.8, or setuid) or there is no usable bubblewrap.
+func NestedUserns() bool {
+	_, pr, err := detectFull()
+	return err != nil || pr.err != nil || !pr.noUserns
 }
 
 // mount is one bwrap filesystem operation; dst is the path inside.
@@ -248,7 +291,10 @@ func (s *Spec) wrap(c Cmd) (wrapped, error) {
 	if err != nil {
 		return wrapped{}, err
 	}
-	bwrap, err := detect()
+	bwrap, pr, err := detectFull()
+	if err == nil {
+		err = pr.err
+	}
 	if err != nil {
 		if mode == Required {
 			return wrapped{}, fmt.Errorf("%w: %v", ErrNoSandbox, err)
@@ -266,7 +312,7 @@ func (s *Spec) wrap(c Cmd) (wrapped, error) {
 			return wrapped{}, err
 		}
 	}
-	return wrapped{argv: p.argv(bwrap), env: p.env, sandboxed: true, stop: stop}, nil
+	return wrapped{argv: p.argv(bwrap, pr.noUserns), env: p.env, sandboxed: true, stop: stop}, nil
 }
 
 // Where the egress rail's parts are inside the sandbox.
@@ -357,10 +403,13 @@ type plan struct {
 	env    []string
 }
 
-func (p plan) argv(bwrap string) []string {
+func (p plan) argv(bwrap string, noUserns bool) []string {
 	argv := []string{bwrap, "--unshare-all"}
 	argv = append(argv, "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 	argv = append(argv, railArgs...)
+	if noUserns {
+		argv = append(argv, noUsernsArgs...)
+	}
 	for _, m := range p.mounts {
 		argv = append(argv, m.args()...)
 	}

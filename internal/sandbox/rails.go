@@ -186,13 +186,19 @@ func prlimitRetry(pid, res int, newLimit, old *unix.Rlimit) error {
 
 // Rails says what every sandbox runs under besides its namespaces and
 // mounts, for doctor: Detect's probe ran under the same filter and limits,
-// so a usable sandbox has both.
+// so a usable sandbox has both, and found whether this bubblewrap can
+// disable nested user namespaces.
 func Rails() string {
 	l := sandboxLimits
 	s := fmt.Sprintf("system calls refused with EPERM: the kernel keyrings (keyctl, add_key, request_key), bpf, perf_event_open, io_uring, userfaultfd, module and kexec loading, open_by_handle_at; "+
 		"at most %d processes and threads, %s per file, no core files", l.procs, sizeString(l.fileSize))
 	if os.Geteuid() == 0 {
 		s += " (as root the process cap does not bind: the kernel exempts uid 0 from RLIMIT_NPROC)"
+	}
+	if NestedUserns() {
+		s += "; nested user namespaces are NOT disabled: this bubblewrap cannot (--disable-userns needs 0.8 or later, not setuid)"
+	} else {
+		s += "; no nested user namespaces (bwrap --disable-userns)"
 	}
 	return s
 }

@@ -329,3 +329,34 @@ func capHelper(wt string) int {
 	}
 	return 0
 }
+
+// TestSandboxNoNestedUserns: a sandboxed command cannot create a user
+// namespace of its own (in one it would hold every capability over new
+// namespaces, and reach the kernel code they guard), while the same
+// command outside the sandbox can (the control: this kernel allows it).
+// Where bubblewrap cannot disable them, NestedUserns says so and the test
+// is skipped.
+func TestSandboxNoNestedUserns(t *testing.T) {
+	requireBwrap(t)
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare(1)")
+	}
+	if out, err := exec.Command(unshare, "--user", "true").CombinedOutput(); err != nil {
+		t.Skipf("this host does not let a process create a user namespace: %v %s", err, out)
+	}
+	if sandbox.NestedUserns() {
+		t.Skip("this bubblewrap cannot disable nested user namespaces (older than 0.8, or setuid)")
+	}
+	wt := t.TempDir()
+	res, err := sandbox.Run(t.Context(), sandbox.Cmd{
+		Args: []string{unshare, "--user", "true"}, Dir: wt, Env: []string{"PATH=/usr/bin:/bin"},
+		Sandbox: &sandbox.Spec{Mode: sandbox.Required, RW: []string{wt}},
+	})
+	if err != nil || !res.Sandboxed {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if res.Success() {
+		t.Errorf("unshare --user succeeded inside the sandbox: %s", res.Output())
+	}
+}
