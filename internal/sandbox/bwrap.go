@@ -177,8 +177,10 @@ type probed struct {
 // noUsernsArgs keep the command from creating user namespaces of its own:
 // inside one it holds every capability over a fresh set of namespaces,
 // which opens kernel code (mount, netfilter, …) that is a way to root when
-// it has a bug; no test suite needs one. --disable-userns needs the user
-// namespace named, not just tried as --unshare-all does.
+// it has a bug. Docker's default profile refuses them too, so suites
+// already run without (a headless Chrome there takes --no-sandbox).
+// --disable-userns needs the user namespace named, not just tried as
+// --unshare-all does.
 var noUsernsArgs = []string{"--unshare-user", "--disable-userns"}
 
 // probeArgs are the namespace and mount options every sandbox uses, on the
