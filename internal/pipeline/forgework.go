@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,10 +79,15 @@ func (r *run) ciGate(ctx context.Context, pub forge.Published) *Outcome {
 	}
 	switch res.State {
 	case forge.CIGreen:
-		detail := "every check passed on " + short(res.HeadSHA)
+		detail := "every check that reported passed on " + short(res.HeadSHA)
 		if len(required) > 0 {
 			// Which app's run answered for each required check: what was judged.
 			detail += ": " + res.Detail
+		}
+		if n := unwaited(r.protect.RequiredChecks, required, res.Checks); len(n) > 0 {
+			// Green here is not mergeable there: say which checks the
+			// branch still waits for that this gate did not.
+			detail += "; the branch's protection also requires " + strings.Join(n, ", ") + ", which did not report and which the gate does not wait for (not in forge.required_checks)"
 		}
 		r.gate("P5", "ci", verdict.Pass, detail)
 	case forge.CIRed:
@@ -184,4 +190,18 @@ func (r *run) notify() {
 		return
 	}
 	r.note("notice", fmt.Sprintf("posted on #%d with %s", n.Number, strings.Join(n.Labels, ", ")))
+}
+
+// unwaited are the checks the branch's protection requires by name that
+// the gate was not asked to wait for and that did not report on the head.
+func unwaited(protected []string, waited []forge.CheckRef, reported []forge.Check) []string {
+	var out []string
+	for _, name := range protected {
+		if slices.ContainsFunc(waited, func(c forge.CheckRef) bool { return c.Name == name }) ||
+			slices.ContainsFunc(reported, func(c forge.Check) bool { return c.Name == name }) {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
 }
