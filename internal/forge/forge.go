@@ -14,6 +14,8 @@
 package forge
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -281,42 +283,118 @@ type RecheckResult struct {
 }
 
 // SectionStart and SectionEnd mark the part of a PR body fixrail edits
-// after the PR exists; nothing outside them is changed.
+// after the PR exists; nothing outside them is changed. SectionStart is the
+// start marker as earlier versions wrote it, with nothing to tell it from a
+// copy; fixrail now writes sectionStart with the SHA-256 of what the pair
+// holds (SectionMarked), so a rewrite finds the one section whose bytes are
+// still exactly what fixrail wrote.
 const (
 	SectionStart = "<!-- fixrail:after-pr:start -->"
 	SectionEnd   = "<!-- fixrail:after-pr:end -->"
+	// sectionStart and markEnd are the prefix of every start marker, old
+	// and new, and what closes it; a new one holds "sha256:<hex>" between.
+	sectionStart = "<!-- fixrail:after-pr:start"
+	markEnd      = " -->"
 )
 
-// Unmark escapes every copy of SectionStart and SectionEnd in text fixrail
-// is about to publish: ReplaceSection finds the markers by text in the body
-// the forge returns, so a copy quoted from the agent or the finding (a
-// symptom, a summary, a gate's detail) would otherwise decide where
-// fixrail's section goes, and what it overwrites. The copy keeps showing,
-// its '<' written as the visible escape \u003c (as untrusted.Printable
-// writes its escapes). Call it on the body as opened and on the section's
-// text; ReplaceSection adds the one real pair itself.
+// Unmark escapes every copy of a start marker (either form) and SectionEnd
+// in text fixrail is about to publish: ReplaceSection finds the markers by
+// text in the body the forge returns, so a copy quoted from the agent or
+// the finding (a symptom, a summary, a gate's detail) would otherwise be
+// taken for one. The copy keeps showing, its '<' written as the visible
+// escape \u003c (as untrusted.Printable writes its escapes). Call it on the
+// body as opened and on the section's text; ReplaceSection adds the one
+// real pair itself.
 func Unmark(text string) string {
-	for _, m := range []string{SectionStart, SectionEnd} {
+	for _, m := range []string{sectionStart, SectionEnd} {
 		text = strings.ReplaceAll(text, m, `\u003c`+m[1:])
 	}
 	return text
 }
 
-// ReplaceSection puts section between the markers in body, replacing what
-// they held, or appends the marked section when body has none. Everything
-// outside the markers is kept byte for byte.
+// SectionMarked is section between the markers fixrail writes: the start
+// one carries the SHA-256 of everything up to the end one.
+func SectionMarked(section string) string {
+	inner := "\n" + section + "\n"
+	return sectionStart + " sha256:" + sectionDigest(inner) + markEnd + inner + SectionEnd
+}
+
+// sectionDigest is the digest a start marker carries of inner. GitHub's web
+// editor sends a body back with CRLF line ends, so they count as LF: a
+// reviewer's edit elsewhere in the body does not make fixrail's section
+// look foreign.
+func sectionDigest(inner string) string {
+	sum := sha256.Sum256([]byte(strings.ReplaceAll(inner, "\r\n", "\n")))
+	return hex.EncodeToString(sum[:])
+}
+
+// ReplaceSection puts section in body as fixrail's marked section. It
+// replaces an earlier one only when that one is certainly fixrail's and
+// unchanged: exactly one start marker whose digest matches the bytes up to
+// the next SectionEnd (no other start marker between); or, in a body an
+// earlier version wrote, the body's only start marker in the old form and
+// its only SectionEnd after it. Anything else — a start marker planted
+// before fixrail's, a copy of its section, a section someone edited, a
+// marker with no end — is left as it is, and the section is appended at the
+// end: fixrail never deletes or rewrites text it cannot show it wrote.
+// Everything outside the replaced pair is kept byte for byte.
 func ReplaceSection(body, section string) string {
-	marked := SectionStart + "\n" + section + "\n" + SectionEnd
-	i := strings.Index(body, SectionStart)
-	if i >= 0 {
-		if j := strings.Index(body[i:], SectionEnd); j >= 0 {
-			return body[:i] + marked + body[i+j+len(SectionEnd):]
-		}
+	marked := SectionMarked(section)
+	if i, j, ok := ownSection(body); ok {
+		return body[:i] + marked + body[j:]
 	}
 	if body != "" && !strings.HasSuffix(body, "\n") {
 		body += "\n"
 	}
 	return body + "\n" + marked + "\n"
+}
+
+// ownSection finds fixrail's one section in body (see ReplaceSection): its
+// start marker at i, the end of its SectionEnd at j.
+func ownSection(body string) (i, j int, ok bool) {
+	var starts []int
+	for k := 0; ; {
+		n := strings.Index(body[k:], sectionStart)
+		if n < 0 {
+			break
+		}
+		starts = append(starts, k+n)
+		k += n + len(sectionStart)
+	}
+	found := 0
+	for _, s := range starts {
+		rest := body[s+len(sectionStart):]
+		digest, ok := strings.CutPrefix(rest, " sha256:")
+		if !ok || len(digest) < 64+len(markEnd) || !strings.HasPrefix(digest[64:], markEnd) {
+			continue
+		}
+		open := s + len(sectionStart) + len(" sha256:") + 64 + len(markEnd)
+		e := strings.Index(body[open:], SectionEnd)
+		if e < 0 {
+			continue
+		}
+		inner := body[open : open+e]
+		if strings.Contains(inner, sectionStart) || sectionDigest(inner) != digest[:64] {
+			continue
+		}
+		i, j = s, open+e+len(SectionEnd)
+		found++
+	}
+	if found == 1 {
+		return i, j, true
+	}
+	if found > 1 {
+		// Two sections that each hold what their marker says: a copy of
+		// fixrail's, and nothing tells which one it wrote.
+		return 0, 0, false
+	}
+	// A body an earlier version wrote: its old pair, the only one there.
+	if len(starts) == 1 && strings.HasPrefix(body[starts[0]:], SectionStart) && strings.Count(body, SectionEnd) == 1 {
+		if e := strings.Index(body[starts[0]:], SectionEnd); e >= 0 {
+			return starts[0], starts[0] + e + len(SectionEnd), true
+		}
+	}
+	return 0, 0, false
 }
 
 // CIResult is what WaitChecks saw last.

@@ -229,8 +229,9 @@ func (f *Forge) stillAsOpened(ctx context.Context, pub forge.Published) error {
 	return nil
 }
 
-// EditSection replaces fixrail's marked section of the PR's body (or
-// appends it), keeping every byte a person wrote outside the markers. The
+// EditSection writes fixrail's marked section into the PR's body
+// (forge.ReplaceSection: its own unchanged section replaced, else the
+// section appended), keeping every byte a person wrote outside it. The
 // PATCH sends the body and nothing else.
 func (f *Forge) EditSection(ctx context.Context, pub forge.Published, section string) error {
 	if pub.Number == 0 {

@@ -77,7 +77,9 @@ func TestRecheckStates(t *testing.T) {
 }
 
 // EditSection keeps what a person wrote outside fixrail's markers and
-// sends the body alone: no state, base or draft.
+// sends the body alone: no state, base or draft. The body here is one an
+// earlier version wrote (the old start marker, no digest): its section is
+// still found and replaced, now with the marker that carries the digest.
 func TestEditSectionKeepsTheRest(t *testing.T) {
 	srv := githubtest.New(t)
 	human := "fixrail's body\n\nA reviewer's note, kept.\n"
@@ -92,7 +94,7 @@ func TestEditSectionKeepsTheRest(t *testing.T) {
 	if err := f.EditSection(t.Context(), forge.Published{Number: 43}, "new section"); err != nil {
 		t.Fatal(err)
 	}
-	want := human + forge.SectionStart + "\nnew section\n" + forge.SectionEnd + "\ntrailer\n"
+	want := human + forge.SectionMarked("new section") + "\ntrailer\n"
 	if len(sent) != 1 || sent["body"] != want {
 		t.Errorf("PATCH sent %v, want the body alone:\n%s", sent, want)
 	}
@@ -120,15 +122,36 @@ func jsonString(s string) string {
 }
 
 func TestReplaceSection(t *testing.T) {
-	for _, tc := range []struct{ body, want string }{
-		{"", "\n" + forge.SectionStart + "\nS\n" + forge.SectionEnd + "\n"},
-		{"a", "a\n\n" + forge.SectionStart + "\nS\n" + forge.SectionEnd + "\n"},
-		{"a\n" + forge.SectionStart + "\nx\n" + forge.SectionEnd + "b", "a\n" + forge.SectionStart + "\nS\n" + forge.SectionEnd + "b"},
+	s, e := forge.SectionStart, forge.SectionEnd
+	mS := forge.SectionMarked("S")
+	mOld := forge.SectionMarked("old")
+	// fake is a start marker in the new form whose digest is of other bytes.
+	fake := strings.Replace(forge.SectionMarked("x"), "\nx\n"+e, "", 1)
+	for _, tc := range []struct{ name, body, want string }{
+		{"empty", "", "\n" + mS + "\n"},
+		{"no section", "a", "a\n\n" + mS + "\n"},
+		{"its own section", "a\n" + mOld + "b", "a\n" + mS + "b"},
+		{"its own, sent back with CRLF", "a\r\n" + strings.ReplaceAll(forge.SectionMarked("old\nline"), "\n", "\r\n") + "\r\nb", "a\r\n" + mS + "\r\nb"},
+		{"an earlier version's section", "a\n" + s + "\nx\n" + e + "b", "a\n" + mS + "b"},
 		// A start marker with no end: nothing after it is replaced.
-		{"a " + forge.SectionStart + " b", "a " + forge.SectionStart + " b\n\n" + forge.SectionStart + "\nS\n" + forge.SectionEnd + "\n"},
+		{"start with no end", "a " + s + " b", "a " + s + " b\n\n" + mS + "\n"},
+		// A start marker planted before fixrail's: the reviewer's words
+		// between them stay, and fixrail's own section is still found.
+		{"planted old start before its own", "a " + s + " review " + mOld, "a " + s + " review " + mS},
+		{"planted new start before its own", "a " + fake + " review " + mOld, "a " + fake + " review " + mS},
+		// Planted around a person's text in an old body: two start markers,
+		// so neither pair is taken for fixrail's, and nothing is deleted.
+		{"planted in an old body", "a " + s + " review " + s + "\nx\n" + e, "a " + s + " review " + s + "\nx\n" + e + "\n\n" + mS + "\n"},
+		// fixrail's section someone edited: theirs now, kept.
+		{"its section edited", "a\n" + strings.Replace(mOld, "old", "old, and a reviewer's note", 1), "a\n" + strings.Replace(mOld, "old", "old, and a reviewer's note", 1) + "\n\n" + mS + "\n"},
+		// A copy of its section: nothing says which one fixrail wrote.
+		{"two copies", mOld + "\n" + mOld, mOld + "\n" + mOld + "\n\n" + mS + "\n"},
+		// An end marker planted inside a section ends it early: its digest
+		// no longer matches, and nothing is replaced.
+		{"end planted inside", "a\n" + strings.Replace(mOld, "old", "o"+e+"ld", 1), "a\n" + strings.Replace(mOld, "old", "o"+e+"ld", 1) + "\n\n" + mS + "\n"},
 	} {
 		if got := forge.ReplaceSection(tc.body, "S"); got != tc.want {
-			t.Errorf("ReplaceSection(%q) = %q, want %q", tc.body, got, tc.want)
+			t.Errorf("%s: ReplaceSection(%q) = %q, want %q", tc.name, tc.body, got, tc.want)
 		}
 	}
 }
@@ -140,12 +163,13 @@ func TestUnmark(t *testing.T) {
 	s, e := forge.SectionStart, forge.SectionEnd
 	for _, body := range []string{
 		s + "\nx\n" + e,
+		forge.SectionMarked("x"),
 		"a " + e + " b " + s,
 		s[:5] + s + s[5:] + e[:5] + e + e[5:],
 		"<" + s + ">" + e + e,
 	} {
 		u := forge.Unmark(body)
-		if strings.Contains(u, s) || strings.Contains(u, e) {
+		if strings.Contains(u, s) || strings.Contains(u, e) || strings.Contains(u, s[:len(s)-4]) {
 			t.Errorf("Unmark(%q) = %q: a marker is left", body, u)
 		}
 		want := forge.ReplaceSection(u, "S")
