@@ -297,6 +297,20 @@ const (
 	markEnd      = " -->"
 )
 
+// PRNow is a published PR as read back from the forge: its body, and
+// Drift, how it is no longer the PR fixrail opened and last pushed (merged,
+// closed, retargeted at another base, or a head someone else moved), empty
+// when it still is. Closed is true for a merged or closed PR: nothing of
+// fixrail's goes on it as if it were open.
+type PRNow struct {
+	Body   string
+	Drift  string
+	Closed bool
+	// Unread: the PR could not be read back (Closed is set with it, so
+	// nothing is written on a PR whose state and body are unknown).
+	Unread bool
+}
+
 // Unmark escapes every copy of a start marker (either form) and SectionEnd
 // in text fixrail is about to publish: ReplaceSection finds the markers by
 // text in the body the forge returns, so a copy quoted from the agent or

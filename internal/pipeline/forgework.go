@@ -77,6 +77,9 @@ func (r *run) ciGate(ctx context.Context, pub forge.Published) *Outcome {
 		r.gate("P5", "ci", verdict.Error, err.Error())
 		return r.forgeOutcome("CI checks", err)
 	}
+	// Before its verdict labels the PR or goes into its body: is the PR
+	// still the one whose head was judged?
+	r.readBack(ctx)
 	switch res.State {
 	case forge.CIGreen:
 		detail := "every check that reported passed on " + short(res.HeadSHA)

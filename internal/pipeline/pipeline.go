@@ -335,6 +335,10 @@ type run struct {
 	postFrom, reviewFrom, labelFrom int
 	postReasons                     []string
 	sentLabels                      []string // the labels the draft was opened with
+	// now is the PR as read back after the waits (nil before, or with
+	// no PR on a forge that reads one back); readErr why it could not be.
+	now     *forge.PRNow
+	readErr error
 }
 
 // withheldMarker replaces a withheld value in the published patch.

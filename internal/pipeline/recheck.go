@@ -29,9 +29,12 @@ import (
 // P4 gate, and it is pushed onto the same branch as a follow-up commit —
 // a fast-forward, never a force. Each follow-up is reserved in the ledger
 // before it starts; when recheck.max_retries are spent, recheck.on_failure
-// decides. Then the CI gate. What neither could confirm is labelled
-// needs-review and written into fixrail's own marked section of the PR
-// body, with every gate run after the PR was opened.
+// decides. Then the CI gate, and the PR read back: what the waits judged
+// is fixrail's commit, and the PR may meanwhile hold another, point at
+// another base, or be closed or merged (readBack, drifted). What neither
+// could confirm is labelled needs-review and written into fixrail's own
+// marked section of the PR body, with every gate run after the PR was
+// opened; a closed or merged PR gets neither.
 
 // rechecker is a forge that can watch a published PR's checks and push a
 // follow-up commit onto its branch.
@@ -40,10 +43,11 @@ type rechecker interface {
 	PushFollowUp(ctx context.Context, pub forge.Published, commit string) (forge.Published, error)
 }
 
-// prEditor is a forge that can label a published PR and edit fixrail's
-// section of its body.
+// prEditor is a forge that can read a published PR back, label it and
+// edit fixrail's section of its body (the body as read back).
 type prEditor interface {
-	EditSection(ctx context.Context, pub forge.Published, section string) error
+	ReadBack(ctx context.Context, pub forge.Published) (forge.PRNow, error)
+	EditSection(ctx context.Context, pub forge.Published, body, section string) error
 	AddLabels(ctx context.Context, pub forge.Published, labels []string) error
 }
 
@@ -59,8 +63,62 @@ func (r *run) afterPR(ctx context.Context, inv *investigation, c *candidate) *Ou
 	if o == nil {
 		o = r.ciGate(ctx, *r.pub)
 	}
+	if r.now == nil {
+		r.readBack(ctx)
+	}
+	o = r.drifted(o)
 	r.writeSection(context.WithoutCancel(ctx))
 	return o
+}
+
+// readBack reads the PR back once the waits are over, before anything is
+// labelled or written on it: during them anyone with write access can
+// push to its branch, retarget, close or merge it. A PR that cannot be
+// read is written nothing (the body to edit is unknown), and the run
+// does not end DRAFT-PR (drifted).
+func (r *run) readBack(ctx context.Context) {
+	ed, ok := r.p.Forge.(prEditor)
+	if !ok || r.pub == nil || r.pub.Number == 0 {
+		return
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), notifyTimeout)
+	defer cancel()
+	now, err := ed.ReadBack(rctx, *r.pub)
+	if err != nil {
+		r.rep.Warnings = append(r.rep.Warnings, "the PR could not be read back after the checks; nothing more was written on it: "+err.Error())
+		now = forge.PRNow{Drift: "could not be read back", Closed: true, Unread: true}
+		r.readErr = err
+	}
+	r.now = &now
+}
+
+// drifted is the run's ending once the PR is read back: a PR that is no
+// longer the one fixrail opened and last pushed (merged, closed,
+// retargeted, or a head someone else moved) holds something fixrail did
+// not judge, so a run that would end DRAFT-PR is ESCALATE forge-error
+// instead, as a follow-up push refused for the same reason is; one that
+// could not be read back ends as forgeOutcome says. An ending
+// already decided (an ESCALATE, a HALT) stands; the read-back gate in the
+// report says what the PR became.
+func (r *run) drifted(o *Outcome) *Outcome {
+	if r.now == nil || r.now.Drift == "" {
+		return o
+	}
+	if r.now.Unread {
+		// What the PR holds is unknown: a run about to end DRAFT-PR on a
+		// verdict it cannot tie to the PR ends as the forge's error does.
+		r.gate("P5", "read-back", verdict.Error, r.readErr.Error())
+		if o != nil {
+			return o
+		}
+		return r.forgeOutcome("read the PR back", r.readErr)
+	}
+	why := fmt.Sprintf("PR #%d %s: the checks and gates after it judged %s, fixrail's commit, not the PR as it stands", r.pub.Number, r.now.Drift, short(r.pub.Commit))
+	r.gate("P5", "read-back", verdict.Fail, why)
+	if o != nil {
+		return o
+	}
+	return stop(Escalate, ReasonForgeError, "the draft PR "+r.pub.Location+": "+why)
 }
 
 // recheck is the scanner re-check loop (see above).
@@ -303,7 +361,7 @@ func (r *run) pushFollowUp(ctx context.Context, rc rechecker, prev, next *candid
 func (r *run) postReview(ctx context.Context, why string) {
 	r.postReasons = append(r.postReasons, why)
 	ed, ok := r.p.Forge.(prEditor)
-	if !ok || r.pub == nil || r.pub.Number == 0 {
+	if !ok || r.pub == nil || r.pub.Number == 0 || (r.now != nil && r.now.Closed) {
 		r.rep.Warnings = append(r.rep.Warnings, "needs review: "+why)
 		return
 	}
@@ -320,16 +378,29 @@ func (r *run) postReview(ctx context.Context, why string) {
 // stays. Redacted and leak-scanned like every outbound text; best effort.
 func (r *run) writeSection(ctx context.Context) {
 	ed, ok := r.p.Forge.(prEditor)
-	if !ok || r.pub == nil || r.pub.Number == 0 || r.postFrom >= len(r.rep.Gates) {
+	if !ok || r.pub == nil || r.pub.Number == 0 || r.postFrom >= len(r.rep.Gates) || r.now == nil {
+		return
+	}
+	if r.now.Closed {
+		// Merged or closed (or unread): nothing goes on it as if it were
+		// open, neither labels nor a verdict in its body.
+		if !r.now.Unread {
+			r.rep.Warnings = append(r.rep.Warnings, fmt.Sprintf("PR #%d %s: fixrail wrote nothing more on it, neither labels nor its after-PR section", r.pub.Number, r.now.Drift))
+		}
 		return
 	}
 	// A draft whose CI simply passed, with no recheck configured, says
 	// nothing the forge does not show already: its body stays as sent.
-	if len(r.cfg.Recheck.Checks) == 0 && len(r.postReasons) == 0 && len(r.needsReview) == r.reviewFrom && len(r.rep.FollowUps) == 0 {
+	if len(r.cfg.Recheck.Checks) == 0 && len(r.postReasons) == 0 && len(r.needsReview) == r.reviewFrom && len(r.rep.FollowUps) == 0 && r.now.Drift == "" {
 		return
 	}
 	var b strings.Builder
 	b.WriteString("### After the PR\n\nfixrail kept watching this draft after opening it; this section is fixrail's and is rewritten by it.\n\n")
+	if r.now.Drift != "" {
+		// First, before any verdict: what follows is about fixrail's
+		// commit, not what the PR now holds.
+		fmt.Fprintf(&b, "> **Needs review:** read back after the checks, PR #%d %s. Every check and gate below judged %s, the commit fixrail pushed, not the PR as it stands: none of it says anything about what the PR holds now.\n\n", r.pub.Number, markdown.Cell(r.now.Drift), short(r.pub.Commit))
+	}
 	for _, why := range append(append([]string{}, r.needsReview[r.reviewFrom:]...), r.postReasons...) {
 		fmt.Fprintf(&b, "> **Needs review:** %s\n\n", markdown.Cell(why))
 	}
@@ -366,7 +437,7 @@ func (r *run) writeSection(ctx context.Context) {
 			r.rep.Warnings = append(r.rep.Warnings, "labels after the PR (the body says why): "+err.Error())
 		}
 	}
-	if err := ed.EditSection(sctx, *r.pub, text); err != nil {
+	if err := ed.EditSection(sctx, *r.pub, r.now.Body, text); err != nil {
 		r.rep.Warnings = append(r.rep.Warnings, "the PR body's after-PR section was not written: "+err.Error())
 		return
 	}

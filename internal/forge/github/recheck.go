@@ -201,6 +201,26 @@ func (f *Forge) stillAsOpened(ctx context.Context, pub forge.Published) error {
 	if pub.Number == 0 || pub.Base == "" {
 		return fmt.Errorf("%w: no PR and base to push a follow-up to", forge.ErrForge)
 	}
+	now, err := f.ReadBack(ctx, pub)
+	if err != nil {
+		return err
+	}
+	if now.Drift != "" {
+		return fmt.Errorf("%w: PR #%d %s; no follow-up pushed", forge.ErrForge, pub.Number, now.Drift)
+	}
+	return nil
+}
+
+// ReadBack reads pub's PR as it stands: its body, and how it is no longer
+// the PR fixrail opened on pub.Base and last pushed pub.Commit to (merged,
+// closed, retargeted, another head branch, or a head commit someone else
+// pushed). The follow-up push asks it before it leaves; the pipeline asks
+// it after the CI gate's wait, before it labels the PR or writes its
+// section of the body.
+func (f *Forge) ReadBack(ctx context.Context, pub forge.Published) (forge.PRNow, error) {
+	if pub.Number == 0 {
+		return forge.PRNow{}, fmt.Errorf("%w: no PR to read back", forge.ErrForge)
+	}
 	var p *gh.PullRequest
 	err := f.call(ctx, fmt.Sprintf("get PR #%d", pub.Number), true, func(ctx context.Context) (*gh.Response, error) {
 		got, resp, err := f.c.PullRequests.Get(ctx, f.cfg.Owner, f.cfg.Repo, pub.Number)
@@ -208,15 +228,16 @@ func (f *Forge) stillAsOpened(ctx context.Context, pub forge.Published) error {
 		return resp, err
 	})
 	if err != nil {
-		return err
+		return forge.PRNow{}, err
 	}
+	now := forge.PRNow{Body: p.GetBody()}
 	why := ""
 	switch {
 	case p.GetMerged() || p.MergedAt != nil:
-		why = "was merged"
+		why, now.Closed = "was merged", true
 	case p.GetState() != "open":
-		why = "is " + p.GetState() + ", not open"
-	case p.GetBase().GetRef() != pub.Base:
+		why, now.Closed = "is "+p.GetState()+", not open", true
+	case pub.Base != "" && p.GetBase().GetRef() != pub.Base:
 		why = "now targets " + p.GetBase().GetRef() + ", not " + pub.Base
 	case p.GetHead().GetRef() != pub.Branch:
 		why = "has head " + p.GetHead().GetRef() + ", not " + pub.Branch
@@ -224,29 +245,20 @@ func (f *Forge) stillAsOpened(ctx context.Context, pub forge.Published) error {
 		why = "has head commit " + short(p.GetHead().GetSHA()) + ", not " + short(pub.Commit) + ": someone else pushed to " + pub.Branch
 	}
 	if why != "" {
-		return fmt.Errorf("%w: PR #%d %s since fixrail opened it; no follow-up pushed", forge.ErrForge, pub.Number, why)
+		now.Drift = why + " since fixrail opened it"
 	}
-	return nil
+	return now, nil
 }
 
-// EditSection writes fixrail's marked section into the PR's body
-// (forge.ReplaceSection: its own unchanged section replaced, else the
-// section appended), keeping every byte a person wrote outside it. The
-// PATCH sends the body and nothing else.
-func (f *Forge) EditSection(ctx context.Context, pub forge.Published, section string) error {
+// EditSection writes fixrail's marked section into body, the PR's body as
+// ReadBack returned it (forge.ReplaceSection: its own unchanged section
+// replaced, else the section appended), keeping every byte a person wrote
+// outside it. The PATCH sends the body and nothing else.
+func (f *Forge) EditSection(ctx context.Context, pub forge.Published, body, section string) error {
 	if pub.Number == 0 {
 		return errors.New("github: no PR to edit")
 	}
-	var got *gh.PullRequest
-	err := f.call(ctx, fmt.Sprintf("get PR #%d", pub.Number), true, func(ctx context.Context) (*gh.Response, error) {
-		p, resp, err := f.c.PullRequests.Get(ctx, f.cfg.Owner, f.cfg.Repo, pub.Number)
-		got = p
-		return resp, err
-	})
-	if err != nil {
-		return err
-	}
-	body := forge.ReplaceSection(got.GetBody(), section)
+	body = forge.ReplaceSection(body, section)
 	if n := utf8.RuneCountInString(body); n > maxBody {
 		// Cutting to fit would cut fixrail's section (appended last, so
 		// its reasons for review go and its end marker with them, and the

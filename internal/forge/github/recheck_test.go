@@ -83,7 +83,6 @@ func TestRecheckStates(t *testing.T) {
 func TestEditSectionKeepsTheRest(t *testing.T) {
 	srv := githubtest.New(t)
 	human := "fixrail's body\n\nA reviewer's note, kept.\n"
-	srv.On("GET", "/repos/o/r/pulls/43").Reply(200, strings.Replace(githubtest.PullRequest("o", "r", 43, "fixrail/gh-42", headSHA, "main", true), `"title"`, `"body":`+jsonString(human+forge.SectionStart+"\nold\n"+forge.SectionEnd+"\ntrailer\n")+`,"title"`, 1))
 	var sent map[string]any
 	srv.On("PATCH", "/repos/o/r/pulls/43").Reply(200, githubtest.PullRequest("o", "r", 43, "fixrail/gh-42", headSHA, "main", true)).Check(func(t testing.TB, body []byte) {
 		if err := json.Unmarshal(body, &sent); err != nil {
@@ -91,7 +90,7 @@ func TestEditSectionKeepsTheRest(t *testing.T) {
 		}
 	})
 	f := newForge(t, srv, nil)
-	if err := f.EditSection(t.Context(), forge.Published{Number: 43}, "new section"); err != nil {
+	if err := f.EditSection(t.Context(), forge.Published{Number: 43}, human+forge.SectionStart+"\nold\n"+forge.SectionEnd+"\ntrailer\n", "new section"); err != nil {
 		t.Fatal(err)
 	}
 	want := human + forge.SectionMarked("new section") + "\ntrailer\n"
@@ -107,18 +106,44 @@ func TestEditSectionKeepsTheRest(t *testing.T) {
 func TestEditSectionNeverCutsTheSection(t *testing.T) {
 	srv := githubtest.New(t)
 	human := strings.Repeat("a reviewer's long note\n", maxBody/23)
-	srv.On("GET", "/repos/o/r/pulls/43").Reply(200, strings.Replace(githubtest.PullRequest("o", "r", 43, "fixrail/gh-42", headSHA, "main", true), `"title"`, `"body":`+jsonString(human)+`,"title"`, 1))
 	f := newForge(t, srv, nil)
-	err := f.EditSection(t.Context(), forge.Published{Number: 43}, "> **Needs review:** the scanner never answered\n\n"+strings.Repeat("| P5 | recheck | unconfirmed | x |\n", 10))
+	err := f.EditSection(t.Context(), forge.Published{Number: 43}, human, "> **Needs review:** the scanner never answered\n\n"+strings.Repeat("| P5 | recheck | unconfirmed | x |\n", 10))
 	if err == nil || !strings.Contains(err.Error(), "past GitHub's 65536") {
 		t.Fatalf("EditSection on a body at the limit: %v, want an error and no edit", err)
 	}
 	assertNoForbidden(t, srv)
 }
 
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+// TestReadBack: the PR as it stands after the waits, and each way it can
+// stop being the one fixrail opened and last pushed.
+func TestReadBack(t *testing.T) {
+	pub := forge.Published{Branch: "fixrail/gh-42", Commit: headSHA, Number: 43, Base: "main"}
+	open := githubtest.PullRequest("o", "r", 43, "fixrail/gh-42", headSHA, "main", true)
+	other := strings.Repeat("b", 40)
+	for _, tc := range []struct {
+		name, pr, drift string
+		closed          bool
+	}{
+		{"as opened", open, "", false},
+		{"merged", strings.Replace(open, `"state":"open"`, `"state":"closed","merged":true`, 1), "was merged since fixrail opened it", true},
+		{"closed", strings.Replace(open, `"state":"open"`, `"state":"closed"`, 1), "is closed, not open since fixrail opened it", true},
+		{"retargeted", githubtest.PullRequest("o", "r", 43, "fixrail/gh-42", headSHA, "release", true), "now targets release, not main since fixrail opened it", false},
+		{"someone else pushed", githubtest.PullRequest("o", "r", 43, "fixrail/gh-42", other, "main", true), "has head commit " + other[:12] + ", not " + headSHA[:12] + ": someone else pushed to fixrail/gh-42 since fixrail opened it", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := githubtest.New(t)
+			srv.On("GET", "/repos/o/r/pulls/43").Reply(200, tc.pr)
+			f := newForge(t, srv, nil)
+			now, err := f.ReadBack(t.Context(), pub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if now.Drift != tc.drift || now.Closed != tc.closed {
+				t.Errorf("ReadBack = %+v, want drift %q, closed %v", now, tc.drift, tc.closed)
+			}
+			assertNoForbidden(t, srv)
+		})
+	}
 }
 
 func TestReplaceSection(t *testing.T) {
