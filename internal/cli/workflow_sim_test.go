@@ -723,6 +723,8 @@ func simIssueRun(srv *githubtest.Server, strict bool, is simIssue) {
 	on("POST", "/repos/o/r/issues/"+pr+"/labels", 200, `[{"name":"fixrail"}]`)
 	on("GET", "/repos/o/r/commits/{sha}/check-runs", 200, `{"check_runs":[{"app":{"slug":"github-actions"},"conclusion":"success","head_sha":"","id":1,"name":"test","status":"completed"}],"total_count":1}`)
 	on("GET", "/repos/o/r/commits/{sha}/status", 200, `{"state":"pending","statuses":[],"total_count":0}`)
+	// The PR read back after the CI wait, still as opened.
+	on("GET", "/repos/o/r/pulls/"+pr, 200, `{"base":{"ref":"main"},"body":"## Draft fix","draft":true,"head":{"ref":"fixrail/gh-`+n+`"},"number":`+pr+`,"state":"open"}`)
 }
 
 // TestReferenceWorkflowRuns runs the workflow `fixrail init` writes, pinned
