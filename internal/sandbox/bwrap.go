@@ -10,6 +10,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -95,8 +96,8 @@ var ErrNoSandbox = errors.New("no usable sandbox")
 // fills: it may write many files); RLIMIT_CORE 0, no core files. Detect's
 // probe runs under the same filter and limits: where they cannot be
 // applied there is no usable sandbox. Nested user namespaces are
-// disabled (--disable-userns) where this bubblewrap can; NestedUserns
-// says where it cannot.
+// disabled (--disable-userns), and each tmpfs bounded to tmpfsSize
+// (--size), where this bubblewrap can; Rails says where it cannot.
 type Spec struct {
 	// Mode is auto, required or off; empty means Auto.
 	Mode Mode
@@ -172,7 +173,15 @@ var probes struct {
 type probed struct {
 	err      error
 	noUserns bool
+	// sized: this bwrap bounds a tmpfs (--size, 0.8 or later).
+	sized bool
 }
+
+// tmpfsSize bounds each tmpfs a sandbox mounts (its HOME, /tmp when the
+// command has no Tmp, the masks): a tmpfs lives in memory, and unbounded
+// each may take half the host's, so a test that fills one starves the host;
+// a variable so that a test can lower it.
+var tmpfsSize int64 = 2 << 30
 
 // noUsernsArgs keep the command from creating user namespaces of its own:
 // inside one it holds every capability over a fresh set of namespaces,
@@ -216,8 +225,8 @@ func detectFull() (string, probed, error) {
 	// The probe hands bwrap the rails every sandbox gets (the system
 	// call filter, the limits), so that a host where they cannot work has
 	// no usable sandbox rather than sandboxes that all fail. Nested user
-	// namespaces are disabled where this bwrap can; where it cannot, the
-	// sandbox still runs, and NestedUserns says so.
+	// namespaces are disabled and tmpfs mounts bounded where this bwrap
+	// can; where it cannot, the sandbox still runs, and Rails says so.
 	probe := func(extra []string) error {
 		res, err := Run(context.Background(), Cmd{
 			Args:    slices.Concat([]string{path}, railArgs, extra, probeArgs),
@@ -233,15 +242,24 @@ func detectFull() (string, probed, error) {
 		}
 		return nil
 	}
-	pr := probed{noUserns: true}
-	if probe(noUsernsArgs) != nil {
-		pr = probed{err: probe(nil)}
+	pr := probed{err: probe(nil)}
+	if pr.err == nil {
+		pr.noUserns = probe(noUsernsArgs) == nil
+		pr.sized = probe([]string{"--size", "1048576", "--tmpfs", "/mnt"}) == nil
 	}
 	if probes.result == nil {
 		probes.result = make(map[string]probed)
 	}
 	probes.result[path] = pr
 	return path, pr, nil
+}
+
+// TmpfsBounded reports whether each tmpfs a sandbox mounts is bounded
+// (tmpfsSize): false when the bubblewrap here cannot (older than 0.8) or
+// there is no usable bubblewrap.
+func TmpfsBounded() bool {
+	_, pr, err := detectFull()
+	return err == nil && pr.err == nil && pr.sized
 }
 
 // NestedUserns reports whether a sandbox's command can create user
@@ -314,7 +332,7 @@ func (s *Spec) wrap(c Cmd) (wrapped, error) {
 			return wrapped{}, err
 		}
 	}
-	return wrapped{argv: p.argv(bwrap, pr.noUserns), env: p.env, sandboxed: true, stop: stop}, nil
+	return wrapped{argv: p.argv(bwrap, pr), env: p.env, sandboxed: true, stop: stop}, nil
 }
 
 // Where the egress rail's parts are inside the sandbox.
@@ -405,14 +423,17 @@ type plan struct {
 	env    []string
 }
 
-func (p plan) argv(bwrap string, noUserns bool) []string {
+func (p plan) argv(bwrap string, pr probed) []string {
 	argv := []string{bwrap, "--unshare-all"}
 	argv = append(argv, "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 	argv = append(argv, railArgs...)
-	if noUserns {
+	if pr.noUserns {
 		argv = append(argv, noUsernsArgs...)
 	}
 	for _, m := range p.mounts {
+		if m.op == "--tmpfs" && pr.sized {
+			argv = append(argv, "--size", strconv.FormatInt(tmpfsSize, 10))
+		}
 		argv = append(argv, m.args()...)
 	}
 	argv = append(argv, "--chdir", p.dir, "--")

@@ -31,3 +31,11 @@ func SetLimits(t testing.TB, procs, fileSize uint64) {
 // SetProcessCap makes the sandbox's process cap procs for the rest of the
 // process (a helper's).
 func SetProcessCap(procs uint64) { sandboxLimits.procs = procs }
+
+// SetTmpfsSize bounds each tmpfs a sandbox mounts to n bytes for the rest
+// of the test.
+func SetTmpfsSize(t testing.TB, n int64) {
+	old := tmpfsSize
+	tmpfsSize = n
+	t.Cleanup(func() { tmpfsSize = old })
+}

@@ -195,6 +195,11 @@ func Rails() string {
 	if os.Geteuid() == 0 {
 		s += " (as root the process cap does not bind: the kernel exempts uid 0 from RLIMIT_NPROC)"
 	}
+	if TmpfsBounded() {
+		s += fmt.Sprintf("; each tmpfs it mounts (its HOME, the masks, /tmp when it has no TMPDIR of its own) at most %s", sizeString(uint64(tmpfsSize)))
+	} else {
+		s += "; its tmpfs mounts are NOT bounded: this bubblewrap cannot (--size needs 0.8 or later)"
+	}
 	if NestedUserns() {
 		s += "; nested user namespaces are NOT disabled: this bubblewrap cannot (--disable-userns needs 0.8 or later, not setuid)"
 	} else {

@@ -360,3 +360,31 @@ func TestSandboxNoNestedUserns(t *testing.T) {
 		t.Errorf("unshare --user succeeded inside the sandbox: %s", res.Output())
 	}
 }
+
+// TestSandboxTmpfsBounded: a tmpfs lives in the host's memory, so each one
+// the sandbox mounts is bounded; writing past the bound into the
+// sandbox's HOME fails (ENOSPC) instead of taking the host's memory.
+// Without the bound the whole 4 MiB is written.
+func TestSandboxTmpfsBounded(t *testing.T) {
+	requireBwrap(t)
+	if !sandbox.TmpfsBounded() {
+		t.Skip("this bubblewrap cannot bound a tmpfs (older than 0.8)")
+	}
+	sandbox.SetTmpfsSize(t, 1<<20)
+	wt := t.TempDir()
+	res, err := sandbox.Run(t.Context(), sandbox.Cmd{
+		Args: []string{"/bin/sh", "-c", `dd if=/dev/zero of="$HOME/fill" bs=65536 count=64 2>&1; echo "rc=$?"; wc -c < "$HOME/fill"`},
+		Dir:  wt, Env: []string{"PATH=/usr/bin:/bin", "HOME=/home/sandbox"},
+		Sandbox: &sandbox.Spec{Mode: sandbox.Required, RW: []string{wt}},
+	})
+	if err != nil || !res.Sandboxed {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	out := res.Output()
+	if !strings.Contains(out, "No space left on device") || strings.Contains(out, "rc=0") {
+		t.Errorf("filling HOME past the bound did not fail:\n%s", out)
+	}
+	if strings.Contains(out, "\n4194304") {
+		t.Errorf("the whole 4 MiB was written into the sandbox's HOME:\n%s", out)
+	}
+}
