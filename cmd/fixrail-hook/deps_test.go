@@ -20,8 +20,11 @@ var links = slimtest.Links{
 		"github.com/fixrail/fixrail/internal/pathguard",
 		"github.com/fixrail/fixrail/internal/untrusted", // pathguard refuses the characters it escapes
 		"github.com/fixrail/fixrail/internal/hookstart", // one processor and one stack growth before every other init
-		"mvdan.cc/sh/v3/",                  // the shell parser and expander
-		"github.com/bmatcuk/doublestar/v4", // policy's path globs
+		"mvdan.cc/sh/v3/",                            // the shell parser and expander
+		"github.com/bmatcuk/doublestar/v4",           // policy's path globs
+		"github.com/fixrail/fixrail/internal/fsname", // names compared as a Mac compares them
+		"golang.org/x/text/unicode/norm",             // fsname's Unicode normalization (no init work)
+		"golang.org/x/text/transform",                // norm's interface
 	},
 	// Never, whatever the allowlist says: the forge client, the model SDKs,
 	// database drivers, the workflow linter, the network.

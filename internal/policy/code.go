@@ -3,6 +3,8 @@ package policy
 import (
 	"path"
 	"strings"
+
+	"github.com/fixrail/fixrail/internal/fsname"
 )
 
 // Interpreter one-liners (python -c, node -e, perl -e, ...) are not parsed
@@ -42,7 +44,9 @@ func (a *analyzer) scanCode(lang, code, how string) {
 		a.all(how + " runs code only known at run time")
 		return
 	}
-	lc := strings.ToLower(code)
+	// Folded as a Mac compares names: code that spells ".cla\u200cude" or
+	// "ſettings.json" opens the protected file there.
+	lc := fsname.Fold(code)
 	if containsAny(lc, shellOutMarkers) || builtinCall.MatchString(lc) || ((lang == "perl" || lang == "ruby" || lang == "php") && perlBacktick.MatchString(code)) ||
 		(lang == "awk" && awkRunsShell.MatchString(code)) {
 		a.all(how + " may run shell commands or build code at run time")

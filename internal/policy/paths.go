@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fixrail/fixrail/internal/fsname"
 	"github.com/fixrail/fixrail/internal/pathguard"
 )
 
@@ -209,13 +210,16 @@ func (a *analyzer) hooksPathZones(dir func(Rule, string, ...string)) {
 	}
 }
 
-// splitPath returns the lower-cased components of a cleaned absolute or
-// relative path.
+// splitPath returns the components of a cleaned absolute or relative path,
+// each in the form a case-insensitive file system compares (fsname.Fold):
+// on a Mac ".claude/ſettings.json", ".cla\u200cude/settings.json" (HFS+)
+// and a decomposed "Jose\u0301" in the home directory's path open the
+// protected file, so they are the protected file here too.
 func splitPath(p string) []string {
-	p = strings.ToLower(filepath.ToSlash(p))
+	p = filepath.ToSlash(p)
 	out := make([]string, 0, strings.Count(p, "/")+1) // one allocation: every path checked goes through here
 	for c := range strings.SplitSeq(p, "/") {
-		if c != "" && c != "." {
+		if c = fsname.Fold(c); c != "" && c != "." {
 			out = append(out, c)
 		}
 	}
@@ -581,7 +585,7 @@ func (a *analyzer) globs(p string) (out []string, ok bool) {
 				}
 				// Without regard to case: bash under nocaseglob matches
 				// so, and protected names are compared so.
-				if m, _ := filepath.Match(strings.ToLower(c), strings.ToLower(name)); m {
+				if m, _ := filepath.Match(fsname.Fold(c), fsname.Fold(name)); m {
 					next = append(next, filepath.Join(pre, name))
 				}
 			}
@@ -716,7 +720,7 @@ func (n nameRule) endsWith(p []string, k int) bool {
 func (a *analyzer) findRun(dir string, elems []nameElem) string {
 	names, _ := a.readDir(dir)
 	for _, name := range names {
-		if !elems[0].match(strings.ToLower(name)) {
+		if !elems[0].match(fsname.Fold(name)) {
 			continue
 		}
 		p := filepath.Join(dir, name)

@@ -3,7 +3,8 @@ package sensitive
 import (
 	"regexp"
 	"strings"
-	"unicode"
+
+	"github.com/fixrail/fixrail/internal/fsname"
 )
 
 // A fix is reviewed and merged on Linux, but its tree is checked out on
@@ -16,37 +17,15 @@ import (
 // the deny list is checked against it as well, so ".gitattributes." and
 // ".git\u200cattributes" are what they open: .gitattributes.
 
-// hfsIgnored are the code points HFS+ drops from names when it compares
-// them (git's is_hfs_dotgit skips the same set for ".git").
-func hfsIgnored(r rune) bool {
-	return r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e ||
-		r >= 0x206a && r <= 0x206f || r == 0xfeff
-}
-
-// asciiFold maps a non-ASCII rune whose case-fold orbit holds an ASCII
-// letter to that letter (lower case): what a case-insensitive file system
-// compares it as.
-func asciiFold(r rune) rune {
-	if r < 0x80 {
-		return r
-	}
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		if f < 0x80 {
-			return unicode.ToLower(f)
-		}
-	}
-	return r
-}
-
 // aliasOf is clean as NTFS or HFS+ would open it, segment by segment.
 func aliasOf(clean string) string {
 	segs := strings.Split(clean, "/")
 	for i, s := range segs {
 		s = strings.Map(func(r rune) rune {
-			if hfsIgnored(r) {
+			if fsname.Ignorable(r) {
 				return -1
 			}
-			return asciiFold(r)
+			return fsname.ASCIIFold(r)
 		}, s)
 		// "a:b" is stream b of a; "a::$DATA" is a's own contents.
 		if j := strings.IndexByte(s, ':'); j >= 0 {
