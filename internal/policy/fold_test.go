@@ -60,3 +60,18 @@ func TestFoldedSpellingsInCode(t *testing.T) {
 		runCase(t, c, Env{})
 	}
 }
+
+// TestFoldedProgramNames: a Mac finds a program on $PATH by a name its file
+// system compares, so "ſudo" runs sudo there and "su\u200cdo" does on HFS+.
+func TestFoldedProgramNames(t *testing.T) {
+	for _, c := range []tc{
+		{id: "prog-long-s", in: "\u017fudo rm -rf /", want: "self-mod destructive scope-escalation"},
+		{id: "prog-hfs", in: "su\u200cdo rm -rf /", want: "self-mod destructive scope-escalation"},
+		{id: "prog-shell", in: "\u017fh -c 'rm -rf /'", want: "self-mod destructive"},
+		{id: "prog-kelvin", in: "\u212Aubectl delete ns prod", want: "destructive"},
+		{id: "prog-hfs-git", in: "gi\u200dt push --force", want: "push-force"},
+		{id: "prog-other", in: "sadu rm -rf /", want: ""},
+	} {
+		runCase(t, c, Env{})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/fixrail/fixrail/internal/fsname"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -1291,12 +1292,14 @@ func unescaped(w *syntax.Word) *syntax.Word {
 }
 
 // progName reduces a command word to the program's name: the base name,
-// lower-cased, without a Windows .exe suffix.
+// folded as a Mac's file system compares names (fsname.Fold: there
+// "ſudo", "GIT" and "su\u200cdo" on HFS+ are found on $PATH as sudo
+// and git), without a Windows .exe suffix.
 func progName(s string) string {
 	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
 		s = s[i+1:]
 	}
-	s = strings.ToLower(s)
+	s = fsname.Fold(s)
 	return strings.TrimSuffix(s, ".exe")
 }
 
