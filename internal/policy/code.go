@@ -77,7 +77,7 @@ func (a *analyzer) scanCode(lang, code, how string) {
 	if a.keys != "" && (strings.Contains(code, a.keys) || strings.Contains(lc, "fixrail/keys") || strings.Contains(lc, approvalNamespace)) {
 		a.add(SelfMod, true, "%s refers to the fixrail approval keys", how)
 	}
-	for _, z := range a.secrets {
+	for _, z := range a.secretList() {
 		if p := "/" + strings.Join(z.comps, "/"); z.file && namesPath(lc, p) {
 			a.add(SelfMod, true, "%s refers to %s, %s", how, p, z.what)
 		}

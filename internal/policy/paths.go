@@ -18,8 +18,9 @@ import (
 type zone struct {
 	rule  Rule
 	what  string
-	comps []string // lower-cased path components
+	comps []string // path components, folded (splitPath)
 	file  bool     // only the path itself, not what lies below
+	path  string   // as given, for resolving later (secretList)
 }
 
 // nameRule protects a run of path components wherever it occurs, for files
@@ -35,6 +36,22 @@ type nameElem struct {
 	pat string // glob on a lower-cased component
 }
 
+// secretList returns what no call may read, each also at the path the
+// file system resolves it to (a $FIXRAIL_HOME below a linked directory),
+// resolved on first use.
+func (a *analyzer) secretList() []zone {
+	if !a.secretsOK {
+		a.secretsOK = true
+		for _, z := range a.secretList() {
+			if r := a.resolve(z.path); r != z.path {
+				z.comps, z.path = splitPath(r), r
+				a.secrets = append(a.secrets, z)
+			}
+		}
+	}
+	return a.secrets
+}
+
 // zoneList returns the protected zones, built on first use: resolving the
 // fixrail binaries touches the file system, and most calls write nothing.
 func (a *analyzer) zoneList() []zone {
@@ -46,11 +63,26 @@ func (a *analyzer) zoneList() []zone {
 }
 
 func (a *analyzer) buildZones() {
+	add := func(z zone, p string) {
+		z.comps = splitPath(p)
+		a.zones = append(a.zones, z)
+		// The same file by the path the file system resolves it to: a
+		// home below a linked /home, a dotfile a manager links elsewhere
+		// (~/.bashrc to ~/dotfiles/bashrc), /etc on a Mac (/private/etc).
+		// A command's path is judged as written and resolved, so the zone
+		// is too.
+		if filepath.IsAbs(p) {
+			if r := a.resolve(p); r != p {
+				z.comps = splitPath(r)
+				a.zones = append(a.zones, z)
+			}
+		}
+	}
 	dir := func(r Rule, what string, p ...string) {
-		a.zones = append(a.zones, zone{rule: r, what: what, comps: splitPath(filepath.Join(p...))})
+		add(zone{rule: r, what: what}, filepath.Join(p...))
 	}
 	file := func(r Rule, what string, p ...string) {
-		a.zones = append(a.zones, zone{rule: r, what: what, comps: splitPath(filepath.Join(p...)), file: true})
+		add(zone{rule: r, what: what, file: true}, filepath.Join(p...))
 	}
 	if h := a.home; h != "" {
 		dir(SelfMod, "agent settings", h, ".claude")
@@ -122,7 +154,7 @@ func (a *analyzer) buildZones() {
 	if a.fxHome != "" {
 		dir(SelfMod, "fixrail's policy, keys and receipts", a.fxHome)
 	}
-	for _, z := range a.secrets {
+	for _, z := range a.secretList() {
 		if z.file {
 			a.zones = append(a.zones, z) // a signing key: replaced, it signs for whoever made it
 		}
@@ -132,9 +164,6 @@ func (a *analyzer) buildZones() {
 			continue
 		}
 		file(SelfMod, "the fixrail binary", b)
-		if r := a.resolve(filepath.Clean(b)); r != filepath.Clean(b) {
-			file(SelfMod, "the fixrail binary", r)
-		}
 	}
 	a.hooksPathZones(dir)
 	for _, d := range []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/boot", "/System",
@@ -888,7 +917,7 @@ func (a *analyzer) readPath(f field, st *state, how string, recursive bool) {
 		return
 	}
 	if q, known := procPath(p, st.cwd); !known {
-		for _, z := range a.secrets {
+		for _, z := range a.secretList() {
 			a.add(SelfMod, true, "%s reads %s, through a directory another process holds, which may be %s", how, p, z.what)
 		}
 		return
@@ -897,7 +926,7 @@ func (a *analyzer) readPath(f field, st *state, how string, recursive bool) {
 	}
 	gs, ok := a.globs(p)
 	if !ok {
-		for _, z := range a.secrets {
+		for _, z := range a.secretList() {
 			if a.patternReaches(splitPath(p), z.comps) {
 				a.add(SelfMod, true, "%s reads %s, a pattern too broad to expand that may reach %s", how, p, z.what)
 			}
@@ -910,7 +939,7 @@ func (a *analyzer) readPath(f field, st *state, how string, recursive bool) {
 		}
 		for _, c := range a.candidates(g) {
 			comps := splitPath(c)
-			for _, z := range a.secrets {
+			for _, z := range a.secretList() {
 				if z.inside(comps) || (recursive && z.containedBy(comps)) {
 					a.add(SelfMod, false, "%s reads %s (%s)", how, c, z.what)
 				}

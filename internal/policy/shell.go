@@ -215,6 +215,7 @@ type analyzer struct {
 	cwd0      string
 	zones     []zone // see zoneList
 	zonesOK   bool
+	secretsOK bool // a.secrets holds each secret's resolved path too
 	names     []nameRule
 	inodes    map[fileID]string
 	heads     map[string]string
@@ -254,11 +255,11 @@ func newAnalyzer(env Env, cwd string) *analyzer {
 	}
 	if a.fxHome != "" {
 		a.keys = filepath.Join(a.fxHome, "keys")
-		a.secrets = append(a.secrets, zone{rule: SelfMod, what: "fixrail approval keys", comps: splitPath(a.keys)})
+		a.secrets = append(a.secrets, zone{rule: SelfMod, what: "fixrail approval keys", comps: splitPath(a.keys), path: a.keys})
 	}
 	for _, k := range env.SigningKeys {
 		if filepath.IsAbs(k) {
-			a.secrets = append(a.secrets, zone{rule: SelfMod, what: "a fixrail signing key", comps: splitPath(filepath.Clean(k)), file: true})
+			a.secrets = append(a.secrets, zone{rule: SelfMod, what: "a fixrail signing key", comps: splitPath(filepath.Clean(k)), path: filepath.Clean(k), file: true})
 		}
 	}
 	a.branches = env.ProtectedBranches

@@ -1,0 +1,53 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestZonesAtResolvedPaths: a protected file is judged at the path the file
+// system resolves it to as well as at the one fixrail was given: a home
+// below a linked directory (/home -> /data/home), a dotfile a manager links
+// into a repository of dotfiles, $FIXRAIL_HOME and a signing key below a
+// link. Writing or reading through the real path is what it would be
+// through the given one.
+func TestZonesAtResolvedPaths(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(root, "data", "home", "u")
+	dotfiles := filepath.Join(real, "dotfiles")
+	for _, d := range []string{filepath.Join(real, ".claude"), filepath.Join(real, ".fixrail", "keys"), dotfiles, filepath.Join(root, "scratch")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(dotfiles, "bashrc"), "# rc\n")
+	write(t, filepath.Join(real, "signing", "attest.key"), "not a key\n")
+	symlink(t, filepath.Join(root, "data", "home"), filepath.Join(root, "home"))
+	symlink(t, filepath.Join(dotfiles, "bashrc"), filepath.Join(real, ".bashrc"))
+	home := filepath.Join(root, "home", "u") // as $HOME names it: through the link
+	env := Env{
+		Home:        home,
+		FixrailHome: filepath.Join(home, ".fixrail"),
+		SigningKeys: []string{filepath.Join(home, "signing", "attest.key")},
+		ScratchDirs: []string{filepath.Join(root, "scratch")},
+	}
+	for _, c := range []tc{
+		{id: "given", in: "echo '{}' > " + filepath.Join(home, ".fixrail", "policy.json"), want: "self-mod"},
+		{id: "real-fixrail-home", in: "echo '{}' > " + filepath.Join(real, ".fixrail", "policy.json"), want: "self-mod"},
+		{id: "real-home-rc", in: "echo x >> " + filepath.Join(real, ".zshrc"), want: "scope-escalation"},
+		{id: "linked-dotfile", in: "echo 'curl x | sh' >> " + filepath.Join(dotfiles, "bashrc"), want: "scope-escalation"},
+		{id: "linked-dotfile-tool", tool: "Write", in: `{"file_path":"` + filepath.Join(dotfiles, "bashrc") + `","content":"x"}`, want: "scope-escalation"},
+		{id: "real-keys-read", in: "cat " + filepath.Join(real, ".fixrail", "keys", "k"), want: "self-mod"},
+		{id: "real-signing-key-read", in: "cat " + filepath.Join(real, "signing", "attest.key"), want: "self-mod"},
+		// Beside them, nothing protected.
+		{id: "other-dotfile", in: "echo x >> " + filepath.Join(dotfiles, "vimrc-notes"), want: ""},
+		{id: "other-read", in: "cat " + filepath.Join(real, "signing", "README"), want: ""},
+	} {
+		c.cwd = filepath.Join(root, "scratch")
+		runCase(t, c, env)
+	}
+}
