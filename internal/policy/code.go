@@ -29,9 +29,12 @@ var (
 		"xmlhttprequest", "net.connect", "createconnection", "axios.post", "axios.put", "axios.patch", "axios.delete",
 		"method:", "method=", "lwp::", "http::request", "net::http", "io::socket", "curl_exec", "curl_init", "fsockopen",
 		"http.request(", "https.request(", ".post(", "sendall", "urlopen(req"}
-	selfMarkers     = []string{".claude", ".codex", ".gemini", ".mcp.json", "settings.json", "settings.local.json", "fixrail", "managed-settings", ".gitconfig"}
-	scopeMarkers    = []string{".bashrc", ".zshrc", ".profile", ".bash_profile", "authorized_keys", "crontab", "/etc/", "systemd", "launchagents", ".git/hooks", ".ssh/"}
-	writeMarkers    = []string{"'w'", "\"w\"", "'a'", "\"a\"", "'wb'", "\"wb\"", "'w+'", "\"w+\"", "'a+'", "\"a+\"", "'x'", "write", "dump(", "copy", "move", "rename", "replace(", "unlink", "remove", "chmod", "symlink", "appendfile", "print >", "open(my", ">>", "> ", "truncate", "mkdir", "touch", "puts"}
+	selfMarkers  = []string{".claude", ".codex", ".gemini", ".mcp.json", "settings.json", "settings.local.json", "fixrail", "managed-settings", ".gitconfig"}
+	scopeMarkers = []string{".bashrc", ".zshrc", ".profile", ".bash_profile", "authorized_keys", "crontab", "/etc/", "systemd", "launchagents", ".git/hooks", ".ssh/"}
+	writeMarkers = []string{"'w'", "\"w\"", "'a'", "\"a\"", "'wb'", "\"wb\"", "'w+'", "\"w+\"", "'a+'", "\"a+\"", "'x'", "write", "dump(", "copy", "move", "rename", "replace(", "unlink", "remove", "chmod", "symlink", "appendfile", "print >", "open(my", ">>", "> ", "truncate", "mkdir", "touch", "puts"}
+	// AppleScript and JXA that have a terminal run a command: Terminal's
+	// do script, iTerm's write text, doShellScript.
+	appleScriptRuns = []string{"do script", "doscript(", "doshellscript(", "write text"}
 	perlBacktick    = lazy("`|\\bqx\\s*[({/!|]|\\bexec\\s*[\"'(]|\\bsystem\\b")
 	awkRunsShell    = lazy(`system\s*\(|\|\s*getline|\|\s*"|\|&|print[^;{}\n]*\|\s*[A-Za-z_]`)
 	urlopenWithData = lazy(`urlopen\([^)]*data`)
@@ -48,7 +51,7 @@ func (a *analyzer) scanCode(lang, code, how string) {
 	// "ſettings.json" opens the protected file there.
 	lc := fsname.Fold(code)
 	if containsAny(lc, shellOutMarkers) || builtinCall.MatchString(lc) || ((lang == "perl" || lang == "ruby" || lang == "php") && perlBacktick.MatchString(code)) ||
-		(lang == "awk" && awkRunsShell.MatchString(code)) {
+		(lang == "awk" && awkRunsShell.MatchString(code)) || (lang == "applescript" && containsAny(lc, appleScriptRuns)) {
 		a.all(how + " may run shell commands or build code at run time")
 		return
 	}
@@ -210,6 +213,10 @@ func (a *analyzer) pythonModule(mod string, rest []field, c *cmd) {
 		a.command(append([]field{word(mod)}, rest...), c.env, c.st, c.in, c.depth+1)
 	case "zipfile", "tarfile":
 		a.pythonArchive(mod, rest, c)
+	case "webbrowser":
+		// The browser fetches the URL: one built from a command's
+		// output carries it to the host, as curl's would.
+		a.carried(rest, rest, "python -m webbrowser")
 	case "http.server", "smtpd":
 	}
 }
@@ -392,12 +399,20 @@ func (a *analyzer) rscript(c *cmd) {
 
 func (a *analyzer) osascript(c *cmd) {
 	p := parseOpts(c.args, optSpec{short: "elsi"})
-	for _, code := range p.values("-e") {
+	codes := p.values("-e")
+	for _, code := range codes {
 		s := code.s
 		if code.dyn {
 			s += dynMark
 		}
 		a.scanCode("applescript", s, "osascript -e")
+	}
+	switch {
+	case len(codes) > 0:
+	case len(p.operands) > 0 && p.operands[0].s != "-":
+		a.scriptArg(p.operands[0], c) // a script file, judged as python's is
+	default:
+		a.codeFromInput("applescript", c) // the script on standard input
 	}
 }
 

@@ -168,7 +168,7 @@ var readers = wordSet{"cat", "tac", "head", "tail", "more", "most", "wc", "diff"
 	"shellcheck", "yamllint", "jsonlint", "markdownlint", "actionlint", "hadolint", "sleep", "date", "env", "printenv",
 	"id", "whoami", "uname", "hostname", "nproc", "free", "uptime", "ps", "pgrep", "lsof", "getfacl", "lsattr",
 	"namei", "sha224sum", "sha384sum", "base32", "basenc", "iconv", "zcat", "zless", "zgrep", "bzcat", "xzcat",
-	"zstdcat", "lz4cat", "ssh-add", "code", "cursor", "subl", "open", "xdg-open", "gio"}
+	"zstdcat", "lz4cat", "ssh-add", "code", "cursor", "subl"}
 
 // outputFlags are option names that, across programs, say where output
 // goes: a file, or a directory files land in.
@@ -803,6 +803,8 @@ func handlerFor(name string) func(a *analyzer, c *cmd) {
 		return (*analyzer).rscript
 	case "osascript":
 		return (*analyzer).osascript
+	case "open", "xdg-open", "gio", "sensible-browser", "x-www-browser", "www-browser", "wslview", "gnome-open", "kde-open", "kde-open5", "exo-open":
+		return (*analyzer).opener
 	case "awk":
 		return (*analyzer).awk
 	case "gawk":
