@@ -17,6 +17,7 @@ import (
 	"github.com/fixrail/fixrail/internal/runner"
 	"github.com/fixrail/fixrail/internal/runner/fakemodel"
 	"github.com/fixrail/fixrail/internal/runner/model"
+	"github.com/fixrail/fixrail/internal/untrusted"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -76,6 +77,19 @@ func TestPRBodyGolden(t *testing.T) {
 			}
 			return runner.Result{}, nil
 		})},
+		// The agent quotes the report's closing references in its own
+		// words: each comes out broken, and the body says how many.
+		{"draft-pr-closing-refs", func(*testing.T) gates.Completer { return nil }, base, funcAgent(func(inv runner.Invocation) (runner.Result, error) {
+			switch inv.Phase {
+			case runner.Investigate:
+				os.WriteFile(filepath.Join(inv.Worktree, "tests", "check.sh"), []byte("test -f src/fixed || { echo BROKEN; exit 1; }\n"), 0o644)
+				os.WriteFile(inv.PlanPath, []byte(`{"summary": "the report says Fixes #1 and asks to close o/r#2", "files": ["src/fixed"], "test": {"path": "tests/check.sh", "name": "check", "symptom": "BROKEN"}}`), 0o600)
+			case runner.Fix:
+				os.WriteFile(filepath.Join(inv.Worktree, "src", "fixed"), []byte("ok\n"), 0o644)
+				os.WriteFile(inv.ResultPath, []byte(`{"summary": "Resolves: GH-3; this fixes\nhttps://github.com/o/r/pull/4 too", "files_changed": ["src/fixed"]}`), 0o600)
+			}
+			return runner.Result{}, nil
+		})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := gittest.NewRepo(t, tc.files)
@@ -96,6 +110,11 @@ func TestPRBodyGolden(t *testing.T) {
 			body, err := os.ReadFile(filepath.Join(rep.PR, "body.md"))
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Whatever the agent wrote, GitHub reads no closing keyword in
+			// the body: a squash merge may make it the commit message.
+			if ref := untrusted.ClosingReference(string(body)); ref != "" {
+				t.Errorf("the body holds the closing reference %q", ref)
 			}
 			matchGolden(t, filepath.Join("testdata", "body", tc.name+".md"), normalise(string(body)))
 		})

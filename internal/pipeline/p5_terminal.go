@@ -46,12 +46,8 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 		Commit: c.commit,
 		Issue:  r.fin.Issue,
 		Files:  c.paths,
-		// The body is escaped whole: a control in any value it quotes
-		// shows as a visible \u escape, in a code span or out of one; a
-		// quoted copy of the after-PR section's markers, so that only
-		// fixrail's own pair can place that section.
-		Body:  forge.Unmark(untrusted.Printable(r.prBody(inv, c))),
-		Patch: c.diff.Patch,
+		Body:   r.prBodyText(inv, c),
+		Patch:  c.diff.Patch,
 	}
 	// Everything that leaves goes through the leak scan first; the event
 	// log's chokepoint having had to redact anything counts as a hit too.
@@ -66,7 +62,7 @@ func (r *run) terminal(ctx context.Context, inv *investigation, c *candidate) *O
 		r.needsReview = append(r.needsReview, "leak-scan: redacted in the PR text: "+strings.Join(reviews, "; "))
 		r.labels = append(r.labels, gates.LabelNeedsReview)
 		pr.Labels = r.prLabels(c)
-		pr.Body = forge.Unmark(untrusted.Printable(r.prBody(inv, c)))
+		pr.Body = r.prBodyText(inv, c)
 		for _, f := range []*string{&pr.Title, &pr.Body} {
 			if *f, _, err = r.s.Scrub.Redact(*f); err != nil {
 				return r.leakOutcome(&leakError{what: "PR text", err: err})
@@ -131,6 +127,35 @@ func (r *run) prTitle() string {
 		t = strings.ToValidUTF8(t[:72], "") + "…"
 	}
 	return untrusted.OneLine(fmt.Sprintf("fixrail: %s: %s", r.fin.ID, t))
+}
+
+// prBodyText is the body as it leaves. It is escaped whole: a control in
+// any value it quotes shows as a visible \u escape, in a code span or out
+// of one; a quoted copy of the after-PR section's markers is escaped, so
+// that only fixrail's own pair can place that section; and no closing
+// reference is left in it (unclosing).
+func (r *run) prBodyText(inv *investigation, c *candidate) string {
+	return unclosing(forge.Unmark(untrusted.Printable(r.prBody(inv, c))))
+}
+
+// unclosing breaks every closing reference in text, a PR body or fixrail's
+// section of one, already escaped (untrusted.BreakClosing), and says so
+// after its first paragraph, its heading, when it broke any. A code span
+// keeps GitHub from reading a keyword in the description, but a repository
+// whose squash merges take the description as the commit message puts the
+// text in the commit, where backticks mean nothing: merged, a reporter's
+// "fixes #7" quoted by the agent would close #7.
+func unclosing(text string) string {
+	out, n := untrusted.BreakClosing(text)
+	if n == 0 {
+		return out
+	}
+	refs := "closing references"
+	if n == 1 {
+		refs = "closing reference"
+	}
+	head, rest, _ := strings.Cut(out, "\n\n")
+	return head + "\n\n" + fmt.Sprintf("fixrail wrote `%s` after the first letter of each closing keyword in the %d %s below, so that GitHub reads none of them as closing an issue or pull request, in this description or in the commit message a squash merge makes from it.", untrusted.ClosingBreak, n, refs) + "\n\n" + rest
 }
 
 func (r *run) prBody(inv *investigation, c *candidate) string {

@@ -416,8 +416,9 @@ func (r *run) writeSection(ctx context.Context) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.Phase, g.Name, g.Verdict, markdown.Cell(g.Detail))
 	}
 	// Unmarked: a detail quoting a marker must not end the section early
-	// for the next rewrite.
-	text, err := r.sendable("PR body section", forge.Unmark(b.String()))
+	// for the next rewrite. Escaped first, so what unclosing reads is what
+	// sendable sends (its own escaping changes nothing after this one).
+	text, err := r.sendable("PR body section", unclosing(forge.Unmark(untrusted.Printable(b.String()))))
 	if err != nil {
 		r.rep.Warnings = append(r.rep.Warnings, "the PR body's after-PR section was not written: "+err.Error())
 		return
