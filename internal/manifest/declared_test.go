@@ -253,6 +253,67 @@ func TestFindAll(t *testing.T) {
 			},
 		},
 		{
+			// npm ci fetches the resolved URL and checks only its
+			// integrity: an entry saying 1.0.5 that resolves w-1.0.0.tgz
+			// installs 1.0.0 (lockfile injection), and a "name" on a
+			// nested entry does not make w's tarball another package.
+			// A workspace member's own copy and a mirror's URL, as npm 10
+			// writes them.
+			name: "npm lockfile entries resolving another tarball",
+			files: map[string]string{
+				"package.json":              `{"name": "root", "private": true, "workspaces": ["packages/*"]}`,
+				"packages/app/package.json": `{"name": "app", "dependencies": {"w": "^1.0.0", "x": "1.0.0"}}`,
+				"package-lock.json": `{"name": "root", "lockfileVersion": 3, "requires": true, "packages": {
+ "": {"name": "root", "workspaces": ["packages/*"]},
+ "node_modules/app": {"resolved": "packages/app", "link": true},
+ "packages/app": {"name": "app", "dependencies": {"w": "^1.0.0", "x": "1.0.0"}},
+ "node_modules/w": {"version": "1.0.5", "resolved": "https://registry.npmjs.org/w/-/w-1.0.5.tgz", "integrity": "sha512-AA=="},
+ "packages/app/node_modules/w": {"version": "1.0.5", "resolved": "https://registry.npmjs.org/w/-/w-1.0.0.tgz", "integrity": "sha512-AB=="},
+ "node_modules/x": {"version": "1.0.0", "resolved": "https://npm.example.invalid/api/npm/npm-remote/x/-/x-1.0.0.tgz"},
+ "node_modules/x/node_modules/w": {"name": "y", "version": "1.0.5", "resolved": "https://npm.example.invalid/api/npm/npm-remote/w/-/w-1.0.0.tgz"}}}`,
+			},
+			eco: vulndata.NPM, pkg: "w",
+			want: []string{"packages/app/package.json (dependencies)=||locked 1.0.5|1 nested"},
+			blocked: []string{
+				"package-lock.json: w 1.0.5 resolves https://npm.example.invalid/api/npm/npm-remote/w/-/w-1.0.0.tgz, not the registry tarball of y 1.0.5",
+				"package-lock.json: w 1.0.5 resolves https://registry.npmjs.org/w/-/w-1.0.0.tgz, not the registry tarball of w 1.0.5",
+			},
+		},
+		{
+			// Tarballs that are the entry's: the public registry's, a
+			// scoped one, a mirror's layout, a host with another layout
+			// (GitHub Packages), v1's resolved.
+			name: "npm lockfile tarballs that are the entry's",
+			files: map[string]string{
+				"package.json": `{"dependencies": {"@s/w": "1.0.0", "old": "npm:@s/w@1.0.0"}}`,
+				"package-lock.json": `{"lockfileVersion": 3, "packages": {"": {},
+ "node_modules/@s/w": {"version": "1.0.0", "resolved": "https://registry.npmjs.org/@s/w/-/w-1.0.0.tgz"},
+ "node_modules/old": {"name": "@s/w", "version": "1.0.0", "resolved": "https://registry.yarnpkg.com/@s/w/-/w-1.0.0.tgz"},
+ "node_modules/a/node_modules/@s/w": {"version": "1.0.0", "resolved": "https://npm.pkg.github.com/download/@s/w/1.0.0/0123abcd"},
+ "node_modules/b/node_modules/@s/w": {"version": "1.0.0", "resolved": "http://127.0.0.1:4873/@s/w/-/w-1.0.0.tgz"}}}`,
+				"v1/package.json":      `{"dependencies": {"@s/w": "1.0.0"}}`,
+				"v1/package-lock.json": `{"lockfileVersion": 1, "dependencies": {"@s/w": {"version": "1.0.0", "resolved": "https://registry.npmjs.org/@s/w/-/w-1.0.0.tgz"}}}`,
+			},
+			eco: vulndata.NPM, pkg: "@s/w",
+			want: []string{
+				"package.json (dependencies)=1.0.0||locked 1.0.0|3 nested",
+				"package.json (dependencies.old)=1.0.0|unbumpable|locked 1.0.0|3 nested",
+				"v1/package.json (dependencies)=1.0.0||locked 1.0.0",
+			},
+		},
+		{
+			name: "npm v1 lockfile resolving another tarball",
+			files: map[string]string{
+				"package.json":      `{"dependencies": {"w": "1.0.5"}}`,
+				"package-lock.json": `{"lockfileVersion": 1, "dependencies": {"w": {"version": "1.0.5", "resolved": "https://registry.npmjs.org/evil/-/evil-1.0.5.tgz"}}}`,
+			},
+			eco: vulndata.NPM, pkg: "w",
+			want: []string{"package.json (dependencies)=1.0.5||locked 1.0.5"},
+			blocked: []string{
+				"package-lock.json: w 1.0.5 resolves https://registry.npmjs.org/evil/-/evil-1.0.5.tgz, not the registry tarball of w 1.0.5",
+			},
+		},
+		{
 			name: "Gemfile.lock GIT and PATH sections",
 			files: map[string]string{
 				"Gemfile":        "source \"https://rubygems.org\"\ngem \"rack\", git: \"https://example.invalid/rack\"\n",

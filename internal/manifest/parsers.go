@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -506,7 +507,8 @@ type packageLock struct {
 		Link     bool   `json:"link"`
 	} `json:"packages"`
 	Dependencies map[string]struct {
-		Version string `json:"version"`
+		Version  string `json:"version"`
+		Resolved string `json:"resolved"`
 	} `json:"dependencies"`
 }
 
@@ -581,17 +583,88 @@ func npmLockForeign(data []byte) (map[string][]string, error) {
 				out[name] = append(out[name], "comes from a link to "+safeText(p.Resolved))
 			case npmForeignSpec(p.Resolved):
 				out[name] = append(out[name], safeText(p.Version)+" comes from "+safeText(p.Resolved))
+			default:
+				npmTarballOther(out, name, p.Version, p.Resolved)
 			}
 		}
 		return out, nil
 	}
 	// v1: a dependency not from a registry has its source as its version.
 	for name, d := range doc.Dependencies {
-		if name != "" && npmForeignSpec(d.Version) {
+		switch {
+		case name == "":
+		case npmForeignSpec(d.Version):
 			out[name] = append(out[name], "comes from "+safeText(d.Version))
+		default:
+			v := d.Version
+			if _, av, ok := npmAlias(v); ok {
+				v = av
+			}
+			npmTarballOther(out, name, v, d.Resolved)
 		}
 	}
 	return out, nil
+}
+
+// npmTarballOther records an entry whose resolved URL is a registry
+// tarball of another package or version than the entry says: npm ci
+// fetches the URL (and checks only its integrity), so "lib 1.0.5" that
+// resolves lib-1.0.0.tgz installs 1.0.0 (lockfile injection). It is
+// recorded under the name the entry claims and the one the URL's path
+// names. A URL without the registry layout (NAME/-/BASENAME-VERSION.tgz)
+// is not judged, except on the public registry, which serves no other.
+func npmTarballOther(out map[string][]string, name, version, resolved string) {
+	if version == "" || resolved == "" {
+		return
+	}
+	u, err := url.Parse(resolved)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return
+	}
+	public := u.Host == "registry.npmjs.org" || u.Host == "registry.yarnpkg.com"
+	pkg, ver, ok := npmTarballOf(u.Path)
+	switch {
+	case pkg == "" && !public:
+		return
+	case ok && pkg == name && ver == version && u.RawQuery == "" && u.Fragment == "":
+		return
+	}
+	msg := fmt.Sprintf("%s resolves %s, not the registry tarball of %s %s", safeText(version), safeText(resolved), safeText(name), safeText(version))
+	out[name] = append(out[name], msg)
+	if pkg != "" && pkg != name {
+		out[pkg] = append(out[pkg], msg)
+	}
+}
+
+// npmTarballOf reads a registry tarball path, .../NAME/-/FILE: NAME (which
+// may be @scope/name), and the version when FILE is BASENAME-VERSION.tgz
+// (BASENAME is NAME without its scope, or NAME); ok is false when FILE is
+// not NAME's tarball, and pkg is "" when the path has no such layout.
+func npmTarballOf(p string) (pkg, version string, ok bool) {
+	i := strings.LastIndex(p, "/-/")
+	if i < 0 {
+		return "", "", false
+	}
+	dir, file := p[:i], p[i+len("/-/"):]
+	segs := strings.Split(dir, "/")
+	pkg = segs[len(segs)-1]
+	if len(segs) > 1 && strings.HasPrefix(segs[len(segs)-2], "@") {
+		pkg = segs[len(segs)-2] + "/" + pkg
+	}
+	if pkg == "" {
+		return "", "", false
+	}
+	base := pkg[strings.LastIndexByte(pkg, '/')+1:]
+	file, isTgz := strings.CutSuffix(file, ".tgz")
+	if !isTgz {
+		return pkg, "", false
+	}
+	for _, prefix := range []string{base + "-", pkg + "-"} {
+		if v, cut := strings.CutPrefix(file, prefix); cut && v != "" && !strings.Contains(v, "/") {
+			return pkg, v, true
+		}
+	}
+	return pkg, "", false
 }
 
 // npmForeignSpec reports whether a lockfile's resolved source (or a v1
