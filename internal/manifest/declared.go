@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -138,6 +139,14 @@ func FindAll(root string, eco vulndata.Ecosystem, name, hint string) (*Declared,
 		for _, d := range deps {
 			if eco.NormalizeName(d.Name) == want {
 				out.Deps = append(out.Deps, d)
+				// A lockfile of another tool decides what installs, and
+				// fixrail reads none: judging package.json's specs (or a
+				// package-lock.json the build may not read) is no verdict.
+				for _, b := range otherNPMLocks(root, d) {
+					if !slices.Contains(out.Blocked, b) {
+						out.Blocked = append(out.Blocked, b)
+					}
+				}
 				// A locked copy from git or a path is not the package
 				// the advisories judge, whatever version it says.
 				for _, f := range d.Foreign {
@@ -180,6 +189,43 @@ func FindAll(root string, eco vulndata.Ecosystem, name, hint string) (*Declared,
 		return out, &NotInManifestError{Ecosystem: eco, Name: name, Searched: searched}
 	}
 	return out, nil
+}
+
+// otherNPMLocks are the lockfiles of yarn, pnpm and bun that may decide
+// which version of an npm declaration installs: in the package.json's
+// directory and each one above it, up to the nearest holding one of
+// them or the lockfile fixrail reads for it, else to the root (a
+// workspace's lockfile is at its root). Each is blocked: fixrail reads
+// none of them, and yarn's or pnpm's install keeps whatever they lock
+// (a nested copy some other package's range pins) whatever package.json
+// now says.
+func otherNPMLocks(root string, d Dep) []Blocked {
+	if d.Ecosystem != vulndata.NPM || path.Base(d.Manifest) != "package.json" {
+		return nil
+	}
+	stop := "."
+	if d.Lockfile != "" {
+		stop = path.Dir(d.Lockfile)
+	}
+	var out []Blocked
+	for dir := path.Dir(d.Manifest); ; dir = path.Dir(dir) {
+		for _, f := range []struct{ file, tool string }{{"yarn.lock", "yarn"}, {"pnpm-lock.yaml", "pnpm"}, {"bun.lock", "bun"}, {"bun.lockb", "bun"}} {
+			// Present in any form (a link too): the tool would read it.
+			rel := path.Join(dir, f.file)
+			if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
+				continue
+			}
+			why := fmt.Sprintf("%s's lockfile may decide which version of %s installs for %s; fixrail does not read it", f.tool, d.Name, d.Manifest)
+			if d.Lockfile != "" {
+				why += fmt.Sprintf(" (it reads %s, which the build may not)", d.Lockfile)
+			}
+			out = append(out, Blocked{File: rel, Why: why})
+		}
+		// The nearest lockfile governs: none above it is read.
+		if len(out) > 0 || dir == stop || dir == "." || dir == "/" {
+			return out
+		}
+	}
 }
 
 func splitVia(via string) (string, int) {

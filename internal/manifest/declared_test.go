@@ -314,6 +314,39 @@ func TestFindAll(t *testing.T) {
 			},
 		},
 		{
+			// yarn, pnpm and bun install from their own lockfile, which
+			// fixrail does not read: a pnpm workspace member (its
+			// lockfile at the root), a yarn project, a yarn.lock beside
+			// a package-lock.json. A project with its own
+			// package-lock.json below them is governed by that one.
+			name: "npm projects under another tool's lockfile",
+			files: map[string]string{
+				"package.json":              `{"name": "root", "private": true}`,
+				"pnpm-workspace.yaml":       "packages:\n  - 'packages/*'\n",
+				"pnpm-lock.yaml":            "lockfileVersion: '9.0'\nimporters:\n  packages/app:\n    dependencies:\n      w:\n        specifier: ^1.0.0\n        version: 1.0.0\n",
+				"packages/app/package.json": `{"name": "app", "dependencies": {"w": "^1.0.0"}}`,
+				"tools/package.json":        `{"devDependencies": {"w": "1.0.5"}}`,
+				"tools/package-lock.json":   `{"lockfileVersion": 3, "packages": {"": {}, "node_modules/w": {"version": "1.0.5"}}}`,
+				"y/package.json":            `{"dependencies": {"w": "1.0.5"}}`,
+				"y/yarn.lock":               "w@1.0.5:\n  version \"1.0.5\"\n\nw@^1.0.0:\n  version \"1.0.0\"\n",
+				"both/package.json":         `{"dependencies": {"w": "1.0.5"}}`,
+				"both/package-lock.json":    `{"lockfileVersion": 3, "packages": {"": {}, "node_modules/w": {"version": "1.0.5"}}}`,
+				"both/yarn.lock":            "w@1.0.0:\n  version \"1.0.0\"\n",
+			},
+			eco: vulndata.NPM, pkg: "w",
+			want: []string{
+				"both/package.json (dependencies)=1.0.5||locked 1.0.5",
+				"packages/app/package.json (dependencies)=|",
+				"tools/package.json (devDependencies)=1.0.5||locked 1.0.5",
+				"y/package.json (dependencies)=1.0.5|",
+			},
+			blocked: []string{
+				"both/yarn.lock: yarn's lockfile may decide which version of w installs for both/package.json; fixrail does not read it (it reads both/package-lock.json, which the build may not)",
+				"pnpm-lock.yaml: pnpm's lockfile may decide which version of w installs for packages/app/package.json; fixrail does not read it",
+				"y/yarn.lock: yarn's lockfile may decide which version of w installs for y/package.json; fixrail does not read it",
+			},
+		},
+		{
 			name: "Gemfile.lock GIT and PATH sections",
 			files: map[string]string{
 				"Gemfile":        "source \"https://rubygems.org\"\ngem \"rack\", git: \"https://example.invalid/rack\"\n",
