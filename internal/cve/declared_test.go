@@ -23,6 +23,11 @@ func TestEveryDeclarationJudged(t *testing.T) {
 	}
 	npmFinding := &findings.Vuln{Ecosystem: "npm", Package: "@fixrail-demo/left-pad", Version: "1.1.0"}
 	reqs := "-c c.txt\nJinja2==2.7.2 ; sys_platform == \"linux\"\nJinja2==2.7.2 ; sys_platform == \"win32\"\n"
+	// A library's pyproject.toml with no lockfile: its PEP 735 dev group
+	// (what uv sync and pip install --group install) pins too.
+	pyp := func(dep, dev string) string {
+		return "[project]\nname = \"lib\"\ndependencies = [\"" + dep + "\"]\n[dependency-groups]\ndev = [\"" + dev + "\", \"pytest>=8\"]\n"
+	}
 	for _, c := range []struct {
 		name      string
 		files     map[string]string
@@ -44,6 +49,13 @@ func TestEveryDeclarationJudged(t *testing.T) {
 			verdict: StillRed, failed: "moved", failWhere: "c.txt:1"},
 		{name: "requirements: an unaffected line is judged, not bumped", files: map[string]string{"requirements.txt": "Jinja2==2.7.2 ; sys_platform == \"linux\"\nJinja2==2.9 ; sys_platform == \"win32\"\n"}, f: jinjaFinding,
 			redWhere: []string{"requirements.txt:1"}, bumped: 1, verdict: Green},
+		{name: "pyproject: a dependency group left on the affected pin", files: map[string]string{"pyproject.toml": pyp("Jinja2==2.7.2", "jinja2==2.7.2")}, f: jinjaFinding, bumped: 2,
+			redWhere: []string{"pyproject.toml (project.dependencies)", "pyproject.toml (dependency-groups.dev)"},
+			after:    map[string]string{"pyproject.toml": pyp("Jinja2==2.8.1", "jinja2==2.7.2")},
+			verdict:  StillRed, failed: "moved", failWhere: "pyproject.toml (dependency-groups.dev)"},
+		{name: "pyproject: every group moved", files: map[string]string{"pyproject.toml": pyp("Jinja2==2.7.2", "jinja2==2.7.2")}, f: jinjaFinding, bumped: 2,
+			after:   map[string]string{"pyproject.toml": pyp("Jinja2==2.8.1", "jinja2==2.8.1")},
+			verdict: Green},
 		{name: "npm: a nested copy left on an affected version", files: map[string]string{"package.json": pj, "package-lock.json": lock("1.1.0", "1.1.0")}, f: npmFinding, bumped: 2,
 			redWhere: []string{"package-lock.json node_modules/@fixrail-demo/left-pad", "package-lock.json node_modules/x/node_modules/@fixrail-demo/left-pad"},
 			after:    map[string]string{"package.json": `{"dependencies": {"@fixrail-demo/left-pad": "^1.2.3"}, "optionalDependencies": {"@fixrail-demo/left-pad": "1.2.3"}}`, "package-lock.json": lock("1.2.3", "1.1.0")},

@@ -347,6 +347,28 @@ func TestFindAll(t *testing.T) {
 			},
 		},
 		{
+			// pyproject.toml's other places: PEP 735 dependency groups
+			// (an include-group table is read as its own group), Poetry's
+			// groups, uv's dev, override and constraint dependencies.
+			name: "pyproject groups, poetry groups, uv settings",
+			files: map[string]string{
+				"app/pyproject.toml": "[project]\nname = \"app\"\ndependencies = [\"requests>=2\"]\n[dependency-groups]\ndev = [\"requests==2.0.0\", {include-group = \"test\"}]\ntest = [\"Requests[socks]==2.0.1\"]\n[tool.uv]\ndev-dependencies = [\"requests==2.0.0\"]\noverride-dependencies = [\"requests==2.0.0\"]\nconstraint-dependencies = [\"requests<2.1\"]\n",
+				"poe/pyproject.toml": "[tool.poetry.dependencies]\npython = \"^3.11\"\nrequests = \"^2.0\"\n[tool.poetry.group.lint.dependencies]\nrequests = \"2.0.0\"\n[tool.poetry.group.docs.dependencies]\nrequests = { version = \"2.0.1\", optional = true }\n",
+			},
+			eco: vulndata.PyPI, pkg: "requests",
+			want: []string{
+				"app/pyproject.toml (project.dependencies)=|",
+				"app/pyproject.toml (dependency-groups.dev)=2.0.0|",
+				"app/pyproject.toml (dependency-groups.test)=2.0.1|",
+				"app/pyproject.toml (tool.uv.dev-dependencies)=2.0.0|",
+				"app/pyproject.toml (tool.uv.override-dependencies)=2.0.0|",
+				"app/pyproject.toml (tool.uv.constraint-dependencies)=|",
+				"poe/pyproject.toml (tool.poetry.dependencies)=|",
+				"poe/pyproject.toml (tool.poetry.group.docs.dependencies)=2.0.1|",
+				"poe/pyproject.toml (tool.poetry.group.lint.dependencies)=2.0.0|",
+			},
+		},
+		{
 			name: "Gemfile.lock GIT and PATH sections",
 			files: map[string]string{
 				"Gemfile":        "source \"https://rubygems.org\"\ngem \"rack\", git: \"https://example.invalid/rack\"\n",

@@ -170,11 +170,25 @@ func parsePyproject(data []byte) ([]decl, error) {
 			Dependencies         []string            `toml:"dependencies"`
 			OptionalDependencies map[string][]string `toml:"optional-dependencies"`
 		} `toml:"project"`
-		Tool struct {
+		// PEP 735 groups: requirement strings, or {include-group = "…"}
+		// tables (that group is read on its own).
+		DependencyGroups map[string][]any `toml:"dependency-groups"`
+		Tool             struct {
 			Poetry struct {
 				Dependencies    map[string]any `toml:"dependencies"`
 				DevDependencies map[string]any `toml:"dev-dependencies"`
+				Group           map[string]struct {
+					Dependencies map[string]any `toml:"dependencies"`
+				} `toml:"group"`
 			} `toml:"poetry"`
+			// uv installs its dev dependencies by default, and its
+			// overrides and constraints decide what any requirement
+			// resolves to.
+			UV struct {
+				DevDependencies        []string `toml:"dev-dependencies"`
+				OverrideDependencies   []string `toml:"override-dependencies"`
+				ConstraintDependencies []string `toml:"constraint-dependencies"`
+			} `toml:"uv"`
 		} `toml:"tool"`
 	}
 	if err := strictTOML(data, &doc); err != nil {
@@ -192,6 +206,18 @@ func parsePyproject(data []byte) ([]decl, error) {
 	for _, k := range sortedKeys(doc.Project.OptionalDependencies) {
 		add("project.optional-dependencies."+k, doc.Project.OptionalDependencies[k])
 	}
+	for _, k := range sortedKeys(doc.DependencyGroups) {
+		var reqs []string
+		for _, e := range doc.DependencyGroups[k] {
+			if r, ok := e.(string); ok {
+				reqs = append(reqs, r)
+			}
+		}
+		add("dependency-groups."+k, reqs)
+	}
+	add("tool.uv.dev-dependencies", doc.Tool.UV.DevDependencies)
+	add("tool.uv.override-dependencies", doc.Tool.UV.OverrideDependencies)
+	add("tool.uv.constraint-dependencies", doc.Tool.UV.ConstraintDependencies)
 	poetry := func(section string, m map[string]any) {
 		for _, name := range sortedKeys(m) {
 			if name == "" || strings.EqualFold(name, "python") || len(out) >= maxDecls {
@@ -208,6 +234,9 @@ func parsePyproject(data []byte) ([]decl, error) {
 	}
 	poetry("tool.poetry.dependencies", doc.Tool.Poetry.Dependencies)
 	poetry("tool.poetry.dev-dependencies", doc.Tool.Poetry.DevDependencies)
+	for _, g := range sortedKeys(doc.Tool.Poetry.Group) {
+		poetry("tool.poetry.group."+g+".dependencies", doc.Tool.Poetry.Group[g].Dependencies)
+	}
 	return out, nil
 }
 
