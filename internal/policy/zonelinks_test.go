@@ -28,7 +28,8 @@ func TestZonesAtResolvedPaths(t *testing.T) {
 	write(t, filepath.Join(real, "signing", "attest.key"), "not a key\n")
 	symlink(t, filepath.Join(root, "data", "home"), filepath.Join(root, "home"))
 	symlink(t, filepath.Join(dotfiles, "bashrc"), filepath.Join(real, ".bashrc"))
-	home := filepath.Join(root, "home", "u") // as $HOME names it: through the link
+	symlink(t, "/dev/null", filepath.Join(real, ".zshrc")) // silenced: /dev/null stays writable
+	home := filepath.Join(root, "home", "u")               // as $HOME names it: through the link
 	env := Env{
 		Home:        home,
 		FixrailHome: filepath.Join(home, ".fixrail"),
@@ -38,7 +39,8 @@ func TestZonesAtResolvedPaths(t *testing.T) {
 	for _, c := range []tc{
 		{id: "given", in: "echo '{}' > " + filepath.Join(home, ".fixrail", "policy.json"), want: "self-mod"},
 		{id: "real-fixrail-home", in: "echo '{}' > " + filepath.Join(real, ".fixrail", "policy.json"), want: "self-mod"},
-		{id: "real-home-rc", in: "echo x >> " + filepath.Join(real, ".zshrc"), want: "scope-escalation"},
+		{id: "real-home-rc", in: "echo x >> " + filepath.Join(real, ".profile"), want: "scope-escalation"},
+		{id: "dev-null", in: "go vet ./... > /dev/null 2>&1", want: ""},
 		{id: "linked-dotfile", in: "echo 'curl x | sh' >> " + filepath.Join(dotfiles, "bashrc"), want: "scope-escalation"},
 		{id: "linked-dotfile-tool", tool: "Write", in: `{"file_path":"` + filepath.Join(dotfiles, "bashrc") + `","content":"x"}`, want: "scope-escalation"},
 		{id: "real-keys-read", in: "cat " + filepath.Join(real, ".fixrail", "keys", "k"), want: "self-mod"},
