@@ -21,7 +21,8 @@ import (
 type Declared struct {
 	Deps []Dep
 	// Blocked are places that may decide the package's version and that
-	// fixrail cannot read or edit: an include it cannot follow.
+	// fixrail cannot read or edit: an include it cannot follow, a
+	// lockfile of another tool, a Cargo source replacement or [patch].
 	Blocked []Blocked
 	// Replaces are Go replace directives for the package, in a go.mod that
 	// declares it or in the go.work above one.
@@ -180,6 +181,9 @@ func FindAll(root string, eco vulndata.Ecosystem, name, hint string) (*Declared,
 	}
 	if eco == vulndata.Go {
 		out.Replaces = goReplaces(root, out.Deps, name)
+	}
+	if eco == vulndata.Cargo && len(out.Deps) > 0 {
+		out.Blocked = append(out.Blocked, cargoOverrides(root, manifests, out.Deps, name)...)
 	}
 	if len(out.Deps) == 0 {
 		if len(unreadable) > 0 {

@@ -226,6 +226,66 @@ func TestFindAll(t *testing.T) {
 			blocked: []string{
 				"c/Cargo.lock: foo 1.2.3 comes from a path (no registry source), not the registry",
 				"g/Cargo.lock: foo 1.2.4 comes from git+https://example.invalid/foo#0123, not the registry",
+				"c/Cargo.toml: [patch.crates-io] foo: cargo builds the patch",
+			},
+		},
+		{
+			// Cargo.lock records crates.io for a crate cargo builds from
+			// elsewhere: cargo vendor's source replacement in a parent
+			// directory's .cargo/config.toml (the workspace root above a
+			// member), a config [patch], paths overrides, a [patch] not
+			// used yet (the bump would make it apply) and a [replace] in
+			// a Cargo.toml, a renaming patch. Configuration beside an
+			// unrelated crate, and a patch of another crate, are not.
+			name: "cargo source replacement, patches and overrides",
+			files: map[string]string{
+				"Cargo.toml":                      "[workspace]\nmembers = [\"crates/*\"]\n[patch.crates-io]\nbar = { path = \"third_party/bar\" }\n",
+				"Cargo.lock":                      "version = 4\n[[package]]\nname = \"foo\"\nversion = \"1.2.3\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\nchecksum = \"00\"\n",
+				".cargo/config.toml":              "[source.crates-io]\nreplace-with = \"vendored-sources\"\n\n[source.vendored-sources]\ndirectory = \"vendor\"\n",
+				"crates/a/Cargo.toml":             "[package]\nname = \"a\"\n[dependencies]\nfoo = \"1.2\"\n",
+				"crates/a/.cargo/config":          "paths = [\"../../local/foo\"]\n[patch.crates-io]\nfoo = { path = \"../../local/foo\" }\n",
+				"vendor/foo/Cargo.toml":           "[package]\nname = \"foo\"\nversion = \"1.2.3\"\n",
+				"vendor/foo/.cargo-checksum.json": `{"files": {}, "package": "00"}`,
+				"p/Cargo.toml":                    "[dependencies]\nfoo = \"=1.2.3\"\n[patch.crates-io]\nfoo = { version = \"1.2.4\", registry = \"corp\" }\n[replace]\n\"foo:1.2.3\" = { git = \"https://example.invalid/foo\" }\n",
+				"p/Cargo.lock":                    "version = 4\n[[package]]\nname = \"foo\"\nversion = \"1.2.3\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+				"q/Cargo.toml":                    "[dependencies]\nfoo = \"=1.2.3\"\n[patch.crates-io]\nfoo-fork = { path = \"fork\", package = \"foo\" }\n",
+				"q/Cargo.lock":                    "version = 4\n[[package]]\nname = \"foo\"\nversion = \"1.2.3\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+				"other/.cargo/config.toml":        "[source.crates-io]\nreplace-with = \"mirror\"\n",
+				"other/Cargo.toml":                "[dependencies]\nbar = \"1\"\n",
+			},
+			eco: vulndata.Cargo, pkg: "foo",
+			want: []string{
+				"crates/a/Cargo.toml (dependencies)=||locked 1.2.3",
+				"p/Cargo.toml (dependencies)=1.2.3||locked 1.2.3",
+				"q/Cargo.toml (dependencies)=1.2.3||locked 1.2.3",
+			},
+			blocked: []string{
+				"p/Cargo.toml: [patch.crates-io] foo: cargo builds the patch, not the registry's foo",
+				"p/Cargo.toml: [replace] \"foo:1.2.3\": cargo builds the replacement",
+				"q/Cargo.toml: [patch.crates-io] foo-fork: cargo builds the patch",
+				".cargo/config.toml: [source.crates-io] replace-with = vendored-sources (directory vendor): cargo builds that source's crates (foo among them) from the replacement while Cargo.lock still records the original source",
+				"crates/a/.cargo/config: [patch.crates-io] foo: cargo builds the patch",
+				"crates/a/.cargo/config: paths = [../../local/foo]: cargo builds a crate found there",
+			},
+		},
+		{
+			// What cargo reads but fixrail cannot is blocked too: a
+			// config that does not parse, an include.
+			name: "cargo configuration fixrail cannot read",
+			files: map[string]string{
+				"Cargo.toml":             "[dependencies]\nfoo = \"=1.2.3\"\n",
+				".cargo/config.toml":     "[source.crates-io\n",
+				"sub/Cargo.toml":         "[dependencies]\nfoo = \"=1.2.3\"\n",
+				"sub/.cargo/config.toml": "include = \"more.toml\"\n",
+			},
+			eco: vulndata.Cargo, pkg: "foo",
+			want: []string{
+				"Cargo.toml (dependencies)=1.2.3|",
+				"sub/Cargo.toml (dependencies)=1.2.3|",
+			},
+			blocked: []string{
+				".cargo/config.toml: cargo's configuration may decide where foo comes from, and fixrail cannot read it",
+				"sub/.cargo/config.toml: include = more.toml: configuration fixrail does not follow",
 			},
 		},
 		{
