@@ -52,8 +52,11 @@ func Kind(rel string) FileKind {
 		return Parsed
 	}
 	base := path.Base(rel)
-	// vendor/modules.txt is Go's record of what is vendored.
+	// vendor/modules.txt is Go's record of what is vendored; cargo's
+	// configuration may replace crates.io (a vendor directory, a mirror)
+	// or patch a crate, all of which Cargo.lock leaves unsaid.
 	if unreadFiles[base] || rel == "vendor/modules.txt" || strings.HasSuffix(rel, "/vendor/modules.txt") ||
+		rel == ".cargo/config.toml" || rel == ".cargo/config" || strings.HasSuffix(rel, "/.cargo/config.toml") || strings.HasSuffix(rel, "/.cargo/config") ||
 		strings.HasSuffix(base, ".gemspec") || (strings.HasPrefix(base, "pylock.") && strings.HasSuffix(base, ".toml")) {
 		return Unread
 	}

@@ -163,6 +163,7 @@ func TestKind(t *testing.T) {
 		"uv.lock": Parsed, "Cargo.toml": Parsed, "Cargo.lock": Parsed, "Gemfile": Parsed, "Gemfile.lock": Parsed, "pom.xml": Parsed,
 		"yarn.lock": Unread, "web/pnpm-lock.yaml": Unread, "Pipfile.lock": Unread, "setup.py": Unread, "go.work": Unread,
 		".npmrc": Unread, "vendor/modules.txt": Unread, "x.gemspec": Unread, "pylock.dev.toml": Unread, "build.gradle.kts": Unread,
+		".cargo/config.toml": Unread, "crates/a/.cargo/config": Unread, "config.toml": NotDependency, ".cargo/credentials.toml": NotDependency,
 		"src/app.py": NotDependency, "README.md": NotDependency, "docs/requirements.md": NotDependency, "modules.txt": NotDependency,
 	} {
 		if got := Kind(path); got != want {
