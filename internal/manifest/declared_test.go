@@ -205,7 +205,8 @@ func TestFindAll(t *testing.T) {
 		},
 		{
 			// A locked copy from git or a path is not the registry's
-			// package: Cargo's source (none for a path), uv's source
+			// package: Cargo's source (none for a path, another
+			// registry's index; crates.io's by either protocol is fine), uv's source
 			// table, poetry's [package.source], Gemfile.lock's GIT and
 			// PATH sections. An index is fine (poetry's "legacy" too).
 			name: "lockfile entries not from the registry",
@@ -216,14 +217,21 @@ func TestFindAll(t *testing.T) {
 				"r/Cargo.lock": "version = 4\n[[package]]\nname = \"foo\"\nversion = \"1.2.3\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
 				"g/Cargo.toml": "[dependencies]\nfoo = { git = \"https://example.invalid/foo\" }\n",
 				"g/Cargo.lock": "version = 4\n[[package]]\nname = \"foo\"\nversion = \"1.2.4\"\nsource = \"git+https://example.invalid/foo#0123\"\n",
+				"a/Cargo.toml": "[dependencies]\nfoo = { version = \"=1.2.4\", registry = \"corp\" }\n",
+				"a/Cargo.lock": "version = 4\n[[package]]\nname = \"foo\"\nversion = \"1.2.4\"\nsource = \"sparse+https://crates.example.invalid/index/\"\n",
+				"s/Cargo.toml": "[dependencies]\nfoo = \"=1.2.3\"\n",
+				"s/Cargo.lock": "version = 4\n[[package]]\nname = \"foo\"\nversion = \"1.2.3\"\nsource = \"sparse+https://index.crates.io/\"\n",
 			},
 			eco: vulndata.Cargo, pkg: "foo",
 			want: []string{
+				"a/Cargo.toml (dependencies)=1.2.4||locked 1.2.4",
 				"c/Cargo.toml (dependencies)=||locked 1.2.3",
 				"g/Cargo.toml (dependencies)=||locked 1.2.4",
 				"r/Cargo.toml (dependencies)=1.2.3||locked 1.2.3",
+				"s/Cargo.toml (dependencies)=1.2.3||locked 1.2.3",
 			},
 			blocked: []string{
+				"a/Cargo.lock: foo 1.2.4 comes from sparse+https://crates.example.invalid/index/, not the registry",
 				"c/Cargo.lock: foo 1.2.3 comes from a path (no registry source), not the registry",
 				"g/Cargo.lock: foo 1.2.4 comes from git+https://example.invalid/foo#0123, not the registry",
 				"c/Cargo.toml: [patch.crates-io] foo: cargo builds the patch",

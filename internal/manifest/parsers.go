@@ -293,9 +293,17 @@ func tomlLockForeign(data []byte) (map[string][]string, error) {
 }
 
 // cargoLockForeign is tomlLockForeign for Cargo.lock, where an entry with
-// no source is a path (the workspace's own crates, or a [patch]).
+// no source is a path (the workspace's own crates, or a [patch]), and one
+// from another registry ({ registry = "corp" }) is not crates.io's.
 func cargoLockForeign(data []byte) (map[string][]string, error) {
 	return tomlForeign(data, true)
+}
+
+// cratesIOSource are the sources Cargo.lock records for crates.io: the
+// git index's URL whatever protocol fetched it, or the sparse index's.
+var cratesIOSource = map[string]bool{
+	"registry+https://github.com/rust-lang/crates.io-index": true,
+	"sparse+https://index.crates.io/":                       true,
 }
 
 func tomlForeign(data []byte, cargo bool) (map[string][]string, error) {
@@ -315,7 +323,14 @@ func tomlForeign(data []byte, cargo bool) (map[string][]string, error) {
 				from = "a path (no registry source)"
 			}
 		case string:
-			if !strings.HasPrefix(src, "registry+") && !strings.HasPrefix(src, "sparse+") {
+			switch {
+			case cargo:
+				// Another registry's crate of the same name and version
+				// is not crates.io's, which the advisories judge.
+				if !cratesIOSource[src] {
+					from = src
+				}
+			case !strings.HasPrefix(src, "registry+") && !strings.HasPrefix(src, "sparse+"):
 				from = src
 			}
 		case map[string]any:
