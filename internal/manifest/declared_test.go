@@ -238,6 +238,26 @@ func TestFindAll(t *testing.T) {
 			},
 		},
 		{
+			// A platform's dependencies and the workspace's, which its
+			// members inherit, declare the crate too: only the first was
+			// read as not declaring it ("not in the repository"), the
+			// second judged the member's { workspace = true } alone.
+			name: "cargo target and workspace dependencies",
+			files: map[string]string{
+				"Cargo.toml":          "[workspace]\nmembers = [\"crates/*\"]\n[workspace.dependencies]\nfoo = \"=1.2.3\"\n",
+				"Cargo.lock":          "version = 4\n[[package]]\nname = \"foo\"\nversion = \"1.2.3\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+				"crates/a/Cargo.toml": "[package]\nname = \"a\"\n[dependencies]\nfoo = { workspace = true }\n",
+				"crates/b/Cargo.toml": "[package]\nname = \"b\"\n[target.'cfg(unix)'.dependencies]\nfoo = \"1.2\"\n[target.x86_64-pc-windows-msvc.build-dependencies]\nfoo = { version = \"=1.2.3\" }\n",
+			},
+			eco: vulndata.Cargo, pkg: "foo",
+			want: []string{
+				"Cargo.toml (workspace.dependencies)=1.2.3||locked 1.2.3",
+				"crates/a/Cargo.toml (dependencies)=||locked 1.2.3",
+				"crates/b/Cargo.toml (target.cfg(unix).dependencies)=||locked 1.2.3",
+				"crates/b/Cargo.toml (target.x86_64-pc-windows-msvc.build-dependencies)=1.2.3||locked 1.2.3",
+			},
+		},
+		{
 			// Cargo.lock records crates.io for a crate cargo builds from
 			// elsewhere: cargo vendor's source replacement in a parent
 			// directory's .cargo/config.toml (the workspace root above a

@@ -848,9 +848,36 @@ func parseCargoToml(data []byte) ([]decl, error) {
 	if err := strictTOML(data, &doc); err != nil {
 		return nil, err
 	}
+	// The dependency tables: the package's, a platform's
+	// ([target.'cfg(unix)'.dependencies], built on that platform), and
+	// the workspace's [workspace.dependencies] its members inherit with
+	// { workspace = true }.
+	type table struct {
+		name string
+		deps map[string]any
+	}
+	var tables []table
+	kinds := []string{"dependencies", "dev-dependencies", "build-dependencies"}
+	for _, k := range kinds {
+		d, _ := doc[k].(map[string]any)
+		tables = append(tables, table{k, d})
+	}
+	targets, _ := doc["target"].(map[string]any)
+	for _, t := range sortedKeys(targets) {
+		tt, _ := targets[t].(map[string]any)
+		for _, k := range kinds {
+			if d, ok := tt[k].(map[string]any); ok {
+				tables = append(tables, table{"target." + safeText(t) + "." + k, d})
+			}
+		}
+	}
+	if ws, ok := doc["workspace"].(map[string]any); ok {
+		d, _ := ws["dependencies"].(map[string]any)
+		tables = append(tables, table{"workspace.dependencies", d})
+	}
 	var out []decl
-	for _, sec := range []string{"dependencies", "dev-dependencies", "build-dependencies"} {
-		deps, _ := doc[sec].(map[string]any)
+	for _, tb := range tables {
+		sec, deps := tb.name, tb.deps
 		for _, name := range sortedKeys(deps) {
 			if len(out) == maxDecls {
 				return nil, errTooMany
