@@ -44,9 +44,7 @@ func cargoOverrides(root string, manifests []string, deps []Dep, crate string) [
 		}
 		if rep, ok := doc["replace"].(map[string]any); ok {
 			for _, k := range sortedKeys(rep) {
-				// [replace]'s keys are "name:version" package specs.
-				name, _, _ := strings.Cut(k, ":")
-				if cargoSame(name, crate) {
+				if replacesCrate(k, crate) {
 					add(Blocked{File: m, Why: fmt.Sprintf("[replace] %q: cargo builds the replacement, not the registry's %s the advisories judge; fixrail does not read it", safeText(k), safeText(crate))})
 				}
 			}
@@ -98,6 +96,11 @@ func cargoConfig(doc map[string]any, crate string) []string {
 			t, _ := src[k].(map[string]any)
 			with, ok := t["replace-with"]
 			if !ok {
+				// crates.io is not redefined but replaced; any other
+				// setting of it is one fixrail does not know either.
+				if k == "crates-io" {
+					out = append(out, fmt.Sprintf("[source.crates-io] sets %s: it may change where cargo takes crates.io's crates (%s among them) from; fixrail does not read it", safeText(strings.Join(sortedKeys(t), ", ")), safeText(crate)))
+				}
 				continue
 			}
 			to := fmt.Sprintf("%v", with)
@@ -144,6 +147,24 @@ func cargoPatches(doc map[string]any, crate string) []string {
 		}
 	}
 	return out
+}
+
+// replacesCrate reports whether a [replace] key, a package ID spec
+// ("foo:1.2.3", "foo@1.2.3", "https://github.com/rust-lang/crates.io-index#foo@1.2.3"),
+// may name crate: by its name part, or anywhere in a spec whose name
+// part is not plain (a URL whose path names the crate).
+func replacesCrate(spec, crate string) bool {
+	s := spec
+	if i := strings.LastIndexByte(s, '#'); i >= 0 {
+		s = s[i+1:]
+	}
+	name, _, _ := strings.Cut(s, "@")
+	name, _, _ = strings.Cut(name, ":")
+	if cargoSame(name, crate) {
+		return true
+	}
+	plain := name != "" && !strings.ContainsAny(name, "/.") && (name[0] < '0' || name[0] > '9')
+	return !plain && strings.Contains(strings.ToLower(strings.ReplaceAll(spec, "_", "-")), strings.ToLower(strings.ReplaceAll(crate, "_", "-")))
 }
 
 // cargoSame: crates.io treats - and _ and case as one name.
