@@ -83,8 +83,49 @@ func cargoOverrides(root string, manifests []string, deps []Dep, crate string) [
 				add(Blocked{File: rel, Why: why})
 			}
 		}
+		// A vendor directory with no configuration here is built from by
+		// configuration elsewhere (CI's --config, CARGO_HOME): why else
+		// would it be kept.
+		if v := vendoredCopy(root, path.Join(dir, "vendor"), crate); v != "" {
+			add(Blocked{File: v, Why: fmt.Sprintf("a cargo vendor copy of %s: a build configured to use the vendor directory builds it, whatever Cargo.lock records; fixrail does not read it, and no bump moves it", safeText(crate))})
+		}
 	}
 	return out
+}
+
+// maxVendorEntries bounds the read of a vendor directory.
+const maxVendorEntries = 10000
+
+// vendoredCopy is the first directory under vendor (cargo vendor's
+// layout: NAME, or NAME-VERSION with --versioned-dirs or beside another
+// version) that holds crate with its .cargo-checksum.json, or "".
+func vendoredCopy(root, vendor, crate string) string {
+	full := filepath.Join(root, filepath.FromSlash(vendor))
+	if fi, err := os.Lstat(full); err != nil || !fi.IsDir() {
+		return ""
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return ""
+	}
+	names, _ := f.Readdirnames(maxVendorEntries)
+	f.Close()
+	sort.Strings(names)
+	for _, n := range names {
+		rest, ok := "", cargoSame(n, crate)
+		if !ok && len(n) > len(crate)+1 && cargoSame(n[:len(crate)], crate) && n[len(crate)] == '-' {
+			rest = n[len(crate)+1:]
+			ok = rest[0] >= '0' && rest[0] <= '9'
+		}
+		if !ok {
+			continue
+		}
+		rel := path.Join(vendor, n)
+		if _, err := os.Lstat(filepath.Join(full, n, ".cargo-checksum.json")); err == nil {
+			return rel
+		}
+	}
+	return ""
 }
 
 // cargoConfig says what in one Cargo configuration file may decide which

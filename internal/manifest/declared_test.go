@@ -296,6 +296,7 @@ func TestFindAll(t *testing.T) {
 				"q/Cargo.toml: [patch.crates-io] foo-fork: cargo builds the patch",
 				"r/Cargo.toml: [replace] \"https://github.com/rust-lang/crates.io-index#foo@1.2.3\": cargo builds the replacement",
 				".cargo/config.toml: [source.crates-io] replace-with = vendored-sources (directory vendor): cargo builds that source's crates (foo among them) from the replacement while Cargo.lock still records the original source",
+				"vendor/foo: a cargo vendor copy of foo",
 				"crates/a/.cargo/config: [patch.crates-io] foo: cargo builds the patch",
 				"crates/a/.cargo/config: paths = [../../local/foo]: cargo builds a crate found there",
 				"r/.cargo/config.toml: [source.crates-io] sets registry: it may change where cargo takes crates.io's crates (foo among them) from",
@@ -306,10 +307,17 @@ func TestFindAll(t *testing.T) {
 			// config that does not parse, an include.
 			name: "cargo configuration fixrail cannot read",
 			files: map[string]string{
-				"Cargo.toml":             "[dependencies]\nfoo = \"=1.2.3\"\n",
-				".cargo/config.toml":     "[source.crates-io\n",
-				"sub/Cargo.toml":         "[dependencies]\nfoo = \"=1.2.3\"\n",
-				"sub/.cargo/config.toml": "include = \"more.toml\"\n",
+				// cargo vendor's output kept with no configuration in the
+				// repository: CI's --config may build from it. Another
+				// crate's copy, and foo without its checksum file, are not.
+				"sub/vendor/foo-1.2.3/Cargo.toml":           "[package]\nname = \"foo\"\nversion = \"1.2.3\"\n",
+				"sub/vendor/foo-1.2.3/.cargo-checksum.json": `{"files": {}, "package": "00"}`,
+				"sub/vendor/foobar/.cargo-checksum.json":    `{"files": {}, "package": "00"}`,
+				"vendor/foo/Cargo.toml":                     "[package]\nname = \"foo\"\nversion = \"1.2.3\"\n",
+				"Cargo.toml":                                "[dependencies]\nfoo = \"=1.2.3\"\n",
+				".cargo/config.toml":                        "[source.crates-io\n",
+				"sub/Cargo.toml":                            "[dependencies]\nfoo = \"=1.2.3\"\n",
+				"sub/.cargo/config.toml":                    "include = \"more.toml\"\n",
 			},
 			eco: vulndata.Cargo, pkg: "foo",
 			want: []string{
@@ -319,6 +327,7 @@ func TestFindAll(t *testing.T) {
 			blocked: []string{
 				".cargo/config.toml: cargo's configuration may decide where foo comes from, and fixrail cannot read it",
 				"sub/.cargo/config.toml: include = more.toml: configuration fixrail does not follow",
+				"sub/vendor/foo-1.2.3: a cargo vendor copy of foo",
 			},
 		},
 		{
