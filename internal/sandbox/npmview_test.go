@@ -98,3 +98,55 @@ func TestNPMCacheView(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvNPMCacheAlwaysFixrails: npm always gets a cache fixrail chose in
+// the command's scratch, with its logs there too, whether or not the
+// operator has a cache: without one it is an empty directory, so a
+// project .npmrc's cache= (ranked below npm's environment) is never read.
+// Offline is set only with the operator's cache, as before.
+func TestEnvNPMCacheAlwaysFixrails(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		withCache   bool
+		wantOffline bool
+	}{
+		{"no operator cache", false, false},
+		{"operator cache", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			var tcn Toolchain
+			if tc.withCache {
+				tcn.npmCache = filepath.Join(root, "npm")
+				if err := os.MkdirAll(filepath.Join(tcn.npmCache, "_cacache", "index-v5"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			scratch := filepath.Join(root, "scratch")
+			env, err := tcn.Env([]string{"npm_config_cache=/repo/x"}, scratch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, kv := range env {
+				k, v, _ := strings.Cut(kv, "=")
+				if _, dup := got[k]; dup {
+					t.Errorf("%s set twice", k)
+				}
+				got[k] = v
+			}
+			if want := filepath.Join(scratch, "npm-cache"); got["npm_config_cache"] != want {
+				t.Errorf("npm_config_cache = %q, want %q", got["npm_config_cache"], want)
+			}
+			if fi, err := os.Stat(got["npm_config_cache"]); err != nil || !fi.IsDir() {
+				t.Errorf("the cache directory: %v", err)
+			}
+			if want := filepath.Join(scratch, "npm-logs"); got["npm_config_logs_dir"] != want {
+				t.Errorf("npm_config_logs_dir = %q, want %q", got["npm_config_logs_dir"], want)
+			}
+			if off := got["npm_config_offline"] == "true"; off != tc.wantOffline {
+				t.Errorf("npm_config_offline = %q", got["npm_config_offline"])
+			}
+		})
+	}
+}

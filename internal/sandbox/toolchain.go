@@ -328,10 +328,12 @@ func (t Toolchain) Describe() []string {
 // extracted. With the cargo registry: CARGO_HOME in scratch holding links to
 // the read-only registry and git checkouts (cargo must write its lock file
 // there; the operator's config.toml and credentials are not linked) and
-// CARGO_NET_OFFLINE=true. With npm's cache: npm_config_cache naming a view
-// of it in scratch (npmCacheView: the read-only content, a private copy of
-// the index npm must write to read), npm_config_offline=true and npm's
-// logs in scratch. Always PIP_NO_INDEX=1:
+// CARGO_NET_OFFLINE=true. Always npm_config_cache naming a directory in
+// scratch, npm's logs there and no update check; with npm's cache that
+// directory is a view of it (npmCacheView: the read-only content, a
+// private copy of the index npm must write to read) and
+// npm_config_offline=true, without one it starts empty (a project .npmrc
+// never picks it). Always PIP_NO_INDEX=1:
 // pip installs nothing from an index.
 func (t Toolchain) Env(env []string, scratch string) ([]string, error) {
 	scratch = absClean(scratch)
@@ -378,15 +380,22 @@ func (t Toolchain) Env(env []string, scratch string) ([]string, error) {
 		env = With(env, "CARGO_HOME", ch)
 		env = With(env, "CARGO_NET_OFFLINE", "true")
 	}
+	// npm: always a cache fixrail chose, never the one a project .npmrc
+	// names (npm ranks its environment above the project's file): a
+	// repository could otherwise commit a cache whose entries decide what
+	// an offline lockfile regeneration writes.
+	logs, err := dir("npm-logs")
+	if err != nil {
+		return nil, err
+	}
+	view, err := dir("npm-cache")
+	if err != nil {
+		return nil, err
+	}
+	env = With(env, "npm_config_cache", view)
+	env = With(env, "npm_config_logs_dir", logs)
+	env = With(env, "npm_config_update_notifier", "false")
 	if t.npmCache != "" {
-		logs, err := dir("npm-logs")
-		if err != nil {
-			return nil, err
-		}
-		view, err := dir("npm-cache")
-		if err != nil {
-			return nil, err
-		}
 		switch err := npmCacheView(filepath.Join(t.npmCache, "_cacache"), filepath.Join(view, "_cacache")); {
 		case errors.Is(err, errNPMIndexSize):
 			// Too large to copy per command: npm gets the read-only cache,
@@ -394,12 +403,8 @@ func (t Toolchain) Env(env []string, scratch string) ([]string, error) {
 			env = With(env, "npm_config_cache", t.npmCache)
 		case err != nil:
 			return nil, fmt.Errorf("toolchain env: npm cache: %w", err)
-		default:
-			env = With(env, "npm_config_cache", view)
 		}
 		env = With(env, "npm_config_offline", "true")
-		env = With(env, "npm_config_logs_dir", logs)
-		env = With(env, "npm_config_update_notifier", "false")
 	}
 	env = With(env, "PIP_NO_INDEX", "1")
 	env = With(env, "PIP_DISABLE_PIP_VERSION_CHECK", "1")
