@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/fixrail/fixrail/internal/gates"
 	"github.com/fixrail/fixrail/internal/manifest"
 	"github.com/fixrail/fixrail/internal/markdown"
+	"github.com/fixrail/fixrail/internal/pathguard"
 	"github.com/fixrail/fixrail/internal/sandbox"
 	"github.com/fixrail/fixrail/internal/verdict"
 	"github.com/fixrail/fixrail/internal/vulndata"
@@ -283,8 +286,27 @@ func (t *cveType) edit(ctx context.Context, e *Env, p *Plan, dir string) (*Resul
 		return nil, err
 	}
 	changed := slices.Clone(ed.Files)
+	registry := npmRegistry(e.Config)
 	for _, rg := range ed.Regens {
-		res, err := e.ExecIn(ctx, path.Join(dir, rg.Dir), rg.Argv, rg.Env, e.Config.Suite.Timeout)
+		env, fill := rg.Env, rg.Fill
+		npm := slices.Equal(rg.Argv, manifest.NPMRegenArgv)
+		var lockBefore []byte
+		if npm {
+			// The repository's .npmrc must not choose where the lockfile
+			// resolves from: the environment pins what it can override,
+			// the rest is refused before npm runs.
+			if err := manifest.CheckNPMRC(dir, rg.Dir); err != nil {
+				return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLockfileRegen, Err: fmt.Errorf("%s not run: %w", strings.Join(rg.Argv, " "), err)}
+			}
+			env = append(slices.Clone(env), manifest.NPMRegistryEnv(registry))
+			if fill != nil {
+				fill = append(slices.Clone(fill), "--registry="+manifest.NPMRegistryURL(registry))
+			}
+			if lockBefore, err = readLock(dir, rg); err != nil {
+				return nil, err
+			}
+		}
+		res, err := e.ExecIn(ctx, path.Join(dir, rg.Dir), rg.Argv, env, e.Config.Suite.Timeout)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", strings.Join(rg.Argv, " "), err)
 		}
@@ -293,10 +315,29 @@ func (t *cveType) edit(ctx context.Context, e *Env, p *Plan, dir string) (*Resul
 			// tool's words and, where one exists, the command that fills
 			// the cache the regeneration read offline.
 			msg := fmt.Sprintf("%s failed (%s): %s", strings.Join(rg.Argv, " "), res.Describe(), regenTail(res))
-			if rg.Fill != nil {
-				msg += fmt.Sprintf("\nThe regeneration reads only the local cache; if it lacks %s %s, run `%s` where the registry is reachable, then run fixrail again.", cp.plan.Dep.Name, cp.plan.Decision.Target, strings.Join(rg.Fill, " "))
+			switch {
+			case fill != nil && npm:
+				msg += fmt.Sprintf("\nThe regeneration reads only the local cache; if it lacks %s %s, run `%s` where the registry is reachable, in a directory outside any project (your home directory: in a project, its .npmrc could choose the cache npm fills), then run fixrail again.", cp.plan.Dep.Name, cp.plan.Decision.Target, strings.Join(fill, " "))
+			case fill != nil:
+				msg += fmt.Sprintf("\nThe regeneration reads only the local cache; if it lacks %s %s, run `%s` where the registry is reachable, then run fixrail again.", cp.plan.Dep.Name, cp.plan.Decision.Target, strings.Join(fill, " "))
 			}
 			return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLockfileRegen, Err: errors.New(msg)}
+		}
+		if npm {
+			// What npm wrote must come from the registry meant, whatever
+			// told it otherwise (a cache entry's tarball URL, a setting
+			// missed above).
+			after, err := readLock(dir, rg)
+			if err != nil {
+				return nil, err
+			}
+			off, err := manifest.NPMResolvedOff(lockBefore, after, registry)
+			if err != nil {
+				return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLockfileRegen, Err: err}
+			}
+			if len(off) > 0 {
+				return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLockfileRegen, Err: fmt.Errorf("%s resolved outside the registry %s: %s", strings.Join(rg.Argv, " "), manifest.NPMRegistryURL(registry), strings.Join(off, "; "))}
+			}
 		}
 		changed = append(changed, rg.Writes...)
 	}
@@ -305,6 +346,42 @@ func (t *cveType) edit(ctx context.Context, e *Env, p *Plan, dir string) (*Resul
 		Summary:      fmt.Sprintf("bumped %s to %s in %s (%d declaration(s))", cp.plan.Dep.Name, cp.plan.Decision.Target, strings.Join(cp.plan.Manifests(), ", "), len(cp.plan.Bump)),
 		FilesChanged: slices.Compact(changed),
 	}, nil
+}
+
+// npmRegistry is the registry the build environment names
+// (npm_config_registry, in any case, which only extra_env passes), or ""
+// for the public one.
+func npmRegistry(cfg *config.Config) string {
+	env, err := sandbox.Env(sandbox.Build, lookupEnv, cfg.ExtraEnv)
+	if err != nil {
+		return ""
+	}
+	for _, kv := range env {
+		if k, v, _ := strings.Cut(kv, "="); strings.EqualFold(k, "npm_config_registry") && v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// lookupEnv is the operator's environment; a var so that a test can
+// replace it.
+var lookupEnv = os.LookupEnv
+
+// readLock is the npm regeneration's lockfile in dir (the last of Writes,
+// as npmRegen lists them), nil when there is
+// none yet.
+func readLock(dir string, rg *manifest.Regen) ([]byte, error) {
+	lock := rg.Writes[len(rg.Writes)-1]
+	full, err := pathguard.ResolveWithin(dir, lock)
+	if err != nil {
+		return nil, err
+	}
+	data, err := pathguard.ReadRegular(full, manifest.MaxLockfile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
 }
 
 // regenTail is the regeneration's output tail without npm's pointer to

@@ -272,9 +272,13 @@ func npmRegen(dep Dep, target string) *Regen {
 		dir = path.Dir(dep.Lockfile)
 	}
 	r := &Regen{
-		Dir:    dir,
-		Argv:   slices.Clone(NPMRegenArgv),
-		Env:    []string{"npm_config_update_notifier=false"},
+		Dir:  dir,
+		Argv: slices.Clone(NPMRegenArgv),
+		// npm's environment beats a project .npmrc: these pin what the
+		// repository must not choose (the harness adds the registry,
+		// NPMRegistryEnv, and the sandbox the cache). CheckNPMRC refuses
+		// what the environment cannot override.
+		Env:    npmRegenEnv(),
 		Writes: []string{dep.Manifest, dep.Lockfile},
 	}
 	if plainArg(dep.Name) {
