@@ -369,8 +369,7 @@ func npmRegistry(cfg *config.Config) string {
 var lookupEnv = os.LookupEnv
 
 // readLock is the npm regeneration's lockfile in dir (the last of Writes,
-// as npmRegen lists them), nil when there is
-// none yet.
+// as npmRegen lists them), nil when there is none yet.
 func readLock(dir string, rg *manifest.Regen) ([]byte, error) {
 	lock := rg.Writes[len(rg.Writes)-1]
 	full, err := pathguard.ResolveWithin(dir, lock)
