@@ -110,21 +110,14 @@ func ParseSARIF(data []byte, opt SARIFOptions) (*SARIFScan, error) {
 	return out, nil
 }
 
-// runIncomplete says why a run did not complete, or "": an invocation
-// that reports failure, or an error among the tool's own notifications
-// (Semgrep reports success with rule errors).
+// runIncomplete says why a run did not complete, or "" (sarif's
+// Incomplete, with the tool's message bounded).
 func runIncomplete(run *sarif.Run) string {
-	for _, inv := range run.Invocations {
-		if inv.ExecutionSuccessful != nil && !*inv.ExecutionSuccessful {
-			return "executionSuccessful is false"
-		}
-		for _, n := range inv.ToolExecutionNotifications {
-			if n.Level == sarif.LevelError {
-				return "the tool noted an error: " + bound(n.Message.Text, 200)
-			}
-		}
+	why, text := run.Incomplete()
+	if why == "executionSuccessful is false" || why == "" {
+		return why
 	}
-	return ""
+	return why + ": " + bound(text, 200)
 }
 
 // sarifAlert reduces a result to a ScannerAlert: the rule's metadata, the

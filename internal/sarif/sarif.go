@@ -64,6 +64,34 @@ type Artifact struct {
 type Invocation struct {
 	ExecutionSuccessful        *bool          `json:"executionSuccessful,omitempty"`
 	ToolExecutionNotifications []Notification `json:"toolExecutionNotifications,omitempty"`
+	// ToolConfigurationNotifications are where ESLint's SARIF formatter
+	// puts a file it could not parse (a fatal "Parsing error").
+	ToolConfigurationNotifications []Notification `json:"toolConfigurationNotifications,omitempty"`
+}
+
+// Incomplete says why run did not complete, or "": an invocation that
+// reports failure, or an error among the tool's own notifications
+// (Semgrep reports success with rule errors; ESLint reports a file it
+// could not parse as a configuration notification, with no result for
+// it). Such a run's results are partial: a result it missed is not
+// absent. text is the first error notification's message, the tool's
+// own words (a caller that keeps them bounds them).
+func (run *Run) Incomplete() (why, text string) {
+	for _, inv := range run.Invocations {
+		for _, n := range slices.Concat(inv.ToolExecutionNotifications, inv.ToolConfigurationNotifications) {
+			if n.Level == LevelError {
+				text = n.Message.Text
+				break
+			}
+		}
+		switch {
+		case inv.ExecutionSuccessful != nil && !*inv.ExecutionSuccessful:
+			return "executionSuccessful is false", text
+		case text != "":
+			return "the tool noted an error", text
+		}
+	}
+	return "", ""
 }
 
 // Notification is a message the tool gave about its own run.

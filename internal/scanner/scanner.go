@@ -200,7 +200,9 @@ func dirsOf(paths []string) []string {
 // as gosec writes them, relative to the one directory it was given — of
 // one of bases; one that names no file in either is an error, as is a
 // file outside dir: a result the oracle cannot place must not read as
-// absent.
+// absent. So is a run the log itself says did not complete (ESLint writes
+// no result for a file it could not parse, only an error notification):
+// its missing results are not absent ones.
 func Reduce(l *sarif.Log, dir string, bases ...string) ([]Result, error) {
 	roots := []string{filepath.Clean(dir)}
 	if real, err := filepath.EvalSymlinks(dir); err == nil && real != roots[0] {
@@ -209,6 +211,11 @@ func Reduce(l *sarif.Log, dir string, bases ...string) ([]Result, error) {
 	out := []Result{}
 	for ri := range l.Runs {
 		run := &l.Runs[ri]
+		// The tool's message is not kept (it quotes the scanned code):
+		// the scanner's output tail, which Run adds, says the rest.
+		if why, _ := run.Incomplete(); why != "" {
+			return nil, fmt.Errorf("scanner: the log says its run did not complete (%s): a result it missed would read as absent", why)
+		}
 		for i := range run.Results {
 			r := &run.Results[i]
 			switch r.Kind {

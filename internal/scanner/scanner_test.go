@@ -121,6 +121,28 @@ func TestReduce(t *testing.T) {
 			t.Errorf("Reduce accepted a result at %q, outside the checkout", uri)
 		}
 	}
+	// A run the log says did not complete is partial, whatever it lists:
+	// ESLint's SARIF for a file it could not parse (a CommonJS file with
+	// `with`, which Node runs and ESLint parses as a module) has no result
+	// and this invocation; Semgrep's rule errors succeed with an error noted.
+	no, yes := false, true
+	for name, inv := range map[string]sarif.Invocation{
+		"eslint parse error": {ExecutionSuccessful: &no, ToolConfigurationNotifications: []sarif.Notification{{Level: "error", Message: sarif.Message{Text: "Parsing error: 'with' in strict mode"}}}},
+		"failed, no notes":   {ExecutionSuccessful: &no},
+		"succeeded, error":   {ExecutionSuccessful: &yes, ToolExecutionNotifications: []sarif.Notification{{Level: "error", Message: sarif.Message{Text: "rule parse error"}}}},
+	} {
+		l.Runs[0].Results = nil
+		l.Runs[0].Invocations = []sarif.Invocation{inv}
+		if got, err := Reduce(l, dir); err == nil || !strings.Contains(err.Error(), "did not complete") {
+			t.Errorf("%s: Reduce = %v, %v; want an error: a run that did not complete is not a clean one", name, got, err)
+		} else if strings.Contains(err.Error(), "Parsing error") {
+			t.Errorf("%s: the error quotes the tool's message: %v", name, err)
+		}
+	}
+	l.Runs[0].Invocations = []sarif.Invocation{{ExecutionSuccessful: &yes, ToolExecutionNotifications: []sarif.Notification{{Level: "warning", Message: sarif.Message{Text: "slow"}}}}}
+	if got, err := Reduce(l, dir); err != nil || len(got) != 0 {
+		t.Errorf("a completed run with a warning: Reduce = %v, %v; want no results, no error", got, err)
+	}
 }
 
 func loc(uri string, line, end int) []sarif.Location {
