@@ -325,12 +325,14 @@ func scannedGreen(e *Env, p *Plan) *gates.Gate {
 
 // suppressions are the in-source markers scanners honour to ignore a
 // result: a fix that adds one silences the oracle instead of fixing the
-// code, so it is refused whatever the scanner then says.
+// code, so it is refused whatever the scanner then says. gosec honours
+// //gosec:disable as it does #nosec, and drops what it silences from its
+// log.
 // ESLint's are eslint-disable… and a configuration comment
 // (/* eslint security/detect-eval-with-expression: off */) that turns the
 // rule off for the file.
 var suppressions = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(#nosec|nosec\b|nolint|nosemgrep|semgrep-ignore|codeql\[|lgtm\[|NOSONAR|checkov:skip|tfsec:ignore|trivy:ignore|kics-scan ignore|gitleaks:allow|eslint-disable|/\*\s*eslint\s|noqa|bandit:|pragma: allowlist|detect-secrets)`)
+	return regexp.MustCompile(`(?i)(#nosec|nosec\b|gosec:disable|nolint|nosemgrep|semgrep-ignore|codeql\[|lgtm\[|NOSONAR|checkov:skip|tfsec:ignore|trivy:ignore|kics-scan ignore|gitleaks:allow|eslint-disable|/\*\s*eslint\s|noqa|bandit:|pragma: allowlist|detect-secrets)`)
 })
 
 // noSuppression refuses a fix that adds a scanner-suppression marker.

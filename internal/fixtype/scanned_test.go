@@ -136,6 +136,8 @@ func TestNoSuppression(t *testing.T) {
 	}{
 		{"a real fix", "rows, err := db.Query(\"SELECT * FROM u WHERE id = ?\", id)", true},
 		{"gosec nosec", "rows, err := db.Query(q) // #nosec G201", false},
+		{"gosec disable directive", "q := fmt.Sprintf(\"SELECT %s\", name) //gosec:disable G201 -- reviewed", false},
+		{"gosec disable directive, own line", "\t//gosec:disable", false},
 		{"nolint", "rows, err := db.Query(q) //nolint:gosec", false},
 		{"semgrep", "x = run(cmd)  # nosemgrep", false},
 		{"checkov", "# checkov:skip=CKV_AWS_20: fine", false},
