@@ -335,16 +335,31 @@ var suppressions = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)(#nosec|nosec\b|gosec:disable|nolint|nosemgrep|semgrep-ignore|codeql\[|lgtm\[|NOSONAR|checkov:skip|tfsec:ignore|trivy:ignore|kics-scan ignore|gitleaks:allow|eslint-disable|/\*\s*eslint\s|noqa|bandit:|pragma: allowlist|detect-secrets)`)
 })
 
-// noSuppression refuses a fix that adds a scanner-suppression marker.
+// goHides are the lines that take a Go file out of what a scanner reads
+// while the file stays in the tree: a build constraint (gosec loads
+// packages as the default build does, so a file //go:build ignore — or a
+// tag only the release build sets — leaves is not scanned, and go build
+// ./... does not build it either), cgo's import "C" (gosec drops the
+// file's results, or the whole file when cgo is off), and the
+// generated-code header (gosec -exclude-generated skips the file).
+var goHides = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*//\s*go:build\b|^\s*//\s*\+build\b|^\s*(import\s+)?"C"\s*(//.*)?$|^// Code generated .* DO NOT EDIT\.$`)
+})
+
+// noSuppression refuses a fix that adds a scanner-suppression marker, or
+// a line that hides a Go file from the scanner.
 func noSuppression() *gates.Gate {
 	return &gates.Gate{
 		Name:   "no-suppression",
-		Doc:    "the fix adds no marker that makes a scanner ignore a result (#nosec, nosemgrep, checkov:skip, gitleaks:allow, …)",
+		Doc:    "the fix adds no marker that makes a scanner ignore a result (#nosec, nosemgrep, checkov:skip, gitleaks:allow, …) nor a Go build constraint, import \"C\" or generated-code header that takes the file out of the scan",
 		Reason: verdict.ReasonScannerSuppressed,
 		Run: func(_ context.Context, c *gates.Change) (gates.Verdict, error) {
 			for _, l := range addedLines(c.Diff) {
 				if m := suppressions().FindString(l.text); m != "" {
 					return gates.Verdict{Detail: fmt.Sprintf("%s adds %s, a scanner suppression", markdown.Code(l.path), markdown.Code(m))}, nil
+				}
+				if strings.HasSuffix(l.path, ".go") && goHides().MatchString(l.text) {
+					return gates.Verdict{Detail: fmt.Sprintf("%s adds %s, which takes the file out of what the scanner reads", markdown.Code(l.path), markdown.Code(strings.TrimSpace(l.text)))}, nil
 				}
 			}
 			return gates.Verdict{Pass: true, Detail: "no suppression marker added"}, nil
