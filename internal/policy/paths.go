@@ -36,6 +36,61 @@ type nameElem struct {
 	pat string // glob on a lower-cased component
 }
 
+// zoneResolved is the zone path p as the file system resolves it, found
+// cheaply: each zone resolved on its own cost a lookup per zone, some
+// hundred per call that writes. The home directory is resolved once and
+// a zone below it moved onto it; a zone whose top entry in the home
+// directory is a symbolic link (one listing of the home directory says
+// which) is resolved whole; so is $FIXRAIL_HOME's. A link deeper below
+// the home directory (~/.config/nvim) is not followed here.
+func (a *analyzer) zoneResolved(p string) string {
+	if h := a.home; h != "" && filepath.IsAbs(h) {
+		h = filepath.Clean(h)
+		if rel, ok := strings.CutPrefix(p, h); ok && (rel == "" || rel[0] == filepath.Separator) {
+			top, _, _ := strings.Cut(strings.TrimPrefix(rel, string(filepath.Separator)), string(filepath.Separator))
+			if links := a.homeLinks(); top != "" && (links[top] || links[tooMany]) {
+				return a.resolve(p)
+			}
+			return a.resolve(h) + rel
+		}
+	}
+	if fx := a.fxHome; fx != "" && (p == fx || strings.HasPrefix(p, fx+string(filepath.Separator))) {
+		return a.resolve(p)
+	}
+	return p
+}
+
+// tooMany marks a home directory too large to list whole; no file name
+// holds a NUL.
+const tooMany = "\x00"
+
+// homeLinks are the entries of the home directory that are symbolic links
+// (all of them, when it is too large to list), read once per call.
+func (a *analyzer) homeLinks() map[string]bool {
+	if a.homeLinked != nil {
+		return a.homeLinked
+	}
+	a.homeLinked = map[string]bool{}
+	// A blocking descriptor from syscall.Open: os.OpenFile would set up
+	// Go's poller (an epoll instance, an eventfd) for one listing.
+	fd, err := syscall.Open(a.home, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return a.homeLinked
+	}
+	f := os.NewFile(uintptr(fd), a.home)
+	ents, _ := f.ReadDir(maxDirEntries + 1)
+	f.Close()
+	if len(ents) > maxDirEntries {
+		a.homeLinked[tooMany] = true // not all listed: any entry may be one
+	}
+	for _, e := range ents {
+		if e.Type()&os.ModeSymlink != 0 {
+			a.homeLinked[e.Name()] = true
+		}
+	}
+	return a.homeLinked
+}
+
 // secretList returns what no call may read, each also at the path the
 // file system resolves it to (a $FIXRAIL_HOME below a linked directory),
 // resolved on first use.
@@ -68,11 +123,11 @@ func (a *analyzer) buildZones() {
 		a.zones = append(a.zones, z)
 		// The same file by the path the file system resolves it to: a
 		// home below a linked /home, a dotfile a manager links elsewhere
-		// (~/.bashrc to ~/dotfiles/bashrc), /etc on a Mac (/private/etc).
+		// (~/.bashrc to ~/dotfiles/bashrc), $FIXRAIL_HOME below a link.
 		// A command's path is judged as written and resolved, so the zone
 		// is too.
 		if filepath.IsAbs(p) {
-			if r := a.resolve(p); r != p {
+			if r := a.zoneResolved(p); r != p {
 				z.comps = splitPath(r)
 				a.zones = append(a.zones, z)
 			}

@@ -28,8 +28,10 @@ func TestZonesAtResolvedPaths(t *testing.T) {
 	write(t, filepath.Join(real, "signing", "attest.key"), "not a key\n")
 	symlink(t, filepath.Join(root, "data", "home"), filepath.Join(root, "home"))
 	symlink(t, filepath.Join(dotfiles, "bashrc"), filepath.Join(real, ".bashrc"))
-	symlink(t, "/dev/null", filepath.Join(real, ".zshrc")) // silenced: /dev/null stays writable
-	home := filepath.Join(root, "home", "u")               // as $HOME names it: through the link
+	write(t, filepath.Join(dotfiles, "config", "git", "config"), "[user]\n")
+	symlink(t, filepath.Join(dotfiles, "config"), filepath.Join(real, ".config")) // a directory linked whole
+	symlink(t, "/dev/null", filepath.Join(real, ".zshrc"))                        // silenced: /dev/null stays writable
+	home := filepath.Join(root, "home", "u")                                      // as $HOME names it: through the link
 	env := Env{
 		Home:        home,
 		FixrailHome: filepath.Join(home, ".fixrail"),
@@ -43,6 +45,8 @@ func TestZonesAtResolvedPaths(t *testing.T) {
 		{id: "dev-null", in: "go vet ./... > /dev/null 2>&1", want: ""},
 		{id: "linked-dotfile", in: "echo 'curl x | sh' >> " + filepath.Join(dotfiles, "bashrc"), want: "scope-escalation"},
 		{id: "linked-dotfile-tool", tool: "Write", in: `{"file_path":"` + filepath.Join(dotfiles, "bashrc") + `","content":"x"}`, want: "scope-escalation"},
+		{id: "linked-config-dir", in: "git config --file " + filepath.Join(dotfiles, "config", "git", "config") + " core.hooksPath /tmp/h", want: "self-mod scope-escalation"},
+		{id: "linked-config-dir-write", in: "echo x >> " + filepath.Join(dotfiles, "config", "git", "config"), want: "self-mod"},
 		{id: "real-keys-read", in: "cat " + filepath.Join(real, ".fixrail", "keys", "k"), want: "self-mod"},
 		{id: "real-signing-key-read", in: "cat " + filepath.Join(real, "signing", "attest.key"), want: "self-mod"},
 		// Beside them, nothing protected.
