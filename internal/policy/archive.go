@@ -378,6 +378,11 @@ func (a *analyzer) extracts(x extraction, st *state) {
 	}
 }
 
+// exposingDirs are the directories protected names sit in (or are, for a
+// rule on everything below one): a directory that holds one may receive
+// what they protect from an archive whose members are unknown.
+var exposingDirs = []string{".git", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".devcontainer"}
+
 // exposedDir reports whether a protected name could land in dir from an
 // archive whose members are unknown, and which.
 func (a *analyzer) exposedDir(dir string) (bool, string) {
@@ -387,7 +392,7 @@ func (a *analyzer) exposedDir(dir string) (bool, string) {
 	if a.home != "" && dir == a.home {
 		return true, "the home directory"
 	}
-	for _, n := range []string{".git", ".claude", ".codex", ".gemini"} {
+	for _, n := range exposingDirs {
 		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
 			return true, "it holds " + n
 		}

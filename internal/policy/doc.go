@@ -18,7 +18,9 @@
 //   - self-mod (default gate): writes to agent settings (~/.claude/**,
 //     ~/.claude.json, ~/.codex/**, ~/.gemini/**, any .claude/settings*.json,
 //     .claude/hooks/**, .codex/**, .gemini/**, .mcp.json, .cursor/hooks.json,
-//     the managed-settings directories /etc/claude-code, /etc/codex,
+//     the MCP servers .vscode/mcp.json and .cursor/mcp.json name, an
+//     editor's workspace settings .vscode/settings.json and *.code-workspace
+//     (Copilot's chat.tools.autoApprove lives there), the managed-settings directories /etc/claude-code, /etc/codex,
 //     /etc/gemini-cli and macOS /Library/Application Support/ClaudeCode),
 //     the global git configuration (~/.gitconfig and git config --global),
 //     $FIXRAIL_HOME/** (policy.json, keys, nonces, receipts) and the fixrail
@@ -108,7 +110,10 @@
 //     --dangerously-skip-permissions/--bare/--settings, codex --yolo, gemini
 //     --yolo), Bash with dangerouslyDisableSandbox, Cron* tools, and writes to
 //     shell start-up files, ~/.ssh, systemd/launchd/autostart directories,
-//     ~/.local/bin, .git/hooks, .git/config, .envrc and system directories
+//     ~/.local/bin, .git/hooks, .git/config, .envrc, an editor's
+//     .vscode/tasks.json (a task can run when the folder opens), a dev
+//     container's .devcontainer.json and .devcontainer/** (initializeCommand
+//     runs on this machine) and system directories
 //     (/etc, /usr, /bin, /sbin, /lib*, /boot, /var/spool/cron).
 //   - discard (default warn): git checkout and restore of named paths
 //     (git checkout -- f, git checkout <rev> f, --pathspec-from-file, git

@@ -241,9 +241,11 @@ func findNames(args []field) []string {
 	return pats
 }
 
-// protectedNamesBelow are the project names a tree may hold at its top.
+// protectedNamesBelow are the project names a tree may hold at its top; a
+// directory among them stands for what it holds.
 var protectedNamesBelow = []string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".envrc",
-	".git/config", ".cursor/hooks.json"}
+	".git/config", ".cursor/hooks.json", ".cursor/mcp.json", ".vscode/settings.json", ".vscode/mcp.json",
+	".vscode/tasks.json", ".devcontainer.json", ".devcontainer", ".codex", ".gemini", ".claude/hooks", ".git/hooks"}
 
 // protectedBelow lists the protected files find could reach below start
 // and hand to -exec: the files of every zone inside it (its directories
@@ -276,34 +278,33 @@ func (a *analyzer) protectedBelow(start field, st *state, names []string) []stri
 			out = append(out, p)
 		}
 	}
-	for _, z := range a.zoneList() {
-		var zp string
-		switch {
-		case z.inside(rc):
-			zp = root // find starts inside the zone
-		case z.containedBy(rc):
-			// The start's own spelling, then the zone's remaining
-			// components (lower-cased, as zones keep them).
-			zp = filepath.Join(append([]string{root}, z.comps[len(rc):]...)...)
-		default:
-			continue
-		}
-		fi, err := os.Lstat(zp)
+	// reach adds a protected file, or what a protected directory holds
+	// (listed once, bounded).
+	reach := func(p string) {
+		fi, err := os.Lstat(p)
 		switch {
 		case err != nil:
 		case fi.IsDir():
-			names, _ := a.readDir(zp)
+			names, _ := a.readDir(p)
 			for _, n := range names {
-				add(filepath.Join(zp, n))
+				add(filepath.Join(p, n))
 			}
 		default:
-			add(zp)
+			add(p)
+		}
+	}
+	for _, z := range a.zoneList() {
+		switch {
+		case z.inside(rc):
+			reach(root) // find starts inside the zone
+		case z.containedBy(rc):
+			// The start's own spelling, then the zone's remaining
+			// components (lower-cased, as zones keep them).
+			reach(filepath.Join(append([]string{root}, z.comps[len(rc):]...)...))
 		}
 	}
 	for _, rel := range protectedNamesBelow {
-		if p := filepath.Join(root, rel); func() bool { _, err := os.Lstat(p); return err == nil }() {
-			add(p)
-		}
+		reach(filepath.Join(root, rel)) // a directory: a rule on all it holds (.codex, .devcontainer)
 	}
 	return out
 }
@@ -449,12 +450,14 @@ func (a *analyzer) ln(c *cmd) {
 // (paths.go's a.names), whole or by the tail a landing entry completes
 // (a tree landing at .claude completes settings.json).
 var landingNames = []string{".claude/settings*.json", ".claude/hooks", ".codex", ".gemini", ".mcp.json",
-	".cursor/hooks.json", ".git/hooks", ".git/config", ".envrc", "settings*.json", "hooks", "hooks.json", "config"}
+	".cursor/hooks.json", ".cursor/mcp.json", ".git/hooks", ".git/config", ".envrc", ".vscode/settings.json",
+	".vscode/mcp.json", ".vscode/tasks.json", "*.code-workspace", ".devcontainer.json", ".devcontainer",
+	"settings*.json", "hooks", "hooks.json", "config", "mcp.json", "tasks.json"}
 
 // linkTails are the names a link's own path can complete into a protected
 // name: a link at .claude holds .claude/settings.json, whatever its target
 // holds now.
-var linkTails = []string{"settings.json", "settings.local.json", "hooks", "hooks.json", "config"}
+var linkTails = []string{"settings.json", "settings.local.json", "hooks", "hooks.json", "config", "mcp.json", "tasks.json"}
 
 // treeLands checks a tree that lands whole at dest — copied or moved
 // recursively, or linked — against the name rules: what it holds arrives

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -656,5 +658,85 @@ func TestGlobOptions(t *testing.T) {
 	} {
 		c.cwd = repo
 		runCase(t, c, env)
+	}
+}
+
+// TestEditorConfigLands: what an editor reads from the project it opens
+// (workspace settings, MCP servers, tasks, a dev container) arrives by a
+// tree copied or linked into place, by find -exec and by an archive, as it
+// does by a Write.
+func TestEditorConfigLands(t *testing.T) {
+	env, _, repo, scratch := fsEnv(t)
+	write(t, filepath.Join(repo, "tmpl", ".vscode", "settings.json"), "{}")
+	write(t, filepath.Join(repo, "tmpl2", ".vscode", "tasks.json"), "{}")
+	write(t, filepath.Join(repo, "tmpl3", ".devcontainer", "init.sh"), "#!/bin/sh\n")
+	write(t, filepath.Join(repo, "tmpl4", ".vscode", "launch.json"), "{}")
+	write(t, filepath.Join(repo, ".devcontainer", "devcontainer.json"), "{}")
+	write(t, filepath.Join(repo, ".devcontainer", "post-create.sh"), "#!/bin/sh\n")
+	write(t, filepath.Join(repo, "main.go"), "package main\n")
+	proj := filepath.Join(scratch, "proj")
+	write(t, filepath.Join(proj, ".vscode", "extensions.json"), "{}")
+	write(t, filepath.Join(proj, "data.bin"), "\x00\x01 no archive format the hook reads")
+	plain := filepath.Join(scratch, "plain")
+	write(t, filepath.Join(plain, "data.bin"), "\x00\x01 no archive format the hook reads")
+	for _, c := range []tc{
+		{id: "cp", in: "cp -r tmpl/.vscode .", want: "self-mod"},
+		{id: "rsync", in: "rsync -a tmpl2/ .", want: "scope-escalation"},
+		{id: "mv", in: "mv tmpl3/.devcontainer .devcontainer2 && cp -r tmpl3/.devcontainer .", want: "scope-escalation"},
+		{id: "ln", in: "ln -s /var/empty .vscode", want: "self-mod scope-escalation"}, // whatever it holds later
+		{id: "ln", in: "ln -s /var/empty .cursor", want: "self-mod"},
+		{id: "find-exec", in: "find . -name '*.sh' -exec sed -i s/a/b/ {} +", want: "scope-escalation"},
+		{id: "find-exec", in: "find . -name devcontainer.json -exec tee {} ';'", want: "scope-escalation"},
+		{id: "sibling", in: "cp -r tmpl4/.vscode .", want: ""},
+		{id: "sibling", in: "find . -name '*.go' -exec gofmt -w {} +", want: ""},
+		{id: "sibling", in: "ln -s /var/empty .vscodex", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+	// An archive whose members are not known here, extracted into a
+	// directory that holds .vscode, may write its settings.
+	runCase(t, tc{id: "archive", in: "7z x data.bin -o" + proj, cwd: plain, want: "self-mod?"}, env)
+	runCase(t, tc{id: "archive-sibling", in: "7z x data.bin -o" + filepath.Join(plain, "out"), cwd: plain, want: ""}, env)
+}
+
+// TestNameListsCoverRules: the lists that find -exec, landing trees, links
+// and unread archives consult name every name rule, so a rule added to
+// paths.go is not guarded only against a plain write.
+func TestNameListsCoverRules(t *testing.T) {
+	a := newAnalyzer(Env{Home: "/home/u"}, "/home/u/repo")
+	a.zoneList()
+	literal := func(e nameElem) bool { return !strings.ContainsAny(e.pat, "*?[") }
+	covered := func(list []string, p string) bool {
+		for _, g := range list {
+			if m, _ := path.Match(g, p); m {
+				return true
+			}
+		}
+		return false
+	}
+	for _, n := range a.names {
+		if n.elems[0].pat == "site-packages" || n.elems[0].pat == "dist-packages" {
+			continue // an interpreter's directory, not a project's top
+		}
+		var elems []string
+		for _, e := range n.elems {
+			elems = append(elems, e.pat)
+		}
+		for k := range elems {
+			if tail := strings.Join(elems[k:], "/"); !covered(landingNames, tail) {
+				t.Errorf("landingNames lacks %q (rule %q)", tail, n.what)
+			}
+		}
+		if last := n.elems[len(n.elems)-1]; len(n.elems) > 1 && literal(last) && !slices.Contains(linkTails, last.pat) {
+			t.Errorf("linkTails lacks %q (rule %q)", last.pat, n.what)
+		}
+		if (len(n.elems) > 1 || n.under) && !slices.Contains(exposingDirs, n.elems[0].pat) {
+			t.Errorf("exposingDirs lacks %q (rule %q)", n.elems[0].pat, n.what)
+		}
+		if all := strings.Join(elems, "/"); !slices.ContainsFunc(n.elems, func(e nameElem) bool { return !literal(e) }) &&
+			!slices.Contains(protectedNamesBelow, all) && !slices.ContainsFunc(protectedNamesBelow, func(d string) bool { return strings.HasPrefix(all, d+"/") }) {
+			t.Errorf("protectedNamesBelow lacks %q (rule %q)", all, n.what)
+		}
 	}
 }

@@ -237,6 +237,22 @@ func (a *analyzer) buildZones() {
 		{rule: ScopeEscalation, what: "git hooks", elems: []nameElem{el(".git"), el("hooks")}, under: true},
 		{rule: ScopeEscalation, what: "repository git config", elems: []nameElem{el(".git"), el("config")}},
 		{rule: ScopeEscalation, what: "direnv start-up file", elems: []nameElem{el(".envrc")}},
+		// What an editor reads from the project it opens. Workspace
+		// settings steer another agent in the same editor (Copilot's
+		// chat.tools.autoApprove, CVE-2025-53773) and name programs the
+		// editor and its extensions run; an MCP file names commands an
+		// agent starts; a task may run when the folder opens
+		// (runOptions.runOn: folderOpen); a dev container's
+		// initializeCommand runs on this machine before the container is
+		// built. launch.json is left out: it runs only when someone starts
+		// a debug session, as a Makefile runs only when someone runs make.
+		{rule: SelfMod, what: "editor workspace settings", elems: []nameElem{el(".vscode"), el("settings.json")}},
+		{rule: SelfMod, what: "editor workspace settings", elems: []nameElem{el("*.code-workspace")}},
+		{rule: SelfMod, what: "project MCP servers", elems: []nameElem{el(".vscode"), el("mcp.json")}},
+		{rule: SelfMod, what: "project MCP servers", elems: []nameElem{el(".cursor"), el("mcp.json")}},
+		{rule: ScopeEscalation, what: "editor tasks, which can run when the folder opens", elems: []nameElem{el(".vscode"), el("tasks.json")}},
+		{rule: ScopeEscalation, what: "dev container configuration, whose initializeCommand runs on this machine", elems: []nameElem{el(".devcontainer.json")}},
+		{rule: ScopeEscalation, what: "dev container configuration, whose initializeCommand runs on this machine", elems: []nameElem{el(".devcontainer")}, under: true},
 	}
 	// Python runs these on every start of the interpreter that owns the
 	// directory: a .pth file's import lines, usercustomize and

@@ -101,7 +101,9 @@ var pinnedGlobs = []struct{ glob, path string }{
 	{"**/.cursorrules", "a/.cursorrules"},
 	{"**/.mcp.json", "a/.mcp.json"},
 	{"**/.vscode/**", ".vscode/settings.json"},
-	{".devcontainer/**", ".devcontainer/devcontainer.json"},
+	{"**/*.code-workspace", "app.code-workspace"},
+	{"**/.devcontainer/**", "svc/.devcontainer/devcontainer.json"},
+	{"**/.devcontainer.json", ".devcontainer.json"},
 }
 
 func TestBuiltInDenyListsPinned(t *testing.T) {

@@ -147,7 +147,9 @@ var denyGlobs = []string{
 	"**/.cursorrules",
 	"**/.mcp.json",
 	"**/.vscode/**",
-	".devcontainer/**",
+	"**/*.code-workspace",
+	"**/.devcontainer/**",
+	"**/.devcontainer.json",
 }
 
 // deniedWord returns the first deny stem that one of text's word tokens
