@@ -327,12 +327,13 @@ func scannedGreen(e *Env, p *Plan) *gates.Gate {
 // result: a fix that adds one silences the oracle instead of fixing the
 // code, so it is refused whatever the scanner then says. gosec honours
 // //gosec:disable as it does #nosec, and drops what it silences from its
-// log.
+// log. Semgrep reads " nosem" with or without "grep", in any case, as
+// the start of its marker (whatever follows it).
 // ESLint's are eslint-disable… and a configuration comment
 // (/* eslint security/detect-eval-with-expression: off */) that turns the
 // rule off for the file.
 var suppressions = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(#nosec|nosec\b|gosec:disable|nolint|nosemgrep|semgrep-ignore|codeql\[|lgtm\[|NOSONAR|checkov:skip|tfsec:ignore|trivy:ignore|kics-scan ignore|gitleaks:allow|eslint-disable|/\*\s*eslint\s|noqa|bandit:|pragma: allowlist|detect-secrets)`)
+	return regexp.MustCompile(`(?i)(#nosec|nosec\b|gosec:disable|nolint|nosem|semgrep-ignore|codeql\[|lgtm\[|NOSONAR|checkov:skip|tfsec:ignore|trivy:ignore|kics-scan ignore|gitleaks:allow|eslint-disable|/\*\s*eslint\s|noqa|bandit:|pragma: allowlist|detect-secrets)`)
 })
 
 // goHides are the lines that take a Go file out of what a scanner reads

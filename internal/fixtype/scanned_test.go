@@ -140,6 +140,8 @@ func TestNoSuppression(t *testing.T) {
 		{"gosec disable directive, own line", "\t//gosec:disable", false},
 		{"nolint", "rows, err := db.Query(q) //nolint:gosec", false},
 		{"semgrep", "x = run(cmd)  # nosemgrep", false},
+		{"semgrep short form", "x = run(cmd)  # nosem: python.lang.security.dangerous-subprocess-use", false},
+		{"semgrep short form, upper case", "x = run(cmd)  // NOSEM", false},
 		{"checkov", "# checkov:skip=CKV_AWS_20: fine", false},
 		{"gitleaks", "key = load() // gitleaks:allow", false},
 		{"tfsec", "#tfsec:ignore:aws-s3-enable-bucket-encryption", false},

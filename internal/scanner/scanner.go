@@ -194,8 +194,10 @@ func dirsOf(paths []string) []string {
 	return out
 }
 
-// Reduce turns a log into results: suppressed and passing results
-// dropped, paths made relative to dir (the checkout the scanner ran in),
+// Reduce turns a log into results: passing, informational and
+// not-applicable results dropped; a suppressed one kept (a suppression
+// hides a result, it does not fix it, so it still counts); paths made
+// relative to dir (the checkout the scanner ran in),
 // severity normalised. A relative URI names a file of the checkout, or —
 // as gosec writes them, relative to the one directory it was given — of
 // one of bases; one that names no file in either is an error, as is a
