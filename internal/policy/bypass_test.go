@@ -698,6 +698,10 @@ EOF
 	{id: "M10", tool: "Read", in: `{"file_path":"/home/u/.claude/settings.json"}`, want: ""},
 	{id: "M10", in: `cat ~/.claude/settings.json`, want: ""},
 	{id: "M10", tool: "Edit", in: `{"file_path":"/home/u/repo/.claude/commands/x.md","old_string":"a","new_string":"b"}`, want: ""},
+	// A subagent's or a skill's frontmatter can register hooks.
+	{id: "M10-hooks", tool: "Write", in: `{"file_path":"/home/u/repo/.claude/agents/reviewer.md","content":"---\nname: r\nhooks: {}\n---\n"}`, want: "self-mod"},
+	{id: "M10-hooks", tool: "Write", in: `{"file_path":"/home/u/repo/.claude/skills/deploy/SKILL.md","content":"---\nname: d\n---\n"}`, want: "self-mod"},
+	{id: "M10-hooks", in: `mkdir -p .claude/skills/x && echo '---' > .claude/skills/x/SKILL.md`, want: "self-mod"},
 	{id: "M10", tool: "Write", in: `{"file_path":"/home/u/repo/src/main.go","content":""}`, want: ""},
 	// What an editor reads from the project it opens: workspace settings
 	// (another agent's auto-approval), MCP servers, tasks that run when the

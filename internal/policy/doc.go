@@ -17,7 +17,9 @@
 //
 //   - self-mod (default gate): writes to agent settings (~/.claude/**,
 //     ~/.claude.json, ~/.codex/**, ~/.gemini/**, any .claude/settings*.json,
-//     .claude/hooks/**, .codex/**, .gemini/**, .mcp.json, .cursor/hooks.json,
+//     .claude/hooks/**, .claude/agents/** and .claude/skills/** (a subagent's
+//     or skill's frontmatter can register hooks; .claude/commands stays
+//     writable), .codex/**, .gemini/**, .mcp.json, .cursor/hooks.json,
 //     the MCP servers .vscode/mcp.json and .cursor/mcp.json name, an
 //     editor's workspace settings .vscode/settings.json and *.code-workspace
 //     (Copilot's chat.tools.autoApprove lives there), the managed-settings directories /etc/claude-code, /etc/codex,

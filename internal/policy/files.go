@@ -245,7 +245,7 @@ func findNames(args []field) []string {
 // directory among them stands for what it holds.
 var protectedNamesBelow = []string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".envrc",
 	".git/config", ".cursor/hooks.json", ".cursor/mcp.json", ".vscode/settings.json", ".vscode/mcp.json",
-	".vscode/tasks.json", ".devcontainer.json", ".devcontainer", ".codex", ".gemini", ".claude/hooks", ".git/hooks"}
+	".vscode/tasks.json", ".devcontainer.json", ".devcontainer", ".codex", ".gemini", ".claude/hooks", ".claude/agents", ".claude/skills", ".git/hooks"}
 
 // protectedBelow lists the protected files find could reach below start
 // and hand to -exec: the files of every zone inside it (its directories
@@ -449,15 +449,16 @@ func (a *analyzer) ln(c *cmd) {
 // landingNames are the paths below a tree's top that a name rule protects
 // (paths.go's a.names), whole or by the tail a landing entry completes
 // (a tree landing at .claude completes settings.json).
-var landingNames = []string{".claude/settings*.json", ".claude/hooks", ".codex", ".gemini", ".mcp.json",
+var landingNames = []string{".claude/settings*.json", ".claude/hooks", ".claude/agents", ".claude/skills", ".codex", ".gemini", ".mcp.json",
 	".cursor/hooks.json", ".cursor/mcp.json", ".git/hooks", ".git/config", ".envrc", ".vscode/settings.json",
 	".vscode/mcp.json", ".vscode/tasks.json", "*.code-workspace", ".devcontainer.json", ".devcontainer",
-	"settings*.json", "hooks", "hooks.json", "config", "mcp.json", "tasks.json"}
+	"settings*.json", "hooks", "agents", "skills", "hooks.json", "config", "mcp.json", "tasks.json"}
 
 // linkTails are the names a link's own path can complete into a protected
 // name: a link at .claude holds .claude/settings.json, whatever its target
 // holds now.
-var linkTails = []string{"settings.json", "settings.local.json", "hooks", "hooks.json", "config", "mcp.json", "tasks.json"}
+var linkTails = []string{"settings.json", "settings.local.json", "hooks", "agents", "skills", "hooks.json", "config", "mcp.json",
+	"tasks.json"}
 
 // treeLands checks a tree that lands whole at dest — copied or moved
 // recursively, or linked — against the name rules: what it holds arrives

@@ -122,8 +122,20 @@ func TestRecursiveReachesProjectSettings(t *testing.T) {
 		c.cwd = proj
 		runCase(t, c, env)
 	}
-	// A .claude that holds no settings (commands, agents) is the
-	// project's to remove.
+	// A .claude that holds no settings (commands only) is the project's
+	// to remove; one that holds a subagent (its frontmatter can register
+	// hooks) is not.
+	withAgent := filepath.Join(scratch, "agent")
+	write(t, filepath.Join(withAgent, ".claude", "agents", "r.md"), "---\nname: r\n---\n")
+	write(t, filepath.Join(withAgent, "tmpl", ".claude", "skills", "x", "SKILL.md"), "---\nname: x\n---\n")
+	for _, c := range []tc{
+		{id: "own-dir-agent", in: "rm -rf .claude", want: "self-mod"},
+		{id: "tree-skill", in: "cp -r tmpl/.claude .", want: "self-mod"},
+		{id: "link-skills", in: "ln -s /var/empty .claude/skills", want: "self-mod"},
+	} {
+		c.cwd = withAgent
+		runCase(t, c, env)
+	}
 	other := filepath.Join(scratch, "other2")
 	write(t, filepath.Join(other, ".claude", "commands", "review.md"), "review\n")
 	for _, c := range []tc{

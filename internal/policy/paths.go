@@ -230,6 +230,11 @@ func (a *analyzer) buildZones() {
 	a.names = []nameRule{
 		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".claude"), el("settings*.json")}},
 		{rule: SelfMod, what: "project hook scripts", elems: []nameElem{el(".claude"), el("hooks")}, under: true},
+		// A subagent's or a skill's frontmatter registers hooks as
+		// settings do (a subagent's also its permissionMode); commands
+		// stay the project's to write.
+		{rule: SelfMod, what: "project subagents, whose frontmatter can register hooks", elems: []nameElem{el(".claude"), el("agents")}, under: true},
+		{rule: SelfMod, what: "project skills, whose frontmatter can register hooks", elems: []nameElem{el(".claude"), el("skills")}, under: true},
 		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".codex")}, under: true},
 		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".gemini")}, under: true},
 		{rule: SelfMod, what: "project MCP servers", elems: []nameElem{el(".mcp.json")}},
