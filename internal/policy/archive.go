@@ -359,7 +359,7 @@ func (a *analyzer) extracts(x extraction, st *state) {
 		if m.link == "" {
 			continue
 		}
-		for _, rel := range linkTails {
+		for _, rel := range a.nameSuffixes(1) {
 			a.checkNames(splitPath(filepath.Join(landing, rel)), how+" (a link at "+landing+")", filepath.Join(landing, rel))
 		}
 		if m.hard {
@@ -378,11 +378,6 @@ func (a *analyzer) extracts(x extraction, st *state) {
 	}
 }
 
-// exposingDirs are the directories protected names sit in (or are, for a
-// rule on everything below one): a directory that holds one may receive
-// what they protect from an archive whose members are unknown.
-var exposingDirs = []string{".git", ".claude", ".codex", ".gemini", ".cursor", ".vscode", ".devcontainer"}
-
 // exposedDir reports whether a protected name could land in dir from an
 // archive whose members are unknown, and which.
 func (a *analyzer) exposedDir(dir string) (bool, string) {
@@ -392,7 +387,7 @@ func (a *analyzer) exposedDir(dir string) (bool, string) {
 	if a.home != "" && dir == a.home {
 		return true, "the home directory"
 	}
-	for _, n := range exposingDirs {
+	for _, n := range a.nameDirs() {
 		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
 			return true, "it holds " + n
 		}

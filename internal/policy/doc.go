@@ -20,6 +20,9 @@
 //     .claude/hooks/**, .claude/agents/** and .claude/skills/** (a subagent's
 //     or skill's frontmatter can register hooks; .claude/commands stays
 //     writable), .codex/**, .gemini/**, .mcp.json, .cursor/hooks.json,
+//     other agents' project settings (opencode.json(c) and .opencode/**,
+//     .aider.conf.yml, .continue/**, .kiro/settings/**, .kiro/hooks/**,
+//     .kiro/agents/**, .roo/mcp.json),
 //     the MCP servers .vscode/mcp.json and .cursor/mcp.json name, an
 //     editor's workspace settings .vscode/settings.json and *.code-workspace
 //     (Copilot's chat.tools.autoApprove lives there), the managed-settings directories /etc/claude-code, /etc/codex,

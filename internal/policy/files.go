@@ -241,12 +241,6 @@ func findNames(args []field) []string {
 	return pats
 }
 
-// protectedNamesBelow are the project names a tree may hold at its top; a
-// directory among them stands for what it holds.
-var protectedNamesBelow = []string{".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".envrc",
-	".git/config", ".cursor/hooks.json", ".cursor/mcp.json", ".vscode/settings.json", ".vscode/mcp.json",
-	".vscode/tasks.json", ".devcontainer.json", ".devcontainer", ".codex", ".gemini", ".claude/hooks", ".claude/agents", ".claude/skills", ".git/hooks"}
-
 // protectedBelow lists the protected files find could reach below start
 // and hand to -exec: the files of every zone inside it (its directories
 // listed once, bounded), and the project's own protected names at its
@@ -303,8 +297,14 @@ func (a *analyzer) protectedBelow(start field, st *state, names []string) []stri
 			reach(filepath.Join(append([]string{root}, z.comps[len(rc):]...)...))
 		}
 	}
-	for _, rel := range protectedNamesBelow {
-		reach(filepath.Join(root, rel)) // a directory: a rule on all it holds (.codex, .devcontainer)
+	// The project's own protected names at the start's top; a
+	// directory among them (.codex, .devcontainer) for all it holds.
+	for _, rel := range a.nameSuffixes(0) {
+		if found, ok := a.globs(filepath.Join(root, rel)); ok {
+			for _, f := range found {
+				reach(f)
+			}
+		}
 	}
 	return out
 }
@@ -446,20 +446,6 @@ func (a *analyzer) ln(c *cmd) {
 	a.treeLands(target, link, c.st, "ln", true, true)
 }
 
-// landingNames are the paths below a tree's top that a name rule protects
-// (paths.go's a.names), whole or by the tail a landing entry completes
-// (a tree landing at .claude completes settings.json).
-var landingNames = []string{".claude/settings*.json", ".claude/hooks", ".claude/agents", ".claude/skills", ".codex", ".gemini", ".mcp.json",
-	".cursor/hooks.json", ".cursor/mcp.json", ".git/hooks", ".git/config", ".envrc", ".vscode/settings.json",
-	".vscode/mcp.json", ".vscode/tasks.json", "*.code-workspace", ".devcontainer.json", ".devcontainer",
-	"settings*.json", "hooks", "agents", "skills", "hooks.json", "config", "mcp.json", "tasks.json"}
-
-// linkTails are the names a link's own path can complete into a protected
-// name: a link at .claude holds .claude/settings.json, whatever its target
-// holds now.
-var linkTails = []string{"settings.json", "settings.local.json", "hooks", "agents", "skills", "hooks.json", "config", "mcp.json",
-	"tasks.json"}
-
 // treeLands checks a tree that lands whole at dest — copied or moved
 // recursively, or linked — against the name rules: what it holds arrives
 // under dest's path. A copy of a template's .claude directory writes
@@ -467,7 +453,7 @@ var linkTails = []string{"settings.json", "settings.local.json", "hooks", "agent
 // command line names the file. into: dest, when a directory, receives src
 // under its own name (cp, mv and ln without -T). A link makes whatever its
 // target holds, now or later, the files at its own path, so for ln every
-// protected name the link's own path completes counts (linkTails), present
+// protected name the link's own path completes counts (a.nameSuffixes), present
 // or not.
 func (a *analyzer) treeLands(src, dest field, st *state, how string, into, link bool) {
 	if src.dyn || dest.dyn || st.remote {
@@ -486,12 +472,12 @@ func (a *analyzer) treeLands(src, dest field, st *state, how string, into, link 
 		}
 	}
 	if link {
-		for _, rel := range linkTails {
+		for _, rel := range a.nameSuffixes(1) {
 			a.checkNames(splitPath(filepath.Join(d, rel)), how+" (a link at "+d+")", filepath.Join(d, rel))
 		}
 		return
 	}
-	for _, rel := range landingNames {
+	for _, rel := range a.nameSuffixes(-1) {
 		// The analyzer's own glob: bounded, so a planted directory of a
 		// million names cannot stall the hook past the CLI's timeout.
 		found, ok := a.globs(filepath.Join(s, rel))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -686,6 +685,8 @@ func TestEditorConfigLands(t *testing.T) {
 	write(t, filepath.Join(repo, ".devcontainer", "devcontainer.json"), "{}")
 	write(t, filepath.Join(repo, ".devcontainer", "post-create.sh"), "#!/bin/sh\n")
 	write(t, filepath.Join(repo, "main.go"), "package main\n")
+	write(t, filepath.Join(repo, "tmpl5", "opencode.json"), "{}")
+	write(t, filepath.Join(repo, ".aider.conf.yml"), "auto-test: false\n")
 	proj := filepath.Join(scratch, "proj")
 	write(t, filepath.Join(proj, ".vscode", "extensions.json"), "{}")
 	write(t, filepath.Join(proj, "data.bin"), "\x00\x01 no archive format the hook reads")
@@ -699,6 +700,8 @@ func TestEditorConfigLands(t *testing.T) {
 		{id: "ln", in: "ln -s /var/empty .cursor", want: "self-mod"},
 		{id: "find-exec", in: "find . -name '*.sh' -exec sed -i s/a/b/ {} +", want: "scope-escalation"},
 		{id: "find-exec", in: "find . -name devcontainer.json -exec tee {} ';'", want: "scope-escalation"},
+		{id: "cp-top", in: "cp -r tmpl5/. .", want: "self-mod"},
+		{id: "find-exec-top", in: "find . -name '*.yml' -exec sed -i s/a/b/ {} +", want: "self-mod"},
 		{id: "sibling", in: "cp -r tmpl4/.vscode .", want: ""},
 		{id: "sibling", in: "find . -name '*.go' -exec gofmt -w {} +", want: ""},
 		{id: "sibling", in: "ln -s /var/empty .vscodex", want: ""},
@@ -712,43 +715,42 @@ func TestEditorConfigLands(t *testing.T) {
 	runCase(t, tc{id: "archive-sibling", in: "7z x data.bin -o" + filepath.Join(plain, "out"), cwd: plain, want: ""}, env)
 }
 
-// TestNameListsCoverRules: the lists that find -exec, landing trees, links
-// and unread archives consult name every name rule, so a rule added to
-// paths.go is not guarded only against a plain write.
-func TestNameListsCoverRules(t *testing.T) {
+// TestNameDerivations: what a tree, a link and an unread archive are
+// judged against comes from the name rules themselves, so a rule added to
+// paths.go is guarded against them as it is against a plain write.
+func TestNameDerivations(t *testing.T) {
 	a := newAnalyzer(Env{Home: "/home/u"}, "/home/u/repo")
-	a.zoneList()
-	literal := func(e nameElem) bool { return !strings.ContainsAny(e.pat, "*?[") }
-	covered := func(list []string, p string) bool {
-		for _, g := range list {
-			if m, _ := path.Match(g, p); m {
-				return true
+	whole, tails, all, dirs := a.nameSuffixes(0), a.nameSuffixes(1), a.nameSuffixes(-1), a.nameDirs()
+	for _, c := range []struct {
+		list []string
+		name string
+		in   []string
+		out  []string
+	}{
+		{whole, "whole runs", []string{".claude/settings*.json", ".claude/hooks", ".vscode/tasks.json", ".envrc", "*.code-workspace", ".opencode"}, []string{"settings*.json", "hooks"}},
+		{tails, "tails", []string{"settings*.json", "hooks", "tasks.json", "mcp.json", "agents"}, []string{".claude/settings*.json", ".envrc", ".codex"}},
+		{all, "both", []string{".claude/settings*.json", "settings*.json", ".envrc", "tasks.json"}, nil},
+		{dirs, "directories", []string{".claude", ".git", ".codex", ".vscode", ".devcontainer", ".kiro"}, []string{".envrc", "*.code-workspace", "opencode.json"}},
+	} {
+		for _, w := range c.in {
+			if !slices.Contains(c.list, w) {
+				t.Errorf("%s lack %q: %q", c.name, w, c.list)
 			}
 		}
-		return false
+		for _, w := range c.out {
+			if slices.Contains(c.list, w) {
+				t.Errorf("%s hold %q: %q", c.name, w, c.list)
+			}
+		}
 	}
+	// Every rule's whole run is among them.
 	for _, n := range a.names {
-		if n.elems[0].pat == "site-packages" || n.elems[0].pat == "dist-packages" {
-			continue // an interpreter's directory, not a project's top
-		}
-		var elems []string
+		var pats []string
 		for _, e := range n.elems {
-			elems = append(elems, e.pat)
+			pats = append(pats, e.pat)
 		}
-		for k := range elems {
-			if tail := strings.Join(elems[k:], "/"); !covered(landingNames, tail) {
-				t.Errorf("landingNames lacks %q (rule %q)", tail, n.what)
-			}
-		}
-		if last := n.elems[len(n.elems)-1]; len(n.elems) > 1 && literal(last) && !slices.Contains(linkTails, last.pat) {
-			t.Errorf("linkTails lacks %q (rule %q)", last.pat, n.what)
-		}
-		if (len(n.elems) > 1 || n.under) && !slices.Contains(exposingDirs, n.elems[0].pat) {
-			t.Errorf("exposingDirs lacks %q (rule %q)", n.elems[0].pat, n.what)
-		}
-		if all := strings.Join(elems, "/"); !slices.ContainsFunc(n.elems, func(e nameElem) bool { return !literal(e) }) &&
-			!slices.Contains(protectedNamesBelow, all) && !slices.ContainsFunc(protectedNamesBelow, func(d string) bool { return strings.HasPrefix(all, d+"/") }) {
-			t.Errorf("protectedNamesBelow lacks %q (rule %q)", all, n.what)
+		if !slices.Contains(whole, strings.Join(pats, "/")) {
+			t.Errorf("whole runs lack rule %q", n.what)
 		}
 	}
 }

@@ -239,6 +239,19 @@ func (a *analyzer) buildZones() {
 		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".gemini")}, under: true},
 		{rule: SelfMod, what: "project MCP servers", elems: []nameElem{el(".mcp.json")}},
 		{rule: SelfMod, what: "agent hooks", elems: []nameElem{el(".cursor"), el("hooks.json")}},
+		// Other agents' project settings: what they may run without
+		// asking, the MCP servers and plugins they start, the commands
+		// they run after each edit (aider's lint-cmd; test-cmd with auto-test), their
+		// hooks.
+		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el("opencode.json")}},
+		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el("opencode.jsonc")}},
+		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".opencode")}, under: true},
+		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".aider.conf.yml")}},
+		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".continue")}, under: true},
+		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".kiro"), el("settings")}, under: true},
+		{rule: SelfMod, what: "agent hooks", elems: []nameElem{el(".kiro"), el("hooks")}, under: true},
+		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".kiro"), el("agents")}, under: true},
+		{rule: SelfMod, what: "project MCP servers", elems: []nameElem{el(".roo"), el("mcp.json")}},
 		{rule: ScopeEscalation, what: "git hooks", elems: []nameElem{el(".git"), el("hooks")}, under: true},
 		{rule: ScopeEscalation, what: "repository git config", elems: []nameElem{el(".git"), el("config")}},
 		{rule: ScopeEscalation, what: "direnv start-up file", elems: []nameElem{el(".envrc")}},
@@ -417,6 +430,51 @@ func (n nameRule) match(p []string) bool {
 		}
 	}
 	return false
+}
+
+// nameSuffixes lists, as slash-joined patterns, what the name rules
+// protect below a tree's top, for the commands that land, link or reach a
+// whole tree without naming its files. from 0: each rule's whole run
+// (.claude/settings*.json), what a tree holds at its top; from 1: the
+// runs' proper tails (settings*.json), what a link completes when it
+// stands where a run begins (a link at .claude); -1: both, what a tree
+// landing at either place brings. A pattern element stays a pattern: the
+// callers glob it, or match it against the rules, where "settings*.json"
+// matches itself.
+func (a *analyzer) nameSuffixes(from int) []string {
+	a.zoneList()
+	lo, hi := from, from
+	if from < 0 {
+		lo, hi = 0, 1<<30
+	}
+	var out []string
+	for _, n := range a.names {
+		for k := lo; k <= hi && k < len(n.elems); k++ {
+			pats := make([]string, 0, len(n.elems)-k)
+			for _, e := range n.elems[k:] {
+				pats = append(pats, e.pat)
+			}
+			if s := strings.Join(pats, "/"); !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// nameDirs lists the directories protected names sit in, or are, for a
+// rule on everything below one (.claude, .git, .codex): a directory that
+// holds one may receive what they protect from an archive whose members
+// are not known here.
+func (a *analyzer) nameDirs() []string {
+	a.zoneList()
+	var out []string
+	for _, n := range a.names {
+		if d := n.elems[0].pat; (len(n.elems) > 1 || n.under) && !hasMeta(d) && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // holdsPrefix reports whether the components of p end with a proper,
