@@ -359,9 +359,7 @@ func (a *analyzer) extracts(x extraction, st *state) {
 		if m.link == "" {
 			continue
 		}
-		for _, rel := range a.nameSuffixes(1) {
-			a.checkNames(splitPath(filepath.Join(landing, rel)), how+" (a link at "+landing+")", filepath.Join(landing, rel))
-		}
+		a.linkHolds(landing, how)
 		if m.hard {
 			t := m.link
 			if !filepath.IsAbs(t) {

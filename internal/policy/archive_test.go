@@ -105,6 +105,7 @@ func TestArchiveExtraction(t *testing.T) {
 	writeTar(t, at("bare.tar"), entry{name: "settings.json", body: "{}"}) // harmless until it lands in a zone
 	writeTar(t, at("deep.tar"), entry{name: "a/.claude/settings.json", body: "{}"})
 	writeTar(t, at("sym.tar"), entry{name: "cfg", link: filepath.Join(home, ".claude")}, entry{name: "cfg/settings.json", body: "{}"})
+	writeTar(t, at("dirlink.tar"), entry{name: ".claude", link: "/var/empty"}) // what /var/empty holds later is the settings
 	writeTar(t, at("venv.tar"), entry{name: "venv/bin/python", link: "/usr/bin/python3"}, entry{name: "venv/lib/x.py", body: "x"})
 	writeTar(t, at("hard.tar"), entry{name: "h", link: filepath.Join(home, ".claude", "settings.json"), hard: true}, entry{name: "h", body: "{}"})
 	writeZip(t, at("evil.zip"), settings, src)
@@ -141,6 +142,7 @@ func TestArchiveExtraction(t *testing.T) {
 		{id: "link", in: "tar xf sym.tar", want: "self-mod"},
 		{id: "zip-link", in: "unzip zsym.zip", want: "self-mod"},
 		{id: "hard-link", in: "tar xf hard.tar", want: "self-mod"},
+		{id: "dir-link", in: "tar xf dirlink.tar -C " + scratch, want: "self-mod"},
 		{id: "strip", in: "tar xf deep.tar --strip-components=1", want: "self-mod"},
 		{id: "picked", in: "bsdtar -xf evil.tgz '*.json'", want: "self-mod"},
 		{id: "excluded-not-picked", in: "unzip evil.zip -x '*.md'", want: "self-mod"},

@@ -109,13 +109,16 @@
 //     containers.go),
 //     git-hook managers installing hooks (pre-commit install, husky,
 //     lefthook install, overcommit --install), setuid modes (chmod u+s, install -m 4755), setcap, user and
-//     group administration, direnv allow, repository git config keys that
+//     group administration, direnv allow, mise trust, repository git config keys that
 //     run commands (alias.*, core.hooksPath, core.sshCommand, ...), starting
 //     another agent without its controls (claude
 //     --dangerously-skip-permissions/--bare/--settings, codex --yolo, gemini
 //     --yolo), Bash with dangerouslyDisableSandbox, Cron* tools, and writes to
 //     shell start-up files, ~/.ssh, systemd/launchd/autostart directories,
-//     ~/.local/bin, .git/hooks, .git/config, .envrc, an editor's
+//     ~/.local/bin, .git/hooks, .git/config, .envrc, mise's configuration
+//     (mise.toml, mise.*.toml, .mise.toml, .mise/config.toml,
+//     .config/mise.toml, .config/mise/**: trusted by path, so a trusted
+//     file's later edits run on cd unasked), an editor's
 //     .vscode/tasks.json (a task can run when the folder opens), a dev
 //     container's .devcontainer.json and .devcontainer/** (initializeCommand
 //     runs on this machine) and system directories

@@ -67,6 +67,14 @@ var uvRunOpts = optSpec{short: "pCw", long: []string{"with", "with-editable", "w
 
 // wrapMise: mise exec|x [TOOL@VERSION...] -- COMMAND, or -c TEXT.
 func wrapMise(a *analyzer, name string, argv []field, env map[string]field, st *state, in input, depth int) ([]field, *state, input) {
+	if len(argv) >= 2 && argv[1].s == "trust" && !slices.ContainsFunc(argv[2:], func(f field) bool {
+		return f.s == "--untrust" || f.s == "--ignore" || f.s == "--show"
+	}) {
+		// As direnv allow: the trusted file's env, templates and hooks
+		// run on every cd, and its later edits with them.
+		a.add(ScopeEscalation, false, "mise trust lets a config's env, templates and hooks run on every cd")
+		return nil, st, in
+	}
 	if len(argv) < 2 || (argv[1].s != "exec" && argv[1].s != "x") {
 		return nil, st, in
 	}

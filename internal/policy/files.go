@@ -299,7 +299,7 @@ func (a *analyzer) protectedBelow(start field, st *state, names []string) []stri
 	}
 	// The project's own protected names at the start's top; a
 	// directory among them (.codex, .devcontainer) for all it holds.
-	for _, rel := range a.nameSuffixes(0) {
+	for _, rel := range a.nameSuffixes(false) {
 		if found, ok := a.globs(filepath.Join(root, rel)); ok {
 			for _, f := range found {
 				reach(f)
@@ -453,7 +453,7 @@ func (a *analyzer) ln(c *cmd) {
 // command line names the file. into: dest, when a directory, receives src
 // under its own name (cp, mv and ln without -T). A link makes whatever its
 // target holds, now or later, the files at its own path, so for ln every
-// protected name the link's own path completes counts (a.nameSuffixes), present
+// protected run the link's own path begins counts (a.linkHolds), present
 // or not.
 func (a *analyzer) treeLands(src, dest field, st *state, how string, into, link bool) {
 	if src.dyn || dest.dyn || st.remote {
@@ -472,12 +472,10 @@ func (a *analyzer) treeLands(src, dest field, st *state, how string, into, link 
 		}
 	}
 	if link {
-		for _, rel := range a.nameSuffixes(1) {
-			a.checkNames(splitPath(filepath.Join(d, rel)), how+" (a link at "+d+")", filepath.Join(d, rel))
-		}
+		a.linkHolds(d, how)
 		return
 	}
-	for _, rel := range a.nameSuffixes(-1) {
+	for _, rel := range a.nameSuffixes(true) {
 		// The analyzer's own glob: bounded, so a planted directory of a
 		// million names cannot stall the hook past the CLI's timeout.
 		found, ok := a.globs(filepath.Join(s, rel))

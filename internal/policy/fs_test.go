@@ -715,12 +715,12 @@ func TestEditorConfigLands(t *testing.T) {
 	runCase(t, tc{id: "archive-sibling", in: "7z x data.bin -o" + filepath.Join(plain, "out"), cwd: plain, want: ""}, env)
 }
 
-// TestNameDerivations: what a tree, a link and an unread archive are
-// judged against comes from the name rules themselves, so a rule added to
+// TestNameDerivations: what a tree and an unread archive are judged
+// against comes from the name rules themselves, so a rule added to
 // paths.go is guarded against them as it is against a plain write.
 func TestNameDerivations(t *testing.T) {
 	a := newAnalyzer(Env{Home: "/home/u"}, "/home/u/repo")
-	whole, tails, all, dirs := a.nameSuffixes(0), a.nameSuffixes(1), a.nameSuffixes(-1), a.nameDirs()
+	whole, all, dirs := a.nameSuffixes(false), a.nameSuffixes(true), a.nameDirs()
 	for _, c := range []struct {
 		list []string
 		name string
@@ -728,8 +728,7 @@ func TestNameDerivations(t *testing.T) {
 		out  []string
 	}{
 		{whole, "whole runs", []string{".claude/settings*.json", ".claude/hooks", ".vscode/tasks.json", ".envrc", "*.code-workspace", ".opencode"}, []string{"settings*.json", "hooks"}},
-		{tails, "tails", []string{"settings*.json", "hooks", "tasks.json", "mcp.json", "agents"}, []string{".claude/settings*.json", ".envrc", ".codex"}},
-		{all, "both", []string{".claude/settings*.json", "settings*.json", ".envrc", "tasks.json"}, nil},
+		{all, "with tails", []string{".claude/settings*.json", "settings*.json", ".envrc", "tasks.json", "agents"}, nil},
 		{dirs, "directories", []string{".claude", ".git", ".codex", ".vscode", ".devcontainer", ".kiro"}, []string{".envrc", "*.code-workspace", "opencode.json"}},
 	} {
 		for _, w := range c.in {

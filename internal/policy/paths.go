@@ -255,6 +255,17 @@ func (a *analyzer) buildZones() {
 		{rule: ScopeEscalation, what: "git hooks", elems: []nameElem{el(".git"), el("hooks")}, under: true},
 		{rule: ScopeEscalation, what: "repository git config", elems: []nameElem{el(".git"), el("config")}},
 		{rule: ScopeEscalation, what: "direnv start-up file", elems: []nameElem{el(".envrc")}},
+		// mise runs a config's env directives, templates and hooks on cd
+		// and on every mise command once the file is trusted, and trust is
+		// by path, not content: a trusted file's later edits run unasked.
+		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el("mise.toml")}},
+		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el("mise.*.toml")}},
+		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el(".mise.toml")}},
+		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el(".mise.*.toml")}},
+		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el("mise"), el("config.toml")}},
+		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el(".mise"), el("config.toml")}},
+		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el(".config"), el("mise.toml")}},
+		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el(".config"), el("mise")}, under: true},
 		// What an editor reads from the project it opens. Workspace
 		// settings steer another agent in the same editor (Copilot's
 		// chat.tools.autoApprove, CVE-2025-53773) and name programs the
@@ -433,23 +444,20 @@ func (n nameRule) match(p []string) bool {
 }
 
 // nameSuffixes lists, as slash-joined patterns, what the name rules
-// protect below a tree's top, for the commands that land, link or reach a
-// whole tree without naming its files. from 0: each rule's whole run
-// (.claude/settings*.json), what a tree holds at its top; from 1: the
-// runs' proper tails (settings*.json), what a link completes when it
-// stands where a run begins (a link at .claude); -1: both, what a tree
-// landing at either place brings. A pattern element stays a pattern: the
-// callers glob it, or match it against the rules, where "settings*.json"
-// matches itself.
-func (a *analyzer) nameSuffixes(from int) []string {
+// protect below a tree's top, for the commands that land or reach a whole
+// tree without naming its files: each rule's whole run
+// (.claude/settings*.json), what a tree holds at its top, and with tails
+// also the runs' proper tails (settings*.json), what a tree landing where
+// a run begins (at .claude) brings. A pattern element stays a pattern:
+// the callers glob it.
+func (a *analyzer) nameSuffixes(tails bool) []string {
 	a.zoneList()
-	lo, hi := from, from
-	if from < 0 {
-		lo, hi = 0, 1<<30
-	}
 	var out []string
 	for _, n := range a.names {
-		for k := lo; k <= hi && k < len(n.elems); k++ {
+		for k := range n.elems {
+			if k > 0 && !tails {
+				break
+			}
 			pats := make([]string, 0, len(n.elems)-k)
 			for _, e := range n.elems[k:] {
 				pats = append(pats, e.pat)
@@ -460,6 +468,25 @@ func (a *analyzer) nameSuffixes(from int) []string {
 		}
 	}
 	return out
+}
+
+// linkHolds judges a symbolic link made at d: whatever its target holds,
+// now or later, lies below d, so each rule whose run d begins (a link at
+// .claude begins .claude/settings*.json) is written.
+func (a *analyzer) linkHolds(d, how string) {
+	a.runsBegunAt(d, false, how+" (a link at "+d+") may hold ")
+}
+
+// runsBegunAt adds each name rule whose run p begins, its match said as
+// says followed by what the rule protects.
+func (a *analyzer) runsBegunAt(p string, unresolvable bool, says string) {
+	comps := splitPath(p)
+	a.zoneList()
+	for _, n := range a.names {
+		if n.holdsPrefix(comps) {
+			a.add(n.rule, unresolvable, "%s%s", says, n.what)
+		}
+	}
 }
 
 // nameDirs lists the directories protected names sit in, or are, for a
@@ -494,13 +521,7 @@ func (n nameRule) holdsPrefix(p []string) bool {
 // sit in (.claude, .git, .codex), the tree may hold them. A directory
 // above them (".") is not judged: any checkout could then be one.
 func (a *analyzer) treeMayHold(p, how string) {
-	comps := splitPath(p)
-	a.zoneList()
-	for _, n := range a.names {
-		if n.holdsPrefix(comps) {
-			a.add(n.rule, true, "%s writes a tree at %s, which may hold %s", how, p, n.what)
-		}
-	}
+	a.runsBegunAt(p, true, how+" writes a tree at "+p+", which may hold ")
 }
 
 // resolve follows symbolic links in p as far as the path exists and keeps
