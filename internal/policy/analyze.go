@@ -190,7 +190,7 @@ func (a *analyzer) tool(c Call) error {
 		if err != nil {
 			return err
 		}
-		a.writePath(word(p), a.toolState(), c.Tool)
+		a.writeFile(word(p), a.toolState(), c.Tool)
 	case "NotebookEdit":
 		m, err := decodeObject(c.Tool, c.Input)
 		if err != nil {

@@ -115,7 +115,9 @@
 //     --dangerously-skip-permissions/--bare/--settings, codex --yolo, gemini
 //     --yolo), Bash with dangerouslyDisableSandbox, Cron* tools, and writes to
 //     shell start-up files, ~/.ssh, systemd/launchd/autostart directories,
-//     ~/.local/bin, .git/hooks, .git/config, .envrc, mise's configuration
+//     ~/.local/bin, .git/hooks, .git/config, a worktree's config.worktree, a
+//     submodule's repository (.git/modules/**), a .git file (it names the
+//     repository git uses there), .envrc, mise's configuration
 //     (mise.toml, mise.*.toml, .mise.toml, .mise/config.toml,
 //     .config/mise.toml, .config/mise/**: trusted by path, so a trusted
 //     file's later edits run on cd unasked), an editor's

@@ -358,6 +358,7 @@ func (a *analyzer) cp(c *cmd) {
 		}
 	}
 	a.writeTree(dest, c.st, c.name, c.name == "mv" && recursive)
+	a.gitPointer(dest, c.st, c.name, false) // replacing a .git file
 	for _, s := range srcs {
 		if !dest.dyn && !s.dyn && !p.has("-T", "--no-target-directory") {
 			a.writePath(word(filepath.Join(dest.s, filepath.Base(s.s))), c.st, c.name)

@@ -753,3 +753,28 @@ func TestNameDerivations(t *testing.T) {
 		}
 	}
 }
+
+// TestGitPointer: a submodule's or a linked worktree's .git file names
+// the repository git uses in its directory; rewritten by any program, or
+// linked elsewhere, that repository's config and hooks run there. A .git
+// directory is written into, not replaced, and a program that makes a
+// missing path a directory (tar -C) does not make a .git file.
+func TestGitPointer(t *testing.T) {
+	env, _, repo, _ := fsEnv(t)
+	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(repo, "lib", ".git"), "gitdir: ../.git/modules/lib\n")
+	write(t, filepath.Join(repo, "x.tgz"), "")
+	for _, c := range []tc{
+		{id: "redirect", in: "echo 'gitdir: /tmp/evil' > lib/.git", want: "scope-escalation"},
+		{id: "sed", in: "sed -i 's|modules/lib|/tmp/evil|' lib/.git", want: "scope-escalation"},
+		{id: "cp", in: "cp /tmp/evil.git lib/.git", want: "scope-escalation"},
+		{id: "ln", in: "ln -sf /tmp/evil lib/.git", want: "scope-escalation"},
+		{id: "edit", tool: "Edit", in: `{"file_path":"` + filepath.Join(repo, "lib", ".git") + `","old_string":"a","new_string":"b"}`, want: "scope-escalation"},
+		{id: "dir", in: "echo x > .git/description", want: ""},
+		{id: "dir", in: "cp notes.txt .git", want: ""}, // into the directory
+		{id: "missing-dir", in: "mkdir -p docs && tar xzf x.tgz -C docs/.git", want: ""},
+	} {
+		c.cwd = repo
+		runCase(t, c, env)
+	}
+}

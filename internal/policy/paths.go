@@ -254,6 +254,12 @@ func (a *analyzer) buildZones() {
 		{rule: SelfMod, what: "project MCP servers", elems: []nameElem{el(".roo"), el("mcp.json")}},
 		{rule: ScopeEscalation, what: "git hooks", elems: []nameElem{el(".git"), el("hooks")}, under: true},
 		{rule: ScopeEscalation, what: "repository git config", elems: []nameElem{el(".git"), el("config")}},
+		// A worktree's own configuration (read with
+		// extensions.worktreeConfig) and a submodule's repository, whose
+		// hooks and config run when git works in the submodule.
+		{rule: ScopeEscalation, what: "repository git config", elems: []nameElem{el(".git"), el("config.worktree")}},
+		{rule: ScopeEscalation, what: "repository git config", elems: []nameElem{el(".git"), el("worktrees"), el("*"), el("config.worktree")}},
+		{rule: ScopeEscalation, what: "a submodule's repository (its hooks and config)", elems: []nameElem{el(".git"), el("modules")}, under: true},
 		{rule: ScopeEscalation, what: "direnv start-up file", elems: []nameElem{el(".envrc")}},
 		// mise runs a config's env directives, templates and hooks on cd
 		// and on every mise command once the file is trusted, and trust is
@@ -649,7 +655,44 @@ func (a *analyzer) recordLink(link, target field, st *state, relativeToCwd, noDe
 // recursive set also checks what lies below it (chmod -R, cp into a
 // directory). Both follow a final symbolic link, as writing through a link
 // writes its target.
-func (a *analyzer) writePath(f field, st *state, how string) { a.touchPath(f, st, how, false, true) }
+func (a *analyzer) writePath(f field, st *state, how string) {
+	a.touchPath(f, st, how, false, true)
+	a.gitPointer(f, st, how, false)
+}
+
+// writeFile is writePath for a write that makes the path a file when it
+// is missing (the Write tool, a redirection), as a .git that does not
+// exist yet is made.
+func (a *analyzer) writeFile(f field, st *state, how string) {
+	a.touchPath(f, st, how, false, true)
+	a.gitPointer(f, st, how, true)
+}
+
+// gitPointer judges a write of a .git that is not a directory: a linked
+// worktree's or a submodule's .git file names the repository git uses
+// there (gitdir: PATH), so one written to name another directory makes
+// that directory's config and hooks run on every later git command there
+// (in a monorepo's subdirectory, before the repository above it). A
+// missing .git counts only for a write that makes a file (creates):
+// another program may make it a directory (tar -C, unzip -d). Writing
+// into an existing .git directory is judged by what it writes.
+func (a *analyzer) gitPointer(f field, st *state, how string, creates bool) {
+	if f.dyn || st.remote {
+		return
+	}
+	s := f.s
+	if st.vars == nil {
+		s = a.expandTilde(s)
+	}
+	p, ok := cleanAbs(st.cwd, s)
+	if !ok || fsname.Fold(filepath.Base(p)) != ".git" {
+		return
+	}
+	if fi, err := os.Lstat(p); (err == nil && fi.IsDir()) || (err != nil && !creates) {
+		return
+	}
+	a.add(ScopeEscalation, false, "%s writes %s, a .git file: it names the repository whose config and hooks git runs there", how, p)
+}
 
 // downloadTo judges where a program puts what it fetches or builds (aws s3
 // cp's destination, go build -o): a path written in the command. One
@@ -1053,7 +1096,7 @@ func (a *analyzer) redirectWrite(t field, st *state) {
 	if t.s == "" {
 		return
 	}
-	a.writePath(t, st, ">")
+	a.writeFile(t, st, ">")
 }
 
 // readPath checks a file the command reads: reading the approval keys or a
