@@ -114,7 +114,8 @@
 //     another agent without its controls (claude
 //     --dangerously-skip-permissions/--bare/--settings, codex --yolo, gemini
 //     --yolo), Bash with dangerouslyDisableSandbox, Cron* tools, and writes to
-//     shell start-up files, ~/.ssh, systemd/launchd/autostart directories,
+//     shell start-up files (with what zsh setups source: oh-my-zsh custom,
+//     ~/.p10k.zsh, ~/.config/zsh; starship.toml), ~/.ssh, systemd/launchd/autostart directories,
 //     ~/.local/bin, .git/hooks, .git/config, a worktree's config.worktree, a
 //     submodule's repository (.git/modules/**), a .git file (it names the
 //     repository git uses there), .envrc, mise's configuration

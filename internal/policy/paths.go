@@ -153,12 +153,21 @@ func (a *analyzer) buildZones() {
 		}
 		file(ScopeEscalation, "shell start-up file", h, ".bash_aliases") // Debian's and Ubuntu's .bashrc source it
 		dir(ScopeEscalation, "shell start-up file", h, ".bashrc.d")      // Fedora's .bashrc sources it
+		// What the common zsh setups source from .zshrc: oh-my-zsh every
+		// *.zsh in its custom directory, powerlevel10k's configuration,
+		// and a ZDOTDIR kept in ~/.config/zsh. A starship prompt runs its
+		// custom modules' commands on every prompt.
+		dir(ScopeEscalation, "shell start-up file", h, ".oh-my-zsh", "custom")
+		file(ScopeEscalation, "shell start-up file", h, ".p10k.zsh")
+		dir(ScopeEscalation, "shell start-up file", h, ".config", "zsh")
+		file(ScopeEscalation, "prompt configuration that runs commands", h, ".config", "starship.toml")
 		// What an editor or terminal multiplexer runs when it starts, as a
 		// shell runs its rc files (:! and autocommands, run-shell).
 		for _, f := range []string{".vimrc", ".exrc", ".gvimrc", ".tmux.conf", ".screenrc", ".emacs"} {
 			file(ScopeEscalation, "editor start-up file", h, f)
 		}
-		for _, d := range [][]string{{".vim"}, {".config", "nvim"}, {".emacs.d"}, {".config", "tmux"}} {
+		// tmux's plugin manager runs each plugin's script when tmux starts.
+		for _, d := range [][]string{{".vim"}, {".config", "nvim"}, {".emacs.d"}, {".config", "tmux"}, {".tmux", "plugins"}} {
 			dir(ScopeEscalation, "editor start-up file", append([]string{h}, d...)...)
 		}
 		// What a debugger, database client or language shell runs when it
@@ -178,7 +187,8 @@ func (a *analyzer) buildZones() {
 		// use: the AWS CLI's credential_process, kubeconfig's exec
 		// credential plugins, Docker's credential helpers, gpg-agent's
 		// pinentry-program.
-		for _, f := range [][]string{{".aws", "config"}, {".kube", "config"}, {".docker", "config.json"}, {".gnupg", "gpg-agent.conf"}} {
+		for _, f := range [][]string{{".aws", "config"}, {".kube", "config"}, {".docker", "config.json"}, {".gnupg", "gpg-agent.conf"},
+			{".hgrc"}, {".config", "hg", "hgrc"}} { // Mercurial's [hooks] run commands
 			file(ScopeEscalation, "configuration that runs commands", append([]string{h}, f...)...)
 		}
 		dir(ScopeEscalation, "ssh login configuration", h, ".ssh")
