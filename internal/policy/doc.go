@@ -122,7 +122,10 @@
 //     (mise.toml, mise.*.toml, .mise.toml, .mise/config.toml,
 //     .config/mise.toml, .config/mise/**: trusted by path, so a trusted
 //     file's later edits run on cd unasked), an editor's
-//     .vscode/tasks.json (a task can run when the folder opens), a dev
+//     .vscode/tasks.json (a task can run when the folder opens), a JetBrains
+//     IDE's run configurations (.idea/workspace.xml,
+//     .idea/runConfigurations/**, .run/*.run.xml: startup tasks run them
+//     when the project opens), a dev
 //     container's .devcontainer.json and .devcontainer/** (initializeCommand
 //     runs on this machine) and system directories
 //     (/etc, /usr, /bin, /sbin, /lib*, /boot, /var/spool/cron).
