@@ -146,10 +146,27 @@ var denyGlobs = []string{
 	"**/.cursor/**",
 	"**/.cursorrules",
 	"**/.mcp.json",
+	"**/opencode.json",
+	"**/opencode.jsonc",
+	"**/.opencode/**",
+	"**/.aider.conf.yml",
+	"**/.continue/**",
+	"**/.kiro/**",
+	"**/.roo/**",
+	// What an editor or a shell tool runs from the project it opens or
+	// enters.
 	"**/.vscode/**",
 	"**/*.code-workspace",
+	"**/.idea/**",
+	"**/.run/**",
 	"**/.devcontainer/**",
 	"**/.devcontainer.json",
+	"**/mise.toml",
+	"**/mise.*.toml",
+	"**/.mise.toml",
+	"**/.mise.*.toml",
+	"**/.mise/**",
+	"**/.config/mise/**",
 }
 
 // deniedWord returns the first deny stem that one of text's word tokens
