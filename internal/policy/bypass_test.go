@@ -732,8 +732,10 @@ EOF
 	{id: "M9", in: `git config --global core.pager less`, want: "self-mod"},
 	{id: "M10", tool: "Read", in: `{"file_path":"/home/u/.claude/settings.json"}`, want: ""},
 	{id: "M10", in: `cat ~/.claude/settings.json`, want: ""},
-	{id: "M10", tool: "Edit", in: `{"file_path":"/home/u/repo/.claude/commands/x.md","old_string":"a","new_string":"b"}`, want: ""},
-	// A subagent's or a skill's frontmatter can register hooks.
+	// A subagent's, a skill's or a command's frontmatter can register
+	// hooks (Claude Code loads commands as skills).
+	{id: "M10-hooks", tool: "Edit", in: `{"file_path":"/home/u/repo/.claude/commands/x.md","old_string":"a","new_string":"b"}`, want: "self-mod"},
+	{id: "M10", tool: "Write", in: `{"file_path":"/home/u/repo/.claude/output-styles/terse.md","content":""}`, want: ""},
 	{id: "M10-hooks", tool: "Write", in: `{"file_path":"/home/u/repo/.claude/agents/reviewer.md","content":"---\nname: r\nhooks: {}\n---\n"}`, want: "self-mod"},
 	{id: "M10-hooks", tool: "Write", in: `{"file_path":"/home/u/repo/.claude/skills/deploy/SKILL.md","content":"---\nname: d\n---\n"}`, want: "self-mod"},
 	{id: "M10-hooks", in: `mkdir -p .claude/skills/x && echo '---' > .claude/skills/x/SKILL.md`, want: "self-mod"},

@@ -17,9 +17,9 @@
 //
 //   - self-mod (default gate): writes to agent settings (~/.claude/**,
 //     ~/.claude.json, ~/.codex/**, ~/.gemini/**, any .claude/settings*.json,
-//     .claude/hooks/**, .claude/agents/** and .claude/skills/** (a subagent's
-//     or skill's frontmatter can register hooks; .claude/commands stays
-//     writable), .codex/**, .gemini/**, .mcp.json, .cursor/hooks.json,
+//     .claude/hooks/**, .claude/agents/**, .claude/skills/** and
+//     .claude/commands/** (a subagent's, skill's or command's frontmatter
+//     can register hooks), .codex/**, .gemini/**, .mcp.json, .cursor/hooks.json,
 //     other agents' project settings (opencode.json(c) and .opencode/**,
 //     .aider.conf.yml, .continue/**, .kiro/settings/**, .kiro/hooks/**,
 //     .kiro/agents/**, .roo/mcp.json),

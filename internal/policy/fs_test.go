@@ -121,9 +121,9 @@ func TestRecursiveReachesProjectSettings(t *testing.T) {
 		c.cwd = proj
 		runCase(t, c, env)
 	}
-	// A .claude that holds no settings (commands only) is the project's
-	// to remove; one that holds a subagent (its frontmatter can register
-	// hooks) is not.
+	// A .claude that holds nothing the rule protects (an output style) is
+	// the project's to remove; one that holds a subagent or a command
+	// (their frontmatter can register hooks) is not.
 	withAgent := filepath.Join(scratch, "agent")
 	write(t, filepath.Join(withAgent, ".claude", "agents", "r.md"), "---\nname: r\n---\n")
 	write(t, filepath.Join(withAgent, "tmpl", ".claude", "skills", "x", "SKILL.md"), "---\nname: x\n---\n")
@@ -131,16 +131,17 @@ func TestRecursiveReachesProjectSettings(t *testing.T) {
 		{id: "own-dir-agent", in: "rm -rf .claude", want: "self-mod"},
 		{id: "tree-skill", in: "cp -r tmpl/.claude .", want: "self-mod"},
 		{id: "link-skills", in: "ln -s /var/empty .claude/skills", want: "self-mod"},
+		{id: "commands", in: "mkdir -p .claude/commands && echo x > .claude/commands/r.md", want: "self-mod"},
 	} {
 		c.cwd = withAgent
 		runCase(t, c, env)
 	}
 	other := filepath.Join(scratch, "other2")
-	write(t, filepath.Join(other, ".claude", "commands", "review.md"), "review\n")
+	write(t, filepath.Join(other, ".claude", "output-styles", "terse.md"), "terse\n")
 	for _, c := range []tc{
 		{id: "own-dir-no-settings", in: "rm -rf .claude", want: ""},
 		{id: "own-dir-no-settings", in: "mv .claude .claude-old", want: ""},
-		{id: "own-dir-no-settings", in: "rm -rf .claude/commands", want: ""},
+		{id: "own-dir-no-settings", in: "rm -rf .claude/output-styles", want: ""},
 	} {
 		c.cwd = other
 		runCase(t, c, env)

@@ -240,11 +240,12 @@ func (a *analyzer) buildZones() {
 	a.names = []nameRule{
 		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".claude"), el("settings*.json")}},
 		{rule: SelfMod, what: "project hook scripts", elems: []nameElem{el(".claude"), el("hooks")}, under: true},
-		// A subagent's or a skill's frontmatter registers hooks as
-		// settings do (a subagent's also its permissionMode); commands
-		// stay the project's to write.
+		// A subagent's, a skill's or a command's frontmatter registers
+		// hooks as settings do (a subagent's also its permissionMode and
+		// MCP servers); Claude Code loads .claude/commands as skills.
 		{rule: SelfMod, what: "project subagents, whose frontmatter can register hooks", elems: []nameElem{el(".claude"), el("agents")}, under: true},
 		{rule: SelfMod, what: "project skills, whose frontmatter can register hooks", elems: []nameElem{el(".claude"), el("skills")}, under: true},
+		{rule: SelfMod, what: "project commands, whose frontmatter can register hooks", elems: []nameElem{el(".claude"), el("commands")}, under: true},
 		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".codex")}, under: true},
 		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".gemini")}, under: true},
 		{rule: SelfMod, what: "project MCP servers", elems: []nameElem{el(".mcp.json")}},
@@ -921,7 +922,7 @@ func (a *analyzer) checkNames(comps []string, how, shown string) {
 // (proj/.claude/settings.json), or, when the directory is the start of a
 // run (.claude, which begins .claude/settings.json), the run's rest in it.
 // What is looked for is read from the disk, so a .claude holding only
-// commands is not judged as one holding settings.
+// output styles is not judged as one holding settings.
 func (a *analyzer) checkBelow(dir, how string) {
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 		return
