@@ -252,8 +252,8 @@ func (a *analyzer) buildZones() {
 		{rule: SelfMod, what: "agent hooks", elems: []nameElem{el(".cursor"), el("hooks.json")}},
 		// Other agents' project settings: what they may run without
 		// asking, the MCP servers and plugins they start, the commands
-		// they run after each edit (aider's lint-cmd; test-cmd with auto-test), their
-		// hooks.
+		// they run after each edit (aider's lint-cmd; test-cmd with
+		// auto-test), their hooks.
 		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el("opencode.json")}},
 		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el("opencode.jsonc")}},
 		{rule: SelfMod, what: "project agent settings", elems: []nameElem{el(".opencode")}, under: true},
@@ -275,13 +275,13 @@ func (a *analyzer) buildZones() {
 		// mise runs a config's env directives, templates and hooks on cd
 		// and on every mise command once the file is trusted, and trust is
 		// by path, not content: a trusted file's later edits run unasked.
+		// (mise.toml anywhere covers .config/mise.toml.)
 		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el("mise.toml")}},
 		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el("mise.*.toml")}},
 		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el(".mise.toml")}},
 		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el(".mise.*.toml")}},
 		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el("mise"), el("config.toml")}},
 		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el(".mise"), el("config.toml")}},
-		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el(".config"), el("mise.toml")}},
 		{rule: ScopeEscalation, what: "mise configuration", elems: []nameElem{el(".config"), el("mise")}, under: true},
 		// What an editor reads from the project it opens. Workspace
 		// settings steer another agent in the same editor (Copilot's
