@@ -844,10 +844,12 @@ func forgetVars(a *analyzer, c *cmd) {
 	}
 }
 
+// writesAll: tee and sponge write each operand as a file, making it when
+// it is missing.
 func writesAll(a *analyzer, c *cmd) {
 	p := parseOpts(c.args, optSpec{long: []string{"output-error"}})
 	for _, f := range p.operands {
-		a.writePath(f, c.st, c.name)
+		a.writeFile(f, c.st, c.name)
 	}
 }
 

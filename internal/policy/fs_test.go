@@ -771,6 +771,7 @@ func TestGitPointer(t *testing.T) {
 		{id: "cp", in: "cp /tmp/evil.git lib/.git", want: "scope-escalation"},
 		{id: "ln", in: "ln -sf /tmp/evil lib/.git", want: "scope-escalation"},
 		{id: "edit", tool: "Edit", in: `{"file_path":"` + filepath.Join(repo, "lib", ".git") + `","old_string":"a","new_string":"b"}`, want: "scope-escalation"},
+		{id: "tee-new", in: "echo 'gitdir: /tmp/evil' | tee docs/.git", want: "scope-escalation"},
 		{id: "dir", in: "echo x > .git/description", want: ""},
 		{id: "dir", in: "cp notes.txt .git", want: ""}, // into the directory
 		{id: "missing-dir", in: "mkdir -p docs && tar xzf x.tgz -C docs/.git", want: ""},
