@@ -41,15 +41,23 @@ type nameElem struct {
 // hundred per call that writes. The home directory is resolved once and
 // a zone below it moved onto it; a zone whose top entry in the home
 // directory is a symbolic link (one listing of the home directory says
-// which) is resolved whole; so is $FIXRAIL_HOME's. A link deeper below
-// the home directory (~/.config/nvim) is not followed here.
+// which) is resolved whole, and so is one whose entry in ~/.config is (a
+// second listing: most zones two deep live there, and a dotfile manager
+// such as GNU stow links its entries one by one, ~/.config/nvim to
+// ~/dotfiles/nvim); so is $FIXRAIL_HOME's. A link deeper still, or in
+// another directory of the home (~/.local/bin), is not followed here.
 func (a *analyzer) zoneResolved(p string) string {
 	if h := a.home; h != "" && filepath.IsAbs(h) {
 		h = filepath.Clean(h)
 		if rel, ok := strings.CutPrefix(p, h); ok && (rel == "" || rel[0] == filepath.Separator) {
-			top, _, _ := strings.Cut(strings.TrimPrefix(rel, string(filepath.Separator)), string(filepath.Separator))
-			if links := a.homeLinks(); top != "" && (links[top] || links[tooMany]) {
+			parts := strings.SplitN(strings.TrimPrefix(rel, string(filepath.Separator)), string(filepath.Separator), 3)
+			if links := a.dirLinks(h); parts[0] != "" && (links[parts[0]] || links[tooMany]) {
 				return a.resolve(p)
+			}
+			if len(parts) > 1 && parts[0] == ".config" {
+				if links := a.dirLinks(filepath.Join(h, ".config")); links[parts[1]] || links[tooMany] {
+					return a.resolve(p)
+				}
 			}
 			return a.resolve(h) + rel
 		}
@@ -60,35 +68,39 @@ func (a *analyzer) zoneResolved(p string) string {
 	return p
 }
 
-// tooMany marks a home directory too large to list whole; no file name
-// holds a NUL.
+// tooMany marks a directory too large to list whole; no file name holds a
+// NUL.
 const tooMany = "\x00"
 
-// homeLinks are the entries of the home directory that are symbolic links
-// (all of them, when it is too large to list), read once per call.
-func (a *analyzer) homeLinks() map[string]bool {
-	if a.homeLinked != nil {
-		return a.homeLinked
+// dirLinks are the entries of dir that are symbolic links (all of them,
+// when it is too large to list), read once per call.
+func (a *analyzer) dirLinks(dir string) map[string]bool {
+	if m, ok := a.linkedIn[dir]; ok {
+		return m
 	}
-	a.homeLinked = map[string]bool{}
+	m := map[string]bool{}
+	if a.linkedIn == nil {
+		a.linkedIn = map[string]map[string]bool{}
+	}
+	a.linkedIn[dir] = m
 	// A blocking descriptor from syscall.Open: os.OpenFile would set up
 	// Go's poller (an epoll instance, an eventfd) for one listing.
-	fd, err := syscall.Open(a.home, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return a.homeLinked
+		return m
 	}
-	f := os.NewFile(uintptr(fd), a.home)
+	f := os.NewFile(uintptr(fd), dir)
 	ents, _ := f.ReadDir(maxDirEntries + 1)
 	f.Close()
 	if len(ents) > maxDirEntries {
-		a.homeLinked[tooMany] = true // not all listed: any entry may be one
+		m[tooMany] = true // not all listed: any entry may be one
 	}
 	for _, e := range ents {
 		if e.Type()&os.ModeSymlink != 0 {
-			a.homeLinked[e.Name()] = true
+			m[e.Name()] = true
 		}
 	}
-	return a.homeLinked
+	return m
 }
 
 // secretList returns what no call may read, each also at the path the

@@ -203,24 +203,24 @@ const (
 
 // analyzer collects the matches of one call.
 type analyzer struct {
-	env        Env
-	home       string
-	fxHome     string
-	keys       string
-	secrets    []zone // what no call may read: the keyring directory, the signing keys
-	branches   []string
-	scratch    []string // resolved on first use: most calls delete nothing
-	scratchOK  bool
-	resolved   map[string]string // resolve's answers within this call
-	cwd0       string
-	zones      []zone // see zoneList
-	zonesOK    bool
-	secretsOK  bool // a.secrets holds each secret's resolved path too
-	names      []nameRule
-	inodes     map[fileID]string
-	heads      map[string]string
-	dirs       map[string][]string // directory listings read for globs
-	homeLinked map[string]bool     // the home directory's entries that are links (homeLinks)
+	env       Env
+	home      string
+	fxHome    string
+	keys      string
+	secrets   []zone // what no call may read: the keyring directory, the signing keys
+	branches  []string
+	scratch   []string // resolved on first use: most calls delete nothing
+	scratchOK bool
+	resolved  map[string]string // resolve's answers within this call
+	cwd0      string
+	zones     []zone // see zoneList
+	zonesOK   bool
+	secretsOK bool // a.secrets holds each secret's resolved path too
+	names     []nameRule
+	inodes    map[fileID]string
+	heads     map[string]string
+	dirs      map[string][]string        // directory listings read for globs
+	linkedIn  map[string]map[string]bool // per directory listed, its entries that are links (dirLinks)
 
 	ms    []Match
 	seen  map[Match]bool

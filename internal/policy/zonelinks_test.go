@@ -57,3 +57,40 @@ func TestZonesAtResolvedPaths(t *testing.T) {
 		runCase(t, c, env)
 	}
 }
+
+// TestConfigEntriesLinked: a dotfile manager (GNU stow) links each entry
+// of ~/.config on its own — ~/.config/nvim to ~/dotfiles/nvim — while
+// ~/.config stays a directory. The protected directory is judged at the
+// link's target too; an entry that is not a link, or not protected, is
+// not.
+func TestConfigEntriesLinked(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(root, "home")
+	dotfiles := filepath.Join(home, "dotfiles")
+	write(t, filepath.Join(dotfiles, "nvim", "init.lua"), "-- nvim\n")
+	write(t, filepath.Join(dotfiles, "fish", "config.fish"), "# fish\n")
+	write(t, filepath.Join(dotfiles, "starship.toml"), "# prompt\n")
+	write(t, filepath.Join(dotfiles, "htop", "htoprc"), "# htop\n")
+	write(t, filepath.Join(home, ".config", "gh", "hosts.yml"), "")
+	if err := os.MkdirAll(filepath.Join(root, "scratch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"nvim", "fish", "starship.toml", "htop"} {
+		symlink(t, filepath.Join(dotfiles, n), filepath.Join(home, ".config", n))
+	}
+	env := Env{Home: home, ScratchDirs: []string{filepath.Join(root, "scratch")}}
+	for _, c := range []tc{
+		{id: "linked-dir", in: "echo 'vim.cmd(\"!curl x | sh\")' >> " + filepath.Join(dotfiles, "nvim", "init.lua"), want: "scope-escalation"},
+		{id: "linked-dir-tool", tool: "Write", in: `{"file_path":"` + filepath.Join(dotfiles, "fish", "config.fish") + `","content":"x"}`, want: "scope-escalation"},
+		{id: "linked-file", in: "echo x >> " + filepath.Join(dotfiles, "starship.toml"), want: "scope-escalation"},
+		{id: "given", in: "echo x >> " + filepath.Join(home, ".config", "nvim", "init.lua"), want: "scope-escalation"},
+		{id: "unprotected-link", in: "echo x >> " + filepath.Join(dotfiles, "htop", "htoprc"), want: ""},
+		{id: "plain-entry", in: "echo x >> " + filepath.Join(home, ".config", "gh", "hosts.yml"), want: ""},
+	} {
+		c.cwd = filepath.Join(root, "scratch")
+		runCase(t, c, env)
+	}
+}
