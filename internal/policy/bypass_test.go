@@ -770,6 +770,7 @@ EOF
 	{id: "M11", tool: "Write", in: `{"file_path":"/home/u/repo/.idea/workspace.xml","content":""}`, want: "scope-escalation"},
 	{id: "M11", tool: "Write", in: `{"file_path":"/home/u/repo/.idea/runConfigurations/Dev.xml","content":""}`, want: "scope-escalation"},
 	{id: "M11", in: `echo '<component/>' > .run/Dev.run.xml`, want: "scope-escalation"},
+	{id: "M11", tool: "Write", in: `{"file_path":"/home/u/repo/tools/Dev.run.xml","content":""}`, want: "scope-escalation"},
 	{id: "M11-sibling", tool: "Write", in: `{"file_path":"/home/u/repo/.idea/codeStyles/Project.xml","content":""}`, want: ""},
 	{id: "M11-sibling", tool: "Write", in: `{"file_path":"/home/u/repo/.vscode/launch.json","content":"{}"}`, want: ""},
 	{id: "M11-sibling", tool: "Write", in: `{"file_path":"/home/u/repo/.vscode/extensions.json","content":"{}"}`, want: ""},

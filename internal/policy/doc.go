@@ -124,7 +124,7 @@
 //     file's later edits run on cd unasked), an editor's
 //     .vscode/tasks.json (a task can run when the folder opens), a JetBrains
 //     IDE's run configurations (.idea/workspace.xml,
-//     .idea/runConfigurations/**, .run/*.run.xml: startup tasks run them
+//     .idea/runConfigurations/**, *.run.xml: startup tasks run them
 //     when the project opens), a dev
 //     container's .devcontainer.json and .devcontainer/** (initializeCommand
 //     runs on this machine) and system directories

@@ -311,10 +311,12 @@ func (a *analyzer) buildZones() {
 		{rule: ScopeEscalation, what: "editor tasks, which can run when the folder opens", elems: []nameElem{el(".vscode"), el("tasks.json")}},
 		// A JetBrains IDE's startup tasks launch run configurations when
 		// the project opens; a private configuration lives in
-		// workspace.xml, a shared one in runConfigurations or .run.
+		// workspace.xml, a shared one in runConfigurations by default or,
+		// stored as a project file elsewhere, in a *.run.xml anywhere in
+		// the project.
 		{rule: ScopeEscalation, what: "IDE run configurations, which a startup task runs when the project opens", elems: []nameElem{el(".idea"), el("workspace.xml")}},
 		{rule: ScopeEscalation, what: "IDE run configurations, which a startup task runs when the project opens", elems: []nameElem{el(".idea"), el("runconfigurations")}, under: true},
-		{rule: ScopeEscalation, what: "IDE run configurations, which a startup task runs when the project opens", elems: []nameElem{el(".run"), el("*.run.xml")}},
+		{rule: ScopeEscalation, what: "IDE run configurations, which a startup task runs when the project opens", elems: []nameElem{el("*.run.xml")}},
 		{rule: ScopeEscalation, what: "dev container configuration, whose initializeCommand runs on this machine", elems: []nameElem{el(".devcontainer.json")}},
 		{rule: ScopeEscalation, what: "dev container configuration, whose initializeCommand runs on this machine", elems: []nameElem{el(".devcontainer")}, under: true},
 	}

@@ -110,7 +110,7 @@ var pinnedGlobs = []struct{ glob, path string }{
 	{"**/.vscode/**", ".vscode/settings.json"},
 	{"**/*.code-workspace", "app.code-workspace"},
 	{"**/.idea/**", ".idea/workspace.xml"},
-	{"**/.run/**", ".run/Dev.run.xml"},
+	{"**/*.run.xml", "tools/Dev.run.xml"},
 	{"**/.devcontainer/**", "svc/.devcontainer/devcontainer.json"},
 	{"**/.devcontainer.json", ".devcontainer.json"},
 	{"**/mise.toml", "mise.toml"},

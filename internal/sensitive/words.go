@@ -158,7 +158,7 @@ var denyGlobs = []string{
 	"**/.vscode/**",
 	"**/*.code-workspace",
 	"**/.idea/**",
-	"**/.run/**",
+	"**/*.run.xml",
 	"**/.devcontainer/**",
 	"**/.devcontainer.json",
 	"**/mise.toml",
