@@ -115,3 +115,24 @@ func fuzzHangLimit() time.Duration {
 	}
 	return 10 * time.Second
 }
+
+// FuzzCsplitFormat: any -b text reads without a panic, and a format read
+// as one conversion round-trips: its lead and trail, with a digit run
+// between, is text the format could print.
+func FuzzCsplitFormat(f *testing.F) {
+	for _, s := range []string{"%02d", "%.0don", "piece-%03d.log", "%%%d%%", "%d%s", "%", "%x.txt", "%'-08.3X"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		form := csplitFormat(word(s))
+		if form.anyText {
+			return
+		}
+		if form.alphabet == "" {
+			t.Fatalf("csplitFormat(%q) read a conversion with no alphabet", s)
+		}
+		if strings.Count(s, "%")-2*strings.Count(s, "%%") < 1 {
+			t.Fatalf("csplitFormat(%q) read a conversion that is not there: %+v", s, form)
+		}
+	})
+}

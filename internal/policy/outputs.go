@@ -95,7 +95,7 @@ func edValued(name string) map[string]bool {
 func (a *analyzer) splitFiles(c *cmd) {
 	var prefix, add field
 	alphabet := "abcdefghijklmnopqrstuvwxyz"
-	anyFormat := false
+	var form pieceFormat
 	if !strings.HasSuffix(c.name, "csplit") {
 		p := parseOpts(c.args, optSpec{short: "abClnt", long: []string{"suffix-length", "additional-suffix", "bytes",
 			"line-bytes", "lines", "number", "separator", "filter"}})
@@ -120,7 +120,12 @@ func (a *analyzer) splitFiles(c *cmd) {
 		if f, ok := p.value("-f", "--prefix"); ok {
 			prefix = f
 		}
-		_, anyFormat = p.value("-b", "--suffix-format")
+		if f, ok := p.value("-b", "--suffix-format"); ok {
+			form = csplitFormat(f)
+			if form.alphabet != "" {
+				alphabet = form.alphabet
+			}
+		}
 	}
 	if prefix.dyn || add.dyn {
 		a.add(SelfMod, true, "%s writes files named at run time (%s)", c.name, prefix)
@@ -142,18 +147,87 @@ func (a *analyzer) splitFiles(c *cmd) {
 	// every piece. mayWrite matches the whole path, so an S that makes no
 	// protected name costs nothing.
 	var paths []string
-	for _, s := range append(pieceSuffixes(a.protectedFileNames(), add.s, alphabet, anyFormat), alphabet[:1]+alphabet[:1]) {
+	for _, s := range append(pieceSuffixes(a.protectedFileNames(), add.s, alphabet, form), alphabet[:1]+alphabet[:1]) {
 		paths = append(paths, filepath.Join(dir, base+s+add.s))
 	}
 	a.mayWrite(c.name+" (a piece's generated name)", paths...)
 }
 
+// pieceFormat is what a csplit -b format makes of the piece number: lead,
+// a run of alphabet (empty when a precision is given: %.0d prints nothing
+// for 0), trail. anyText: a format not read here (only known at run time,
+// or not one integer conversion), which may make any text.
+type pieceFormat struct {
+	lead, trail, alphabet string
+	mayBeEmpty, anyText   bool
+}
+
+// csplitFormat reads a csplit -b format: printf text with exactly one
+// integer conversion (%[flags][width][.precision]d, i, u, o, x or X) and
+// %% for a percent sign.
+func csplitFormat(f field) pieceFormat {
+	any := pieceFormat{anyText: true}
+	if f.dyn {
+		return any
+	}
+	var lit [2]strings.Builder
+	form, n := pieceFormat{}, 0
+	t := f.s
+	for i := 0; i < len(t); i++ {
+		if t[i] != '%' {
+			lit[min(n, 1)].WriteByte(t[i])
+			continue
+		}
+		if i+1 < len(t) && t[i+1] == '%' {
+			lit[min(n, 1)].WriteByte('%')
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(t) && strings.IndexByte("-+ #0'", t[j]) >= 0 {
+			j++
+		}
+		for j < len(t) && t[j] >= '0' && t[j] <= '9' {
+			j++
+		}
+		if j < len(t) && t[j] == '.' {
+			form.mayBeEmpty = true
+			for j++; j < len(t) && t[j] >= '0' && t[j] <= '9'; j++ {
+			}
+		}
+		if j >= len(t) || n > 0 {
+			return any
+		}
+		switch t[j] {
+		case 'd', 'i', 'u':
+			form.alphabet = "0123456789"
+		case 'o':
+			form.alphabet = "01234567"
+		case 'x':
+			form.alphabet = "0123456789abcdef"
+		case 'X':
+			form.alphabet = "0123456789ABCDEF"
+		default:
+			return any
+		}
+		n++
+		i = j
+	}
+	if n != 1 {
+		return any
+	}
+	form.lead, form.trail = lit[0].String(), lit[1].String()
+	return form
+}
+
 // pieceSuffixes returns, for each name, every tail of it that ends with add
-// and whose part before add is a nonempty run of alphabet (any text when
-// anyFormat): the generated part of a piece name that could complete a
-// prefix into that name. Tails holding a pattern's metacharacters are
-// skipped; the literal text after them is tried.
-func pieceSuffixes(names []string, add, alphabet string, anyFormat bool) []string {
+// and whose part before add is what the pieces' names add to the prefix: a
+// nonempty run of alphabet, or with a csplit -b format its lead, a run of
+// its alphabet and its trail (any text when the format is not read) — the
+// generated part of a piece name that could complete a prefix into that
+// name. Tails holding a pattern's metacharacters are skipped; the literal
+// text after them is tried.
+func pieceSuffixes(names []string, add, alphabet string, form pieceFormat) []string {
 	var out []string
 	for _, name := range names {
 		for i := range len(name) {
@@ -161,7 +235,15 @@ func pieceSuffixes(names []string, add, alphabet string, anyFormat bool) []strin
 			if !ok || mid == "" || hasMeta(mid) || strings.Contains(mid, "/") {
 				continue
 			}
-			if anyFormat || strings.Trim(mid, alphabet) == "" {
+			if form.anyText {
+				out = append(out, mid)
+				continue
+			}
+			run, ok := strings.CutPrefix(mid, form.lead)
+			if ok {
+				run, ok = strings.CutSuffix(run, form.trail)
+			}
+			if ok && strings.Trim(run, alphabet) == "" && (run != "" || form.mayBeEmpty) {
 				out = append(out, mid)
 			}
 		}

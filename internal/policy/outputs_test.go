@@ -50,6 +50,12 @@ func TestSplitOutputs(t *testing.T) {
 		{id: "split-additional", in: "split -b 1k --additional-suffix=.json payload .claude/setting", want: "self-mod?"},
 		{id: "split-mcp", in: "split -n 400 payload .mcp.js", want: "self-mod?"},
 		{id: "csplit-format", in: "csplit -f .claude/settings.js -b '%.0don' payload 1", want: "self-mod?"},
+		{id: "csplit-format-dynamic", in: "csplit -f .claude/settings.js -b \"$FMT\" payload 1", want: "self-mod? scope-escalation?"},
+		{id: "csplit-format-two", in: "csplit -f .claude/settings.js -b '%d%s' payload 1", want: "self-mod? scope-escalation?"},
+		{id: "csplit-format-hex", in: "csplit -f .claude/settings.js -b '%x' payload 1", want: ""}, // hex digits never spell "on"
+		// A format whose text cannot end a protected name: digits then .txt.
+		{id: "csplit-format-plain", in: "csplit -f part -b '%02d.txt' payload 1", want: ""},
+		{id: "csplit-format-plain", in: "csplit -f part -b 'piece-%03d.log' payload 1", want: ""},
 		{id: "split-gnu-name", in: "gsplit -l 1 payload .claude/settings.js", want: "self-mod?"},
 		{id: "split-filter", in: "split -l 1 --filter='rm -rf /srv/data' payload", want: "destructive"},
 		// A protected directory receives every piece, whatever its name.
