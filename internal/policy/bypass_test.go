@@ -627,6 +627,10 @@ EOF
 	{id: "S6-git", in: `echo '[core] fsmonitor = sh x' >> .git/modules/lib/config`, want: "scope-escalation"},
 	{id: "S6-git", tool: "Write", in: `{"file_path":"/home/u/repo/.git/config.worktree","content":""}`, want: "scope-escalation"},
 	{id: "S6-git", tool: "Edit", in: `{"file_path":"/home/u/repo/.git/worktrees/wt/config.worktree","old_string":"a","new_string":"b"}`, want: "scope-escalation"},
+	// commondir: git reads the config and hooks of the directory it names
+	// (a .git holding HEAD and a commondir is a repository).
+	{id: "S6-git", in: `echo /tmp/x/.git > docs/.git/commondir`, want: "scope-escalation"},
+	{id: "S6-git", tool: "Write", in: `{"file_path":"/home/u/repo/.git/worktrees/wt/commondir","content":"/tmp/x/.git\n"}`, want: "scope-escalation"},
 	{id: "S6-git", tool: "Write", in: `{"file_path":"/home/u/repo/docs/.git","content":"gitdir: /tmp/x\n"}`, want: "scope-escalation"},
 	{id: "S6-git", in: `echo 'gitdir: /tmp/x' > docs/.git`, want: "scope-escalation"},
 	{id: "S6-git-sibling", in: `echo build/ >> .git/info/exclude`, want: ""},

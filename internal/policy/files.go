@@ -358,7 +358,10 @@ func (a *analyzer) cp(c *cmd) {
 		}
 	}
 	a.writeTree(dest, c.st, c.name, c.name == "mv" && recursive)
-	a.gitPointer(dest, c.st, c.name, false) // replacing a .git file
+	// Replacing a .git file; or, with one source that is not a directory
+	// and no .git there yet, making one (a directory source makes a .git
+	// directory, judged by what it holds in treeLands).
+	a.gitPointer(dest, c.st, c.name, !ok && len(srcs) == 1 && !a.isDirSource(srcs[0], c.st))
 	for _, s := range srcs {
 		if !dest.dyn && !s.dyn && !p.has("-T", "--no-target-directory") {
 			a.writePath(word(filepath.Join(dest.s, filepath.Base(s.s))), c.st, c.name)
@@ -381,6 +384,32 @@ func (a *analyzer) cp(c *cmd) {
 			a.recordLink(dest, s, c.st, true, p.has("-T", "--no-target-directory"))
 		}
 	}
+}
+
+// isDirSource reports whether a copy's or a move's source is known to be
+// a directory: one on the disk (not a link to one: cp -r and mv copy the
+// link itself), or one this command made earlier (mkdir, or a path
+// it wrote below). A source only known at run time, or missing, is not known to be.
+func (a *analyzer) isDirSource(f field, st *state) bool {
+	if f.dyn || st.remote {
+		return false
+	}
+	p, ok := cleanAbs(st.cwd, a.expandTilde(f.s))
+	if !ok {
+		return false
+	}
+	if fi, err := os.Lstat(p); err == nil {
+		return fi.IsDir()
+	}
+	if a.madeDirs[p] {
+		return true
+	}
+	for w := range a.written {
+		if strings.HasPrefix(w, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // setuidMode reports whether a chmod/install mode sets setuid or setgid.
@@ -532,6 +561,14 @@ func (a *analyzer) touch(c *cmd) {
 	}
 	for _, f := range ops {
 		a.writePath(f, c.st, c.name)
+		if c.name == "mkdir" && !f.dyn {
+			if p, ok := cleanAbs(c.st.cwd, a.expandTilde(f.s)); ok {
+				if a.madeDirs == nil {
+					a.madeDirs = map[string]bool{}
+				}
+				a.madeDirs[p] = true
+			}
+		}
 	}
 }
 

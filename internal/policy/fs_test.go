@@ -765,8 +765,23 @@ func TestGitPointer(t *testing.T) {
 	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
 	write(t, filepath.Join(repo, "lib", ".git"), "gitdir: ../.git/modules/lib\n")
 	write(t, filepath.Join(repo, "x.tgz"), "")
+	write(t, filepath.Join(repo, "tmpl", "pointer"), "gitdir: /tmp/evil\n")
+	write(t, filepath.Join(repo, "tmpl", "repo", "README"), "")
+	if err := os.Symlink(filepath.Join(repo, "tmpl", "repo"), filepath.Join(repo, "tmpl", "linked")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []tc{
 		{id: "redirect", in: "echo 'gitdir: /tmp/evil' > lib/.git", want: "scope-escalation"},
+		// A copy or a move of one source that is not a directory makes a
+		// missing .git a file (cp -r copies a link as a link).
+		{id: "cp-new", in: "cp tmpl/pointer docs/.git", want: "scope-escalation"},
+		{id: "cp-new", in: "mv tmpl/pointer docs/.git", want: "scope-escalation"},
+		{id: "cp-new", in: "cp -r tmpl/linked docs/.git", want: "scope-escalation"},
+		{id: "cp-new", in: "cp -- \"$P\" docs/.git", want: "scope-escalation"},
+		{id: "cp-new-dir", in: "cp -r tmpl/repo docs/.git", want: ""},
+		{id: "cp-new-dir", in: "mkdir t && mv t docs/.git", want: ""},
+		{id: "cp-new-dir", in: "cp -t docs tmpl/pointer", want: ""},
+		{id: "cp-new-dir", in: "cp tmpl/pointer docs/notes", want: ""},
 		{id: "sed", in: "sed -i 's|modules/lib|/tmp/evil|' lib/.git", want: "scope-escalation"},
 		{id: "cp", in: "cp /tmp/evil.git lib/.git", want: "scope-escalation"},
 		{id: "ln", in: "ln -sf /tmp/evil lib/.git", want: "scope-escalation"},

@@ -283,6 +283,12 @@ func (a *analyzer) buildZones() {
 		{rule: ScopeEscalation, what: "repository git config", elems: []nameElem{el(".git"), el("config.worktree")}},
 		{rule: ScopeEscalation, what: "repository git config", elems: []nameElem{el(".git"), el("worktrees"), el("*"), el("config.worktree")}},
 		{rule: ScopeEscalation, what: "a submodule's repository (its hooks and config)", elems: []nameElem{el(".git"), el("modules")}, under: true},
+		// commondir names the directory git takes a repository's config,
+		// hooks and refs from (a linked worktree's is ../..); written in
+		// any .git directory it makes another directory's config and
+		// hooks run there.
+		{rule: ScopeEscalation, what: "the repository's common directory (where git reads its config and hooks)", elems: []nameElem{el(".git"), el("commondir")}},
+		{rule: ScopeEscalation, what: "the repository's common directory (where git reads its config and hooks)", elems: []nameElem{el(".git"), el("worktrees"), el("*"), el("commondir")}},
 		{rule: ScopeEscalation, what: "direnv start-up file", elems: []nameElem{el(".envrc")}},
 		// mise runs a config's env directives, templates and hooks on cd
 		// and on every mise command once the file is trusted, and trust is

@@ -234,6 +234,7 @@ type analyzer struct {
 	files             []string // script files being analysed, innermost last
 
 	written  map[string]bool // absolute paths written earlier in this call
+	madeDirs map[string]bool // of those, the ones mkdir made (nil until one)
 	links    []string        // links created earlier in this call
 	symlinks []linkPair      // symbolic links made earlier in this call, with their targets
 	tags     []string        // git tags created earlier in this call
