@@ -286,21 +286,37 @@ func (t *cveType) edit(ctx context.Context, e *Env, p *Plan, dir string) (*Resul
 		return nil, err
 	}
 	changed := slices.Clone(ed.Files)
-	registry := npmRegistry(e.Config)
+	registry := npmEnv(e.Config, "npm_config_registry", "")
 	for _, rg := range ed.Regens {
 		env, fill := rg.Env, rg.Fill
 		npm := slices.Equal(rg.Argv, manifest.NPMRegenArgv)
 		var lockBefore []byte
+		var registries []string // the registries a regenerated lockfile may name
 		if npm {
 			// The repository's .npmrc must not choose where the lockfile
 			// resolves from: the environment pins what it can override,
 			// the rest is refused before npm runs.
-			if err := manifest.CheckNPMRC(dir, rg.Dir); err != nil {
+			scopes, err := manifest.CheckNPMRC(dir, rg.Dir)
+			if err != nil {
 				return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLockfileRegen, Err: fmt.Errorf("%s not run: %w", strings.Join(rg.Argv, " "), err)}
 			}
 			env = append(slices.Clone(env), manifest.NPMRegistryEnv(registry))
 			if fill != nil {
 				fill = append(slices.Clone(fill), "--registry="+manifest.NPMRegistryURL(registry))
+			}
+			// A scope the repository routes to a registry of its own
+			// resolves from the operator's registry for that scope, or the
+			// operator's registry: what stays in the lockfile keeps the
+			// URL it had, and anything new comes from a registry the
+			// operator named.
+			registries = append(registries, registry)
+			for _, sc := range scopes {
+				r := npmEnv(e.Config, "npm_config_"+sc+":registry", registry)
+				env = append(env, manifest.NPMScopeEnv(sc, r))
+				registries = append(registries, r)
+				if fill != nil && r != registry && strings.HasPrefix(cp.plan.Dep.Name, sc+"/") {
+					fill = append(fill, "--"+sc+":registry="+manifest.NPMRegistryURL(r))
+				}
 			}
 			if lockBefore, err = readLock(dir, rg); err != nil {
 				return nil, err
@@ -331,12 +347,17 @@ func (t *cveType) edit(ctx context.Context, e *Env, p *Plan, dir string) (*Resul
 			if err != nil {
 				return nil, err
 			}
-			off, err := manifest.NPMResolvedOff(lockBefore, after, registry)
+			off, err := manifest.NPMResolvedOff(lockBefore, after, registries...)
 			if err != nil {
 				return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLockfileRegen, Err: err}
 			}
 			if len(off) > 0 {
-				return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLockfileRegen, Err: fmt.Errorf("%s resolved outside the registry %s: %s", strings.Join(rg.Argv, " "), manifest.NPMRegistryURL(registry), strings.Join(off, "; "))}
+				urls := make([]string, len(registries))
+				for i, r := range registries {
+					urls[i] = manifest.NPMRegistryURL(r)
+				}
+				slices.Sort(urls)
+				return nil, &StopError{Terminal: verdict.Escalate, Reason: verdict.ReasonLockfileRegen, Err: fmt.Errorf("%s resolved outside the registry %s: %s", strings.Join(rg.Argv, " "), strings.Join(slices.Compact(urls), ", "), strings.Join(off, "; "))}
 			}
 		}
 		changed = append(changed, rg.Writes...)
@@ -348,20 +369,21 @@ func (t *cveType) edit(ctx context.Context, e *Env, p *Plan, dir string) (*Resul
 	}, nil
 }
 
-// npmRegistry is the registry the build environment names
-// (npm_config_registry, in any case, which only extra_env passes), or ""
-// for the public one.
-func npmRegistry(cfg *config.Config) string {
+// npmEnv is the value of the npm setting key (npm_config_registry, or a
+// scope's npm_config_@corp:registry) in the build environment, in any
+// case as npm reads it, which only extra_env passes; def when it names
+// none.
+func npmEnv(cfg *config.Config, key, def string) string {
 	env, err := sandbox.Env(sandbox.Build, lookupEnv, cfg.ExtraEnv)
 	if err != nil {
-		return ""
+		return def
 	}
 	for _, kv := range env {
-		if k, v, _ := strings.Cut(kv, "="); strings.EqualFold(k, "npm_config_registry") && v != "" {
+		if k, v, _ := strings.Cut(kv, "="); strings.EqualFold(k, key) && v != "" {
 			return v
 		}
 	}
-	return ""
+	return def
 }
 
 // lookupEnv is the operator's environment; a var so that a test can

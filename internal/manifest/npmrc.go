@@ -103,9 +103,17 @@ func NPMRegistryURL(registry string) string {
 	return registry
 }
 
+// NPMScopeEnv is the regeneration's registry setting for scope (@corp),
+// the key npm reads @corp:registry from in its environment: a project
+// .npmrc that routes a scope to its own registry is overridden, as its
+// registry line is.
+func NPMScopeEnv(scope, registry string) string {
+	return "npm_config_" + scope + ":registry=" + NPMRegistryURL(registry)
+}
+
 // ErrNPMConfig is a project .npmrc that sets what the regeneration cannot
-// override: a scoped registry, a script shell, a prefix, a section, a
-// setting fixrail does not know to be harmless.
+// override: a script shell, a prefix, a section, a setting fixrail does
+// not know to be harmless.
 var ErrNPMConfig = errors.New("the repository's npm configuration")
 
 // maxNPMRC bounds a .npmrc fixrail reads.
@@ -118,8 +126,11 @@ const maxNPMRC = 256 << 10
 // is allowed (the environment overrides it), as are npmHarmless ones and
 // host credentials; anything else is an error wrapping ErrNPMConfig naming
 // the file, the line and the setting. A .npmrc that is not a regular file
-// is refused too.
-func CheckNPMRC(root, dir string) error {
+// is refused too. scopes are the scopes the files route to a registry of
+// their own (@corp of @corp:registry=URL), sorted: the caller pins each
+// (NPMScopeEnv), as it pins the registry, so no URL the repository wrote
+// is used.
+func CheckNPMRC(root, dir string) (scopes []string, err error) {
 	dir = path.Clean(dir)
 	var errs []error
 	for d := dir; ; d = path.Dir(d) {
@@ -138,50 +149,64 @@ func CheckNPMRC(root, dir string) error {
 				errs = append(errs, fmt.Errorf("%w: %s: %v", ErrNPMConfig, rel, err))
 				break
 			}
-			for _, p := range npmrcProblems(string(data)) {
+			problems, named := npmrcProblems(string(data))
+			for _, p := range problems {
 				errs = append(errs, fmt.Errorf("%w: %s:%s", ErrNPMConfig, rel, p))
 			}
+			scopes = append(scopes, named...)
 		}
 		if d == "." || d == "/" || d == "" {
 			break
 		}
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	slices.Sort(scopes)
+	return slices.Compact(scopes), nil
 }
 
 // npmrcProblems reads a .npmrc as npm's ini parser does (lines split at
 // CR and LF; ';' and '#' start a comment line; [section] headers; KEY,
 // KEY=VALUE, KEY[]=VALUE) and names each line whose setting the
-// regeneration neither pins nor obeys as harmless: "LINE: why".
-func npmrcProblems(text string) []string {
-	var out []string
+// regeneration neither pins nor obeys as harmless: "LINE: why". scopes are
+// those its @scope:registry lines name.
+func npmrcProblems(text string) (problems, scopes []string) {
 	for i, physical := range strings.Split(text, "\n") {
 		for _, line := range strings.Split(physical, "\r") {
-			if why := npmrcLine(line); why != "" {
-				out = append(out, fmt.Sprintf("%d: %s", i+1, why))
+			why, scope := npmrcLine(line)
+			if why != "" {
+				problems = append(problems, fmt.Sprintf("%d: %s", i+1, why))
+			}
+			if scope != "" {
+				scopes = append(scopes, scope)
 			}
 		}
 	}
-	return out
+	return problems, scopes
 }
 
-// npmrcLine says why the regeneration cannot take one line, or "".
-func npmrcLine(line string) string {
+// npmrcLine says why the regeneration cannot take one line, or "", and
+// the scope it routes to a registry, if it does.
+func npmrcLine(line string) (why, scope string) {
 	t := strings.TrimSpace(line)
 	switch {
 	case t == "" || t[0] == ';' || t[0] == '#':
-		return ""
+		return "", ""
 	case t[0] == '[':
-		return "a [section] header (npm would read the settings under it by another name)"
+		return "a [section] header (npm would read the settings under it by another name)", ""
 	}
 	key, _, _ := strings.Cut(t, "=")
 	if key = strings.TrimSpace(key); key == "" {
-		return "" // ini ignores a line that starts with '='
+		return "", "" // ini ignores a line that starts with '='
 	}
 	if why := npmrcKey(key); why != "" {
-		return safeText(key) + " " + why
+		return safeText(key) + " " + why, ""
 	}
-	return ""
+	if s, ok := strings.CutSuffix(key, ":registry"); ok && strings.HasPrefix(s, "@") {
+		return "", s
+	}
+	return "", ""
 }
 
 // npmrcKey says why the regeneration cannot take a project .npmrc's key,
@@ -208,19 +233,46 @@ func npmrcKey(key string) string {
 	if k == "globalconfig" {
 		return "names the global config file, which npm reads above its environment's setting"
 	}
-	if strings.HasPrefix(k, "@") && strings.HasSuffix(k, ":registry") {
-		return "names a registry for a scope: fixrail regenerates against one registry only, the operator's"
+	if s, ok := strings.CutSuffix(k, ":registry"); ok && strings.HasPrefix(s, "@") {
+		if k != key || !npmScopeName(s[1:]) {
+			return "names a registry for a scope fixrail cannot pin by name (a scope is lower-case letters, digits, '-', '.', '_' and '~')"
+		}
+		return ""
 	}
 	return "is not a setting fixrail overrides or knows to leave what npm resolves alone"
 }
 
+// npmScopeName reports whether s (a scope without its @) is one npm
+// takes: lower case, URL-safe, not starting with '.' or '_'. The
+// environment key npm reads is lower-cased, so only such a scope is
+// pinned by NPMScopeEnv; the refusal of any other keeps a scope npm
+// might match some other way from escaping the pin.
+func npmScopeName(s string) bool {
+	if s == "" || s[0] == '.' || s[0] == '_' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~", r)) {
+			return false
+		}
+	}
+	return true
+}
+
 // NPMResolvedOff names each "resolved" URL in the lockfile after that was
-// not in it before and does not lie under registry (as NPMRegistryURL
-// writes it): what a regeneration added from anywhere but the registry
-// fixrail meant, whatever told npm to (a cache entry's tarball field, a
-// configuration fixrail missed). Each is "URL (at JSON path)".
-func NPMResolvedOff(before, after []byte, registry string) ([]string, error) {
-	reg := NPMRegistryURL(registry)
+// not in it before and does not lie under one of registries (as
+// NPMRegistryURL writes them; none is the public one): what a
+// regeneration added from anywhere but the registries fixrail meant,
+// whatever told npm to (a cache entry's tarball field, a configuration
+// fixrail missed). Each is "URL (at JSON path)".
+func NPMResolvedOff(before, after []byte, registries ...string) ([]string, error) {
+	if len(registries) == 0 {
+		registries = []string{""}
+	}
+	regs := make([]string, len(registries))
+	for i, r := range registries {
+		regs[i] = NPMRegistryURL(r)
+	}
 	old := map[string]bool{}
 	if len(before) > 0 {
 		var doc any
@@ -235,7 +287,7 @@ func NPMResolvedOff(before, after []byte, registry string) ([]string, error) {
 	}
 	var out []string
 	walkResolved(doc, "", func(at, v string) {
-		if old[v] || underRegistry(v, reg) {
+		if old[v] || slices.ContainsFunc(regs, func(reg string) bool { return underRegistry(v, reg) }) {
 			return
 		}
 		out = append(out, fmt.Sprintf("%s (at %s)", safeText(v), safeText(at)))

@@ -8,44 +8,57 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fixrail/fixrail/internal/sandbox"
 )
 
 // TestCheckNPMRC: a project .npmrc (at the regeneration's directory or any
 // above it in the repository) may set what the regeneration's environment
-// overrides, harmless settings and host credentials; a scoped registry, a
-// script shell, a prefix, a section, an unknown or expanded key, or a
-// .npmrc that is a link is refused, naming the file and line.
+// overrides (a scope's registry among them, whose scope is returned to be
+// pinned), harmless settings and host credentials; a scope npm's
+// environment key cannot name, a script shell, a prefix, a section, an
+// unknown or expanded key, or a .npmrc that is a link is refused, naming
+// the file and line.
 func TestCheckNPMRC(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		files map[string]string
-		dir   string
-		want  []string // substrings of the error; none: no error
+		name   string
+		files  map[string]string
+		dir    string
+		want   []string // substrings of the error; none: no error
+		scopes []string
 	}{
-		{"none", nil, ".", nil},
-		{"overridden and harmless", map[string]string{".npmrc": "cache=./x\nregistry=https://attacker.example/\nuserconfig=./u\nignore-scripts=false\nreplace-registry-host=always\nstrict-ssl=false\noffline=false\n; a comment\n# another\n\nsave-exact=true\nlegacy-peer-deps=true\nengine-strict = true\n//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n"}, ".", nil},
-		{"scoped registry", map[string]string{".npmrc": "save-exact=true\n@corp:registry=https://attacker.example/\n"}, ".", []string{".npmrc:2: @corp:registry names a registry for a scope"}},
-		{"script shell", map[string]string{".npmrc": "script-shell=./evil.sh\n"}, ".", []string{".npmrc:1: script-shell is not a setting"}},
-		{"global config", map[string]string{".npmrc": "globalconfig=./g\n"}, ".", []string{".npmrc:1: globalconfig names the global config file"}},
-		{"prefix", map[string]string{".npmrc": "prefix=./p\n"}, ".", []string{".npmrc:1: prefix"}},
-		{"node options", map[string]string{".npmrc": "node-options=--require ./x.js\n"}, ".", []string{"node-options"}},
-		{"per-host other than credentials", map[string]string{".npmrc": "//registry.npmjs.org/:ca=x\n"}, ".", []string{"per-host setting"}},
-		{"section", map[string]string{".npmrc": "[registry]\nx=1\n"}, ".", []string{".npmrc:1: a [section] header", ".npmrc:2: x is not"}},
-		{"quoted key", map[string]string{".npmrc": "\"script-shell\"=./evil.sh\n"}, ".", []string{"quoted, escaped or expanded"}},
-		{"expanded key", map[string]string{".npmrc": "${K}=x\n"}, ".", []string{"quoted, escaped or expanded"}},
-		{"inline comment in key", map[string]string{".npmrc": "script-shell;c=./evil.sh\n"}, ".", []string{"quoted, escaped or expanded"}},
-		{"CR line ends", map[string]string{".npmrc": "save-exact=true\rscript-shell=./evil.sh\r\n"}, ".", []string{".npmrc:1: script-shell"}},
-		{"case differs", map[string]string{".npmrc": "Registry=x\n"}, ".", []string{"Registry is not"}},
-		{"above the regeneration's directory", map[string]string{".npmrc": "script-shell=./evil.sh\n", "web/.npmrc": "save-exact=true\n"}, "web", []string{".npmrc:1: script-shell"}},
-		{"in the regeneration's directory", map[string]string{"web/.npmrc": "@a:registry=x\n"}, "web", []string{"web/.npmrc:1: @a:registry"}},
-		{"beside it, not read", map[string]string{"api/.npmrc": "script-shell=x\n"}, "web", nil},
+		{"none", nil, ".", nil, nil},
+		{"overridden and harmless", map[string]string{".npmrc": "cache=./x\nregistry=https://attacker.example/\nuserconfig=./u\nignore-scripts=false\nreplace-registry-host=always\nstrict-ssl=false\noffline=false\n; a comment\n# another\n\nsave-exact=true\nlegacy-peer-deps=true\nengine-strict = true\n//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n"}, ".", nil, nil},
+		{"scoped registry", map[string]string{".npmrc": "save-exact=true\n@corp:registry=https://attacker.example/\n@my-org.x:registry = https://npm.pkg.github.com\n@corp:registry=https://other.example/\n"}, ".", nil, []string{"@corp", "@my-org.x"}},
+		{"scoped registries above and in the directory", map[string]string{".npmrc": "@b:registry=x\n", "web/.npmrc": "@a:registry=x\n"}, "web", nil, []string{"@a", "@b"}},
+		{"scope in upper case", map[string]string{".npmrc": "@Corp:registry=https://attacker.example/\n"}, ".", []string{".npmrc:1: @Corp:registry names a registry for a scope fixrail cannot pin"}, nil},
+		{"empty scope", map[string]string{".npmrc": "@:registry=https://attacker.example/\n"}, ".", []string{"cannot pin"}, nil},
+		{"scope as a list", map[string]string{".npmrc": "@corp:registry[]=https://attacker.example/\n"}, ".", []string{"cannot pin"}, nil},
+		{"scope with a colon", map[string]string{".npmrc": "@a:b:registry=https://attacker.example/\n"}, ".", []string{"cannot pin"}, nil},
+		{"script shell", map[string]string{".npmrc": "script-shell=./evil.sh\n"}, ".", []string{".npmrc:1: script-shell is not a setting"}, nil},
+		{"global config", map[string]string{".npmrc": "globalconfig=./g\n"}, ".", []string{".npmrc:1: globalconfig names the global config file"}, nil},
+		{"prefix", map[string]string{".npmrc": "prefix=./p\n"}, ".", []string{".npmrc:1: prefix"}, nil},
+		{"node options", map[string]string{".npmrc": "node-options=--require ./x.js\n"}, ".", []string{"node-options"}, nil},
+		{"per-host other than credentials", map[string]string{".npmrc": "//registry.npmjs.org/:ca=x\n"}, ".", []string{"per-host setting"}, nil},
+		{"section", map[string]string{".npmrc": "[registry]\nx=1\n"}, ".", []string{".npmrc:1: a [section] header", ".npmrc:2: x is not"}, nil},
+		{"quoted key", map[string]string{".npmrc": "\"script-shell\"=./evil.sh\n"}, ".", []string{"quoted, escaped or expanded"}, nil},
+		{"expanded key", map[string]string{".npmrc": "${K}=x\n"}, ".", []string{"quoted, escaped or expanded"}, nil},
+		{"inline comment in key", map[string]string{".npmrc": "script-shell;c=./evil.sh\n"}, ".", []string{"quoted, escaped or expanded"}, nil},
+		{"CR line ends", map[string]string{".npmrc": "save-exact=true\rscript-shell=./evil.sh\r\n"}, ".", []string{".npmrc:1: script-shell"}, nil},
+		{"case differs", map[string]string{".npmrc": "Registry=x\n"}, ".", []string{"Registry is not"}, nil},
+		{"above the regeneration's directory", map[string]string{".npmrc": "script-shell=./evil.sh\n", "web/.npmrc": "save-exact=true\n"}, "web", []string{".npmrc:1: script-shell"}, nil},
+		{"in the regeneration's directory", map[string]string{"web/.npmrc": "node-options=x\n"}, "web", []string{"web/.npmrc:1: node-options"}, nil},
+		{"beside it, not read", map[string]string{"api/.npmrc": "script-shell=x\n"}, "web", nil, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := writeTree(t, c.files)
-			err := CheckNPMRC(root, c.dir)
+			scopes, err := CheckNPMRC(root, c.dir)
 			if len(c.want) == 0 {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
+				}
+				if !slices.Equal(scopes, c.scopes) {
+					t.Errorf("scopes %q, want %q", scopes, c.scopes)
 				}
 				return
 			}
@@ -64,7 +77,7 @@ func TestCheckNPMRC(t *testing.T) {
 		if err := os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(root, ".npmrc")); err != nil {
 			t.Fatal(err)
 		}
-		if err := CheckNPMRC(root, "."); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		if _, err := CheckNPMRC(root, "."); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Fatalf("err %v", err)
 		}
 	})
@@ -105,22 +118,26 @@ func TestNPMRegenEnv(t *testing.T) {
 }
 
 // TestNPMRegenEnvBeatsProjectNPMRC asks the real npm, in a project whose
-// .npmrc names its own cache, registry and user config and turns scripts
-// on, what it would use under the regeneration's environment: the
-// pinned values, not the repository's.
+// .npmrc names its own cache, registry, a scope's registry and user
+// config and turns scripts on, what it would use under the regeneration's
+// environment: the pinned values, not the repository's.
 func TestNPMRegenEnvBeatsProjectNPMRC(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Fatal("npm not on PATH (scripts/test installs it)")
 	}
 	root := writeTree(t, map[string]string{
 		"package.json": `{"name": "app", "version": "1.0.0"}` + "\n",
-		".npmrc":       "cache=./evil-cache\nregistry=https://attacker.example/\nuserconfig=./u\nignore-scripts=false\noffline=false\nreplace-registry-host=always\n",
+		".npmrc":       "cache=./evil-cache\nregistry=https://attacker.example/\n@corp:registry=https://attacker.example/corp/\nuserconfig=./u\nignore-scripts=false\noffline=false\nreplace-registry-host=always\n",
 		"u":            "registry=https://attacker.example/u/\n",
 	})
 	home, cache := t.TempDir(), t.TempDir()
-	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "npm_config_cache=" + cache, NPMRegistryEnv("")}, npmRegenEnv()...)
+	scopes, err := CheckNPMRC(root, ".")
+	if err != nil || !slices.Equal(scopes, []string{"@corp"}) {
+		t.Fatalf("CheckNPMRC: %q, %v", scopes, err)
+	}
+	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "npm_config_cache=" + cache, NPMRegistryEnv(""), NPMScopeEnv("@corp", "https://npm.corp.example")}, npmRegenEnv()...)
 	for key, want := range map[string]string{
-		"cache": cache, "registry": NPMPublicRegistry, "userconfig": "/dev/null",
+		"cache": cache, "registry": NPMPublicRegistry, "@corp:registry": "https://npm.corp.example/", "userconfig": "/dev/null",
 		"ignore-scripts": "true", "offline": "true", "replace-registry-host": "npmjs",
 	} {
 		cmd := exec.Command("npm", "config", "get", key)
@@ -166,7 +183,38 @@ func TestNPMResolvedOff(t *testing.T) {
 			}
 		})
 	}
+	// A scope's registry the operator named is a registry meant too.
+	got, err := NPMResolvedOff([]byte(before), []byte(`{"packages": {"node_modules/w": {"resolved": "https://registry.npmjs.org/w/-/w-1.0.2.tgz"}, "node_modules/@corp/x": {"resolved": "https://npm.corp.example/@corp/x/-/x-1.0.0.tgz"}, "node_modules/@corp/y": {"resolved": "https://attacker.example/@corp/y/-/y-1.0.0.tgz"}}}`), "", "https://npm.corp.example")
+	if err != nil || !slices.Equal(got, []string{"https://attacker.example/@corp/y/-/y-1.0.0.tgz (at /packages/node_modules/@corp/y)"}) {
+		t.Errorf("two registries: %q, %v", got, err)
+	}
 	if _, err := NPMResolvedOff(nil, []byte("{"), reg); !errors.Is(err, ErrParse) {
 		t.Errorf("unreadable lockfile: %v", err)
 	}
+}
+
+// FuzzNPMRC: whatever a .npmrc holds, each scope npmrcProblems returns is
+// one the regeneration can pin: its environment key is npm's spelling of
+// the file's key (npm lower-cases what follows npm_config_), carries no
+// '=' or NUL, and is a name extra_env accepts for the operator to pass.
+func FuzzNPMRC(f *testing.F) {
+	for _, s := range []string{
+		"@corp:registry=https://x/\n", "@Corp:registry=x", "@:registry=x", "@a:b:registry=x",
+		"@corp:registry[]=x", " @my-org.x:registry = y\r\n", "[s]\n@a:registry=x", "\"@a:registry\"=x",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		_, scopes := npmrcProblems(text)
+		for _, sc := range scopes {
+			kv := NPMScopeEnv(sc, "")
+			key, _, _ := strings.Cut(kv, "=")
+			if key != "npm_config_"+sc+":registry" || strings.ContainsRune(key, 0) || strings.ToLower(key) != key {
+				t.Fatalf("scope %q pins as %q", sc, kv)
+			}
+			if err := sandbox.CheckExtra(key); err != nil {
+				t.Fatalf("scope %q: extra_env refuses %q: %v", sc, key, err)
+			}
+		}
+	})
 }

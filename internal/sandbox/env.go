@@ -203,10 +203,10 @@ func refuseExtra(name string) string {
 	if strings.ContainsAny(name, "*?[=") {
 		return "a pattern or assignment, not a variable name (extra_env takes exact names)"
 	}
-	for i := 0; i < len(name); i++ {
+	for i := 0; i < len(name) && !npmScopeRegistry(name); i++ {
 		c := name[i]
 		if !(c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9') {
-			return "not a variable name (letters, digits and '_', not starting with a digit)"
+			return "not a variable name (letters, digits and '_', not starting with a digit; or npm_config_@SCOPE:registry)"
 		}
 	}
 	up := strings.ToUpper(name)
@@ -234,6 +234,27 @@ func refuseExtra(name string) string {
 		}
 	}
 	return ""
+}
+
+// npmScopeRegistry reports whether name is npm_config_@SCOPE:registry, the
+// variable npm reads a scope's registry from (npm lower-cases what follows
+// npm_config_): a name the shell cannot export, which env(1) can, and the
+// one way to name a scope's registry for npm through its environment.
+func npmScopeRegistry(name string) bool {
+	const pre, suf = "npm_config_@", ":registry"
+	if len(name) <= len(pre)+len(suf) || !strings.EqualFold(name[:len(pre)], pre) || !strings.EqualFold(name[len(name)-len(suf):], suf) {
+		return false
+	}
+	scope := name[len(pre) : len(name)-len(suf)]
+	if scope[0] == '.' || scope[0] == '_' {
+		return false
+	}
+	for _, r := range scope {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~", r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // credentialWords refuse a name when one of its '_'-separated words is one of

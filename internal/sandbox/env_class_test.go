@@ -102,7 +102,9 @@ func TestEnvByClass(t *testing.T) {
 
 func TestCheckExtra(t *testing.T) {
 	accepted := []string{"MY_FLAG", "KEYBOARD_LAYOUT", "TOKENIZERS_PARALLELISM", "MONKEY", "GIT_AUTHOR_NAME",
-		"PASSTHROUGH", "AUTHOR", "SESSIONS_DIR", "GOPROXY", "NODE_ENV", "JAVA_HOME", "_underscore", "lower_case"}
+		"PASSTHROUGH", "AUTHOR", "SESSIONS_DIR", "GOPROXY", "NODE_ENV", "JAVA_HOME", "_underscore", "lower_case",
+		// the variable npm reads a scope's registry from
+		"npm_config_@corp:registry", "NPM_CONFIG_@my-org.x:REGISTRY"}
 	for _, n := range accepted {
 		if err := sandbox.CheckExtra(n); err != nil {
 			t.Errorf("CheckExtra(%q) = %v, want accepted", n, err)
@@ -120,6 +122,9 @@ func TestCheckExtra(t *testing.T) {
 		// patterns and non-names
 		"": "empty", "AWS_*": "pattern", "A=B": "pattern", "GH_?": "pattern", "1ABC": "variable name",
 		"A-B": "variable name", "A B": "variable name",
+		"npm_config_@corp:_authToken": "variable name", "npm_config_@:registry": "variable name",
+		"npm_config_@Corp:registry": "variable name", "npm_config_@a:b:registry": "variable name",
+		"npm_config_@_x:registry": "variable name", "x_npm_config_@corp:registry": "variable name",
 		// code injection
 		"LD_PRELOAD": "run code", "LD_LIBRARY_PATH": "run code", "LD_AUDIT": "run code", "BASH_ENV": "run code",
 		"ENV": "run code", "PROMPT_COMMAND": "run code", "PYTHONSTARTUP": "run code", "PYTHONPATH": "run code",
