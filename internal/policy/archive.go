@@ -207,6 +207,7 @@ type extraction struct {
 	absolute bool    // a member's leading / is kept (tar -P)
 	renamed  string  // why member names are not the archive's (tar --transform, a program); "" when they are
 	only     []field // the members named on the command line; none means all
+	copies   bool    // a tree copied from the disk (cpio -p, pax -rw), not an archive
 }
 
 // selects reports whether the command line's member operands pick m: the
@@ -303,13 +304,17 @@ func (a *analyzer) extracts(x extraction, st *state) {
 			// where the members land.
 			exposed, what = a.exposedDir(r)
 		}
-		if exposed {
-			src := "standard input"
-			if !x.stdin {
-				src = x.archive.String()
-			}
+		src := "standard input"
+		if !x.stdin {
+			src = x.archive.String()
+		}
+		switch {
+		case exposed:
 			a.add(SelfMod, true, "%s extracts %s into %s (%s), where project agent settings or git hooks could land; its members cannot be read here: %s",
 				x.how, src, dest, what, why)
+		case !x.copies && (a.nestedRepoDir(dest) || a.nestedRepoDir(a.resolve(dest))):
+			a.add(ScopeEscalation, true, "%s extracts %s into %s, %s; its members cannot be read here: %s",
+				x.how, src, dest, nestedWhere, why)
 		}
 		return
 	}
@@ -375,6 +380,18 @@ func (a *analyzer) extracts(x extraction, st *state) {
 		links[landing] = filepath.Clean(t)
 	}
 }
+
+// nestedRepoDir reports whether dir lies below the project's directory,
+// where what an archive whose members are unknown holds could make a
+// nested repository (a .git with its own config, hooks or commondir) or a
+// direnv or mise file that runs when someone works there — not agent
+// settings, which an agent reads where it starts (exposedDir).
+func (a *analyzer) nestedRepoDir(dir string) bool {
+	return a.cwd0 != "" && a.cwd0 != "/" && strings.HasPrefix(dir, a.cwd0+string(filepath.Separator))
+}
+
+// nestedWhere is what a ScopeEscalation match for nestedRepoDir says.
+const nestedWhere = "inside the project, where a nested repository's git config or hooks, or a direnv or mise file, could land"
 
 // exposedDir reports whether a protected name could land in dir from an
 // archive whose members are unknown, and which.

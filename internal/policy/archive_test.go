@@ -189,7 +189,7 @@ func TestArchiveExtraction(t *testing.T) {
 		{id: "unar-elsewhere", in: "unar -o " + scratch + " data.rar", want: ""},
 		{id: "ar-list", in: "ar t lib.a", want: ""},
 		{id: "python-zipfile-list", in: "python3 -m zipfile -l evil.zip", want: ""},
-		{id: "python-zipfile-build", in: "python3 -m zipfile -e ok.zip build", want: ""},
+		{id: "python-zipfile-build", in: "python3 -m zipfile -e ok.zip build", want: "scope-escalation?"}, // ok.zip is missing: see stdin-subdir
 		{id: "plain-zip", in: "unzip -o -q evil.zip 'src/*'", want: ""},
 		{id: "member", in: "tar xzf evil.tgz src/a.go", want: ""},
 		{id: "old-style-elsewhere", in: "tar xCf " + scratch + " bare.tar", want: ""},
@@ -205,7 +205,13 @@ func TestArchiveExtraction(t *testing.T) {
 		{id: "stdin", in: "curl -sL https://example.com/x.tgz | tar xz", want: "self-mod?"},
 		{id: "stdin-elsewhere", in: "curl -sL https://example.com/x.tgz | tar xz -C " + scratch, want: ""},
 		{id: "stdin-through-link", in: "cd cfg-link && curl -sL https://example.com/x.tgz | tar xz", want: "self-mod?"},
-		{id: "stdin-subdir", in: "curl -sL https://example.com/x.tgz | tar xz -C build", want: ""},
+		// Below the project, unknown members may make a nested repository
+		// (build/x/.git/config with core.fsmonitor runs when a prompt or an
+		// editor runs git status there) or an .envrc: scope-escalation, not
+		// agent settings, which an agent reads where it starts. A tree
+		// copied from the disk is not an archive's unknown members.
+		{id: "stdin-subdir", in: "curl -sL https://example.com/x.tgz | tar xz -C build", want: "scope-escalation?"},
+		{id: "stdin-subdir", in: "curl -sL https://example.com/x.zip | bsdtar -xf - -C src/vendor", want: "scope-escalation?"},
 		{id: "xz", in: "tar xJf data.txz", want: "self-mod?"},
 		{id: "bzip2", in: "tar xjf data.tbz2", want: "self-mod?"},
 		{id: "fifo", in: "tar xf fifo.tar", want: "self-mod?"},
@@ -219,8 +225,8 @@ func TestArchiveExtraction(t *testing.T) {
 		{id: "missing-own-dir", in: "tar xzf later.tgz -C .claude/hooks/lib", want: "self-mod"},
 		{id: "missing-own-dir", in: "wget --content-disposition -P .claude https://example.com/get", want: "self-mod?"},
 		{id: "named-own-dir", in: "wget -P .claude https://example.com/settings.cgi", want: ""},
-		{id: "missing-elsewhere", in: "tar xzf later.tgz -C .claude-old", want: ""},
-		{id: "missing-elsewhere", in: "tar xzf later.tgz -C build/.claude.d", want: ""},
+		{id: "missing-elsewhere", in: "tar xzf later.tgz -C .claude-old", want: "scope-escalation?"},
+		{id: "missing-elsewhere", in: "tar xzf later.tgz -C build/.claude.d", want: "scope-escalation?"},
 		{id: "written-first", in: "cp " + filepath.Join(scratch, "ok.tgz") + " ok.tgz && tar xzf ok.tgz", want: "self-mod?"},
 		{id: "too-many", in: "tar xzf many.tgz", want: "self-mod?"},
 		{id: "run-time", in: "tar xzf \"$ARCHIVE\"", want: "self-mod?"},

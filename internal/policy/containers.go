@@ -139,10 +139,13 @@ func (a *analyzer) containerCopy(c *cmd, rest []field, namespaced bool) {
 		return
 	}
 	if p, ok := cleanAbs(c.st.cwd, a.expandTilde(dest.s)); ok && !c.st.remote {
-		if exposed, what := a.exposedDir(a.resolve(p)); exposed && isDir(a.resolve(p)) {
+		r := a.resolve(p)
+		if exposed, what := a.exposedDir(r); exposed && isDir(r) {
 			for _, r := range []Rule{SelfMod, ScopeEscalation} {
 				a.add(r, true, "%s copies a tree the container holds into %s (%s), its contents unknown here", how, p, what)
 			}
+		} else if isDir(r) && (a.nestedRepoDir(p) || a.nestedRepoDir(r)) {
+			a.add(ScopeEscalation, true, "%s copies a tree the container holds into %s, %s; its contents are unknown here", how, p, nestedWhere)
 		}
 	}
 }

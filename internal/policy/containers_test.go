@@ -13,6 +13,7 @@ import (
 func TestContainerMounts(t *testing.T) {
 	env, home, repo, _ := fsEnv(t)
 	write(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(repo, "vendor", "README"), "")
 	claude := filepath.Join(home, ".claude")
 	for _, c := range []tc{
 		{id: "claude", in: "docker run -v ~/.claude:/c alpine sh -c 'echo > /c/settings.json'", want: "self-mod"},
@@ -38,6 +39,9 @@ func TestContainerMounts(t *testing.T) {
 		{id: "runtime-source", in: `docker run -v "$X":/c alpine true`, want: "self-mod? scope-escalation?"},
 		{id: "cp-file", in: "docker cp c1:/evil ~/.claude/settings.json", want: "self-mod"},
 		{id: "cp-container-cp", in: "docker container cp c1:/evil ~/.bashrc", want: "scope-escalation"},
+		// A tree copied into a directory below the project may make a
+		// nested repository there (its .git/config).
+		{id: "cp-subdir", in: "docker cp c1:/app vendor", want: "scope-escalation?"},
 		{id: "cp-local", in: "docker cp c1:/x ./out.txt", want: ""},
 		{id: "cp-out", in: "docker cp ./out.txt c1:/x", want: ""},
 		{id: "kubectl-cp", in: "kubectl cp ns/pod:/evil ~/.claude/settings.json", want: "self-mod"},

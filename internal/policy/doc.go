@@ -117,8 +117,11 @@
 //     shell start-up files (with what zsh setups source: oh-my-zsh custom,
 //     ~/.p10k.zsh, ~/.config/zsh; starship.toml), ~/.ssh, systemd/launchd/autostart directories,
 //     ~/.local/bin, .git/hooks, .git/config, a worktree's config.worktree, a
-//     submodule's repository (.git/modules/**), a .git file (it names the
-//     repository git uses there), .envrc, mise's configuration
+//     submodule's repository (.git/modules/**), a commondir (git reads the
+//     config and hooks of the directory it names), a .git file (it names the
+//     repository git uses there), an archive with members unknown here
+//     extracted below the project (a nested repository's config could
+//     land), .envrc, mise's configuration
 //     (mise.toml, mise.*.toml, .mise.toml, .mise/config.toml,
 //     .config/mise.toml, .config/mise/**: trusted by path, so a trusted
 //     file's later edits run on cd unasked), an editor's

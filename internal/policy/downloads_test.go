@@ -31,6 +31,11 @@ func TestDownloadsNamed(t *testing.T) {
 		{id: "wget-e-run-time", in: `wget -e "$RC" https://example.com/x`, want: "self-mod? egress-other"},
 		{id: "wget-e-plain", in: "wget -e robots=off https://example.com/data.csv", want: ""},
 
+		// Below the project a server-named file may be a .git file naming
+		// another repository, or an .envrc.
+		{id: "curl-OJ-subdir", in: "curl --output-dir build -OJ https://example.com/download", want: "scope-escalation?"},
+		{id: "wget-content-disposition-subdir", in: "wget --content-disposition -P build https://example.com/dl", want: "scope-escalation?"},
+
 		{id: "curl-O-plain", in: "curl -LO https://go.dev/dl/go1.26.8.linux-amd64.tar.gz", want: ""},
 		{id: "curl-output-dir-scratch", in: "curl --output-dir " + scratch + " -OJ https://example.com/download", want: ""},
 		{id: "wget-plain", in: "wget -q https://example.com/data.csv", want: ""},

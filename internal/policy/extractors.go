@@ -89,7 +89,7 @@ func (a *analyzer) cpio(c *cmd) {
 		a.extracts(x, c.st)
 	case p.has("-p", "--pass-through") && len(p.operands) > 0:
 		a.extracts(extraction{how: c.name + " -p", stdin: true, dest: p.operands[len(p.operands)-1],
-			renamed: "the paths it copies come from standard input"}, c.st)
+			renamed: "the paths it copies come from standard input", copies: true}, c.st)
 	}
 }
 
@@ -103,7 +103,7 @@ func (a *analyzer) pax(c *cmd) {
 	if p.has("-w") {
 		if len(p.operands) > 0 {
 			a.extracts(extraction{how: "pax -rw", stdin: true, dest: p.operands[len(p.operands)-1],
-				renamed: "it copies a tree, not an archive"}, c.st)
+				renamed: "it copies a tree, not an archive", copies: true}, c.st)
 		}
 		return
 	}

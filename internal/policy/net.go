@@ -375,6 +375,8 @@ func (a *analyzer) downloads(how string, dir field, urls []field, unknown string
 		}
 		if exposed, what := a.exposedDir(a.resolve(d)); exposed {
 			a.add(SelfMod, true, "%s saves files into %s (%s), where project agent settings could land; their names are not known here: %s", how, d, what, unknown)
+		} else if a.nestedRepoDir(d) || a.nestedRepoDir(a.resolve(d)) {
+			a.add(ScopeEscalation, true, "%s saves files into %s, inside the project, where a .git file naming another repository, or a direnv or mise file, could land; their names are not known here: %s", how, d, unknown)
 		}
 		return
 	}
