@@ -386,6 +386,27 @@ func npmEnv(cfg *config.Config, key, def string) string {
 	return def
 }
 
+// NPMRegistries are the npm registries the operator named, as
+// manifest.NPMRegistryURL writes them, sorted: npm_config_registry (else
+// the public registry) and each scope's npm_config_@SCOPE:registry that
+// the build environment passes (extra_env). A lockfile a fix changes
+// resolves what it adds from these alone (gates.LockfileSources).
+func NPMRegistries(cfg *config.Config) []string {
+	out := []string{manifest.NPMRegistryURL(npmEnv(cfg, "npm_config_registry", ""))}
+	env, err := sandbox.Env(sandbox.Build, lookupEnv, cfg.ExtraEnv)
+	if err == nil {
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			lk := strings.ToLower(k)
+			if v != "" && strings.HasPrefix(lk, "npm_config_@") && strings.HasSuffix(lk, ":registry") {
+				out = append(out, manifest.NPMRegistryURL(v))
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // lookupEnv is the operator's environment; a var so that a test can
 // replace it.
 var lookupEnv = os.LookupEnv

@@ -125,6 +125,7 @@ var reasonCases = map[string]reasonCase{
 	"new-scanner-result":      {scenario: "run_sast_new_high.txtar"},
 	"build-check-failed":      {scenario: "run_sast_build_fails.txtar"},
 	"lockfile-regen-failed":   {scenario: "run_cve_npm_regen_fails.txtar"},
+	"lockfile-source":         {scenario: "run_cve_npm_lock_foreign_host.txtar"},
 	"no-advisory-data":        {scenario: "run_cve_no_advisory_data.txtar"},
 	"unbumpable-declaration":  {scenario: "run_cve_requirements_markers.txtar"},
 	"added-package-advisory":  {scenario: "run_added_package_malware.txtar"},
