@@ -407,6 +407,45 @@ func NPMRegistries(cfg *config.Config) []string {
 	return slices.Compact(out)
 }
 
+// PythonIndexes are the Python package indexes the operator named through
+// extra_env, as uv reads them: the default index (UV_DEFAULT_INDEX,
+// UV_INDEX_URL or PIP_INDEX_URL; else PyPI's) and the others (UV_INDEX,
+// whose entries may be NAME=URL, UV_EXTRA_INDEX_URL, PIP_EXTRA_INDEX_URL,
+// each a space-separated list). A uv.lock a fix changes resolves what it
+// adds from these alone (gates.LockfileSources).
+func PythonIndexes(cfg *config.Config) []string {
+	env, err := sandbox.Env(sandbox.Build, lookupEnv, cfg.ExtraEnv)
+	if err != nil {
+		return []string{manifest.PyPIIndex}
+	}
+	vals := map[string]string{}
+	for _, kv := range env {
+		if k, v, _ := strings.Cut(kv, "="); v != "" {
+			vals[strings.ToUpper(k)] = v
+		}
+	}
+	var out []string
+	for _, k := range []string{"UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"} {
+		if v := vals[k]; v != "" {
+			out = append(out, v)
+			break
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, manifest.PyPIIndex)
+	}
+	for _, k := range []string{"UV_INDEX", "UV_EXTRA_INDEX_URL", "PIP_EXTRA_INDEX_URL"} {
+		for _, f := range strings.Fields(vals[k]) {
+			if name, u, ok := strings.Cut(f, "="); ok && !strings.Contains(name, ":") {
+				f = u // UV_INDEX's NAME=URL
+			}
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // lookupEnv is the operator's environment; a var so that a test can
 // replace it.
 var lookupEnv = os.LookupEnv

@@ -19,9 +19,7 @@ func TestNPMRegistries(t *testing.T) {
 		"npm_config_@unnamed:registry": "https://npm.unnamed.example/",
 		"npm_config_@empty:registry":   "",
 	}
-	old := lookupEnv
-	t.Cleanup(func() { lookupEnv = old })
-	lookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	fakeEnv(t, env)
 	for _, c := range []struct {
 		extra []string
 		want  []string
@@ -35,4 +33,37 @@ func TestNPMRegistries(t *testing.T) {
 			t.Errorf("extra_env %q: %q, want %q", c.extra, got, c.want)
 		}
 	}
+}
+
+// TestPythonIndexes: the indexes a uv.lock may name are PyPI's, or the
+// default index the operator names through extra_env, with the others it
+// names (UV_INDEX's NAME=URL read as its URL).
+func TestPythonIndexes(t *testing.T) {
+	env := map[string]string{
+		"UV_DEFAULT_INDEX":    "https://pypi.corp.example/simple",
+		"PIP_INDEX_URL":       "https://pip.corp.example/simple",
+		"UV_INDEX":            "internal=https://idx.corp.example/simple https://other.corp.example/simple",
+		"PIP_EXTRA_INDEX_URL": "https://extra.corp.example/simple",
+	}
+	fakeEnv(t, env)
+	for _, c := range []struct {
+		extra []string
+		want  []string
+	}{
+		{nil, []string{"https://pypi.org/simple"}},
+		{[]string{"PIP_INDEX_URL"}, []string{"https://pip.corp.example/simple"}},
+		{[]string{"PIP_INDEX_URL", "UV_DEFAULT_INDEX"}, []string{"https://pypi.corp.example/simple"}},
+		{[]string{"UV_INDEX", "PIP_EXTRA_INDEX_URL"}, []string{"https://extra.corp.example/simple", "https://idx.corp.example/simple", "https://other.corp.example/simple", "https://pypi.org/simple"}},
+	} {
+		if got := PythonIndexes(&config.Config{ExtraEnv: c.extra}); !slices.Equal(got, c.want) {
+			t.Errorf("extra_env %q: %q, want %q", c.extra, got, c.want)
+		}
+	}
+}
+
+// fakeEnv makes env the operator's environment for the rest of the test.
+func fakeEnv(t *testing.T, env map[string]string) {
+	old := lookupEnv
+	t.Cleanup(func() { lookupEnv = old })
+	lookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 }

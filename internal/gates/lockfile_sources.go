@@ -5,48 +5,64 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/fixrail/fixrail/internal/manifest"
 	"github.com/fixrail/fixrail/internal/verdict"
 )
 
-// LockfileSources holds every "resolved" URL a fix adds to an npm lockfile
-// (package-lock.json, npm-shrinkwrap.json) to registries, the ones the
-// operator named (fixtype.NPMRegistries): npm ci fetches what a lockfile
-// resolves and checks only the integrity the same lockfile states, so an
-// entry that names the right version on another host installs whatever
-// that host serves. It holds whoever wrote the lockfile — the harness's
-// regeneration, the agent's, the agent's own hand — and judges the
-// candidate's bytes, not a working tree. A URL the base's copy already
-// held is the repository's own choice and passes; a lockfile that does
-// not parse fails.
-func LockfileSources(registries []string) *Gate {
+// Sources are the package sources the operator named, which a lockfile a
+// fix changes may newly resolve from.
+type Sources struct {
+	NPM    []string // npm registries (fixtype.NPMRegistries)
+	Python []string // Python indexes, for uv.lock (fixtype.PythonIndexes)
+}
+
+// LockfileSources holds every URL a fix adds to a lockfile that names
+// where each package is fetched — npm's (package-lock.json,
+// npm-shrinkwrap.json: each "resolved") and uv's (uv.lock: each package's
+// index and its files' URLs) — to the sources the operator named: npm ci
+// and uv sync fetch what a lockfile names and check it only against the
+// hash the same lockfile states, so an entry that names the right version
+// on another host installs whatever that host serves. It holds whoever
+// wrote the lockfile — the harness's regeneration, the agent's, the
+// agent's own hand — and judges the candidate's bytes, not a working
+// tree. A URL the base's copy already held is the repository's own choice
+// and passes; a lockfile that does not parse fails.
+func LockfileSources(s Sources) *Gate {
 	return &Gate{
 		Name:   "lockfile-sources",
-		Doc:    "every package an npm lockfile newly resolves comes from a registry the operator named",
+		Doc:    "every package an npm lockfile or uv.lock newly resolves comes from a registry or index the operator named",
 		Reason: verdict.ReasonLockfileSource,
 		Run: func(ctx context.Context, c *Change) (Verdict, error) {
-			return checkLockfileSources(ctx, registries, c)
+			return checkLockfileSources(ctx, s, c)
 		},
 	}
 }
 
-// npmLockfile reports whether p is a lockfile npm installs from.
-func npmLockfile(p string) bool {
-	b := path.Base(p)
-	return b == "package-lock.json" || b == "npm-shrinkwrap.json"
+// check is how the gate reads one kind of lockfile: the URLs the
+// candidate adds that no named source holds, and those sources.
+func (s Sources) check(p string) (func(before, after []byte) ([]string, error), []string) {
+	switch path.Base(p) {
+	case "package-lock.json", "npm-shrinkwrap.json":
+		return func(b, a []byte) ([]string, error) { return manifest.NPMResolvedOff(b, a, s.NPM...) }, s.NPM
+	case "uv.lock":
+		return func(b, a []byte) ([]string, error) { return manifest.UVResolvedOff(b, a, s.Python...) }, s.Python
+	}
+	return nil, nil
 }
 
-func checkLockfileSources(ctx context.Context, registries []string, c *Change) (Verdict, error) {
-	if len(registries) == 0 {
-		return Verdict{}, errors.New("lockfile-sources: no registry to hold lockfiles to")
-	}
-	var bad []string
+func checkLockfileSources(ctx context.Context, s Sources, c *Change) (Verdict, error) {
+	var bad, named []string
 	n := 0
 	for _, p := range c.Changed {
-		if !npmLockfile(p) {
+		off, sources := s.check(p)
+		if off == nil {
 			continue
+		}
+		if len(sources) == 0 {
+			return Verdict{}, fmt.Errorf("lockfile-sources: no source to hold %s to", p)
 		}
 		e, ok := c.Files[p]
 		if !ok {
@@ -63,21 +79,26 @@ func checkLockfileSources(ctx context.Context, registries []string, c *Change) (
 			return Verdict{}, fmt.Errorf("lockfile-sources: the base's %s: %w", p, err)
 		}
 		n++
-		off, err := manifest.NPMResolvedOff(b.Data, e.Data, registries...)
+		for _, src := range sources {
+			if !slices.Contains(named, src) {
+				named = append(named, src)
+			}
+		}
+		urls, err := off(b.Data, e.Data)
 		if err != nil {
 			bad = append(bad, show(p)+": "+err.Error())
 			continue
 		}
-		for _, u := range off {
+		for _, u := range urls {
 			bad = append(bad, show(p)+": "+u)
 		}
 	}
-	regs := strings.Join(registries, ", ")
+	regs := strings.Join(named, ", ")
 	switch {
 	case len(bad) > 0:
-		return Verdict{Detail: "resolved outside the registries the operator named (" + regs + "): " + list(bad)}, nil
+		return Verdict{Detail: "resolved outside the sources the operator named (" + regs + "): " + list(bad)}, nil
 	case n == 0:
-		return Verdict{Pass: true, Detail: "no npm lockfile changed"}, nil
+		return Verdict{Pass: true, Detail: "no npm lockfile or uv.lock changed"}, nil
 	}
-	return Verdict{Pass: true, Detail: fmt.Sprintf("%d npm lockfile(s) changed; every URL they newly resolve lies under %s", n, regs)}, nil
+	return Verdict{Pass: true, Detail: fmt.Sprintf("%d lockfile(s) changed; every URL they newly resolve comes from %s", n, regs)}, nil
 }

@@ -54,7 +54,7 @@ func (r *run) fix(ctx context.Context, inv *investigation) (*candidate, *Outcome
 }
 
 // judge runs every fix gate on a candidate: the catalogue's structural
-// gates, the added packages' advisory check and the npm lockfiles' sources
+// gates, the added packages' advisory check and the lockfiles' sources
 // (before any of the fix's code runs), then the fix type's own (its oracle), then the suite; the
 // LLM validation runs last: only a change every mechanical gate accepted
 // is worth a model's opinion. Then the leak scan of what the commit
@@ -63,7 +63,7 @@ func (r *run) fix(ctx context.Context, inv *investigation) (*candidate, *Outcome
 func (r *run) judge(ctx context.Context, phase string, inv *investigation, cand *candidate, c *gates.Change) *Outcome {
 	validate := gates.LLMValidate(gates.Validation{Model: r.p.Model, Finding: r.findingText(), Redact: r.scrubInbound})
 	added := gates.AddedPackages(r.p.Advisories)
-	sources := gates.LockfileSources(fixtype.NPMRegistries(r.env.Config))
+	sources := gates.LockfileSources(gates.Sources{NPM: fixtype.NPMRegistries(r.env.Config), Python: fixtype.PythonIndexes(r.env.Config)})
 	all := slices.Concat(gates.Fix, []*gates.Gate{added, sources}, r.typ.Gates(r.env, inv.plan), gates.Last, []*gates.Gate{validate})
 	if o := r.checks(ctx, phase, all, c); o != nil {
 		return o

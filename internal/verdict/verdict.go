@@ -110,11 +110,11 @@ const (
 	// (go mod tidy, npm install --package-lock-only, offline) failed: most
 	// often the cache lacks the target, which the operator fills.
 	ReasonLockfileRegen = "lockfile-regen-failed"
-	// The lockfile-sources gate's: an npm lockfile the fix changes
-	// resolves a package from a URL it did not hold before and that lies
-	// under no registry the operator named (npm_config_registry and a
-	// scope's registry through extra_env, else the public one), whoever
-	// wrote it: the harness's regeneration, the agent's, the agent's hand.
+	// The lockfile-sources gate's: an npm lockfile or a uv.lock the fix
+	// changes names a URL to fetch a package from that it did not hold
+	// before and that comes from no registry or index the operator named
+	// (through extra_env; else the public one), whoever wrote it: the
+	// harness's regeneration, the agent's, the agent's hand.
 	ReasonLockfileSource = "lockfile-source"
 	// The cve type had no advisory data (offline with nothing cached, or
 	// a service unreachable): no version can be decided or judged, so no
