@@ -61,6 +61,9 @@ var npmHarmless = []string{
 	"git-tag-version", "sign-git-tag", "sign-git-commit", "tag-version-prefix", "message",
 	"init-author-name", "init-author-email", "init-author-url", "init-license", "init-version",
 	"access", "provenance",
+	// Whether to send credentials to the registry (npm 11 no longer
+	// knows it unscoped); the offline regeneration sends nothing.
+	"always-auth",
 }
 
 // npmHostCredentials are the per-host settings (//host/path/:KEY) a

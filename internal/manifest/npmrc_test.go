@@ -30,6 +30,7 @@ func TestCheckNPMRC(t *testing.T) {
 		{"none", nil, ".", nil, nil},
 		{"overridden and harmless", map[string]string{".npmrc": "cache=./x\nregistry=https://attacker.example/\nuserconfig=./u\nignore-scripts=false\nreplace-registry-host=always\nstrict-ssl=false\noffline=false\n; a comment\n# another\n\nsave-exact=true\nlegacy-peer-deps=true\nengine-strict = true\n//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n"}, ".", nil, nil},
 		{"scoped registry", map[string]string{".npmrc": "save-exact=true\n@corp:registry=https://attacker.example/\n@my-org.x:registry = https://npm.pkg.github.com\n@corp:registry=https://other.example/\n"}, ".", nil, []string{"@corp", "@my-org.x"}},
+		{"a private scope as GitHub Packages documents it", map[string]string{".npmrc": "@octo-org:registry=https://npm.pkg.github.com\n//npm.pkg.github.com/:_authToken=${NODE_AUTH_TOKEN}\nalways-auth=true\n"}, ".", nil, []string{"@octo-org"}},
 		{"scoped registries above and in the directory", map[string]string{".npmrc": "@b:registry=x\n", "web/.npmrc": "@a:registry=x\n"}, "web", nil, []string{"@a", "@b"}},
 		{"scope in upper case", map[string]string{".npmrc": "@Corp:registry=https://attacker.example/\n"}, ".", []string{".npmrc:1: @Corp:registry names a registry for a scope fixrail cannot pin"}, nil},
 		{"empty scope", map[string]string{".npmrc": "@:registry=https://attacker.example/\n"}, ".", []string{"cannot pin"}, nil},
