@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -659,8 +660,53 @@ func pyprojectItems(data []byte) ([]item, error) {
 			out = append(out, poetryItem(name, m[name]))
 		}
 	}
+	if it, ok := pyprojectSources(doc); ok {
+		out = append(out, it)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].key(vulndata.PyPI) < out[j].key(vulndata.PyPI) })
 	return out, nil
+}
+
+// pyprojectSourceKeys are the settings in which a pyproject.toml says
+// where packages come from: uv's indexes and per-package sources, its pip
+// interface's index options, Poetry's and PDM's sources.
+var pyprojectSourceKeys = [][]string{
+	{"tool", "uv", "sources"}, {"tool", "uv", "index"}, {"tool", "uv", "index-url"},
+	{"tool", "uv", "extra-index-url"}, {"tool", "uv", "find-links"}, {"tool", "uv", "no-index"},
+	{"tool", "uv", "index-strategy"}, {"tool", "uv", "allow-insecure-host"}, {"tool", "uv", "pip"},
+	{"tool", "poetry", "source"}, {"tool", "pdm", "source"},
+}
+
+// pyprojectSources is one item for all of a pyproject.toml's source
+// settings together, keyed by their content: a fix that adds, changes or
+// removes any of them (an index of its own; a package moved off the
+// private index it came from, which would let a public one of the same
+// name in) changes the key, and the change is unchecked. ok is false when
+// the file has none.
+func pyprojectSources(doc map[string]any) (item, bool) {
+	found := map[string]any{}
+	var names []string
+	for _, k := range pyprojectSourceKeys {
+		var v any = doc
+		for _, part := range k {
+			m, _ := v.(map[string]any)
+			v = m[part]
+		}
+		if v != nil {
+			name := strings.Join(k, ".")
+			found[name] = v
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return item{}, false
+	}
+	canon, err := json.Marshal(found) // maps marshal with sorted keys
+	if err != nil {
+		canon = []byte(fmt.Sprintf("%v", found))
+	}
+	sum := sha256.Sum256(canon)
+	return item{bad: fmt.Sprintf("package source settings %q (content %x)", strings.Join(names, ", "), sum[:6])}, true
 }
 
 // poetrySpec is a Poetry version constraint.

@@ -91,6 +91,24 @@ func TestAdded(t *testing.T) {
 			base: "[project]\ndependencies = []\n",
 			cand: "[project]\ndependencies = []\n[dependency-groups]\ntest = [\"pytest==8.0.0\", {include-group = \"lint\"}]\n[build-system]\nrequires = [\"setuptools>=61\"]\n[tool.poetry.group.dev.dependencies]\nblack = \"24.1.0\"\nevil = {git = \"https://example.com/evil.git\"}\n",
 			want: []string{"PyPI black@24.1.0 (24.1.0)", "PyPI pytest@8.0.0 (==8.0.0)", "PyPI setuptools@ (>=61)"}, unchecked: []string{"evil: git"}},
+		// Where packages come from: a fix that adds, changes or removes an
+		// index or a package's source is unchecked; the same settings
+		// reformatted are not a change.
+		{name: "pyproject adds an index", file: "pyproject.toml",
+			base:      "[project]\ndependencies = [\"requests==2.0.0\"]\n",
+			cand:      "[project]\ndependencies = [\"requests==2.0.0\"]\n[[tool.uv.index]]\nname = \"mirror\"\nurl = \"https://pypi.mirror.invalid/simple\"\ndefault = true\n",
+			unchecked: []string{`package source settings "tool.uv.index"`}},
+		{name: "pyproject moves a package off its private index", file: "pyproject.toml",
+			base:      "[project]\ndependencies = [\"corp-lib==1.0.0\"]\n[tool.uv.sources]\ncorp-lib = { index = \"corp\" }\n[[tool.uv.index]]\nname = \"corp\"\nurl = \"https://pypi.corp.example/simple\"\nexplicit = true\n",
+			cand:      "[project]\ndependencies = [\"corp-lib==1.0.0\"]\n[[tool.uv.index]]\nname = \"corp\"\nurl = \"https://pypi.corp.example/simple\"\nexplicit = true\n",
+			unchecked: []string{`package source settings "tool.uv.index"`}},
+		{name: "pyproject poetry source and pip index", file: "pyproject.toml",
+			base:      "[project]\ndependencies = []\n",
+			cand:      "[project]\ndependencies = []\n[[tool.poetry.source]]\nname = \"m\"\nurl = \"https://pypi.mirror.invalid/simple\"\n[tool.uv.pip]\nextra-index-url = [\"https://pypi.mirror.invalid/simple\"]\n",
+			unchecked: []string{`package source settings "tool.uv.pip, tool.poetry.source"`}},
+		{name: "pyproject sources reformatted", file: "pyproject.toml",
+			base: "[tool.uv.sources]\ncorp-lib = { index = \"corp\" }\n",
+			cand: "# sources\n[tool.uv.sources.corp-lib]\nindex = \"corp\"\n"},
 		// The tools read keys exactly: a look-alike table or field is not
 		// what they install, and must not hide what they do.
 		{name: "Cargo.lock look-alike table", file: "Cargo.lock",
