@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -106,6 +105,10 @@ func (it item) key(eco vulndata.Ecosystem) string {
 type addedFormat struct {
 	eco   vulndata.Ecosystem
 	items func([]byte) ([]item, error)
+	// sources, when set, returns the file's package source settings as
+	// text with their names ("" for none, or only the public default):
+	// where the packages it declares are fetched from.
+	sources func([]byte) (names, text string)
 }
 
 // addedFormatFor is the extraction for rel, or nil.
@@ -113,32 +116,39 @@ func addedFormatFor(rel string) *addedFormat {
 	base := path.Base(rel)
 	switch base {
 	case "package.json":
-		return &addedFormat{vulndata.NPM, packageJSONItems}
+		return &addedFormat{vulndata.NPM, packageJSONItems, nil}
 	case "package-lock.json", "npm-shrinkwrap.json":
-		return &addedFormat{vulndata.NPM, packageLockItems}
+		return &addedFormat{vulndata.NPM, packageLockItems, nil}
 	case "go.mod":
-		return &addedFormat{vulndata.Go, goModItems}
+		return &addedFormat{vulndata.Go, goModItems, nil}
 	case "go.sum", "go.work.sum":
-		return &addedFormat{vulndata.Go, lockItems(parseGoSum)}
+		return &addedFormat{vulndata.Go, lockItems(parseGoSum), nil}
 	case "poetry.lock", "uv.lock":
-		return &addedFormat{vulndata.PyPI, tomlLockItems}
+		return &addedFormat{vulndata.PyPI, tomlLockItems, nil}
 	case "Cargo.lock":
-		return &addedFormat{vulndata.Cargo, tomlLockItems}
+		return &addedFormat{vulndata.Cargo, tomlLockItems, nil}
 	case "pyproject.toml":
-		return &addedFormat{vulndata.PyPI, pyprojectItems}
+		return &addedFormat{vulndata.PyPI, pyprojectItems, pyprojectSources}
 	case "Gemfile.lock":
-		return &addedFormat{vulndata.RubyGems, lockItems(parseGemfileLock)}
+		return &addedFormat{vulndata.RubyGems, lockItems(parseGemfileLock), gemfileLockSources}
 	}
 	// requirements.txt, requirements-dev.txt, requirements/prod.txt,
 	// constraints.txt, and pip-tools' .in: pip's requirement-file format.
 	reqDir := path.Base(path.Dir(rel)) == "requirements"
 	if (reqDir || strings.HasPrefix(base, "requirements") || strings.HasPrefix(base, "constraints")) &&
 		(strings.HasSuffix(base, ".txt") || strings.HasSuffix(base, ".in")) {
-		return &addedFormat{vulndata.PyPI, requirementItems}
+		return &addedFormat{vulndata.PyPI, requirementItems, nil}
 	}
 	if f := formatFor(rel); f != nil {
 		// pom.xml, Cargo.toml, Gemfile: the decision's own parsers.
-		return &addedFormat{f.eco, declItems(f.parse)}
+		af := &addedFormat{f.eco, declItems(f.parse), nil}
+		switch base {
+		case "Gemfile":
+			af.sources = gemfileSources
+		case "pom.xml":
+			af.sources = pomSources
+		}
+		return af
 	}
 	return nil
 }
@@ -166,6 +176,23 @@ func Added(rel string, base, cand []byte) (*Additions, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrParse, rel, err)
 	}
 	out := &Additions{}
+	if f.sources != nil {
+		// Added, changed or removed (a package moved off the private
+		// index it came from lets a public one of the same name in); a
+		// new file that names only the public default changes nothing.
+		names, now := f.sources(cand)
+		was := ""
+		if base != nil {
+			var bnames string
+			bnames, was = f.sources(base)
+			if names == "" {
+				names = bnames
+			}
+		}
+		if now != was {
+			out.Unchecked = append(out.Unchecked, fmt.Sprintf("package source settings changed (%s)", names))
+		}
+	}
 	seen := map[string]bool{}
 	for _, it := range now {
 		k := it.key(f.eco)
@@ -660,9 +687,6 @@ func pyprojectItems(data []byte) ([]item, error) {
 			out = append(out, poetryItem(name, m[name]))
 		}
 	}
-	if it, ok := pyprojectSources(doc); ok {
-		out = append(out, it)
-	}
 	sort.Slice(out, func(i, j int) bool { return out[i].key(vulndata.PyPI) < out[j].key(vulndata.PyPI) })
 	return out, nil
 }
@@ -677,13 +701,14 @@ var pyprojectSourceKeys = [][]string{
 	{"tool", "poetry", "source"}, {"tool", "pdm", "source"},
 }
 
-// pyprojectSources is one item for all of a pyproject.toml's source
-// settings together, keyed by their content: a fix that adds, changes or
-// removes any of them (an index of its own; a package moved off the
-// private index it came from, which would let a public one of the same
-// name in) changes the key, and the change is unchecked. ok is false when
-// the file has none.
-func pyprojectSources(doc map[string]any) (item, bool) {
+// pyprojectSources are a pyproject.toml's source settings (names and
+// canonical JSON; "" for none, or a file that does not parse, which its
+// items report).
+func pyprojectSources(data []byte) (string, string) {
+	doc, err := tomlDoc(data)
+	if err != nil {
+		return "", ""
+	}
 	found := map[string]any{}
 	var names []string
 	for _, k := range pyprojectSourceKeys {
@@ -699,14 +724,55 @@ func pyprojectSources(doc map[string]any) (item, bool) {
 		}
 	}
 	if len(names) == 0 {
-		return item{}, false
+		return "", ""
 	}
 	canon, err := json.Marshal(found) // maps marshal with sorted keys
 	if err != nil {
 		canon = []byte(fmt.Sprintf("%v", found))
 	}
-	sum := sha256.Sum256(canon)
-	return item{bad: fmt.Sprintf("package source settings %q (content %x)", strings.Join(names, ", "), sum[:6])}, true
+	return strings.Join(names, ", "), string(canon)
+}
+
+// gemfileSources are a Gemfile's source and git_source lines, whitespace
+// folded: where Bundler fetches gems (a block's gems from its source).
+func gemfileSources(data []byte) (string, string) {
+	return "source", linesMatching(data, gemfileSourceLine(), `source "https://rubygems.org"`)
+}
+
+var gemfileSourceLine = lazyRE(`^\s*(source|git_source)\b`)
+
+// gemfileLockSources are Gemfile.lock's remote lines: the source each
+// section's gems were resolved from.
+func gemfileLockSources(data []byte) (string, string) {
+	return "remote", linesMatching(data, gemfileLockRemote(), "remote: https://rubygems.org/")
+}
+
+var gemfileLockRemote = lazyRE(`^\s+remote:`)
+
+// pomSources are pom.xml's repositories and pluginRepositories blocks,
+// whitespace folded: where Maven fetches artifacts besides Central.
+func pomSources(data []byte) (string, string) {
+	var b strings.Builder
+	for _, m := range pomRepositories().FindAllString(string(data), -1) {
+		b.WriteString(strings.Join(strings.Fields(m), " "))
+		b.WriteByte('\n')
+	}
+	return "repositories, pluginRepositories", b.String()
+}
+
+var pomRepositories = lazyRE(`(?s)<(repositories|pluginRepositories)>.*?</(repositories|pluginRepositories)>`)
+
+// linesMatching joins the lines of data re matches, each with its
+// whitespace folded, leaving out the public default (def, folded).
+func linesMatching(data []byte, re interface{ MatchString(string) bool }, def string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Join(strings.Fields(l), " "); re.MatchString(l) && f != def {
+			b.WriteString(f)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // poetrySpec is a Poetry version constraint.
