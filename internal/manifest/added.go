@@ -790,6 +790,11 @@ func poetryItem(name string, v any) item {
 			}
 		}
 		spec, _ = x["version"].(string)
+		if src, ok := x["source"]; ok {
+			// From a named source, not the default index: what the
+			// advisories judge is PyPI's package of that name.
+			return bad("dependency from a named source", fmt.Sprintf("%s %s: source %v", name, spec, src))
+		}
 	case []any:
 		return bad("dependency with several constraints", name)
 	default:
