@@ -96,7 +96,8 @@ func checkLockfileSources(ctx context.Context, s Sources, c *Change) (Verdict, e
 	regs := strings.Join(named, ", ")
 	switch {
 	case len(bad) > 0:
-		return Verdict{Detail: "resolved outside the sources the operator named (" + regs + "): " + list(bad)}, nil
+		return Verdict{Detail: "resolved outside the sources the operator named (" + regs + "): " + list(bad) +
+			"; a registry or index the operator uses is named by passing it through extra_env (npm_config_registry, npm_config_@SCOPE:registry; UV_DEFAULT_INDEX, UV_INDEX)"}, nil
 	case n == 0:
 		return Verdict{Pass: true, Detail: "no npm lockfile or uv.lock changed"}, nil
 	}
