@@ -631,6 +631,11 @@ EOF
 	// (a .git holding HEAD and a commondir is a repository).
 	{id: "S6-git", in: `echo /tmp/x/.git > docs/.git/commondir`, want: "scope-escalation"},
 	{id: "S6-git", tool: "Write", in: `{"file_path":"/home/u/repo/.git/worktrees/wt/commondir","content":"/tmp/x/.git\n"}`, want: "scope-escalation"},
+	// A planted interactive rebase: git rebase --continue runs its exec
+	// lines.
+	{id: "S6-git", in: `mkdir -p .git/rebase-merge && echo 'exec sh x' > .git/rebase-merge/git-rebase-todo`, want: "scope-escalation"},
+	{id: "S6-git", tool: "Write", in: `{"file_path":"/home/u/repo/.git/worktrees/wt/rebase-merge/git-rebase-todo","content":"exec sh x\n"}`, want: "scope-escalation"},
+	{id: "S6-git-sibling", in: `echo x > .git/rebase-merge-notes`, want: ""},
 	{id: "S6-git", tool: "Write", in: `{"file_path":"/home/u/repo/docs/.git","content":"gitdir: /tmp/x\n"}`, want: "scope-escalation"},
 	{id: "S6-git", in: `echo 'gitdir: /tmp/x' > docs/.git`, want: "scope-escalation"},
 	{id: "S6-git-sibling", in: `echo build/ >> .git/info/exclude`, want: ""},

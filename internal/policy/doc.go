@@ -118,7 +118,9 @@
 //     ~/.p10k.zsh, ~/.config/zsh; starship.toml), ~/.ssh, systemd/launchd/autostart directories,
 //     ~/.local/bin, .git/hooks, .git/config, a worktree's config.worktree, a
 //     submodule's repository (.git/modules/**), a commondir (git reads the
-//     config and hooks of the directory it names), a .git file (it names the
+//     config and hooks of the directory it names), an interactive rebase's
+//     state (.git/rebase-merge/**: rebase --continue runs its exec lines),
+//     a .git file (it names the
 //     repository git uses there), an archive with members unknown here
 //     extracted below the project (a nested repository's config could
 //     land), .envrc, mise's configuration

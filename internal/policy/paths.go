@@ -289,6 +289,11 @@ func (a *analyzer) buildZones() {
 		// hooks run there.
 		{rule: ScopeEscalation, what: "the repository's common directory (where git reads its config and hooks)", elems: []nameElem{el(".git"), el("commondir")}},
 		{rule: ScopeEscalation, what: "the repository's common directory (where git reads its config and hooks)", elems: []nameElem{el(".git"), el("worktrees"), el("*"), el("commondir")}},
+		// An interactive rebase's state: git rebase --continue runs the
+		// exec lines of its todo list (a planted one shows as a rebase in
+		// progress).
+		{rule: ScopeEscalation, what: "an interactive rebase's state (git rebase --continue runs its todo list's exec lines)", elems: []nameElem{el(".git"), el("rebase-merge")}, under: true},
+		{rule: ScopeEscalation, what: "an interactive rebase's state (git rebase --continue runs its todo list's exec lines)", elems: []nameElem{el(".git"), el("worktrees"), el("*"), el("rebase-merge")}, under: true},
 		{rule: ScopeEscalation, what: "direnv start-up file", elems: []nameElem{el(".envrc")}},
 		// mise runs a config's env directives, templates and hooks on cd
 		// and on every mise command once the file is trusted, and trust is
