@@ -147,6 +147,8 @@ func addedFormatFor(rel string) *addedFormat {
 			af.sources = gemfileSources
 		case "pom.xml":
 			af.sources = pomSources
+		case "Cargo.toml":
+			af.sources = cargoSources
 		}
 		return af
 	}
@@ -733,13 +735,14 @@ func pyprojectSources(data []byte) (string, string) {
 	return strings.Join(names, ", "), string(canon)
 }
 
-// gemfileSources are a Gemfile's source and git_source lines, whitespace
-// folded: where Bundler fetches gems (a block's gems from its source).
+// gemfileSources are a Gemfile's source, git_source, git, path and github
+// lines (a block's gems come from its source) and its gem lines with such
+// an option, whitespace folded: where Bundler fetches gems.
 func gemfileSources(data []byte) (string, string) {
-	return "source", linesMatching(data, gemfileSourceLine(), `source "https://rubygems.org"`)
+	return "source, git, path", linesMatching(data, gemfileSourceLine(), `source "https://rubygems.org"`)
 }
 
-var gemfileSourceLine = lazyRE(`^\s*(source|git_source)\b`)
+var gemfileSourceLine = lazyRE(`^\s*(source|git_source|git|path|github)\b|^\s*gem\b.*(\b(source|git|github|gitlab|bitbucket|path)\s*:|:(source|git|github|gitlab|bitbucket|path)\s*=>)`)
 
 // gemfileLockSources are Gemfile.lock's remote lines: the source each
 // section's gems were resolved from.
@@ -757,10 +760,81 @@ func pomSources(data []byte) (string, string) {
 		b.WriteString(strings.Join(strings.Fields(m), " "))
 		b.WriteByte('\n')
 	}
-	return "repositories, pluginRepositories", b.String()
+	return "repositories, pluginRepositories, systemPath", b.String()
 }
 
-var pomRepositories = lazyRE(`(?s)<(repositories|pluginRepositories)>.*?</(repositories|pluginRepositories)>`)
+var pomRepositories = lazyRE(`(?s)<(repositories|pluginRepositories)>.*?</(repositories|pluginRepositories)>|<systemPath>.*?</systemPath>`)
+
+// cargoSourceKeys are what makes a Cargo.toml dependency come from
+// somewhere other than crates.io: a git repository, a path, another
+// registry.
+var cargoSourceKeys = []string{"git", "branch", "tag", "rev", "path", "registry", "registry-index"}
+
+// cargoSources are a Cargo.toml's dependencies that name a source (each
+// table's entry, its source keys only) and its [patch] and [replace]
+// tables, as canonical JSON: where cargo fetches crates besides crates.io.
+func cargoSources(data []byte) (string, string) {
+	doc, err := tomlDoc(data)
+	if err != nil {
+		return "", ""
+	}
+	found := map[string]any{}
+	for _, k := range []string{"patch", "replace"} {
+		if v, ok := doc[k]; ok {
+			found[k] = v
+		}
+	}
+	var tables []string
+	deps := func(where string, m map[string]any) {
+		for name, v := range m {
+			t, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			src := map[string]any{}
+			for _, k := range cargoSourceKeys {
+				if x, ok := t[k]; ok {
+					src[k] = x
+				}
+			}
+			if len(src) > 0 {
+				found[where+"."+name] = src
+			}
+		}
+	}
+	kinds := []string{"dependencies", "dev-dependencies", "build-dependencies"}
+	for _, k := range kinds {
+		m, _ := doc[k].(map[string]any)
+		deps(k, m)
+	}
+	targets, _ := doc["target"].(map[string]any)
+	for t, tv := range targets {
+		tt, _ := tv.(map[string]any)
+		for _, k := range kinds {
+			m, _ := tt[k].(map[string]any)
+			deps("target."+t+"."+k, m)
+		}
+	}
+	if ws, ok := doc["workspace"].(map[string]any); ok {
+		m, _ := ws["dependencies"].(map[string]any)
+		deps("workspace.dependencies", m)
+	}
+	if len(found) == 0 {
+		return "", ""
+	}
+	for k := range found {
+		tables = append(tables, k)
+	}
+	sort.Strings(tables)
+	if len(tables) > 5 {
+		tables = append(tables[:5], "…")
+	}
+	canon, err := json.Marshal(found)
+	if err != nil {
+		canon = []byte(fmt.Sprintf("%v", found))
+	}
+	return strings.Join(tables, ", "), string(canon)
+}
 
 // linesMatching joins the lines of data re matches, each with its
 // whitespace folded, leaving out the public default (def, folded).
