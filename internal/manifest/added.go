@@ -785,8 +785,8 @@ func cargoSources(data []byte) (string, string) {
 		}
 	}
 	var tables []string
-	deps := func(where string, m map[string]any) {
-		for name, v := range m {
+	for _, tb := range cargoDepTables(doc) {
+		for name, v := range tb.deps {
 			t, ok := v.(map[string]any)
 			if !ok {
 				continue
@@ -798,26 +798,9 @@ func cargoSources(data []byte) (string, string) {
 				}
 			}
 			if len(src) > 0 {
-				found[where+"."+name] = src
+				found[tb.name+"."+name] = src
 			}
 		}
-	}
-	kinds := []string{"dependencies", "dev-dependencies", "build-dependencies"}
-	for _, k := range kinds {
-		m, _ := doc[k].(map[string]any)
-		deps(k, m)
-	}
-	targets, _ := doc["target"].(map[string]any)
-	for t, tv := range targets {
-		tt, _ := tv.(map[string]any)
-		for _, k := range kinds {
-			m, _ := tt[k].(map[string]any)
-			deps("target."+t+"."+k, m)
-		}
-	}
-	if ws, ok := doc["workspace"].(map[string]any); ok {
-		m, _ := ws["dependencies"].(map[string]any)
-		deps("workspace.dependencies", m)
 	}
 	if len(found) == 0 {
 		return "", ""

@@ -843,40 +843,47 @@ func parsePom(data []byte) ([]decl, error) {
 
 // ---- Cargo.toml ----
 
-func parseCargoToml(data []byte) ([]decl, error) {
-	var doc map[string]any
-	if err := strictTOML(data, &doc); err != nil {
-		return nil, err
-	}
-	// The dependency tables: the package's, a platform's
-	// ([target.'cfg(unix)'.dependencies], built on that platform), and
-	// the workspace's [workspace.dependencies] its members inherit with
-	// { workspace = true }.
-	type table struct {
-		name string
-		deps map[string]any
-	}
-	var tables []table
+// cargoTable is one of a Cargo.toml's dependency tables, by its dotted
+// name.
+type cargoTable struct {
+	name string
+	deps map[string]any
+}
+
+// cargoDepTables are a Cargo.toml's dependency tables: the package's, a
+// platform's ([target.'cfg(unix)'.dependencies], built on that platform),
+// and the workspace's [workspace.dependencies] its members inherit with
+// { workspace = true }.
+func cargoDepTables(doc map[string]any) []cargoTable {
+	var tables []cargoTable
 	kinds := []string{"dependencies", "dev-dependencies", "build-dependencies"}
 	for _, k := range kinds {
 		d, _ := doc[k].(map[string]any)
-		tables = append(tables, table{k, d})
+		tables = append(tables, cargoTable{k, d})
 	}
 	targets, _ := doc["target"].(map[string]any)
 	for _, t := range sortedKeys(targets) {
 		tt, _ := targets[t].(map[string]any)
 		for _, k := range kinds {
 			if d, ok := tt[k].(map[string]any); ok {
-				tables = append(tables, table{"target." + safeText(t) + "." + k, d})
+				tables = append(tables, cargoTable{"target." + safeText(t) + "." + k, d})
 			}
 		}
 	}
 	if ws, ok := doc["workspace"].(map[string]any); ok {
 		d, _ := ws["dependencies"].(map[string]any)
-		tables = append(tables, table{"workspace.dependencies", d})
+		tables = append(tables, cargoTable{"workspace.dependencies", d})
+	}
+	return tables
+}
+
+func parseCargoToml(data []byte) ([]decl, error) {
+	var doc map[string]any
+	if err := strictTOML(data, &doc); err != nil {
+		return nil, err
 	}
 	var out []decl
-	for _, tb := range tables {
+	for _, tb := range cargoDepTables(doc) {
 		sec, deps := tb.name, tb.deps
 		for _, name := range sortedKeys(deps) {
 			if len(out) == maxDecls {
