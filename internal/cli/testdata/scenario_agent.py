@@ -62,6 +62,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -93,8 +94,11 @@ def main():
     n = int(open(counter).read()) + 1 if os.path.exists(counter) else 1
     # Replaced whole, never truncated in place: runs started at once share
     # this file, and one must never read another's half-written count.
-    tmp = "%s.%d" % (counter, os.getpid())
-    open(tmp, "w").write(str(n))
+    # A unique name, not the pid: sandboxed agents each live in their own
+    # PID namespace and share low pids (two at once both wrote .count.17).
+    fd, tmp = tempfile.mkstemp(dir=base, prefix=phase + ".count.")
+    with os.fdopen(fd, "w") as f:
+        f.write(str(n))
     os.replace(tmp, counter)
     with open(os.path.join(base, phase + ".prompt"), "w") as f:
         f.write(prompt)
